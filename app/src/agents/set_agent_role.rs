@@ -1,0 +1,22 @@
+use leptos::prelude::*;
+
+/// The agent's Department role, changed by whoever manages the agent.
+#[server(prefix = "/fn", endpoint = "set_agent_role")]
+pub async fn set_agent_role(agent: i64, role: String) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::paths::AGENTS;
+    use crate::ssr::*;
+    use engine::org::{AgentId, RoleId};
+    let (engine, me) = signed_in().await?;
+    let role = match role.trim() {
+        "" => None,
+        r => Some(RoleId(r.parse().map_err(|_| ServerFnError::new("Choose a role from the list"))?)),
+    };
+    let notice = match engine.set_agent_role(&me, AgentId(agent), role).await {
+        Ok(()) => Notice::ok("Saved the agent's department role"),
+        Err(e) => Notice::refused(org_refusal(&e)),
+    };
+    set_flash(&notice_key(AGENTS), &notice).await?;
+    go_to(AGENTS);
+    Ok(())
+}

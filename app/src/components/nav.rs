@@ -1,0 +1,45 @@
+use crate::paths;
+use engine::org::Person;
+use leptos::prelude::*;
+
+/// Who is signed in, or nobody.
+#[server(prefix = "/fn", endpoint = "who_am_i")]
+pub async fn who_am_i() -> Result<Option<Person>, ServerFnError> {
+    use crate::ssr::*;
+    let engine = engine()?;
+    let session = session().await?;
+    person_in_session(&session, &engine).await.map_err(internal)
+}
+
+#[component]
+pub fn Nav() -> impl IntoView {
+    let me = Resource::new(|| (), |_| who_am_i());
+    view! {
+        <header class="top">
+            <a class="brand" href="/">"Engram"</a>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match me.await {
+                        Ok(Some(person)) => {
+                            view! {
+                                <nav>
+                                    <a href=paths::ROLES>"Roles and core knowledge"</a>
+                                    <a href=paths::TEAMS>"Teams"</a>
+                                    {person.is_admin.then(|| view! { <a href=paths::PEOPLE>"People"</a> })}
+                                    <a href=paths::AGENTS>"Agents"</a>
+                                    <a href=paths::TOKENS>"API tokens"</a>
+                                </nav>
+                                <form class="who" method="post" action="/auth/sign-out">
+                                    <span class="me">{person.name}</span>
+                                    <button type="submit" class="link">"Sign out"</button>
+                                </form>
+                            }
+                                .into_any()
+                        }
+                        _ => view! { <a href=paths::SIGN_IN>"Sign in"</a> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </header>
+    }
+}

@@ -1,0 +1,21 @@
+use crate::flash::Notice;
+use engine::service::CoreView;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorePage {
+    pub view: CoreView,
+    pub notice: Option<Notice>,
+}
+
+#[server(prefix = "/fn", endpoint = "load_core_page")]
+pub async fn load_core_page(scope: String) -> Result<CorePage, ServerFnError> {
+    use crate::{flash::notice_key, paths::core_home, ssr::*};
+    use engine::cores::CoreScope;
+    let (engine, me) = signed_in().await?;
+    let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let view = engine.core_view(&me, &scope).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let notice = take_flash(&notice_key(&core_home(&scope))).await?;
+    Ok(CorePage { view, notice })
+}

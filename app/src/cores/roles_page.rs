@@ -1,0 +1,95 @@
+use super::create_role::CreateRole;
+use super::load_roles::{load_roles, RolesPageData};
+use super::set_team_role::SetTeamRole;
+use crate::components::{ErrorLine, Loading, NoticeLine};
+use crate::paths::ROLES;
+use engine::org::Role;
+use engine::service::TeamCoreSummary;
+use engine::cores::core_status;
+use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+
+/// Company → Roles and core knowledge.
+#[component]
+pub fn RolesPage() -> impl IntoView {
+    let data = Resource::new(|| (), |_| load_roles(ROLES.to_string()));
+    view! {
+        <h1>"Roles and core knowledge"</h1>
+        <Suspense fallback=Loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(d) => view! { <Roles data=d/> }.into_any(),
+                    Err(error) => view! { <ErrorLine error/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn Roles(data: RolesPageData) -> impl IntoView {
+    let RolesPageData { overview, notice } = data;
+    let is_admin = overview.is_admin;
+    let roles: Vec<Role> = overview.roles.iter().map(|r| r.role.clone()).collect();
+    view! {
+        <NoticeLine notice/>
+        <section>
+            <h2>"Roles"</h2>
+            <ul class="roles">
+                {overview.roles.into_iter().map(|r| view! {
+                    <li>
+                        <a href=format!("/company/roles/{}", r.role.slug.as_str())>{r.role.name.clone()}</a>
+                        {format!(" ({}): {}", r.role.slug, core_status("company core", r.version, r.tokens, r.limit))}
+                    </li>
+                }).collect_view()}
+            </ul>
+            {is_admin.then(|| view! {
+                <form method="post" action=CreateRole::url() class="inline">
+                    <label>"Role name " <input type="text" name="name" required/></label>
+                    <button type="submit">"New role"</button>
+                </form>
+            })}
+        </section>
+        <section>
+            <h2>"Teams"</h2>
+            <TeamList teams=overview.teams roles is_admin back=ROLES/>
+        </section>
+    }
+}
+
+/// Teams with their role, lead and team core; admins set the role here.
+#[component]
+pub fn TeamList(teams: Vec<TeamCoreSummary>, roles: Vec<Role>, is_admin: bool, back: &'static str) -> impl IntoView {
+    view! {
+        <div class="teams">
+            {teams.into_iter().map(|t| {
+                let roles = roles.clone();
+                let current = t.team.role;
+                view! {
+                    <article class="team" data-team=t.team.id.to_string()>
+                        <h3><a href=format!("/company/teams/{}", t.team.id)>{t.team.name.clone()}</a></h3>
+                        <p>{format!("Role: {}", t.role_name.clone().unwrap_or_else(|| "none".to_string()))}
+                           {format!(" · Lead: {}", t.lead_name.clone().unwrap_or_else(|| "none".to_string()))}</p>
+                        <p>{format!("Team core: {}", core_status("team core", t.version, t.tokens, t.limit))}</p>
+                        {t.notice.clone().map(|n| view! { <p class="notice warn">{n}</p> })}
+                        {is_admin.then(|| view! {
+                            <form method="post" action=SetTeamRole::url() class="inline">
+                                <input type="hidden" name="team" value=t.team.id.to_string()/>
+                                <input type="hidden" name="back" value=back/>
+                                <label>"Department role "
+                                    <select name="role">
+                                        <option value="" selected=current.is_none()>"No role"</option>
+                                        {roles.into_iter().map(|r| view! {
+                                            <option value=r.id.to_string() selected=current == Some(r.id)>{r.name}</option>
+                                        }).collect_view()}
+                                    </select>
+                                </label>
+                                <button type="submit">"Set role"</button>
+                            </form>
+                        })}
+                    </article>
+                }
+            }).collect_view()}
+        </div>
+    }
+}

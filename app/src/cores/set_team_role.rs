@@ -1,0 +1,22 @@
+use leptos::prelude::*;
+
+/// Puts a team in a role (or none). `back` is the page the form was on.
+#[server(prefix = "/fn", endpoint = "set_team_role")]
+pub async fn set_team_role(team: i64, role: String, back: String) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::ssr::*;
+    use engine::org::{RoleId, TeamId};
+    let (engine, me) = signed_in().await?;
+    let back = local_path(&back, crate::paths::ROLES);
+    let role = match role.trim() {
+        "" => None,
+        r => Some(RoleId(r.parse().map_err(|_| ServerFnError::new("Choose a role from the list"))?)),
+    };
+    let notice = match engine.set_team_role(&me, TeamId(team), role).await {
+        Ok(()) => Notice::ok("Saved the team's role"),
+        Err(e) => Notice::refused(org_refusal(&e)),
+    };
+    set_flash(&notice_key(&back), &notice).await?;
+    go_to(&back);
+    Ok(())
+}

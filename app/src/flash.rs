@@ -1,0 +1,42 @@
+//! Messages carried across the redirect that follows a form post, so the page that shows the
+//! outcome works the same with JavaScript on and off.
+
+use serde::{Deserialize, Serialize};
+
+/// A one-line outcome shown at the top of a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Notice {
+    pub text: String,
+    pub ok: bool,
+}
+
+impl Notice {
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self { text: text.into(), ok: true }
+    }
+    pub fn refused(text: impl Into<String>) -> Self {
+        Self { text: text.into(), ok: false }
+    }
+}
+
+/// The flash key for the notice of the page at `path`.
+pub fn notice_key(path: &str) -> String {
+    format!("notice:{path}")
+}
+
+/// The editor's text kept across a refused save or a reload, so nothing typed is lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draft {
+    pub text: String,
+    pub note: String,
+    pub based_on: u32,
+    pub message: String,
+    /// The save was refused because someone saved first; offer Reload.
+    pub changed: bool,
+    /// The person pressed Reload: the editor holds the newest version and this text goes below.
+    pub reloaded: bool,
+}
+
+pub fn draft_key(scope: &str) -> String {
+    format!("draft:{scope}")
+}

@@ -1,0 +1,80 @@
+//! The pages and the thin server functions behind them.
+
+pub mod agents;
+pub mod auth;
+pub mod components;
+pub mod cores;
+pub mod flash;
+pub mod paths;
+pub mod people;
+#[cfg(feature = "ssr")]
+pub mod ssr;
+pub mod teams;
+pub mod tokens;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path, SsrMode,
+};
+
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Every page renders whole on the server, so it reads and posts the same without JavaScript.
+    let mode = SsrMode::Async;
+    view! {
+        <Stylesheet id="leptos" href="/pkg/engram.css"/>
+        <Title text="Engram"/>
+        <Router>
+            <components::nav::Nav/>
+            <main>
+                <Routes fallback=|| view! { <h1>"Not found"</h1> <p>"There is no page here."</p> }>
+                    <Route path=path!("/") view=HomePage ssr=mode.clone()/>
+                    <Route path=path!("/signin") view=auth::sign_in_page::SignInPage ssr=mode.clone()/>
+                    <Route path=path!("/company/roles") view=cores::roles_page::RolesPage ssr=mode.clone()/>
+                    <Route path=path!("/company/roles/:slug") view=cores::role_page::RolePage ssr=mode.clone()/>
+                    <Route path=path!("/company/teams") view=teams::teams_page::TeamsPage ssr=mode.clone()/>
+                    <Route path=path!("/company/teams/:id") view=cores::team_page::TeamPage ssr=mode.clone()/>
+                    <Route path=path!("/company/people") view=people::people_page::PeoplePage ssr=mode.clone()/>
+                    <Route path=path!("/company/agents") view=agents::agents_page::AgentsPage ssr=mode.clone()/>
+                    <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>
+                    <Route path=path!("/cores/:scope/versions/:version") view=cores::core_version_page::CoreVersionPage ssr=mode.clone()/>
+                    <Route path=path!("/profile/tokens") view=tokens::tokens_page::TokensPage ssr=mode.clone()/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[component]
+fn HomePage() -> impl IntoView {
+    view! {
+        <h1>"Engram"</h1>
+        <p>"The organisation's memory for its agents: what each role always knows, kept versioned and bounded."</p>
+        <ul>
+            <li><a href=paths::ROLES>"Company → Roles and core knowledge"</a></li>
+            <li><a href=paths::TEAMS>"Teams"</a></li>
+            <li><a href=paths::AGENTS>"Agents"</a></li>
+            <li><a href=paths::TOKENS>"API tokens"</a></li>
+        </ul>
+    }
+}

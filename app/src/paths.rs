@@ -1,0 +1,25 @@
+//! Where each page lives, so links and redirects agree.
+
+use engine::cores::CoreScope;
+
+pub fn core_home(scope: &CoreScope) -> String {
+    match scope {
+        CoreScope::Company(slug) => format!("/company/roles/{}", slug.as_str()),
+        CoreScope::Team(id) => format!("/company/teams/{id}"),
+    }
+}
+
+pub fn core_editor(scope: &CoreScope) -> String {
+    format!("/cores/{}/edit", scope.key())
+}
+
+pub fn core_version(scope: &CoreScope, version: u32) -> String {
+    format!("/cores/{}/versions/{version}", scope.key())
+}
+
+pub const ROLES: &str = "/company/roles";
+pub const TEAMS: &str = "/company/teams";
+pub const PEOPLE: &str = "/company/people";
+pub const AGENTS: &str = "/company/agents";
+pub const TOKENS: &str = "/profile/tokens";
+pub const SIGN_IN: &str = "/signin";

@@ -1,0 +1,22 @@
+use crate::flash::Notice;
+use engine::org::Directory;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeopleData {
+    pub directory: Directory,
+    pub notice: Option<Notice>,
+}
+
+#[server(prefix = "/fn", endpoint = "load_people")]
+pub async fn load_people() -> Result<PeopleData, ServerFnError> {
+    use crate::{flash::notice_key, paths::PEOPLE, ssr::*};
+    let (engine, me) = signed_in().await?;
+    if !me.is_admin {
+        return Err(ServerFnError::new("Only an admin can see People"));
+    }
+    let directory = engine.directory().await.map_err(internal)?;
+    let notice = take_flash(&notice_key(PEOPLE)).await?;
+    Ok(PeopleData { directory, notice })
+}

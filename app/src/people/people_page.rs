@@ -1,0 +1,86 @@
+use super::load_people::{load_people, PeopleData};
+use super::set_person_role::SetPersonRole;
+use crate::components::{ErrorLine, Loading, NoticeLine};
+use crate::paths::PEOPLE;
+use engine::org::{Directory, Person, RoleSource};
+use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+use leptos_router::hooks::use_query_map;
+
+/// People, for admins. `?person=ID` opens that person's drawer.
+#[component]
+pub fn PeoplePage() -> impl IntoView {
+    let data = Resource::new(|| (), |_| load_people());
+    let query = use_query_map();
+    let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
+    view! {
+        <h1>"People"</h1>
+        <Suspense fallback=Loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(d) => view! { <People data=d selected=selected.get()/> }.into_any(),
+                    Err(error) => view! { <ErrorLine error/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// "Sales (from their team)", "Support", or "none".
+fn role_label(dir: &Directory, p: &Person) -> String {
+    let name = |id| dir.role(id).map(|r| r.name.clone()).unwrap_or_default();
+    match p.department_role(&dir.teams) {
+        RoleSource::Own(r) => name(r),
+        RoleSource::FromTeam(r) => format!("{} (from their team)", name(r)),
+        RoleSource::None => "none".to_string(),
+    }
+}
+
+#[component]
+fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
+    let PeopleData { directory: dir, notice } = data;
+    let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
+    view! {
+        <NoticeLine notice/>
+        <table class="people">
+            <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
+            <tbody>
+                {dir.people.iter().map(|p| view! {
+                    <tr>
+                        <td><a href=format!("{PEOPLE}?person={}", p.id)>{p.name.clone()}</a></td>
+                        <td>{p.email.clone()}</td>
+                        <td>{p.main_team.and_then(|t| dir.team(t)).map(|t| t.name.clone()).unwrap_or_default()}</td>
+                        <td>{role_label(&dir, p)}</td>
+                        <td>{if p.is_admin { "yes" } else { "" }}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+        {drawer.map(|p| {
+            let team_role = p.main_team.and_then(|t| dir.team(t)).and_then(|t| t.role).and_then(|r| dir.role(r));
+            let from_team = match team_role {
+                Some(r) => format!("From their team ({})", r.name),
+                None => "From their team (none)".to_string(),
+            };
+            view! {
+                <aside class="drawer" aria-label=format!("{}'s details", p.name)>
+                    <h2>{p.name.clone()}</h2>
+                    <p>{p.email.clone()}</p>
+                    <form method="post" action=SetPersonRole::url()>
+                        <input type="hidden" name="person" value=p.id.to_string()/>
+                        <label>"Department role "
+                            <select name="role">
+                                <option value="" selected=p.role_override.is_none()>{from_team}</option>
+                                {dir.roles.iter().map(|r| view! {
+                                    <option value=r.id.to_string() selected=p.role_override == Some(r.id)>{r.name.clone()}</option>
+                                }).collect_view()}
+                            </select>
+                        </label>
+                        <button type="submit">"Save"</button>
+                    </form>
+                    <p><a href=PEOPLE>"Close"</a></p>
+                </aside>
+            }
+        })}
+    }
+}

@@ -1,0 +1,22 @@
+use leptos::prelude::*;
+
+/// The drawer's Department role: a role of their own, or back to their team's.
+#[server(prefix = "/fn", endpoint = "set_person_role")]
+pub async fn set_person_role(person: i64, role: String) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::paths::PEOPLE;
+    use crate::ssr::*;
+    use engine::org::{PersonId, RoleId};
+    let (engine, me) = signed_in().await?;
+    let role = match role.trim() {
+        "" => None,
+        r => Some(RoleId(r.parse().map_err(|_| ServerFnError::new("Choose a role from the list"))?)),
+    };
+    let notice = match engine.set_person_role(&me, PersonId(person), role).await {
+        Ok(()) => Notice::ok("Saved their department role"),
+        Err(e) => Notice::refused(org_refusal(&e)),
+    };
+    set_flash(&notice_key(PEOPLE), &notice).await?;
+    go_to(&format!("{PEOPLE}?person={person}"));
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! What every server function shares: the engine, the signed-in person, flash messages across a
+//! redirect, and turning engine errors into sentences.
+
+use engine::org::{Person, PersonId};
+use engine::Engine;
+use leptos::prelude::*;
+use serde::{de::DeserializeOwned, Serialize};
+use tower_sessions::Session;
+
+pub const PERSON_KEY: &str = "person_id";
+pub const SIGNED_IN_AT_KEY: &str = "signed_in_at";
+/// However active a session is, it ends a week after sign-in.
+pub const ABSOLUTE_TIMEOUT_SECS: i64 = 7 * 24 * 3600;
+pub const NOT_SIGNED_IN: &str = "Sign in to continue";
+
+pub fn engine() -> Result<Engine, ServerFnError> {
+    use_context::<Engine>().ok_or_else(|| internal("the engine is not in the request context"))
+}
+
+pub async fn session() -> Result<Session, ServerFnError> {
+    leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
+}
+
+/// The person a session belongs to, ending the session past its absolute timeout.
+pub async fn person_in_session(session: &Session, engine: &Engine) -> Result<Option<Person>, String> {
+    let id: Option<i64> = session.get(PERSON_KEY).await.map_err(|e| e.to_string())?;
+    let at: Option<i64> = session.get(SIGNED_IN_AT_KEY).await.map_err(|e| e.to_string())?;
+    let Some(id) = id else { return Ok(None) };
+    let fresh = at.is_some_and(|at| engine.now().timestamp() - at < ABSOLUTE_TIMEOUT_SECS);
+    if !fresh {
+        session.flush().await.map_err(|e| e.to_string())?;
+        return Ok(None);
+    }
+    engine.person(PersonId(id)).await.map_err(|e| e.to_string())
+}
+
+/// Starts a signed-in session under a new id, so an id seen before sign-in is worthless after.
+pub async fn begin_session(session: &Session, engine: &Engine, person: &Person) -> Result<(), String> {
+    session.cycle_id().await.map_err(|e| e.to_string())?;
+    session.insert(PERSON_KEY, person.id.0).await.map_err(|e| e.to_string())?;
+    session.insert(SIGNED_IN_AT_KEY, engine.now().timestamp()).await.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+pub async fn signed_in() -> Result<(Engine, Person), ServerFnError> {
+    let engine = engine()?;
+    let session = session().await?;
+    match person_in_session(&session, &engine).await {
+        Ok(Some(person)) => Ok((engine, person)),
+        Ok(None) => Err(ServerFnError::new(NOT_SIGNED_IN)),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+pub async fn set_flash<T: Serialize>(key: &str, value: &T) -> Result<(), ServerFnError> {
+    session().await?.insert(key, value).await.map_err(internal)
+}
+
+/// Reads a flash once: a reload of the page no longer shows it.
+pub async fn take_flash<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ServerFnError> {
+    session().await?.remove(key).await.map_err(internal)
+}
+
+/// Logs what went wrong inside and gives the person a plain sentence instead.
+pub fn internal(detail: impl std::fmt::Display) -> ServerFnError {
+    tracing::error!(%detail, "internal error in a server function");
+    ServerFnError::new("Something went wrong on our side; nothing was changed. Try again.")
+}
+
+/// An engine refusal as the sentence a person reads; internals are logged, never shown.
+pub fn refusal(e: &engine::cores::CoreError) -> String {
+    if let engine::cores::CoreError::Internal(detail) = e {
+        tracing::error!(%detail, "core operation failed");
+    }
+    e.to_string()
+}
+
+pub fn org_refusal(e: &engine::org::OrgError) -> String {
+    if let engine::org::OrgError::Internal(detail) = e {
+        tracing::error!(%detail, "organisation change failed");
+    }
+    e.to_string()
+}
+
+/// Sends a plain form post (or a fetch) on to the page that should show the outcome.
+pub fn go_to(path: &str) {
+    leptos_axum::redirect(path);
+}
+
+/// A redirect target from a form must stay on this site.
+pub fn local_path(path: &str, fallback: &str) -> String {
+    if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') {
+        path.to_string()
+    } else {
+        fallback.to_string()
+    }
+}

@@ -1,0 +1,17 @@
+//! The memory kernel: domain types and rules, and the traits storage and clocks implement.
+//!
+//! Nothing here knows about HTTP, Leptos or SQL. The pure parts (token counting, limits, diffs)
+//! compile to wasm so the browser's meter counts exactly as the server does.
+
+#[cfg(feature = "server")]
+pub mod auth;
+pub mod clock;
+pub mod cores;
+pub mod diff;
+pub mod org;
+pub mod service;
+pub mod store;
+pub mod tokens;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use service::Engine;

@@ -1,0 +1,255 @@
+//! The organisation: the company, its people, teams, department roles and agents.
+//!
+//! Department roles are not access roles: whether someone is an admin is a separate flag.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! id_type {
+    ($name:ident) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(pub i64);
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+id_type!(PersonId);
+id_type!(TeamId);
+id_type!(RoleId);
+id_type!(AgentId);
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Company {
+    pub name: String,
+    pub time_zone: TimeZoneName,
+}
+
+/// An IANA zone name that chrono-tz knows, parsed once at the edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeZoneName(String);
+
+impl TimeZoneName {
+    pub fn parse(s: &str) -> Result<Self, OrgError> {
+        let s = s.trim();
+        s.parse::<chrono_tz::Tz>()
+            .map(|tz| Self(tz.name().to_string()))
+            .map_err(|_| OrgError::Invalid(format!("{s} is not a time zone name, such as Asia/Kolkata")))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The stable key of a department role, as in `role:sales`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RoleSlug(String);
+
+impl RoleSlug {
+    /// Parses a slug as typed: lower-case letters, digits and dashes.
+    pub fn parse(s: &str) -> Result<Self, OrgError> {
+        let ok = !s.is_empty()
+            && s.len() <= 40
+            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !s.starts_with('-')
+            && !s.ends_with('-');
+        if ok {
+            Ok(Self(s.to_string()))
+        } else {
+            Err(OrgError::Invalid(format!("{s:?} is not a role key: use lower-case letters, digits and dashes")))
+        }
+    }
+
+    /// Derives the slug of a new role from its name: "Customer Success" becomes `customer-success`.
+    pub fn from_name(name: &str) -> Result<Self, OrgError> {
+        let mut slug = String::new();
+        for c in name.trim().chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+        }
+        while slug.ends_with('-') {
+            slug.pop();
+        }
+        if slug.is_empty() {
+            return Err(OrgError::Invalid(
+                "A role's name needs at least one letter or digit".to_string(),
+            ));
+        }
+        slug.truncate(40);
+        Self::parse(slug.trim_end_matches('-'))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RoleSlug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "role:{}", self.0)
+    }
+}
+
+/// A role's display name, trimmed and bounded.
+pub fn parse_role_name(name: &str) -> Result<String, OrgError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(OrgError::Invalid("A role needs a name".to_string()));
+    }
+    if name.chars().count() > 60 {
+        return Err(OrgError::Invalid("A role's name can be at most 60 characters".to_string()));
+    }
+    Ok(name.to_string())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Role {
+    pub id: RoleId,
+    pub slug: RoleSlug,
+    pub name: String,
+    /// Tokens the company core may hold; an admin may raise it from the default.
+    pub company_core_limit: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Team {
+    pub id: TeamId,
+    pub name: String,
+    pub lead: Option<PersonId>,
+    pub role: Option<RoleId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    pub id: PersonId,
+    pub name: String,
+    pub email: String,
+    pub is_admin: bool,
+    pub main_team: Option<TeamId>,
+    /// A department role given by an admin; without it the person takes their main team's role.
+    pub role_override: Option<RoleId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agent {
+    pub id: AgentId,
+    pub name: String,
+    pub template: String,
+    pub role: Option<RoleId>,
+    pub owner: PersonId,
+    pub team_copy: Option<TeamId>,
+}
+
+/// Where a person's department role comes from, for the People drawer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RoleSource {
+    Own(RoleId),
+    FromTeam(RoleId),
+    None,
+}
+
+impl Person {
+    /// People take their main team's role unless an admin gave them their own.
+    pub fn department_role(&self, teams: &[Team]) -> RoleSource {
+        if let Some(r) = self.role_override {
+            return RoleSource::Own(r);
+        }
+        self.main_team
+            .and_then(|t| teams.iter().find(|team| team.id == t))
+            .and_then(|team| team.role)
+            .map(RoleSource::FromTeam)
+            .unwrap_or(RoleSource::None)
+    }
+}
+
+/// The whole organisation as one read, for pages that list it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Directory {
+    pub people: Vec<Person>,
+    pub teams: Vec<Team>,
+    pub roles: Vec<Role>,
+    pub agents: Vec<Agent>,
+}
+
+impl Directory {
+    pub fn role(&self, id: RoleId) -> Option<&Role> {
+        self.roles.iter().find(|r| r.id == id)
+    }
+    pub fn team(&self, id: TeamId) -> Option<&Team> {
+        self.teams.iter().find(|t| t.id == id)
+    }
+    pub fn person(&self, id: PersonId) -> Option<&Person> {
+        self.people.iter().find(|p| p.id == id)
+    }
+}
+
+/// One row of the audit trail: who changed what, when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub at: DateTime<Utc>,
+    pub actor: Option<PersonId>,
+    pub action: String,
+    pub subject: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum OrgError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NotAllowed(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Duplicate(String),
+    #[error("Something went wrong on our side; nothing was changed. Try again.")]
+    Internal(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_from_names() {
+        assert_eq!(RoleSlug::from_name("Customer Success").unwrap().as_str(), "customer-success");
+        assert_eq!(RoleSlug::from_name("  R&D  ").unwrap().as_str(), "r-d");
+        assert!(RoleSlug::from_name("  ").is_err());
+        assert_eq!(RoleSlug::parse("sales").unwrap().to_string(), "role:sales");
+        assert!(RoleSlug::parse("Sales").is_err());
+        assert!(RoleSlug::parse("-x").is_err());
+    }
+
+    #[test]
+    fn time_zones_are_validated() {
+        assert_eq!(TimeZoneName::parse("Asia/Kolkata").unwrap().as_str(), "Asia/Kolkata");
+        assert!(TimeZoneName::parse("Mars/Olympus").is_err());
+    }
+
+    #[test]
+    fn people_take_their_team_role_unless_given_one() {
+        let teams = vec![Team { id: TeamId(1), name: "Sales East".into(), lead: None, role: Some(RoleId(7)) }];
+        let mut p = Person {
+            id: PersonId(1),
+            name: "Alice".into(),
+            email: "alice@example.com".into(),
+            is_admin: false,
+            main_team: Some(TeamId(1)),
+            role_override: None,
+        };
+        assert_eq!(p.department_role(&teams), RoleSource::FromTeam(RoleId(7)));
+        p.role_override = Some(RoleId(2));
+        assert_eq!(p.department_role(&teams), RoleSource::Own(RoleId(2)));
+        p.role_override = None;
+        p.main_team = None;
+        assert_eq!(p.department_role(&teams), RoleSource::None);
+    }
+}

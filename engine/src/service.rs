@@ -1,0 +1,497 @@
+//! The engine's operations: each checks who is asking and what the rules allow, then makes one
+//! store call. Server functions, the API and the CLI all come through here.
+
+use crate::clock::Clock;
+use crate::cores::{
+    check_company_limit, parse_note, text_with_line, CoreError, CoreScope, CoreSubject, CoreVersion, NewCoreVersion,
+    NewSuggestion, Suggestion, SuggestionState, COMPANY_CORE_LIMIT, NO_ROLE_NOTICE,
+};
+use crate::diff::{diff_lines, DiffLine};
+use crate::org::{
+    parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId,
+};
+use crate::store::{Actor, Store, StoreError};
+use crate::tokens::count_tokens;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Engine {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
+
+/// One role's line on Roles and core knowledge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleCoreSummary {
+    pub role: Role,
+    pub version: Option<u32>,
+    pub tokens: u32,
+    pub limit: u32,
+}
+
+/// One team's line on Roles and core knowledge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamCoreSummary {
+    pub team: crate::org::Team,
+    pub role_name: Option<String>,
+    pub lead_name: Option<String>,
+    pub version: Option<u32>,
+    pub tokens: u32,
+    pub limit: u32,
+    /// Set when the team has no role, so its core loads in no run.
+    pub notice: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolesOverview {
+    pub roles: Vec<RoleCoreSummary>,
+    pub teams: Vec<TeamCoreSummary>,
+    pub is_admin: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionSummary {
+    pub version: u32,
+    pub tokens: u32,
+    pub author: String,
+    pub note: String,
+    pub restored_from: Option<u32>,
+    pub saved_at: DateTime<Utc>,
+}
+
+/// Everything a page needs to show one core.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreView {
+    pub subject: CoreSubject,
+    pub title: String,
+    pub limit: u32,
+    pub current: Option<CoreVersion>,
+    pub history: Vec<VersionSummary>,
+    pub may_edit: bool,
+    pub may_set_limit: bool,
+    /// Open suggestions, shown only to the core's owners.
+    pub suggestions: Vec<Suggestion>,
+    pub notice: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionView {
+    pub title: String,
+    pub version: CoreVersion,
+    pub current_version: u32,
+    /// From this version to the current text.
+    pub diff_to_current: Vec<DiffLine>,
+    pub may_restore: bool,
+}
+
+impl Engine {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    fn actor(&self, person: &Person) -> Actor {
+        Actor { person: Some(person.id), at: self.clock.now() }
+    }
+
+    pub async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        self.store.person(id).await
+    }
+
+    pub async fn directory(&self) -> Result<Directory, StoreError> {
+        self.store.directory().await
+    }
+
+    /// Resolves a scope to the role or team it belongs to.
+    pub async fn core_subject(&self, scope: &CoreScope) -> Result<CoreSubject, CoreError> {
+        match scope {
+            CoreScope::Company(slug) => {
+                let role = self
+                    .store
+                    .role(slug)
+                    .await
+                    .map_err(internal)?
+                    .ok_or_else(|| CoreError::NotFound(format!("There is no role {slug}")))?;
+                Ok(CoreSubject { scope: scope.clone(), role: Some(role), team: None })
+            }
+            CoreScope::Team(id) => {
+                let team = self
+                    .store
+                    .team(*id)
+                    .await
+                    .map_err(internal)?
+                    .ok_or_else(|| CoreError::NotFound("There is no such team".to_string()))?;
+                let role = match team.role {
+                    Some(r) => self.store.role_by_id(r).await.map_err(internal)?,
+                    None => None,
+                };
+                Ok(CoreSubject { scope: scope.clone(), role, team: Some(team) })
+            }
+        }
+    }
+
+    /// The core of a scope as it stands, with its subject; for readers such as the CLI.
+    pub async fn current_core(&self, scope: &CoreScope) -> Result<(CoreSubject, Option<CoreVersion>), CoreError> {
+        let subject = self.core_subject(scope).await?;
+        let current = self.store.current_core(scope).await.map_err(internal)?;
+        Ok((subject, current))
+    }
+
+    pub async fn roles_overview(&self, viewer: &Person) -> Result<RolesOverview, CoreError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        let mut roles = Vec::with_capacity(dir.roles.len());
+        for role in &dir.roles {
+            let current = self.store.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(internal)?;
+            roles.push(RoleCoreSummary {
+                role: role.clone(),
+                version: current.as_ref().map(|c| c.version),
+                tokens: current.map(|c| c.tokens).unwrap_or(0),
+                limit: role.company_core_limit,
+            });
+        }
+        let mut teams = Vec::with_capacity(dir.teams.len());
+        for team in &dir.teams {
+            let current = self.store.current_core(&CoreScope::Team(team.id)).await.map_err(internal)?;
+            teams.push(TeamCoreSummary {
+                team: team.clone(),
+                role_name: team.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
+                lead_name: team.lead.and_then(|p| dir.person(p)).map(|p| p.name.clone()),
+                version: current.as_ref().map(|c| c.version),
+                tokens: current.map(|c| c.tokens).unwrap_or(0),
+                limit: crate::cores::TEAM_CORE_LIMIT,
+                notice: team.role.is_none().then(|| NO_ROLE_NOTICE.to_string()),
+            });
+        }
+        Ok(RolesOverview { roles, teams, is_admin: viewer.is_admin })
+    }
+
+    pub async fn core_view(&self, viewer: &Person, scope: &CoreScope) -> Result<CoreView, CoreError> {
+        let subject = self.core_subject(scope).await?;
+        let current = self.store.current_core(scope).await.map_err(internal)?;
+        let history = self
+            .store
+            .core_versions(scope)
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .map(|v| VersionSummary {
+                version: v.version,
+                tokens: v.tokens,
+                author: v.author,
+                note: v.note,
+                restored_from: v.restored_from,
+                saved_at: v.saved_at,
+            })
+            .collect();
+        let may_edit = subject.may_edit(viewer).is_ok();
+        let suggestions = if may_edit {
+            self.store
+                .suggestions(scope)
+                .await
+                .map_err(internal)?
+                .into_iter()
+                .filter(|s| s.state == SuggestionState::Open)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(CoreView {
+            title: subject.title(),
+            limit: subject.limit(),
+            notice: subject.loads_in_no_run().then(|| NO_ROLE_NOTICE.to_string()),
+            may_set_limit: viewer.is_admin && matches!(scope, CoreScope::Company(_)),
+            subject,
+            current,
+            history,
+            may_edit,
+            suggestions,
+        })
+    }
+
+    pub async fn version_view(&self, viewer: &Person, scope: &CoreScope, version: u32) -> Result<VersionView, CoreError> {
+        let subject = self.core_subject(scope).await?;
+        let v = self
+            .store
+            .core_version(scope, version)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| CoreError::NotFound(format!("{} has no version {version}", subject.title())))?;
+        let current = self.store.current_core(scope).await.map_err(internal)?;
+        let (current_version, current_text) = current.map(|c| (c.version, c.text)).unwrap_or((0, String::new()));
+        Ok(VersionView {
+            title: subject.title(),
+            diff_to_current: diff_lines(&v.text, &current_text),
+            may_restore: subject.may_edit(viewer).is_ok() && v.version != current_version,
+            current_version,
+            version: v,
+        })
+    }
+
+    /// Saves a new version, refused when not allowed, over the limit, or based on an old version.
+    pub async fn save_core(
+        &self,
+        actor: &Person,
+        scope: &CoreScope,
+        based_on: u32,
+        text: &str,
+        note: &str,
+    ) -> Result<CoreVersion, CoreError> {
+        let subject = self.core_subject(scope).await?;
+        subject.may_edit(actor)?;
+        let note = parse_note(note)?;
+        let tokens = count_tokens(text);
+        subject.check_fits(tokens)?;
+        let new = NewCoreVersion {
+            scope: scope.clone(),
+            based_on,
+            text: text.to_string(),
+            tokens,
+            author: actor.id,
+            note,
+            restored_from: None,
+            at: self.clock.now(),
+        };
+        self.store.append_core_version(&new).await.map_err(|e| match e {
+            StoreError::Changed { current } => CoreError::Changed { current },
+            other => internal(other),
+        })
+    }
+
+    /// Brings an earlier text back as a new version, so the restore is itself in the history.
+    pub async fn restore_core(
+        &self,
+        actor: &Person,
+        scope: &CoreScope,
+        from: u32,
+        based_on: u32,
+    ) -> Result<CoreVersion, CoreError> {
+        let subject = self.core_subject(scope).await?;
+        subject.may_edit(actor)?;
+        let old = self
+            .store
+            .core_version(scope, from)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| CoreError::NotFound(format!("{} has no version {from}", subject.title())))?;
+        // The limit may have been raised for the old text and lowered since; it must still fit.
+        subject.check_fits(old.tokens)?;
+        let new = NewCoreVersion {
+            scope: scope.clone(),
+            based_on,
+            text: old.text,
+            tokens: old.tokens,
+            author: actor.id,
+            note: format!("Restored version {from}"),
+            restored_from: Some(from),
+            at: self.clock.now(),
+        };
+        self.store.append_core_version(&new).await.map_err(|e| match e {
+            StoreError::Changed { current } => CoreError::Changed { current },
+            other => internal(other),
+        })
+    }
+
+    pub async fn set_company_core_limit(&self, actor: &Person, slug: &RoleSlug, limit: u32) -> Result<(), CoreError> {
+        let scope = CoreScope::Company(slug.clone());
+        let subject = self.core_subject(&scope).await?;
+        let role = subject.role.clone().expect("a company core subject always has its role");
+        if !actor.is_admin {
+            return Err(CoreError::NotAllowed(format!(
+                "Only an admin can change the company core limit for {}",
+                role.name
+            )));
+        }
+        let current = self.store.current_core(&scope).await.map_err(internal)?;
+        check_company_limit(&role, limit, current.map(|c| c.tokens).unwrap_or(0))?;
+        self.store.set_company_core_limit(role.id, limit, self.actor(actor)).await.map_err(internal)
+    }
+
+    /// Files a suggested line for a core's owners. Jobs call this; it never changes the core.
+    pub async fn suggest_core_line(
+        &self,
+        scope: &CoreScope,
+        line: &str,
+        why: &str,
+        rests_on: &str,
+        source: &str,
+    ) -> Result<Suggestion, CoreError> {
+        self.core_subject(scope).await?;
+        let line = line.trim();
+        if line.is_empty() || line.contains('\n') {
+            return Err(CoreError::Invalid("A suggestion is one non-empty line".to_string()));
+        }
+        let based_on = self.store.current_core(scope).await.map_err(internal)?.map(|c| c.version).unwrap_or(0);
+        self.store
+            .add_suggestion(&NewSuggestion {
+                scope: scope.clone(),
+                line: line.to_string(),
+                why: why.trim().to_string(),
+                rests_on: rests_on.trim().to_string(),
+                source: source.to_string(),
+                based_on,
+                at: self.clock.now(),
+            })
+            .await
+            .map_err(internal)
+    }
+
+    async fn open_suggestion(&self, actor: &Person, id: i64) -> Result<(Suggestion, CoreSubject), CoreError> {
+        let s = self
+            .store
+            .suggestion(id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| CoreError::NotFound("There is no such suggestion".to_string()))?;
+        let subject = self.core_subject(&s.scope).await?;
+        subject.may_edit(actor)?;
+        if s.state != SuggestionState::Open {
+            return Err(CoreError::SuggestionDecided(s.state.as_str().to_string()));
+        }
+        Ok((s, subject))
+    }
+
+    /// Saves the suggested line as a new version; refused, and left open, if the core moved on
+    /// since it was suggested or the line would not fit.
+    pub async fn accept_suggestion(&self, actor: &Person, id: i64) -> Result<CoreVersion, CoreError> {
+        let (s, subject) = self.open_suggestion(actor, id).await?;
+        let current = self.store.current_core(&s.scope).await.map_err(internal)?;
+        let current_version = current.as_ref().map(|c| c.version).unwrap_or(0);
+        if current_version != s.based_on {
+            return Err(CoreError::SuggestionStale { current: current_version });
+        }
+        let text = text_with_line(current.as_ref().map(|c| c.text.as_str()).unwrap_or(""), &s.line);
+        let tokens = count_tokens(&text);
+        if tokens > subject.limit() {
+            return Err(CoreError::SuggestionOverLimit { tokens, limit: subject.limit() });
+        }
+        let new = NewCoreVersion {
+            scope: s.scope.clone(),
+            based_on: s.based_on,
+            text,
+            tokens,
+            author: actor.id,
+            note: format!("Accepted a suggestion from the {}", s.source),
+            restored_from: None,
+            at: self.clock.now(),
+        };
+        self.store.accept_suggestion(id, &new).await.map_err(|e| match e {
+            StoreError::Changed { current } => CoreError::SuggestionStale { current },
+            StoreError::NotFound(_) => CoreError::SuggestionDecided("decided".to_string()),
+            other => internal(other),
+        })
+    }
+
+    pub async fn dismiss_suggestion(&self, actor: &Person, id: i64) -> Result<(), CoreError> {
+        self.open_suggestion(actor, id).await?;
+        self.store.dismiss_suggestion(id, self.actor(actor)).await.map_err(|e| match e {
+            StoreError::NotFound(_) => CoreError::SuggestionDecided("decided".to_string()),
+            other => internal(other),
+        })
+    }
+
+    /// "New role": admins add a department role, starting with the default company core limit.
+    pub async fn create_role(&self, actor: &Person, name: &str) -> Result<Role, OrgError> {
+        if !actor.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can add a role".to_string()));
+        }
+        let name = parse_role_name(name)?;
+        let slug = RoleSlug::from_name(&name)?;
+        self.store.create_role(&slug, &name, COMPANY_CORE_LIMIT, self.actor(actor)).await.map_err(|e| match e {
+            StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already a role called {name}")),
+            other => org_internal(other),
+        })
+    }
+
+    async fn known_role(&self, role: Option<RoleId>) -> Result<(), OrgError> {
+        if let Some(r) = role {
+            self.store
+                .role_by_id(r)
+                .await
+                .map_err(org_internal)?
+                .ok_or_else(|| OrgError::NotFound("There is no such role".to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Admins put a team in a role, under Teams on Roles and core knowledge.
+    pub async fn set_team_role(&self, actor: &Person, team: TeamId, role: Option<RoleId>) -> Result<(), OrgError> {
+        if !actor.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can put a team in a role".to_string()));
+        }
+        self.store
+            .team(team)
+            .await
+            .map_err(org_internal)?
+            .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
+        self.known_role(role).await?;
+        self.store.set_team_role(team, role, self.actor(actor)).await.map_err(org_internal)
+    }
+
+    pub async fn set_team_lead(&self, actor: &Person, team: TeamId, lead: Option<PersonId>) -> Result<(), OrgError> {
+        if !actor.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can choose a team's lead".to_string()));
+        }
+        self.store
+            .team(team)
+            .await
+            .map_err(org_internal)?
+            .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
+        if let Some(p) = lead {
+            self.store
+                .person(p)
+                .await
+                .map_err(org_internal)?
+                .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+        }
+        self.store.set_team_lead(team, lead, self.actor(actor)).await.map_err(org_internal)
+    }
+
+    /// Admins give someone their own department role, or send them back to their team's.
+    pub async fn set_person_role(&self, actor: &Person, person: PersonId, role: Option<RoleId>) -> Result<(), OrgError> {
+        if !actor.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can change someone's department role".to_string()));
+        }
+        self.store
+            .person(person)
+            .await
+            .map_err(org_internal)?
+            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+        self.known_role(role).await?;
+        self.store.set_person_role(person, role, self.actor(actor)).await.map_err(org_internal)
+    }
+
+    /// Whoever manages an agent (its owner, or an admin) may change its department role.
+    pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
+        let a = self
+            .store
+            .agent(agent)
+            .await
+            .map_err(org_internal)?
+            .ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
+        if !(actor.is_admin || a.owner == actor.id) {
+            return Err(OrgError::NotAllowed(format!(
+                "Only {}'s owner or an admin can change its department role",
+                a.name
+            )));
+        }
+        self.known_role(role).await?;
+        self.store.set_agent_role(agent, role, self.actor(actor)).await.map_err(org_internal)
+    }
+}
+
+fn internal(e: StoreError) -> CoreError {
+    CoreError::Internal(e.to_string())
+}
+
+fn org_internal(e: StoreError) -> OrgError {
+    OrgError::Internal(e.to_string())
+}

@@ -1,0 +1,120 @@
+//! The storage traits. Each backend (SQLite now, PostgreSQL later) implements them in full; all
+//! SQL lives behind these.
+
+use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+use crate::org::{
+    Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A versioned write was based on a version that is no longer current.
+    #[error("changed: current version is {current}")]
+    Changed { current: u32 },
+    /// A unique name or key is already taken.
+    #[error("duplicate: {0}")]
+    Duplicate(String),
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The backend failed; the text is for logs, never for people.
+    #[error("backend: {0}")]
+    Backend(String),
+}
+
+/// Who did a change, for the audit trail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Actor {
+    pub person: Option<PersonId>,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPerson {
+    pub name: String,
+    pub email: String,
+    pub password_hash: String,
+    pub is_admin: bool,
+    pub main_team: Option<TeamId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAgent {
+    pub name: String,
+    pub template: String,
+    pub role: Option<RoleId>,
+    pub owner: PersonId,
+    pub team_copy: Option<TeamId>,
+}
+
+/// A personal API token as listed to its owner; the secret itself is never stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiTokenInfo {
+    pub id: i64,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+#[async_trait]
+pub trait OrgStore: Send + Sync {
+    async fn company(&self) -> Result<Option<Company>, StoreError>;
+    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
+    async fn directory(&self) -> Result<Directory, StoreError>;
+    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError>;
+    /// The person and their password hash, by email (case-insensitive).
+    async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError>;
+    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError>;
+    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError>;
+    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError>;
+    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError>;
+
+    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError>;
+    async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError>;
+    async fn create_person(&self, person: &NewPerson, actor: Actor) -> Result<Person, StoreError>;
+    async fn create_agent(&self, agent: &NewAgent, actor: Actor) -> Result<Agent, StoreError>;
+
+    async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
+
+    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
+}
+
+#[async_trait]
+pub trait CoreStore: Send + Sync {
+    async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError>;
+    /// Every version, newest first.
+    async fn core_versions(&self, scope: &CoreScope) -> Result<Vec<CoreVersion>, StoreError>;
+    async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError>;
+    /// Appends `based_on + 1` if and only if `based_on` is still the current version, atomically.
+    async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError>;
+
+    async fn suggestions(&self, scope: &CoreScope) -> Result<Vec<Suggestion>, StoreError>;
+    async fn suggestion(&self, id: i64) -> Result<Option<Suggestion>, StoreError>;
+    async fn add_suggestion(&self, new: &NewSuggestion) -> Result<Suggestion, StoreError>;
+    /// Appends the version and marks the suggestion accepted in one transaction; refuses with
+    /// `Changed` when the core moved past `new.based_on`, leaving the suggestion open.
+    async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError>;
+    async fn dismiss_suggestion(&self, id: i64, actor: Actor) -> Result<(), StoreError>;
+}
+
+#[async_trait]
+pub trait TokenStore: Send + Sync {
+    async fn create_api_token(&self, person: PersonId, name: &str, secret_hash: &str, actor: Actor)
+        -> Result<ApiTokenInfo, StoreError>;
+    async fn api_tokens(&self, person: PersonId) -> Result<Vec<ApiTokenInfo>, StoreError>;
+    /// Revokes one of the person's own tokens; false when they hold no such live token.
+    async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError>;
+    /// The owner of a live token, marking it used.
+    async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError>;
+}
+
+/// Everything a backend provides.
+pub trait Store: OrgStore + CoreStore + TokenStore {}
+impl<T: OrgStore + CoreStore + TokenStore> Store for T {}

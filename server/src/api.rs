@@ -1,0 +1,291 @@
+//! The JSON API under /api. Refusals carry a code in `error` and the plain sentence in `message`.
+//!
+//! Memory (cores included) is served only to a person signed in with a session: an API token is
+//! refused with `session_required`, whoever holds it.
+
+use crate::startup::AppState;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use engine::auth::AuthError;
+use engine::cores::{CoreError, CoreScope};
+use engine::org::{Person, RoleSlug};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tower_sessions::Session;
+
+pub const SESSION_REQUIRED: &str =
+    "Memory is only served to a person signed in to Engram; API tokens are refused here. Sign in and use your session.";
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/me", get(me))
+        .route("/tokens", get(list_tokens).post(create_token))
+        .route("/tokens/{id}", delete(revoke_token))
+        .route("/memory/roles", get(memory_roles))
+        .route("/memory/cores/{scope}", get(get_core).post(save_core))
+        .route("/memory/cores/{scope}/versions", get(core_versions))
+        .route("/memory/cores/{scope}/versions/{version}", get(core_version))
+        .route("/memory/cores/{scope}/restore", post(restore_core))
+        .route("/memory/cores/{scope}/limit", post(set_limit))
+        .route("/memory/suggestions/{id}/accept", post(accept_suggestion))
+        .route("/memory/suggestions/{id}/dismiss", post(dismiss_suggestion))
+}
+
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into() }
+    }
+    fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(%detail, "internal error in the API");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "Something went wrong on our side; nothing was changed. Try again.",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(json!({ "error": self.code, "message": self.message }))).into_response()
+    }
+}
+
+impl From<CoreError> for ApiError {
+    fn from(e: CoreError) -> Self {
+        let status = match &e {
+            CoreError::NotAllowed(_) => StatusCode::FORBIDDEN,
+            CoreError::OverLimit { .. } | CoreError::SuggestionOverLimit { .. } | CoreError::Invalid(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            CoreError::Changed { .. } | CoreError::SuggestionStale { .. } | CoreError::SuggestionDecided(_) => {
+                StatusCode::CONFLICT
+            }
+            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
+            CoreError::Internal(detail) => return ApiError::internal(detail),
+        };
+        ApiError::new(status, e.code(), e.to_string())
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::Internal(detail) => ApiError::internal(detail),
+            AuthError::Refused => ApiError::new(StatusCode::UNAUTHORIZED, "refused", e.to_string()),
+            AuthError::Invalid(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", m),
+        }
+    }
+}
+
+fn bearer(parts: &Parts) -> Option<&str> {
+    parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(|v| {
+        v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).unwrap_or(v).trim()
+    })
+}
+
+async fn session_person(parts: &mut Parts, state: &AppState) -> Result<Person, ApiError> {
+    let session = Session::from_request_parts(parts, state)
+        .await
+        .map_err(|(_, m)| ApiError::internal(format!("no session layer: {m}")))?;
+    match app::ssr::person_in_session(&session, &state.engine).await {
+        Ok(Some(p)) => Ok(p),
+        Ok(None) => Err(ApiError::new(StatusCode::UNAUTHORIZED, "not_signed_in", "Sign in to continue")),
+        Err(e) => Err(ApiError::internal(e)),
+    }
+}
+
+/// Anyone signed in: a session, or a live personal API token.
+pub struct Caller(pub Person);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(token) = bearer(parts) {
+            return match state.engine.person_for_token(token).await? {
+                Some(p) => Ok(Caller(p)),
+                None => Err(ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "bad_token",
+                    "That API token is unknown or revoked",
+                )),
+            };
+        }
+        session_person(parts, state).await.map(Caller)
+    }
+}
+
+/// A person signed in with a session. Memory endpoints take only this.
+pub struct SessionCaller(pub Person);
+
+impl FromRequestParts<AppState> for SessionCaller {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if bearer(parts).is_some() {
+            return Err(ApiError::new(StatusCode::UNAUTHORIZED, "session_required", SESSION_REQUIRED));
+        }
+        session_person(parts, state).await.map(SessionCaller)
+    }
+}
+
+fn scope(key: &str) -> Result<CoreScope, ApiError> {
+    CoreScope::parse(key).map_err(ApiError::from)
+}
+
+#[derive(Serialize)]
+struct Me {
+    id: i64,
+    name: String,
+    email: String,
+    is_admin: bool,
+}
+
+async fn me(Caller(p): Caller) -> Json<Me> {
+    Json(Me { id: p.id.0, name: p.name, email: p.email, is_admin: p.is_admin })
+}
+
+async fn list_tokens(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
+    Ok(Json(s.engine.api_tokens(&p).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct NewToken {
+    name: String,
+}
+
+/// Tokens are made by a person in a session, never by another token.
+async fn create_token(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Json(body): Json<NewToken>,
+) -> Result<Response, ApiError> {
+    let (info, secret) = s.engine.create_api_token(&p, &body.name).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": info.id, "name": info.name, "token": secret }))).into_response())
+}
+
+async fn revoke_token(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(id): Path<i64>,
+) -> Result<StatusCode, ApiError> {
+    s.engine.revoke_api_token(&p, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn memory_roles(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
+    Ok(Json(s.engine.roles_overview(&p).await?).into_response())
+}
+
+async fn get_core(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(key): Path<String>,
+) -> Result<Response, ApiError> {
+    let view = s.engine.core_view(&p, &scope(&key)?).await?;
+    Ok(Json(view).into_response())
+}
+
+#[derive(Deserialize)]
+struct SaveBody {
+    based_on: u32,
+    text: String,
+    #[serde(default)]
+    note: String,
+}
+
+async fn save_core(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(key): Path<String>,
+    Json(body): Json<SaveBody>,
+) -> Result<Response, ApiError> {
+    let saved = s.engine.save_core(&p, &scope(&key)?, body.based_on, &body.text, &body.note).await?;
+    Ok((StatusCode::CREATED, Json(saved)).into_response())
+}
+
+async fn core_versions(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(key): Path<String>,
+) -> Result<Response, ApiError> {
+    let view = s.engine.core_view(&p, &scope(&key)?).await?;
+    Ok(Json(view.history).into_response())
+}
+
+async fn core_version(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path((key, version)): Path<(String, u32)>,
+) -> Result<Response, ApiError> {
+    Ok(Json(s.engine.version_view(&p, &scope(&key)?, version).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct RestoreBody {
+    from: u32,
+    based_on: u32,
+}
+
+async fn restore_core(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(key): Path<String>,
+    Json(body): Json<RestoreBody>,
+) -> Result<Response, ApiError> {
+    let saved = s.engine.restore_core(&p, &scope(&key)?, body.from, body.based_on).await?;
+    Ok((StatusCode::CREATED, Json(saved)).into_response())
+}
+
+#[derive(Deserialize)]
+struct LimitBody {
+    limit: u32,
+}
+
+async fn set_limit(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(key): Path<String>,
+    Json(body): Json<LimitBody>,
+) -> Result<StatusCode, ApiError> {
+    let slug: RoleSlug = match scope(&key)? {
+        CoreScope::Company(slug) => slug,
+        CoreScope::Team(_) => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid",
+                "A team core's limit is fixed at 1,000 tokens",
+            ))
+        }
+    };
+    s.engine.set_company_core_limit(&p, &slug, body.limit).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn accept_suggestion(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(id): Path<i64>,
+) -> Result<Response, ApiError> {
+    let saved = s.engine.accept_suggestion(&p, id).await?;
+    Ok((StatusCode::CREATED, Json(saved)).into_response())
+}
+
+async fn dismiss_suggestion(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(id): Path<i64>,
+) -> Result<StatusCode, ApiError> {
+    s.engine.dismiss_suggestion(&p, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

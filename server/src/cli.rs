@@ -1,0 +1,152 @@
+//! The `engram` command line.
+
+use crate::settings::{Settings, DEFAULT_DATABASE_URL};
+use crate::store::SqliteStore;
+use engine::cores::{core_status, CoreScope};
+use engine::tokens::meter;
+use engine::{Engine, SystemClock};
+use std::io::Write;
+use std::sync::Arc;
+
+pub const USAGE: &str = "\
+usage:
+  engram [serve] [--database URL]           serve Engram
+  engram demo [--database URL]              seed the demo company if the database is empty, then serve
+  engram memory roles [--database URL]      each role's company core, read-only
+  engram memory core <scope> [--database URL]
+                                            one core's text, version and who saved it, read-only;
+                                            <scope> is company:role:<role> or team:<id>
+
+The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Serve { demo: bool },
+    MemoryRoles,
+    MemoryCore(String),
+    Help,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    pub command: Command,
+    pub database: Option<String>,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: &[String]) -> Result<Invocation, String> {
+    let mut database = None;
+    let mut words = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--database" => database = Some(it.next().ok_or("--database needs a URL")?.clone()),
+            s if s.starts_with("--database=") => database = Some(s["--database=".len()..].to_string()),
+            "-h" | "--help" => words.push("help".to_string()),
+            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            s => words.push(s.to_string()),
+        }
+    }
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let command = match words.as_slice() {
+        [] | ["serve"] => Command::Serve { demo: false },
+        ["demo"] => Command::Serve { demo: true },
+        ["memory", "roles"] => Command::MemoryRoles,
+        ["memory", "core", scope] => Command::MemoryCore(scope.to_string()),
+        ["help"] => Command::Help,
+        other => return Err(format!("unknown command: {}", other.join(" "))),
+    };
+    Ok(Invocation { command, database })
+}
+
+/// Runs a read-only memory command against the database; returns the exit code.
+pub async fn run_memory(command: &Command, database: Option<String>, out: &mut impl Write) -> Result<(), String> {
+    let url = database
+        .or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok())
+        .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string());
+    let path = url.strip_prefix("sqlite://").unwrap_or(&url).split('?').next().unwrap_or("");
+    if !std::path::Path::new(path).exists() {
+        return Err(format!("There is no database at {path}; start Engram (or the demo) first."));
+    }
+    let store = SqliteStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
+    let engine = Engine::new(Arc::new(store), Arc::new(SystemClock));
+    let w = |e: std::io::Error| e.to_string();
+    match command {
+        Command::MemoryRoles => {
+            let dir = engine.directory().await.map_err(|e| e.to_string())?;
+            for role in &dir.roles {
+                let (_, current) =
+                    engine.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(|e| e.to_string())?;
+                let status = core_status(
+                    "company core",
+                    current.as_ref().map(|c| c.version),
+                    current.as_ref().map(|c| c.tokens).unwrap_or(0),
+                    role.company_core_limit,
+                );
+                writeln!(out, "{} ({}): {status}", role.name, role.slug).map_err(w)?;
+            }
+        }
+        Command::MemoryCore(key) => {
+            let scope = CoreScope::parse(key).map_err(|e| e.to_string())?;
+            let (subject, current) = engine.current_core(&scope).await.map_err(|e| e.to_string())?;
+            match current {
+                Some(c) => {
+                    writeln!(
+                        out,
+                        "{}, version {}, saved by {} on {} ({})",
+                        subject.title(),
+                        c.version,
+                        c.author,
+                        c.saved_at.format("%Y-%m-%d %H:%M UTC"),
+                        meter(c.tokens, subject.limit())
+                    )
+                    .map_err(w)?;
+                    writeln!(out, "{}", c.text).map_err(w)?;
+                }
+                None => writeln!(
+                    out,
+                    "{}: {}",
+                    subject.title(),
+                    core_status(
+                        if matches!(scope, CoreScope::Team(_)) { "team core" } else { "company core" },
+                        None,
+                        0,
+                        subject.limit()
+                    )
+                )
+                .map_err(w)?,
+            }
+        }
+        _ => return Err("not a memory command".to_string()),
+    }
+    Ok(())
+}
+
+/// The settings for serving, with the database chosen on the command line if given.
+pub fn serve_settings(database: Option<String>) -> Settings {
+    let mut settings = Settings::from_env();
+    if let Some(db) = database {
+        settings.database_url = db;
+    }
+    settings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn parses_commands() {
+        assert_eq!(parse(&args("")).unwrap().command, Command::Serve { demo: false });
+        assert_eq!(parse(&args("demo")).unwrap().command, Command::Serve { demo: true });
+        let inv = parse(&args("memory core company:role:sales --database sqlite://x.db")).unwrap();
+        assert_eq!(inv.command, Command::MemoryCore("company:role:sales".into()));
+        assert_eq!(inv.database.as_deref(), Some("sqlite://x.db"));
+        assert!(parse(&args("memory")).is_err());
+        assert!(parse(&args("--nope")).is_err());
+    }
+}

@@ -1,0 +1,116 @@
+//! The demo company: seeded once into an empty database, never over people's edits.
+
+use crate::store::SqliteStore;
+use chrono::Utc;
+use engine::auth::hash_password;
+use engine::cores::CoreScope;
+use engine::org::{Company, RoleSlug, TimeZoneName};
+use engine::store::{Actor, NewAgent, NewPerson, OrgStore};
+use engine::Engine;
+
+pub const DEMO_PASSWORD: &str = "engram-demo";
+
+/// The demo's people: (login, name, team, admin).
+pub const DEMO_PEOPLE: &[(&str, &str, Option<&str>, bool)] = &[
+    ("ada", "Ada Lovelace", Some("Founders' Office"), true),
+    ("alice", "Alice Chen", Some("Sales Bengaluru"), false),
+    ("sam", "Sam Rao", Some("Sales Bengaluru"), false),
+    ("sue", "Sue Park", Some("Support Desk"), false),
+    ("bob", "Bob Diaz", Some("Support Desk"), false),
+    ("eli", "Eli Novak", Some("Platform"), false),
+    ("eve", "Eve Moreau", Some("Platform"), false),
+];
+
+pub fn demo_email(login: &str) -> String {
+    format!("{login}@acme.example")
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("could not seed the demo company: {0}")]
+pub struct SeedError(String);
+
+fn err(e: impl std::fmt::Display) -> SeedError {
+    SeedError(e.to_string())
+}
+
+/// Seeds the demo company if the database has no company yet. Returns whether it seeded.
+pub async fn seed_if_empty(store: &SqliteStore, engine: &Engine) -> Result<bool, SeedError> {
+    if !store.is_empty().await.map_err(err)? {
+        return Ok(false);
+    }
+    let actor = Actor { person: None, at: Utc::now() };
+    store
+        .create_company(
+            &Company { name: "Acme".to_string(), time_zone: TimeZoneName::parse("Asia/Kolkata").map_err(err)? },
+            actor,
+        )
+        .await
+        .map_err(err)?;
+    let mut roles = Vec::new();
+    for name in ["Engineering", "Finance", "Marketing", "Sales", "Support"] {
+        let slug = RoleSlug::from_name(name).map_err(err)?;
+        roles.push(store.create_role(&slug, name, engine::cores::COMPANY_CORE_LIMIT, actor).await.map_err(err)?);
+    }
+    let role = |name: &str| roles.iter().find(|r| r.name == name).map(|r| r.id);
+    let mut teams = Vec::new();
+    for (name, r) in [
+        ("Sales Bengaluru", role("Sales")),
+        ("Support Desk", role("Support")),
+        ("Platform", role("Engineering")),
+        ("Founders' Office", None),
+    ] {
+        teams.push(store.create_team(name, r, actor).await.map_err(err)?);
+    }
+    let team = |name: &str| teams.iter().find(|t| t.name == name).map(|t| t.id);
+    let mut people = Vec::new();
+    for (login, name, team_name, admin) in DEMO_PEOPLE {
+        let hash = hash_password(DEMO_PASSWORD.to_string()).await.map_err(err)?;
+        let p = NewPerson {
+            name: name.to_string(),
+            email: demo_email(login),
+            password_hash: hash,
+            is_admin: *admin,
+            main_team: team_name.and_then(team),
+        };
+        people.push(store.create_person(&p, actor).await.map_err(err)?);
+    }
+    let person = |login: &str| people.iter().find(|p| p.email == demo_email(login)).map(|p| p.id);
+    for (t, lead) in [("Sales Bengaluru", "sam"), ("Support Desk", "sue"), ("Platform", "eli")] {
+        if let Some(t) = team(t) {
+            store.set_team_lead(t, person(lead), actor).await.map_err(err)?;
+        }
+    }
+    let ada = person("ada").ok_or_else(|| err("ada missing"))?;
+    for (name, template, r, owner) in [
+        ("Sales Assistant", "sales pack", role("Sales"), ada),
+        ("Support Agent", "support pack", role("Support"), person("sue").unwrap_or(ada)),
+    ] {
+        let a = NewAgent { name: name.to_string(), template: template.to_string(), role: r, owner, team_copy: None };
+        store.create_agent(&a, actor).await.map_err(err)?;
+    }
+    // No cores: people write them. The nightly job has left two suggestions for their owners.
+    engine
+        .suggest_core_line(
+            &CoreScope::Company(RoleSlug::parse("support").map_err(err)?),
+            "Refunds over $500 need the team lead's approval before they are promised.",
+            "Three refunds over $500 were promised in October and then reversed by a lead.",
+            "Decisions by Sue Park on tickets T-1042, T-1057 and T-1090.",
+            "nightly job",
+        )
+        .await
+        .map_err(err)?;
+    if let Some(t) = team("Sales Bengaluru") {
+        engine
+            .suggest_core_line(
+                &CoreScope::Team(t),
+                "Quote prices in INR first, then USD.",
+                "Customers in Bengaluru asked for INR in four of the last five proposals.",
+                "Decisions by Sam Rao on deals D-311, D-318, D-322 and D-340.",
+                "nightly job",
+            )
+            .await
+            .map_err(err)?;
+    }
+    tracing::info!("seeded the demo company");
+    Ok(true)
+}

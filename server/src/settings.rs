@@ -1,0 +1,43 @@
+use leptos::config::LeptosOptions;
+use std::net::SocketAddr;
+
+/// Everything the server is built from. Tests make their own with a temporary database.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub database_url: String,
+    pub leptos: LeptosOptions,
+    /// Cookies get the Secure flag when the site is served over HTTPS.
+    pub secure_cookies: bool,
+    /// A session unused this long ends.
+    pub session_idle_minutes: i64,
+    /// Requests with a larger body are refused with 413.
+    pub body_limit_bytes: usize,
+}
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
+
+impl Settings {
+    /// Reads the environment: `ENGRAM_DATABASE_URL`, `ENGRAM_PUBLIC_URL`, and cargo-leptos's
+    /// `LEPTOS_*` variables for where the site's files are and which address to serve.
+    pub fn from_env() -> Self {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let addr: SocketAddr = env("ENGRAM_ADDR")
+            .or_else(|| env("LEPTOS_SITE_ADDR"))
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 3000)));
+        let site_root = env("LEPTOS_SITE_ROOT").unwrap_or_else(|| "target/site".to_string());
+        let leptos = LeptosOptions::builder()
+            .output_name(env("LEPTOS_OUTPUT_NAME").unwrap_or_else(|| "engram".to_string()))
+            .site_root(site_root)
+            .site_pkg_dir(env("LEPTOS_SITE_PKG_DIR").unwrap_or_else(|| "pkg".to_string()))
+            .site_addr(addr)
+            .build();
+        Self {
+            database_url: env("ENGRAM_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string()),
+            leptos,
+            secure_cookies: env("ENGRAM_PUBLIC_URL").is_some_and(|u| u.starts_with("https://")),
+            session_idle_minutes: 8 * 60,
+            body_limit_bytes: 1024 * 1024,
+        }
+    }
+}

@@ -1,0 +1,143 @@
+use crate::settings::Settings;
+use crate::store::SqliteStore;
+use crate::{api, auth, guard};
+use app::{shell, App};
+use axum::extract::FromRef;
+use axum::routing::post;
+use axum::{middleware, Router};
+use engine::{Clock, Engine, SystemClock};
+use leptos::config::LeptosOptions;
+use leptos::prelude::provide_context;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer};
+use tower_sessions_sqlx_store::SqliteStore as SessionStore;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub engine: Engine,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("could not open the database: {0}")]
+    Database(String),
+    #[error("could not set up sessions: {0}")]
+    Sessions(String),
+    #[error("could not serve: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    store: SqliteStore,
+    engine: Engine,
+}
+
+impl Application {
+    /// Builds the whole server on a listener the caller bound, so tests can use port 0.
+    pub async fn build(settings: Settings, listener: TcpListener) -> Result<Self, StartupError> {
+        Self::build_with_clock(settings, listener, Arc::new(SystemClock)).await
+    }
+
+    /// As `build`, with the clock that sessions, versions and audit rows are stamped by.
+    pub async fn build_with_clock(
+        settings: Settings,
+        listener: TcpListener,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, StartupError> {
+        if let Some(path) = settings.database_url.strip_prefix("sqlite://").and_then(|p| p.split('?').next()) {
+            if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)?;
+            }
+        }
+        let store = SqliteStore::open(&settings.database_url)
+            .await
+            .map_err(|e| StartupError::Database(e.to_string()))?;
+        let engine = Engine::new(Arc::new(store.clone()), clock);
+
+        let sessions = SessionStore::new(store.pool().clone());
+        sessions.migrate().await.map_err(|e| StartupError::Sessions(e.to_string()))?;
+        tokio::spawn({
+            let sessions = sessions.clone();
+            async move {
+                use tower_sessions::ExpiredDeletion;
+                if let Err(e) = sessions.continuously_delete_expired(tokio::time::Duration::from_secs(600)).await {
+                    tracing::error!(error = %e, "expired session clean-up stopped");
+                }
+            }
+        });
+        let session_layer = SessionManagerLayer::new(sessions)
+            .with_name("engram_session")
+            .with_http_only(true)
+            .with_same_site(SameSite::Lax)
+            .with_secure(settings.secure_cookies)
+            .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::minutes(
+                settings.session_idle_minutes,
+            )));
+
+        let mut leptos_options = settings.leptos.clone();
+        leptos_options.site_addr = listener.local_addr()?;
+        let state = AppState { leptos_options: leptos_options.clone(), engine: engine.clone() };
+        let routes = generate_route_list(App);
+
+        let router = Router::new()
+            .route("/auth/sign-in", post(auth::sign_in))
+            .route("/auth/sign-out", post(auth::sign_out))
+            .nest("/api", api::router())
+            .leptos_routes_with_context(
+                &state,
+                routes,
+                {
+                    let engine = engine.clone();
+                    move || provide_context(engine.clone())
+                },
+                {
+                    let options = leptos_options.clone();
+                    move || shell(options.clone())
+                },
+            )
+            .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+            .layer(middleware::from_fn_with_state(state.clone(), guard::pages_need_sign_in))
+            .layer(session_layer)
+            .layer(middleware::from_fn(guard::same_origin_writes))
+            .layer(RequestBodyLimitLayer::new(settings.body_limit_bytes))
+            .with_state(state);
+
+        Ok(Self { listener, router, store, engine })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.listener.local_addr().map(|a| a.port()).unwrap_or(0)
+    }
+
+    pub fn store(&self) -> &SqliteStore {
+        &self.store
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
+        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown_signal()).await
+    }
+}
+
+async fn shutdown_signal() {
+    if let Err(e) = tokio::signal::ctrl_c().await {
+        tracing::error!(error = %e, "could not listen for ctrl-c");
+        std::future::pending::<()>().await;
+    }
+}

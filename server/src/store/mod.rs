@@ -1,0 +1,5 @@
+//! Storage adapters. Each backend implements the engine's store traits; SQLite is the first.
+
+pub mod sqlite;
+
+pub use sqlite::SqliteStore;

@@ -1,0 +1,184 @@
+use crate::helpers::*;
+use reqwest::StatusCode;
+use serde_json::json;
+use server::demo::demo_email;
+
+fn session_cookie(r: &reqwest::Response) -> Option<String> {
+    r.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("engram_session="))
+        .map(|v| v.split(';').next().unwrap_or("").to_string())
+}
+
+#[tokio::test]
+async fn unknown_email_and_wrong_password_get_the_same_message() {
+    let app = spawn_app().await;
+    for (email, password) in [("nobody@acme.example", "engram-demo"), (demo_email("ada").as_str(), "wrong")] {
+        let c = client();
+        let r = app.post_sign_in(&c, email, password).await;
+        assert_eq!(r.status(), StatusCode::SEE_OTHER);
+        assert!(r.headers()["location"].to_str().unwrap().starts_with("/signin"));
+        let (_, html) = app.page(&c, "/signin").await;
+        assert!(html.contains("That email and password do not match an account"), "{html}");
+        // The email typed stays in the form.
+        assert!(html.contains(&format!("value=\"{email}\"")));
+        let (status, _) = app.get_json(&c, "/api/me").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+}
+
+#[tokio::test]
+async fn sign_in_rotates_the_session_id_and_sign_out_ends_it_on_the_server() {
+    let app = spawn_app().await;
+    let c = client();
+    // A refused attempt leaves a session (holding the form's flash) before sign-in.
+    let before = app.post_sign_in(&c, &demo_email("ada"), "wrong").await;
+    let before_id = session_cookie(&before).expect("a session before sign-in");
+    let r = app.post_sign_in(&c, &demo_email("ada"), "engram-demo").await;
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"), "{cookie}");
+    let after_id = session_cookie(&r).expect("a session after sign-in");
+    assert_ne!(before_id, after_id, "the id must change at sign-in");
+
+    // The old id is worth nothing.
+    let raw = reqwest::Client::new();
+    let old = raw.get(app.url("/api/me")).header("cookie", &before_id).send().await.unwrap();
+    assert_eq!(old.status(), StatusCode::UNAUTHORIZED);
+    let new = raw.get(app.url("/api/me")).header("cookie", &after_id).send().await.unwrap();
+    assert_eq!(new.status(), StatusCode::OK);
+
+    let out = c.post(app.url("/auth/sign-out")).send().await.unwrap();
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    // Replaying the cookie after sign-out fails: the session is gone from the server.
+    let replay = raw.get(app.url("/api/me")).header("cookie", &after_id).send().await.unwrap();
+    assert_eq!(replay.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_session_ends_a_week_after_sign_in_however_active() {
+    let app = spawn_app().await;
+    let c = app.sign_in("alice").await;
+    let (status, me) = app.get_json(&c, "/api/me").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(me["name"], "Alice Chen");
+    app.clock.advance(chrono::Duration::days(6));
+    assert_eq!(app.get_json(&c, "/api/me").await.0, StatusCode::OK);
+    app.clock.advance(chrono::Duration::days(1) + chrono::Duration::minutes(1));
+    assert_eq!(app.get_json(&c, "/api/me").await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn pages_redirect_to_sign_in_and_back() {
+    let app = spawn_app().await;
+    let c = client();
+    let r = c.get(app.url("/company/roles/sales")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], "/signin?next=/company/roles/sales");
+    let r = c
+        .post(app.url("/auth/sign-in"))
+        .form(&[("email", demo_email("ada").as_str()), ("password", "engram-demo"), ("next", "/company/roles/sales")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["location"], "/company/roles/sales");
+    // A next that leaves the site is ignored.
+    let c2 = client();
+    let r = c2
+        .post(app.url("/auth/sign-in"))
+        .form(&[("email", demo_email("ada").as_str()), ("password", "engram-demo"), ("next", "//evil.example/")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["location"], "/");
+}
+
+#[tokio::test]
+async fn cross_site_writes_are_refused_with_403() {
+    let app = spawn_app().await;
+    let c = app.sign_in("ada").await;
+    let fields = [("scope", "company:role:sales"), ("based_on", "0"), ("text", "x"), ("note", "")];
+    let by_origin = c
+        .post(app.url("/fn/save_core"))
+        .header("origin", "http://evil.example")
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_origin.status(), StatusCode::FORBIDDEN);
+    let by_fetch_site =
+        c.post(app.url("/fn/save_core")).header("sec-fetch-site", "cross-site").form(&fields).send().await.unwrap();
+    assert_eq!(by_fetch_site.status(), StatusCode::FORBIDDEN);
+    let sign_in = client()
+        .post(app.url("/auth/sign-in"))
+        .header("sec-fetch-site", "same-site")
+        .form(&[("email", "ada@acme.example"), ("password", "engram-demo")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sign_in.status(), StatusCode::FORBIDDEN);
+    // Nothing was saved by the refused posts.
+    let (_, core) = app.get_json(&c, "/api/memory/cores/company:role:sales").await;
+    assert!(core["current"].is_null());
+    // The same post from our own page goes through.
+    let ok = app.form_post(&c, "/fn/save_core", &fields).await;
+    assert_eq!(ok.status(), StatusCode::FOUND);
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_gets_413() {
+    let app = spawn_app().await;
+    let c = app.sign_in("ada").await;
+    let huge = "x".repeat(2 * 1024 * 1024);
+    let r = app.save_core(&c, "company:role:sales", 0, &huge).await;
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let r = app.form_post(&c, "/fn/save_core", &[("scope", "company:role:sales"), ("text", &huge)]).await;
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
+async fn tokens_work_for_the_api_but_memory_refuses_them() {
+    let app = spawn_app().await;
+    let c = app.sign_in("ada").await;
+    let r = c.post(app.url("/api/tokens")).json(&json!({ "name": "script" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let made = body(r).await;
+    let token = made["token"].as_str().unwrap().to_string();
+    let raw = reqwest::Client::new();
+    let me = raw.get(app.url("/api/me")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(me.status(), StatusCode::OK);
+    assert_eq!(body(me).await["email"], "ada@acme.example");
+
+    for (method, path) in [
+        ("GET", "/api/memory/roles"),
+        ("GET", "/api/memory/cores/company:role:sales"),
+        ("POST", "/api/memory/cores/company:role:sales"),
+        ("GET", "/api/memory/cores/company:role:sales/versions"),
+        ("POST", "/api/memory/cores/company:role:sales/limit"),
+        ("POST", "/api/memory/suggestions/1/accept"),
+        ("POST", "/api/tokens"),
+    ] {
+        let req = match method {
+            "GET" => raw.get(app.url(path)),
+            _ => raw.post(app.url(path)).json(&json!({ "based_on": 0, "text": "from a token", "limit": 3000, "name": "x" })),
+        };
+        let r = req.bearer_auth(&token).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{method} {path}");
+        let b = body(r).await;
+        assert_eq!(b["error"], "session_required", "{method} {path}");
+        assert!(b["message"].as_str().unwrap().contains("API tokens are refused"));
+    }
+    // Even alongside a valid session cookie, a token on a memory endpoint is refused.
+    let r = c.get(app.url("/api/memory/roles")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(body(r).await["error"], "session_required");
+    let (_, core) = app.get_json(&c, "/api/memory/cores/company:role:sales").await;
+    assert!(core["current"].is_null(), "the token's save must not have landed");
+
+    let id = made["id"].as_i64().unwrap();
+    let r = c.delete(app.url(&format!("/api/tokens/{id}"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let me = raw.get(app.url("/api/me")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(me.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(body(me).await["error"], "bad_token");
+}

@@ -1,0 +1,106 @@
+//! Spawns the real server on port 0 with a fresh SQLite file and the demo company.
+
+use engine::{Clock, ManualClock};
+use reqwest::{Client, Response, StatusCode};
+use serde_json::{json, Value};
+use server::demo::{demo_email, seed_if_empty, DEMO_PASSWORD};
+use server::{Application, Settings};
+use std::sync::Arc;
+use tempfile::TempDir;
+
+pub struct TestApp {
+    pub base: String,
+    pub database_url: String,
+    pub engine: engine::Engine,
+    pub clock: Arc<ManualClock>,
+    _dir: TempDir,
+}
+
+pub async fn spawn_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let database_url = format!("sqlite://{}/engram.db", dir.path().display());
+    let mut settings = Settings::from_env();
+    settings.database_url = database_url.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+    let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+    let app = Application::build_with_clock(settings, listener, clock.clone() as Arc<dyn Clock>)
+        .await
+        .expect("build the app");
+    seed_if_empty(app.store(), app.engine()).await.expect("seed the demo");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    let engine = app.engine().clone();
+    tokio::spawn(app.run_until_stopped());
+    TestApp { base, database_url, engine, clock, _dir: dir }
+}
+
+/// A browser-like client: keeps cookies, does not follow redirects.
+pub fn client() -> Client {
+    Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Signs a demo person in and returns their client.
+    pub async fn sign_in(&self, login: &str) -> Client {
+        let c = client();
+        let r = self.post_sign_in(&c, &demo_email(login), DEMO_PASSWORD).await;
+        assert_eq!(r.status(), StatusCode::SEE_OTHER, "sign-in as {login}");
+        assert_eq!(r.headers()["location"], "/");
+        c
+    }
+
+    pub async fn post_sign_in(&self, c: &Client, email: &str, password: &str) -> Response {
+        c.post(self.url("/auth/sign-in"))
+            .form(&[("email", email), ("password", password), ("next", "/")])
+            .send()
+            .await
+            .expect("sign-in request")
+    }
+
+    pub async fn save_core(&self, c: &Client, scope: &str, based_on: u32, text: &str) -> Response {
+        c.post(self.url(&format!("/api/memory/cores/{scope}")))
+            .json(&json!({ "based_on": based_on, "text": text, "note": "" }))
+            .send()
+            .await
+            .expect("save request")
+    }
+
+    pub async fn get_json(&self, c: &Client, path: &str) -> (StatusCode, Value) {
+        let r = c.get(self.url(path)).send().await.expect("get");
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// A plain HTML form post, as a browser without JavaScript sends it.
+    pub async fn form_post(&self, c: &Client, path: &str, fields: &[(&str, &str)]) -> Response {
+        c.post(self.url(path))
+            .header("accept", "text/html")
+            .header("origin", &self.base)
+            .header("sec-fetch-site", "same-origin")
+            .form(fields)
+            .send()
+            .await
+            .expect("form post")
+    }
+
+    pub async fn page(&self, c: &Client, path: &str) -> (StatusCode, String) {
+        let r = c.get(self.url(path)).send().await.expect("page");
+        (r.status(), r.text().await.unwrap_or_default())
+    }
+}
+
+/// Text of a page with the renderer's hydration markers taken out.
+pub fn plain(html: &str) -> String {
+    html.replace("<!>", "")
+}
+
+pub async fn body(r: Response) -> Value {
+    r.json().await.unwrap_or(Value::Null)
+}

@@ -1,0 +1,8 @@
+//! Integration tests: the real server on port 0, a real SQLite file, driven over HTTP.
+
+mod auth;
+mod cli;
+mod cores;
+mod helpers;
+mod org;
+mod pages;

@@ -1,0 +1,165 @@
+//! The forms the pages post, exactly as a browser without JavaScript sends them.
+
+use crate::helpers::*;
+use reqwest::StatusCode;
+
+const SALES: &str = "company:role:sales";
+
+#[tokio::test]
+async fn the_seed_demo_steps_work_as_plain_form_posts() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let (status, html) = app.page(&ada, "/company/roles").await;
+    assert_eq!(status, StatusCode::OK);
+    let html = plain(&html);
+    assert!(html.contains("Sales</a> (role:sales): no company core yet (limit 2,000 tokens)"), "{html}");
+    let (_, html) = app.page(&ada, "/company/roles/sales").await;
+    assert!(html.contains(">Write it</a>"));
+    let r = app
+        .form_post(
+            &ada,
+            "/fn/save_core",
+            &[("scope", SALES), ("based_on", "0"), ("text", "Stages: New, Qualified, Proposal, Won, Lost."), ("note", "")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    assert_eq!(r.headers()["location"], "/company/roles/sales");
+    let (_, html) = app.page(&ada, "/company/roles/sales").await;
+    let html = plain(&html);
+    assert!(html.contains("Saved version 1"));
+    assert!(html.contains("11 of 2,000 tokens"));
+    // The note is shown once.
+    let (_, again) = app.page(&ada, "/company/roles/sales").await;
+    assert!(!again.contains("Saved version 1"));
+    let (_, roles) = app.page(&ada, "/company/roles").await;
+    assert!(plain(&roles).contains("(role:sales): company core version 1, 11 of 2,000 tokens"));
+}
+
+#[tokio::test]
+async fn a_refused_save_keeps_the_text_in_the_editor() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let long = format!("Keep this typed text. {}", "y".repeat(9_600));
+    let r = app
+        .form_post(&ada, "/fn/save_core", &[("scope", SALES), ("based_on", "0"), ("text", &long), ("note", "my note")])
+        .await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    assert_eq!(r.headers()["location"], "/cores/company:role:sales/edit");
+    let (_, html) = app.page(&ada, "/cores/company:role:sales/edit").await;
+    assert!(html.contains("This core is over its limit: 2,406 of 2,000 tokens"), "{}", &html[..2000.min(html.len())]);
+    assert!(html.contains(&long), "the typed text is in the textarea");
+    assert!(html.contains("value=\"my note\""));
+    // Nothing was saved.
+    let (_, view) = app.get_json(&ada, "/api/memory/cores/company:role:sales").await;
+    assert!(view["current"].is_null());
+}
+
+#[tokio::test]
+async fn the_second_editor_is_refused_and_reload_keeps_its_text() {
+    let app = spawn_app().await;
+    let first = app.sign_in("ada").await;
+    let second = app.sign_in("ada").await;
+    app.save_core(&first, SALES, 0, "Version one.").await;
+    // Both open version 1; the first saves.
+    let ok = app
+        .form_post(&first, "/fn/save_core", &[("scope", SALES), ("based_on", "1"), ("text", "First wins."), ("note", "")])
+        .await;
+    assert_eq!(ok.headers()["location"], "/company/roles/sales");
+    let mine = "Second editor's careful words.";
+    let refused = app
+        .form_post(&second, "/fn/save_core", &[("scope", SALES), ("based_on", "1"), ("text", mine), ("note", "")])
+        .await;
+    assert_eq!(refused.headers()["location"], "/cores/company:role:sales/edit");
+    let (_, html) = app.page(&second, "/cores/company:role:sales/edit").await;
+    assert!(html.contains("This core changed since you opened it: reload and try again"));
+    assert!(html.contains(mine));
+    assert!(html.contains(">Reload</button>"));
+    // Reload posts the same form to reload_core.
+    let r = app
+        .form_post(&second, "/fn/reload_core", &[("scope", SALES), ("based_on", "1"), ("text", mine), ("note", "")])
+        .await;
+    assert_eq!(r.headers()["location"], "/cores/company:role:sales/edit");
+    let (_, html) = app.page(&second, "/cores/company:role:sales/edit").await;
+    let html = plain(&html);
+    assert!(html.contains("Reloaded version 2"));
+    assert!(html.contains("name=\"based_on\" value=\"2\""));
+    assert!(html.contains(">First wins.</textarea>"), "the newer version is in the editor");
+    assert!(html.contains(&format!("readonly rows=\"10\">{mine}</textarea>")) || html.contains(mine));
+    assert!(html.contains("Your text"));
+    // Saving from the reloaded editor now works.
+    let r = app
+        .form_post(&second, "/fn/save_core", &[("scope", SALES), ("based_on", "2"), ("text", mine), ("note", "")])
+        .await;
+    assert_eq!(r.headers()["location"], "/company/roles/sales");
+}
+
+#[tokio::test]
+async fn alice_is_refused_on_the_sales_company_core_and_sees_no_controls() {
+    let app = spawn_app().await;
+    let alice = app.sign_in("alice").await;
+    let (_, html) = app.page(&alice, "/company/roles/sales").await;
+    assert!(!html.contains(">Write it</a>"));
+    assert!(!html.contains("Company core limit"));
+    let r = app
+        .form_post(&alice, "/fn/save_core", &[("scope", SALES), ("based_on", "0"), ("text", "mine"), ("note", "")])
+        .await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    let (_, html) = app.page(&alice, "/cores/company:role:sales/edit").await;
+    assert!(html.contains("Only an admin can change the company core for Sales"));
+    assert!(html.contains(">mine</textarea>"));
+}
+
+#[tokio::test]
+async fn restore_and_limit_forms_work_without_javascript() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    app.save_core(&ada, SALES, 0, "Old stages.").await;
+    app.save_core(&ada, SALES, 1, "New stages.").await;
+    let (_, html) = app.page(&ada, "/cores/company:role:sales/versions/1").await;
+    let html = plain(&html);
+    assert!(html.contains("- Old stages."), "diff shows the removed line");
+    assert!(html.contains("+ New stages."));
+    assert!(html.contains(">Restore</button>"));
+    let r = app.form_post(&ada, "/fn/restore_core", &[("scope", SALES), ("from", "1"), ("based_on", "2")]).await;
+    assert_eq!(r.headers()["location"], "/company/roles/sales");
+    let (_, html) = app.page(&ada, "/company/roles/sales").await;
+    let html = plain(&html);
+    assert!(html.contains("Restored version 1 as version 3"));
+    assert!(html.contains("Version 3"));
+    assert!(html.contains("Restored version 1"));
+
+    let r = app.form_post(&ada, "/fn/set_core_limit", &[("role", "sales"), ("limit", "6001")]).await;
+    assert_eq!(r.headers()["location"], "/company/roles/sales");
+    let (_, html) = app.page(&ada, "/company/roles/sales").await;
+    assert!(html.contains("A company core limit can be at most 6,000 tokens"));
+    app.form_post(&ada, "/fn/set_core_limit", &[("role", "sales"), ("limit", "3000")]).await;
+    let (_, html) = app.page(&ada, "/company/roles/sales").await;
+    let html = plain(&html);
+    assert!(html.contains("The company core limit is now 3,000 tokens"));
+    assert!(html.contains("3 of 3,000 tokens"));
+}
+
+#[tokio::test]
+async fn suggested_changes_show_why_and_what_they_rest_on() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let (_, html) = app.page(&ada, "/company/roles/support").await;
+    let html = plain(&html);
+    assert!(html.contains("Suggested changes"));
+    assert!(html.contains("Refunds over $500 need the team lead"));
+    assert!(html.contains("Rests on: </strong>Decisions by Sue Park"));
+    assert!(html.contains("From the nightly job"));
+    let id = html.split("name=\"id\" value=\"").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let r = app.form_post(&ada, "/fn/accept_suggestion", &[("id", &id), ("scope", "company:role:support")]).await;
+    assert_eq!(r.headers()["location"], "/company/roles/support");
+    let (_, html) = app.page(&ada, "/company/roles/support").await;
+    assert!(plain(&html).contains("Accepted the suggestion: saved version 1"));
+}
+
+#[tokio::test]
+async fn a_team_with_no_role_says_its_core_loads_in_no_run() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let (_, html) = app.page(&ada, "/company/roles").await;
+    assert!(html.contains("This team has no role yet, so its core loads in no run; ask an admin to set one"));
+}
