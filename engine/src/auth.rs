@@ -52,7 +52,8 @@ pub async fn verify_password(password: String, hash: String) -> Result<bool, Aut
 }
 
 /// A fixed hash verified when the email is unknown, so both refusals take the same time.
-const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$7PzGK0VZUrm9X1cm2gIiSF0PsBfwqOtbFnvL6ptV+aA";
+const DUMMY_HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$7PzGK0VZUrm9X1cm2gIiSF0PsBfwqOtbFnvL6ptV+aA";
 
 pub const TOKEN_PREFIX: &str = "eng_";
 
@@ -101,11 +102,8 @@ impl Engine {
         }
         let secret = new_api_token();
         let actor = Actor { person: Some(person.id), at: self.now() };
-        let info = self
-            .store()
-            .create_api_token(person.id, name, &hash_api_token(&secret), actor)
-            .await
-            .map_err(internal)?;
+        let info =
+            self.store().create_api_token(person.id, name, &hash_api_token(&secret), actor).await.map_err(internal)?;
         Ok((info, secret))
     }
 

@@ -108,14 +108,12 @@ impl CoreSubject {
         }
         match (&self.scope, &self.role, &self.team) {
             (CoreScope::Team(_), _, Some(team)) if team.lead == Some(actor.id) => Ok(()),
-            (CoreScope::Team(_), _, Some(team)) => Err(CoreError::NotAllowed(format!(
-                "Only {}'s lead or an admin can change this core",
-                team.name
-            ))),
-            (_, Some(role), _) => Err(CoreError::NotAllowed(format!(
-                "Only an admin can change the company core for {}",
-                role.name
-            ))),
+            (CoreScope::Team(_), _, Some(team)) => {
+                Err(CoreError::NotAllowed(format!("Only {}'s lead or an admin can change this core", team.name)))
+            }
+            (_, Some(role), _) => {
+                Err(CoreError::NotAllowed(format!("Only an admin can change the company core for {}", role.name)))
+            }
             _ => Err(CoreError::NotAllowed("Only an admin can change this core".to_string())),
         }
     }
@@ -136,8 +134,7 @@ impl CoreSubject {
     }
 }
 
-pub const NO_ROLE_NOTICE: &str =
-    "This team has no role yet, so its core loads in no run; ask an admin to set one";
+pub const NO_ROLE_NOTICE: &str = "This team has no role yet, so its core loads in no run; ask an admin to set one";
 
 /// How a core reads in a list: "company core version 1, 11 of 2,000 tokens", or
 /// "no company core yet (limit 2,000 tokens)".
@@ -152,9 +149,7 @@ pub fn core_status(kind: &str, version: Option<u32>, tokens: u32, limit: u32) ->
 pub fn parse_note(note: &str) -> Result<String, CoreError> {
     let note = note.trim();
     if note.chars().count() > NOTE_MAX_CHARS {
-        return Err(CoreError::Invalid(format!(
-            "\"What changed\" can be at most {NOTE_MAX_CHARS} characters"
-        )));
+        return Err(CoreError::Invalid(format!("\"What changed\" can be at most {NOTE_MAX_CHARS} characters")));
     }
     Ok(note.to_string())
 }
@@ -316,12 +311,7 @@ mod tests {
         CoreSubject {
             scope: CoreScope::Team(TeamId(4)),
             role,
-            team: Some(Team {
-                id: TeamId(4),
-                name: "Sales Bengaluru".into(),
-                lead: lead.map(PersonId),
-                role: None,
-            }),
+            team: Some(Team { id: TeamId(4), name: "Sales Bengaluru".into(), lead: lead.map(PersonId), role: None }),
         }
     }
 
@@ -359,7 +349,8 @@ mod tests {
     #[test]
     fn limits_by_kind() {
         let mut role = sales();
-        let company = CoreSubject { scope: CoreScope::Company(role.slug.clone()), role: Some(role.clone()), team: None };
+        let company =
+            CoreSubject { scope: CoreScope::Company(role.slug.clone()), role: Some(role.clone()), team: None };
         assert_eq!(company.limit(), 2_000);
         assert_eq!(
             company.check_fits(2_410).unwrap_err().to_string(),

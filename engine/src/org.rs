@@ -78,9 +78,7 @@ impl RoleSlug {
             slug.pop();
         }
         if slug.is_empty() {
-            return Err(OrgError::Invalid(
-                "A role's name needs at least one letter or digit".to_string(),
-            ));
+            return Err(OrgError::Invalid("A role's name needs at least one letter or digit".to_string()));
         }
         slug.truncate(40);
         Self::parse(slug.trim_end_matches('-'))

@@ -7,9 +7,7 @@ use crate::cores::{
     NewSuggestion, Suggestion, SuggestionState, COMPANY_CORE_LIMIT, NO_ROLE_NOTICE,
 };
 use crate::diff::{diff_lines, DiffLine};
-use crate::org::{
-    parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId,
-};
+use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId};
 use crate::store::{Actor, Store, StoreError};
 use crate::tokens::count_tokens;
 use chrono::{DateTime, Utc};
@@ -217,7 +215,12 @@ impl Engine {
         })
     }
 
-    pub async fn version_view(&self, viewer: &Person, scope: &CoreScope, version: u32) -> Result<VersionView, CoreError> {
+    pub async fn version_view(
+        &self,
+        viewer: &Person,
+        scope: &CoreScope,
+        version: u32,
+    ) -> Result<VersionView, CoreError> {
         let subject = self.core_subject(scope).await?;
         let v = self
             .store
@@ -456,7 +459,12 @@ impl Engine {
     }
 
     /// Admins give someone their own department role, or send them back to their team's.
-    pub async fn set_person_role(&self, actor: &Person, person: PersonId, role: Option<RoleId>) -> Result<(), OrgError> {
+    pub async fn set_person_role(
+        &self,
+        actor: &Person,
+        person: PersonId,
+        role: Option<RoleId>,
+    ) -> Result<(), OrgError> {
         if !actor.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can change someone's department role".to_string()));
         }

@@ -106,8 +106,13 @@ pub trait CoreStore: Send + Sync {
 
 #[async_trait]
 pub trait TokenStore: Send + Sync {
-    async fn create_api_token(&self, person: PersonId, name: &str, secret_hash: &str, actor: Actor)
-        -> Result<ApiTokenInfo, StoreError>;
+    async fn create_api_token(
+        &self,
+        person: PersonId,
+        name: &str,
+        secret_hash: &str,
+        actor: Actor,
+    ) -> Result<ApiTokenInfo, StoreError>;
     async fn api_tokens(&self, person: PersonId) -> Result<Vec<ApiTokenInfo>, StoreError>;
     /// Revokes one of the person's own tokens; false when they hold no such live token.
     async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError>;

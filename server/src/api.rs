@@ -90,9 +90,11 @@ impl From<AuthError> for ApiError {
 }
 
 fn bearer(parts: &Parts) -> Option<&str> {
-    parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(|v| {
-        v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).unwrap_or(v).trim()
-    })
+    parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).unwrap_or(v).trim())
 }
 
 async fn session_person(parts: &mut Parts, state: &AppState) -> Result<Person, ApiError> {
@@ -115,11 +117,9 @@ impl FromRequestParts<AppState> for Caller {
         if let Some(token) = bearer(parts) {
             return match state.engine.person_for_token(token).await? {
                 Some(p) => Ok(Caller(p)),
-                None => Err(ApiError::new(
-                    StatusCode::UNAUTHORIZED,
-                    "bad_token",
-                    "That API token is unknown or revoked",
-                )),
+                None => {
+                    Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))
+                }
             };
         }
         session_person(parts, state).await.map(Caller)

@@ -37,10 +37,7 @@ pub async fn same_origin_writes(req: Request, next: Next) -> Response {
 }
 
 fn is_page(path: &str) -> bool {
-    path == "/"
-        || ["/company", "/cores", "/profile"]
-            .iter()
-            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+    path == "/" || ["/company", "/cores", "/profile"].iter().any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
 
 /// Percent-encodes a path and query for the `next` parameter.
@@ -57,7 +54,12 @@ pub fn encode_component(s: &str) -> String {
 }
 
 /// Sends someone who is not signed in to sign-in, and back to this page afterwards.
-pub async fn pages_need_sign_in(State(state): State<AppState>, session: Session, req: Request<Body>, next: Next) -> Response {
+pub async fn pages_need_sign_in(
+    State(state): State<AppState>,
+    session: Session,
+    req: Request<Body>,
+    next: Next,
+) -> Response {
     if req.method() != Method::GET || !is_page(req.uri().path()) {
         return next.run(req).await;
     }

@@ -62,9 +62,8 @@ impl Application {
                 std::fs::create_dir_all(dir)?;
             }
         }
-        let store = SqliteStore::open(&settings.database_url)
-            .await
-            .map_err(|e| StartupError::Database(e.to_string()))?;
+        let store =
+            SqliteStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
         let engine = Engine::new(Arc::new(store.clone()), clock);
 
         let sessions = SessionStore::new(store.pool().clone());

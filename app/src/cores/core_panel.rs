@@ -86,7 +86,7 @@ fn CoreSection(page: CorePage) -> impl IntoView {
                                 <a href=core_version(&scope, v.version)>{format!("Version {}", v.version)}</a>
                                 {format!(" · {} · {} · {} tokens", v.author, when(&v.saved_at), v.tokens)}
                                 {(!v.note.is_empty()).then(|| format!(" · {}", v.note))}
-                                {(v.version == current_version).then(|| " · current")}
+                                {(v.version == current_version).then_some(" · current")}
                             </li>
                         }).collect_view()}
                     </ol>

@@ -3,9 +3,9 @@ use super::load_roles::{load_roles, RolesPageData};
 use super::set_team_role::SetTeamRole;
 use crate::components::{ErrorLine, Loading, NoticeLine};
 use crate::paths::ROLES;
+use engine::cores::core_status;
 use engine::org::Role;
 use engine::service::TeamCoreSummary;
-use engine::cores::core_status;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 

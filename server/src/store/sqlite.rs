@@ -8,9 +8,7 @@ use engine::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
     TimeZoneName,
 };
-use engine::store::{
-    Actor, ApiTokenInfo, CoreStore, NewAgent, NewPerson, OrgStore, StoreError, TokenStore,
-};
+use engine::store::{Actor, ApiTokenInfo, CoreStore, NewAgent, NewPerson, OrgStore, StoreError, TokenStore};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
 use sqlx::{Row, SqliteConnection, SqlitePool};
 use std::str::FromStr;
@@ -48,10 +46,8 @@ impl SqliteStore {
 
     /// Opens an existing database without writing to it, for the CLI's read-only commands.
     pub async fn open_read_only(url: &str) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(backend)?
-            .read_only(true)
-            .busy_timeout(Duration::from_secs(10));
+        let options =
+            SqliteConnectOptions::from_str(url).map_err(backend)?.read_only(true).busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.map_err(backend)?;
         Ok(Self { pool })
     }
@@ -276,13 +272,14 @@ impl OrgStore for SqliteStore {
             .iter()
             .map(person_from)
             .collect();
-        let agents = sqlx::query("SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents ORDER BY name")
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(backend)?
-            .iter()
-            .map(agent_from)
-            .collect();
+        let agents =
+            sqlx::query("SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents ORDER BY name")
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(backend)?
+                .iter()
+                .map(agent_from)
+                .collect();
         Ok(Directory { people, teams, roles, agents })
     }
 
@@ -435,8 +432,17 @@ impl OrgStore for SqliteStore {
     }
 
     async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
-        set_column(&self.pool, "people", "role_override_id", person.0, role.map(|r| r.0), actor, "person.role", "person")
-            .await
+        set_column(
+            &self.pool,
+            "people",
+            "role_override_id",
+            person.0,
+            role.map(|r| r.0),
+            actor,
+            "person.role",
+            "person",
+        )
+        .await
     }
 
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
@@ -672,15 +678,14 @@ impl TokenStore for SqliteStore {
 
     async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let done = sqlx::query(
-            "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND person_id = ? AND revoked_at IS NULL",
-        )
-        .bind(actor.at)
-        .bind(id)
-        .bind(person.0)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?;
+        let done =
+            sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND person_id = ? AND revoked_at IS NULL")
+                .bind(actor.at)
+                .bind(id)
+                .bind(person.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }

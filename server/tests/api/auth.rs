@@ -99,13 +99,8 @@ async fn cross_site_writes_are_refused_with_403() {
     let app = spawn_app().await;
     let c = app.sign_in("ada").await;
     let fields = [("scope", "company:role:sales"), ("based_on", "0"), ("text", "x"), ("note", "")];
-    let by_origin = c
-        .post(app.url("/fn/save_core"))
-        .header("origin", "http://evil.example")
-        .form(&fields)
-        .send()
-        .await
-        .unwrap();
+    let by_origin =
+        c.post(app.url("/fn/save_core")).header("origin", "http://evil.example").form(&fields).send().await.unwrap();
     assert_eq!(by_origin.status(), StatusCode::FORBIDDEN);
     let by_fetch_site =
         c.post(app.url("/fn/save_core")).header("sec-fetch-site", "cross-site").form(&fields).send().await.unwrap();
@@ -161,7 +156,9 @@ async fn tokens_work_for_the_api_but_memory_refuses_them() {
     ] {
         let req = match method {
             "GET" => raw.get(app.url(path)),
-            _ => raw.post(app.url(path)).json(&json!({ "based_on": 0, "text": "from a token", "limit": 3000, "name": "x" })),
+            _ => raw
+                .post(app.url(path))
+                .json(&json!({ "based_on": 0, "text": "from a token", "limit": 3000, "name": "x" })),
         };
         let r = req.bearer_auth(&token).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{method} {path}");

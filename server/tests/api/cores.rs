@@ -256,7 +256,13 @@ async fn suggestions_are_accepted_refused_when_stale_or_too_long_and_dismissed()
     assert_eq!(full.status(), StatusCode::CREATED);
     let fresh = app
         .engine
-        .suggest_core_line(&engine::cores::CoreScope::parse(&scope).unwrap(), "One more line.", "why", "rests", "weekly job")
+        .suggest_core_line(
+            &engine::cores::CoreScope::parse(&scope).unwrap(),
+            "One more line.",
+            "why",
+            "rests",
+            "weekly job",
+        )
         .await
         .unwrap();
     let r = ada.post(app.url(&format!("/api/memory/suggestions/{}/accept", fresh.id))).send().await.unwrap();

@@ -35,11 +35,7 @@ pub async fn spawn_app() -> TestApp {
 
 /// A browser-like client: keeps cookies, does not follow redirects.
 pub fn client() -> Client {
-    Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
+    Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build().expect("client")
 }
 
 impl TestApp {
@@ -90,9 +86,10 @@ impl TestApp {
             .expect("form post")
     }
 
+    /// A page's HTML, without the renderer's hydration markers.
     pub async fn page(&self, c: &Client, path: &str) -> (StatusCode, String) {
         let r = c.get(self.url(path)).send().await.expect("page");
-        (r.status(), r.text().await.unwrap_or_default())
+        (r.status(), plain(&r.text().await.unwrap_or_default()))
     }
 }
 

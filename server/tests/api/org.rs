@@ -65,8 +65,12 @@ async fn people_who_are_not_admins_change_none_of_it() {
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("Only an admin can see People"));
     let team = dir.teams[0].id;
-    app.form_post(&alice, "/fn/set_team_role", &[("team", &team.to_string()), ("role", ""), ("back", "/company/roles")])
-        .await;
+    app.form_post(
+        &alice,
+        "/fn/set_team_role",
+        &[("team", &team.to_string()), ("role", ""), ("back", "/company/roles")],
+    )
+    .await;
     assert_eq!(app.engine.store().team(team).await.unwrap().unwrap().role, dir.teams[0].role);
 }
 
@@ -77,12 +81,22 @@ async fn whoever_manages_an_agent_changes_its_role() {
     let support_agent = dir.agents.iter().find(|a| a.name == "Support Agent").unwrap().id;
     let marketing = dir.roles.iter().find(|r| r.name == "Marketing").unwrap().id;
     let alice = app.sign_in("alice").await;
-    app.form_post(&alice, "/fn/set_agent_role", &[("agent", &support_agent.to_string()), ("role", &marketing.to_string())])
-        .await;
+    app.form_post(
+        &alice,
+        "/fn/set_agent_role",
+        &[("agent", &support_agent.to_string()), ("role", &marketing.to_string())],
+    )
+    .await;
     let (_, html) = app.page(&alice, "/company/agents").await;
-    assert!(html.contains("Only Support Agent&#x27;s owner or an admin") || html.contains("Only Support Agent's owner"));
+    assert!(
+        html.contains("Only Support Agent&#x27;s owner or an admin") || html.contains("Only Support Agent's owner")
+    );
     let sue = app.sign_in("sue").await;
-    app.form_post(&sue, "/fn/set_agent_role", &[("agent", &support_agent.to_string()), ("role", &marketing.to_string())])
-        .await;
+    app.form_post(
+        &sue,
+        "/fn/set_agent_role",
+        &[("agent", &support_agent.to_string()), ("role", &marketing.to_string())],
+    )
+    .await;
     assert_eq!(app.engine.store().agent(support_agent).await.unwrap().unwrap().role, Some(marketing));
 }

@@ -19,7 +19,12 @@ async fn the_seed_demo_steps_work_as_plain_form_posts() {
         .form_post(
             &ada,
             "/fn/save_core",
-            &[("scope", SALES), ("based_on", "0"), ("text", "Stages: New, Qualified, Proposal, Won, Lost."), ("note", "")],
+            &[
+                ("scope", SALES),
+                ("based_on", "0"),
+                ("text", "Stages: New, Qualified, Proposal, Won, Lost."),
+                ("note", ""),
+            ],
         )
         .await;
     assert_eq!(r.status(), StatusCode::FOUND);
@@ -62,7 +67,11 @@ async fn the_second_editor_is_refused_and_reload_keeps_its_text() {
     app.save_core(&first, SALES, 0, "Version one.").await;
     // Both open version 1; the first saves.
     let ok = app
-        .form_post(&first, "/fn/save_core", &[("scope", SALES), ("based_on", "1"), ("text", "First wins."), ("note", "")])
+        .form_post(
+            &first,
+            "/fn/save_core",
+            &[("scope", SALES), ("based_on", "1"), ("text", "First wins."), ("note", "")],
+        )
         .await;
     assert_eq!(ok.headers()["location"], "/company/roles/sales");
     let mine = "Second editor's careful words.";

@@ -1,0 +1,394 @@
+// Shared set-up for the end-to-end tests: a fresh Engram server (demo company, empty temporary
+// database) and one headless Chromium per test file.
+//
+// Environment (all optional):
+//   ENGRAM_BIN        the server binary        (default <repo>/target/debug/engram)
+//   ENGRAM_SITE_ROOT  cargo-leptos's site dir  (default <repo>/target/site)
+//   CHROMIUM_PATH     the browser              (default /usr/bin/chromium)
+//   E2E_SERVER_LOG=1  copy the server's stderr to this process's stderr
+
+import { after, afterEach, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SERVER_BIN = process.env.ENGRAM_BIN || path.join(REPO_ROOT, 'target', 'debug', 'engram');
+export const SITE_ROOT = process.env.ENGRAM_SITE_ROOT || path.join(REPO_ROOT, 'target', 'site');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const DEMO_PASSWORD = 'engram-demo';
+
+/** Per-test time budget; pass as `{ timeout: TEST_TIMEOUT }` to `test`. */
+export const TEST_TIMEOUT = 30_000;
+/** How long one Playwright action or wait may take. */
+const ACTION_TIMEOUT = 15_000;
+
+/** Test names carry the JavaScript setting: "... (JS on)" / "... (JS off)". */
+export const jsLabel = (js) => (js ? 'JS on' : 'JS off');
+
+/** A free TCP port on 127.0.0.1: bind port 0, read it back, let it go. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The status of a GET, on a connection of its own that is closed afterwards (no keep-alive). */
+function statusOf(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Starts `engram demo` on a free port with a fresh database in a temporary directory.
+ * Resolves once GET /signin answers 200. Returns { baseURL, stop, log }.
+ */
+export async function startServer() {
+  for (const [what, p] of [['server binary', SERVER_BIN], ['site wasm', path.join(SITE_ROOT, 'pkg', 'engram.wasm')]]) {
+    if (!existsSync(p)) throw new Error(`The ${what} is missing at ${p}: run \`cargo leptos build\` first.`);
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'engram-e2e-'));
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  let log = '';
+  const child = spawn(SERVER_BIN, ['demo'], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      ENGRAM_ADDR: `127.0.0.1:${port}`,
+      LEPTOS_SITE_ROOT: SITE_ROOT,
+      LEPTOS_OUTPUT_NAME: 'engram',
+      ENGRAM_DATABASE_URL: `sqlite://${path.join(dir, 'e2e.db')}`,
+      RUST_LOG: process.env.RUST_LOG || 'info,sqlx=warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (chunk) => {
+    const s = chunk.toString();
+    log += s;
+    if (log.length > 200_000) log = log.slice(-100_000);
+    if (process.env.E2E_SERVER_LOG) process.stderr.write(s);
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  let exited = null;
+  const exitPromise = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    });
+  });
+
+  const stop = async () => {
+    if (exited === null) {
+      child.kill('SIGTERM');
+      let timer;
+      const killed = await Promise.race([
+        exitPromise.then(() => true),
+        new Promise((r) => { timer = setTimeout(() => r(false), 5_000); }),
+      ]);
+      clearTimeout(timer);
+      if (!killed && exited === null) {
+        child.kill('SIGKILL');
+        await exitPromise;
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== null) {
+      await stop();
+      throw new Error(`engram exited (${JSON.stringify(exited)}) before it served:\n${log}`);
+    }
+    try {
+      if ((await statusOf(`${baseURL}/signin`)) === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`engram did not answer GET /signin with 200 within 60 s:\n${log}`);
+    }
+    await sleep(200);
+  }
+  return { baseURL, stop, log: () => log };
+}
+
+/** Launches the headless Chromium these machines have. */
+export function launchBrowser() {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`No Chromium at ${CHROMIUM}: apt-get update && apt-get install -y chromium`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * Call once at the top of a test file. Starts a server and a browser before the file's tests and
+ * stops both after them; closes every context a test opened after that test.
+ *
+ * Returns an object whose members are filled in by `before`:
+ *   env.baseURL, env.server, env.browser, env.newContext(js), env.signedInPage(login, js)
+ */
+export function useEngram() {
+  const env = { baseURL: null, server: null, browser: null, browserErrors: [] };
+  const open = new Set();
+
+  before(async () => {
+    env.server = await startServer();
+    env.baseURL = env.server.baseURL;
+    try {
+      env.browser = await launchBrowser();
+    } catch (e) {
+      await env.server.stop();
+      env.server = null;
+      throw e;
+    }
+  });
+
+  afterEach(async () => {
+    for (const ctx of open) await ctx.close().catch(() => {});
+    open.clear();
+    if (process.env.E2E_BROWSER_LOG && env.browserErrors.length) {
+      process.stderr.write(`browser errors:\n  ${env.browserErrors.join('\n  ')}\n`);
+    }
+    env.browserErrors.length = 0;
+  });
+
+  after(async () => {
+    for (const ctx of open) await ctx.close().catch(() => {});
+    open.clear();
+    if (env.browser) await env.browser.close().catch(() => {});
+    if (env.server) await env.server.stop();
+  });
+
+  /** A new browser context with JavaScript on or off; closed after the test. */
+  env.newContext = async (js) => {
+    const ctx = await env.browser.newContext({ baseURL: env.baseURL, javaScriptEnabled: js });
+    ctx.setDefaultTimeout(ACTION_TIMEOUT);
+    ctx.setDefaultNavigationTimeout(ACTION_TIMEOUT);
+    if (js) await ctx.addInitScript(MARK_WASM_READY);
+    ctx.on('page', (page) => {
+      page.on('pageerror', (e) => env.browserErrors.push(`${page.url()}: uncaught ${e.message}`));
+      page.on('console', (m) => {
+        // The app has no favicon; the browser's own request for one is not the app's error.
+        if (m.type() !== 'error' || m.location().url.endsWith('/favicon.ico')) return;
+        env.browserErrors.push(`${page.url()}: console.error ${m.text()}`);
+      });
+    });
+    open.add(ctx);
+    return ctx;
+  };
+
+  /** A new context signed in as `login`, and a page in it (on the home page). */
+  env.signedInPage = async (login, js) => {
+    const ctx = await env.newContext(js);
+    const page = await ctx.newPage();
+    await signIn(page, login);
+    return { ctx, page };
+  };
+
+  /** Fails if any page of this test threw or logged an error (a hydration panic, say). */
+  env.assertNoBrowserErrors = () => {
+    assert.deepEqual(env.browserErrors, [], 'the browser reported errors');
+  };
+
+  /** The server's log so far, for failure messages. */
+  env.serverLog = () => (env.server ? env.server.log() : '');
+
+  return env;
+}
+
+export const email = (login) => `${login}@acme.example`;
+
+/** Signs in through the form at /signin and waits until the browser has left it. */
+export async function signIn(page, login, next) {
+  await page.goto(next ? `/signin?next=${encodeURIComponent(next)}` : '/signin');
+  await page.locator('input[name=email]').fill(email(login));
+  await page.locator('input[name=password]').fill(DEMO_PASSWORD);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname !== '/signin'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+}
+
+/** The editor's URL for a role's company core. */
+export const editorPath = (slug) => `/cores/company:role:${slug}/edit`;
+export const rolePath = (slug) => `/company/roles/${slug}`;
+export const versionPath = (slug, n) => `/cores/company:role:${slug}/versions/${n}`;
+
+/** The pathname of a page URL, decoded (the scope's colons may come back as %3A). */
+export const pathOf = (page) => decodeURIComponent(new URL(page.url()).pathname);
+
+/** Waits until the browser is at `pathname` (colons or their %3A form both match). */
+export function waitForPath(page, pathname) {
+  return page.waitForURL((url) => decodeURIComponent(url.pathname) === pathname);
+}
+
+// Runs before any page script: notes when a WebAssembly module finishes instantiating. The
+// hydration script calls `hydrate()` right after wasm-bindgen's init resolves.
+const MARK_WASM_READY = `(() => {
+  const mark = (p) => p.then((r) => { window.__engramWasmReady = true; return r; });
+  const streaming = WebAssembly.instantiateStreaming;
+  if (streaming) WebAssembly.instantiateStreaming = function (...a) { return mark(streaming.apply(this, a)); };
+  const plain = WebAssembly.instantiate;
+  WebAssembly.instantiate = function (...a) { return mark(plain.apply(this, a)); };
+})();`;
+
+/**
+ * Waits until the page has hydrated (JavaScript on only). Every page: the app's wasm has been
+ * instantiated and the page has settled. The editor, also: a change to the textarea moves the
+ * live meter (its text and meter are put back as they were). Fails if the wasm never loads or
+ * the editor never comes alive.
+ */
+export async function waitHydrated(page, timeout = ACTION_TIMEOUT) {
+  try {
+    await page.waitForFunction(() => window.__engramWasmReady === true, null, { timeout, polling: 100 });
+  } catch (e) {
+    assert.fail(`The app's wasm never loaded at ${page.url()}: ${e.message.split('\n')[0]}`);
+  }
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+  if ((await page.locator('textarea#core-text').count()) === 0) return;
+
+  const probe = async () => {
+    const ta = document.querySelector('textarea#core-text');
+    const meter = document.querySelector('p.meter');
+    if (!ta || !meter) return 'no editor on this page';
+    const original = ta.value;
+    const before = meter.textContent;
+    // Ten more words and twenty more characters always raise the count.
+    ta.value = original + ' a a a a a a a a a a';
+    ta.dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 100));
+    const during = meter.textContent;
+    ta.value = original;
+    ta.dispatchEvent(new Event('input', { bubbles: true }));
+    if (during === before) return `the meter stayed at "${before}"`;
+    for (let i = 0; i < 40 && meter.textContent !== before; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return meter.textContent === before ? 'hydrated' : `the meter did not come back to "${before}"`;
+  };
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await page.evaluate(probe);
+    } catch (e) {
+      last = e.message; // e.g. the page navigated while probing
+    }
+    if (last === 'hydrated') return;
+    if (Date.now() > deadline) {
+      assert.fail(`The editor at ${page.url()} did not hydrate within ${timeout} ms: ${last}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** Marks the current document, so `stayedOnDocument` can tell a client-side navigation from a load. */
+export const markDocument = (page) => page.evaluate(() => { window.__engramSameDocument = true; });
+export const stayedOnDocument = (page) => page.evaluate(() => window.__engramSameDocument === true);
+
+/** Saves a company core through the JSON API with this context's session. Returns the saved version. */
+export async function saveCoreViaApi(ctx, slug, basedOn, text, note = '') {
+  const res = await ctx.request.post(`/api/memory/cores/company:role:${slug}`, {
+    data: { based_on: basedOn, text, note },
+  });
+  if (res.status() !== 201) {
+    throw new Error(`POST /api/memory/cores/company:role:${slug} answered ${res.status()}: ${await res.text()}`);
+  }
+  return res.json();
+}
+
+// ---- Assertions that wait (playwright-core has no `expect`) -----------------------------------
+
+
+const norm = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
+
+/** Polls `read()` until `ok(value)` or the timeout; returns the last value read. */
+async function poll(read, ok, timeout) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await read();
+      if (ok(last)) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) return last;
+    await sleep(100);
+  }
+}
+
+/** Asserts the locator's text, with whitespace collapsed, equals `expected`. */
+export async function expectText(locator, expected, message, timeout = ACTION_TIMEOUT) {
+  const got = await poll(async () => norm(await locator.textContent({ timeout: 1_000 })), (v) => v === expected, timeout);
+  assert.equal(got instanceof Error ? `${got.message}` : got, expected, message);
+}
+
+/** Asserts the locator's text, with whitespace collapsed, contains `expected`. */
+export async function expectTextContains(locator, expected, message, timeout = ACTION_TIMEOUT) {
+  const got = await poll(
+    async () => norm(await locator.textContent({ timeout: 1_000 })),
+    (v) => typeof v === 'string' && v.includes(expected),
+    timeout,
+  );
+  assert.ok(typeof got === 'string' && got.includes(expected), `${message ?? ''}: expected "${expected}" in "${got instanceof Error ? got.message : got}"`);
+}
+
+/** Asserts a textarea's or input's value equals `expected` exactly. */
+export async function expectValue(locator, expected, message, timeout = ACTION_TIMEOUT) {
+  const got = await poll(() => locator.inputValue({ timeout: 1_000 }), (v) => v === expected, timeout);
+  if (got instanceof Error) assert.fail(`${message ?? 'value'}: ${got.message}`);
+  if (got !== expected && (got.length > 200 || expected.length > 200)) {
+    assert.fail(`${message ?? 'value'}: expected ${expected.length} characters, got ${got.length}: "${got.slice(0, 80)}…"`);
+  }
+  assert.equal(got, expected, message);
+}
+
+/** Asserts how many elements the locator matches. */
+export async function expectCount(locator, expected, message, timeout = ACTION_TIMEOUT) {
+  const got = await poll(() => locator.count(), (v) => v === expected, timeout);
+  assert.equal(got, expected, message);
+}
+
+/** Asserts a button's disabled state. */
+export async function expectDisabled(locator, expected, message, timeout = ACTION_TIMEOUT) {
+  const got = await poll(() => locator.isDisabled({ timeout: 1_000 }), (v) => v === expected, timeout);
+  assert.equal(got, expected, message);
+}
