@@ -40,3 +40,15 @@ pub struct Draft {
 pub fn draft_key(scope: &str) -> String {
     format!("draft:{scope}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_page_and_core_has_its_own_flash() {
+        assert_ne!(notice_key("/company/roles"), notice_key("/company/teams"));
+        assert_ne!(draft_key("company:role:sales"), draft_key("team:1"));
+        assert!(Notice::ok("x").ok && !Notice::refused("x").ok);
+    }
+}

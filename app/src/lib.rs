@@ -51,6 +51,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=|| view! { <h1>"Not found"</h1> <p>"There is no page here."</p> }>
                     <Route path=path!("/") view=HomePage ssr=mode.clone()/>
                     <Route path=path!("/signin") view=auth::sign_in_page::SignInPage ssr=mode.clone()/>
+                    <Route path=path!("/signout") view=auth::sign_out_page::SignOutPage ssr=mode.clone()/>
                     <Route path=path!("/company/roles") view=cores::roles_page::RolesPage ssr=mode.clone()/>
                     <Route path=path!("/company/roles/:slug") view=cores::role_page::RolePage ssr=mode.clone()/>
                     <Route path=path!("/company/teams") view=teams::teams_page::TeamsPage ssr=mode.clone()/>

@@ -23,3 +23,18 @@ pub const PEOPLE: &str = "/company/people";
 pub const AGENTS: &str = "/company/agents";
 pub const TOKENS: &str = "/profile/tokens";
 pub const SIGN_IN: &str = "/signin";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::org::{RoleSlug, TeamId};
+
+    #[test]
+    fn cores_live_where_their_role_or_team_does() {
+        let sales = CoreScope::Company(RoleSlug::parse("sales").unwrap());
+        assert_eq!(core_home(&sales), "/company/roles/sales");
+        assert_eq!(core_editor(&sales), "/cores/company:role:sales/edit");
+        assert_eq!(core_version(&sales, 3), "/cores/company:role:sales/versions/3");
+        assert_eq!(core_home(&CoreScope::Team(TeamId(4))), "/company/teams/4");
+    }
+}

@@ -95,3 +95,34 @@ pub fn local_path(path: &str, fallback: &str) -> String {
         fallback.to_string()
     }
 }
+
+/// A role picked from a list: empty means none.
+pub fn role_choice(role: &str) -> Result<Option<engine::org::RoleId>, ServerFnError> {
+    match role.trim() {
+        "" => Ok(None),
+        r => r
+            .parse()
+            .map(|id| Some(engine::org::RoleId(id)))
+            .map_err(|_| ServerFnError::new("Choose a role from the list")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_stay_on_this_site() {
+        assert_eq!(local_path("/company/roles", "/"), "/company/roles");
+        for outside in ["//evil.example/", "https://evil.example/", "/\\evil.example", "", "javascript:alert(1)"] {
+            assert_eq!(local_path(outside, "/"), "/", "{outside}");
+        }
+    }
+
+    #[test]
+    fn a_role_choice_is_an_id_or_none() {
+        assert_eq!(role_choice("").unwrap(), None);
+        assert_eq!(role_choice(" 7 ").unwrap(), Some(engine::org::RoleId(7)));
+        assert!(role_choice("sales").is_err());
+    }
+}

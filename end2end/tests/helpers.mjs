@@ -205,7 +205,7 @@ export function useEngram() {
     ctx.on('page', (page) => {
       page.on('pageerror', (e) => env.browserErrors.push(`${page.url()}: uncaught ${e.message}`));
       page.on('console', (m) => {
-        // The app has no favicon; the browser's own request for one is not the app's error.
+        // A browser's own request for /favicon.ico is not the app's error.
         if (m.type() !== 'error' || m.location().url.endsWith('/favicon.ico')) return;
         env.browserErrors.push(`${page.url()}: console.error ${m.text()}`);
       });

@@ -1,6 +1,6 @@
 use super::load_agents::{load_agents, AgentsData};
 use super::set_agent_role::SetAgentRole;
-use crate::components::{ErrorLine, Loading, NoticeLine};
+use crate::components::{loaded, NoticeLine};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
@@ -9,14 +9,7 @@ pub fn AgentsPage() -> impl IntoView {
     let data = Resource::new(|| (), |_| load_agents());
     view! {
         <h1>"Agents"</h1>
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(d) => view! { <Agents data=d/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, |d| view! { <Agents data=d/> })}
     }
 }
 

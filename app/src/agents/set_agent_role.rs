@@ -6,12 +6,9 @@ pub async fn set_agent_role(agent: i64, role: String) -> Result<(), ServerFnErro
     use crate::flash::{notice_key, Notice};
     use crate::paths::AGENTS;
     use crate::ssr::*;
-    use engine::org::{AgentId, RoleId};
+    use engine::org::AgentId;
     let (engine, me) = signed_in().await?;
-    let role = match role.trim() {
-        "" => None,
-        r => Some(RoleId(r.parse().map_err(|_| ServerFnError::new("Choose a role from the list"))?)),
-    };
+    let role = role_choice(&role)?;
     let notice = match engine.set_agent_role(&me, AgentId(agent), role).await {
         Ok(()) => Notice::ok("Saved the agent's department role"),
         Err(e) => Notice::refused(org_refusal(&e)),

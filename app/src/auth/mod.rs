@@ -2,3 +2,4 @@
 
 pub mod load_sign_in;
 pub mod sign_in_page;
+pub mod sign_out_page;

@@ -43,3 +43,27 @@ pub fn NoticeLine(notice: Option<Notice>) -> impl IntoView {
 pub fn Loading() -> impl IntoView {
     view! { <p class="loading">"Loading…"</p> }
 }
+
+/// Waits for a page's data, then renders it, or the refusal in plain words.
+pub fn loaded<T, V>(
+    data: Resource<Result<T, ServerFnError>>,
+    render: impl Fn(T) -> V + Clone + Send + Sync + 'static,
+) -> impl IntoView
+where
+    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    V: IntoView + 'static,
+{
+    view! {
+        <Suspense fallback=Loading>
+            {move || {
+                let render = render.clone();
+                Suspend::new(async move {
+                    match data.await {
+                        Ok(d) => render(d).into_any(),
+                        Err(error) => view! { <ErrorLine error/> }.into_any(),
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}

@@ -1,7 +1,7 @@
 use super::load_core_editor::{load_core_editor, EditorData};
 use super::reload_core::ReloadCore;
 use super::save_core::SaveCore;
-use crate::components::{ErrorLine, Loading};
+use crate::components::loaded;
 use crate::paths::core_home;
 use engine::tokens::{count_tokens, meter};
 use leptos::prelude::*;
@@ -16,14 +16,7 @@ pub fn CoreEditorPage() -> impl IntoView {
     let scope = Memo::new(move |_| params.read().get("scope").unwrap_or_default());
     let data = Resource::new(move || scope.get(), load_core_editor);
     view! {
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(d) => view! { <CoreEditor data=d/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, |d| view! { <CoreEditor data=d/> })}
     }
 }
 

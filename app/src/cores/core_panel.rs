@@ -2,7 +2,7 @@ use super::accept_suggestion::AcceptSuggestion;
 use super::dismiss_suggestion::DismissSuggestion;
 use super::load_core_page::{load_core_page, CorePage};
 use super::set_core_limit::SetCoreLimit;
-use crate::components::{when, ErrorLine, Loading, NoticeLine};
+use crate::components::{loaded, when, NoticeLine};
 use crate::paths::{core_editor, core_version};
 use engine::cores::CoreScope;
 use engine::tokens::meter;
@@ -14,14 +14,7 @@ use leptos::server_fn::ServerFn;
 pub fn CorePanel(#[prop(into)] scope: Signal<String>) -> impl IntoView {
     let data = Resource::new(move || scope.get(), load_core_page);
     view! {
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(page) => view! { <CoreSection page/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, |page| view! { <CoreSection page/> })}
     }
 }
 

@@ -1,6 +1,6 @@
 use super::load_core_version::{load_core_version, VersionPage};
 use super::restore_core::RestoreCore;
-use crate::components::{when, ErrorLine, Loading, NoticeLine};
+use crate::components::{loaded, when, NoticeLine};
 use crate::paths::core_home;
 use engine::diff::DiffLine;
 use leptos::prelude::*;
@@ -17,14 +17,7 @@ pub fn CoreVersionPage() -> impl IntoView {
     });
     let data = Resource::new(move || key.get(), |(scope, version)| load_core_version(scope, version));
     view! {
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(d) => view! { <Version page=d/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, |d| view! { <Version page=d/> })}
     }
 }
 

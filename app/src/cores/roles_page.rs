@@ -1,7 +1,7 @@
 use super::create_role::CreateRole;
 use super::load_roles::{load_roles, RolesPageData};
 use super::set_team_role::SetTeamRole;
-use crate::components::{ErrorLine, Loading, NoticeLine};
+use crate::components::{loaded, NoticeLine};
 use crate::paths::ROLES;
 use engine::cores::core_status;
 use engine::org::Role;
@@ -15,14 +15,7 @@ pub fn RolesPage() -> impl IntoView {
     let data = Resource::new(|| (), |_| load_roles(ROLES.to_string()));
     view! {
         <h1>"Roles and core knowledge"</h1>
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(d) => view! { <Roles data=d/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, |d| view! { <Roles data=d/> })}
     }
 }
 

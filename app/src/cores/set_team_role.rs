@@ -5,13 +5,10 @@ use leptos::prelude::*;
 pub async fn set_team_role(team: i64, role: String, back: String) -> Result<(), ServerFnError> {
     use crate::flash::{notice_key, Notice};
     use crate::ssr::*;
-    use engine::org::{RoleId, TeamId};
+    use engine::org::TeamId;
     let (engine, me) = signed_in().await?;
     let back = local_path(&back, crate::paths::ROLES);
-    let role = match role.trim() {
-        "" => None,
-        r => Some(RoleId(r.parse().map_err(|_| ServerFnError::new("Choose a role from the list"))?)),
-    };
+    let role = role_choice(&role)?;
     let notice = match engine.set_team_role(&me, TeamId(team), role).await {
         Ok(()) => Notice::ok("Saved the team's role"),
         Err(e) => Notice::refused(org_refusal(&e)),

@@ -1,6 +1,6 @@
 use super::load_people::{load_people, PeopleData};
 use super::set_person_role::SetPersonRole;
-use crate::components::{ErrorLine, Loading, NoticeLine};
+use crate::components::{loaded, NoticeLine};
 use crate::paths::PEOPLE;
 use engine::org::{Directory, Person, RoleSource};
 use leptos::prelude::*;
@@ -15,14 +15,7 @@ pub fn PeoplePage() -> impl IntoView {
     let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
     view! {
         <h1>"People"</h1>
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(d) => view! { <People data=d selected=selected.get()/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, move |d| view! { <People data=d selected=selected.get()/> })}
     }
 }
 

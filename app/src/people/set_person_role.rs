@@ -6,12 +6,9 @@ pub async fn set_person_role(person: i64, role: String) -> Result<(), ServerFnEr
     use crate::flash::{notice_key, Notice};
     use crate::paths::PEOPLE;
     use crate::ssr::*;
-    use engine::org::{PersonId, RoleId};
+    use engine::org::PersonId;
     let (engine, me) = signed_in().await?;
-    let role = match role.trim() {
-        "" => None,
-        r => Some(RoleId(r.parse().map_err(|_| ServerFnError::new("Choose a role from the list"))?)),
-    };
+    let role = role_choice(&role)?;
     let notice = match engine.set_person_role(&me, PersonId(person), role).await {
         Ok(()) => Notice::ok("Saved their department role"),
         Err(e) => Notice::refused(org_refusal(&e)),

@@ -1,7 +1,7 @@
 use super::create_token::CreateToken;
 use super::load_tokens::{load_tokens, TokensData};
 use super::revoke_token::RevokeToken;
-use crate::components::{when, ErrorLine, Loading, NoticeLine};
+use crate::components::{loaded, when, NoticeLine};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
@@ -14,14 +14,7 @@ pub fn TokensPage() -> impl IntoView {
             "A token lets a script call /api as you. Memory (cores included) is never served to a token: "
             "it needs you signed in."
         </p>
-        <Suspense fallback=Loading>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(d) => view! { <Tokens data=d/> }.into_any(),
-                    Err(error) => view! { <ErrorLine error/> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(data, |d| view! { <Tokens data=d/> })}
     }
 }
 
