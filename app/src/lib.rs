@@ -1,5 +1,8 @@
 //! The pages and the thin server functions behind them.
 
+// Release builds keep full view types (debug builds erase them), which nest deeper than the default limit.
+#![recursion_limit = "256"]
+
 pub mod agents;
 pub mod auth;
 pub mod components;
