@@ -9,6 +9,7 @@ pub mod clock;
 pub mod cores;
 pub mod diff;
 pub mod org;
+pub mod persona;
 pub mod service;
 pub mod store;
 pub mod tokens;

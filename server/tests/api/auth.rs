@@ -179,3 +179,16 @@ async fn tokens_work_for_the_api_but_memory_refuses_them() {
     assert_eq!(me.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(body(me).await["error"], "bad_token");
 }
+
+#[tokio::test]
+async fn a_session_survives_a_server_restart() {
+    let app = spawn_app().await;
+    let r = app.post_sign_in(&client(), &demo_email("alice"), "engram-demo").await;
+    let cookie = session_cookie(&r).expect("a session cookie");
+    let url = app.database_url.clone();
+    let _dir = app.stop().await;
+    let again = spawn_app_on(&url).await;
+    let r = reqwest::Client::new().get(again.url("/api/me")).header("cookie", &cookie).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "the session is in the database, not in the process");
+    assert_eq!(body(r).await["name"], "Alice Chen");
+}

@@ -13,12 +13,21 @@ pub struct TestApp {
     pub database_url: String,
     pub engine: engine::Engine,
     pub clock: Arc<ManualClock>,
-    _dir: TempDir,
+    server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
+    dir: Option<TempDir>,
 }
 
 pub async fn spawn_app() -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let database_url = format!("sqlite://{}/engram.db", dir.path().display());
+    let mut app = spawn_app_on(&database_url).await;
+    app.dir = Some(dir);
+    app
+}
+
+/// Starts a server on an existing (or new) database file, as a restart would.
+pub async fn spawn_app_on(database_url: &str) -> TestApp {
+    let database_url = database_url.to_string();
     let mut settings = Settings::from_env();
     settings.database_url = database_url.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
@@ -29,8 +38,8 @@ pub async fn spawn_app() -> TestApp {
     seed_if_empty(app.store(), app.engine()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
     let engine = app.engine().clone();
-    tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, engine, clock, _dir: dir }
+    let server = tokio::spawn(app.run_until_stopped());
+    TestApp { base, database_url, engine, clock, server, dir: None }
 }
 
 /// A browser-like client: keeps cookies, does not follow redirects.
@@ -39,6 +48,13 @@ pub fn client() -> Client {
 }
 
 impl TestApp {
+    /// Stops the server and hands back its database folder, so another server can open it.
+    pub async fn stop(mut self) -> TempDir {
+        self.server.abort();
+        let _ = (&mut self.server).await;
+        self.dir.take().expect("a database folder")
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }
