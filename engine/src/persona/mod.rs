@@ -4,6 +4,7 @@
 //! bot's active lines into its bounded core block, and the validator every self-improvement
 //! proposal must pass before a person may apply it.
 
+pub mod audn;
 pub mod config;
 pub mod proposal;
 pub mod render;
