@@ -5,6 +5,7 @@
 
 #[cfg(feature = "server")]
 pub mod auth;
+pub mod cards;
 pub mod clock;
 pub mod cores;
 pub mod diff;
