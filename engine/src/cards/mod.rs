@@ -5,3 +5,4 @@
 //! how many cards a person keeps.
 
 pub mod activation;
+pub mod select;
