@@ -306,7 +306,7 @@ impl Engine {
     pub async fn set_company_core_limit(&self, actor: &Person, slug: &RoleSlug, limit: u32) -> Result<(), CoreError> {
         let scope = CoreScope::Company(slug.clone());
         let subject = self.core_subject(&scope).await?;
-        let role = subject.role.clone().expect("a company core subject always has its role");
+        let role = subject.role.clone().ok_or_else(|| CoreError::NotFound(format!("There is no role {slug}")))?;
         if !actor.is_admin {
             return Err(CoreError::NotAllowed(format!(
                 "Only an admin can change the company core limit for {}",
