@@ -5,6 +5,7 @@ use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Sugges
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
+pub use crate::persona::store::PersonaStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -121,5 +122,5 @@ pub trait TokenStore: Send + Sync {
 }
 
 /// Everything a backend provides.
-pub trait Store: OrgStore + CoreStore + TokenStore {}
-impl<T: OrgStore + CoreStore + TokenStore> Store for T {}
+pub trait Store: OrgStore + CoreStore + TokenStore + PersonaStore {}
+impl<T: OrgStore + CoreStore + TokenStore + PersonaStore> Store for T {}

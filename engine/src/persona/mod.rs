@@ -1,10 +1,17 @@
 //! Agent persona memory: each bot's own, bounded memory (seed 000).
 //!
-//! The pure rules live here: the `memory:` block and what no block may set, the rendering of a
-//! bot's active lines into its bounded core block, and the validator every self-improvement
-//! proposal must pass before a person may apply it.
+//! The pure rules: the `memory:` block and what no block may set, the rendering of a bot's active
+//! lines into its bounded core block, the strict reading of a reflect reply, and the validator
+//! every self-improvement proposal must pass before a person may apply it. Around them: the
+//! records (tasks, wakeups, episodes, rows), the store and vault traits, and the operations.
 
+pub mod apply;
 pub mod audn;
+pub mod backlog;
 pub mod config;
+pub mod model;
 pub mod proposal;
 pub mod render;
+pub mod service;
+pub mod store;
+pub mod vault;

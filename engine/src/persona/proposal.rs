@@ -235,7 +235,7 @@ fn check_org_yaml(agent: &str, current: &str, touches: &[Touch]) -> Result<(), P
     Ok(())
 }
 
-fn check_path(path: &str, knowledge: &[String]) -> Result<(), ProposalRefusal> {
+pub fn check_path(path: &str, knowledge: &[String]) -> Result<(), ProposalRefusal> {
     let escapes = path.is_empty()
         || path.starts_with('/')
         || path.starts_with('\\')

@@ -1,0 +1,281 @@
+//! The records of the bots' side: backlog tasks, wakeups, episodes (finished wakes) and memory rows.
+
+use super::render::{MemoryKind, MemoryLine};
+use crate::org::PersonId;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    Work,
+    Improve,
+}
+
+impl TaskKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TaskKind::Work => "work",
+            TaskKind::Improve => "improve",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "work" => Some(Self::Work),
+            "improve" => Some(Self::Improve),
+            _ => None,
+        }
+    }
+}
+
+/// The statuses a run may post on its task, and those people set on improve tasks.
+pub const RUN_STATUSES: [&str; 4] = ["in_progress", "done", "blocked", "request_changes"];
+pub const STATUS_OPEN: &str = "open";
+pub const STATUS_APPLIED: &str = "applied";
+pub const STATUS_CLOSED: &str = "closed";
+/// Posted by wake-done when a run left no status of its own.
+pub const FALLBACK_STATUS: &str = "blocked";
+
+/// A backlog task (seed 000's "card").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: i64,
+    pub kind: TaskKind,
+    pub title: String,
+    pub body: String,
+    pub status: String,
+    /// `person:<email>` or `agent:<name>`.
+    pub author: String,
+    pub assignee: Option<String>,
+    pub owner: Option<PersonId>,
+    pub improve: Option<Improvement>,
+    pub closed_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// What an improve task proposes: a change to one of the bot's own files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Improvement {
+    pub agent: String,
+    pub target_path: String,
+    pub diff: String,
+    pub rationale: String,
+    pub evidence: Vec<i64>,
+    /// The exact text the diff was made against; Apply refuses if the file no longer holds it.
+    pub base_text: String,
+    pub memory_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTask {
+    pub kind: TaskKind,
+    pub title: String,
+    pub body: String,
+    pub author: String,
+    pub assignee: Option<String>,
+    pub owner: Option<PersonId>,
+    pub improve: Option<Improvement>,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusEntry {
+    pub status: String,
+    pub note: String,
+    pub by: String,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wakeup {
+    pub id: i64,
+    pub agent: String,
+    pub task: Option<i64>,
+    pub reason: String,
+    pub open: bool,
+    pub run: Option<String>,
+    pub opened_at: DateTime<Utc>,
+    pub closed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Done,
+    Blocked,
+    RequestChanges,
+    NoReport,
+    Error,
+}
+
+impl Outcome {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Outcome::Done => "done",
+            Outcome::Blocked => "blocked",
+            Outcome::RequestChanges => "request_changes",
+            Outcome::NoReport => "no_report",
+            Outcome::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "done" => Some(Self::Done),
+            "blocked" => Some(Self::Blocked),
+            "request_changes" => Some(Self::RequestChanges),
+            "no_report" => Some(Self::NoReport),
+            "error" => Some(Self::Error),
+            _ => None,
+        }
+    }
+
+    /// How a run ended: the status it posted itself, else what its exit code says.
+    pub fn of_run(posted: Option<&str>, exit: i32) -> Self {
+        match posted {
+            Some("done") => Outcome::Done,
+            Some("blocked") => Outcome::Blocked,
+            Some("request_changes") => Outcome::RequestChanges,
+            _ if exit != 0 => Outcome::Error,
+            _ => Outcome::NoReport,
+        }
+    }
+}
+
+/// One finished wake, from the bot's point of view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Episode {
+    pub id: i64,
+    pub agent: String,
+    pub run: String,
+    pub trigger: String,
+    pub task: Option<i64>,
+    pub outcome: Outcome,
+    pub corrected: bool,
+    pub turns: Option<u32>,
+    pub cost_usd: Option<f64>,
+    pub duration_s: Option<f64>,
+    pub summary: String,
+    pub log_path: Option<String>,
+    pub transcript_path: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEpisode {
+    pub agent: String,
+    pub run: String,
+    pub trigger: String,
+    pub task: Option<i64>,
+    pub outcome: Outcome,
+    pub turns: Option<u32>,
+    pub cost_usd: Option<f64>,
+    pub duration_s: Option<f64>,
+    pub summary: String,
+    pub log_path: Option<String>,
+    pub transcript_path: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+const SUMMARY_CHARS: usize = 160;
+
+/// The one-line, first-person summary of a run, made from its result with no model call.
+pub fn summarise_run(outcome: Outcome, task: Option<(i64, &str)>, turns: Option<u32>, result: &str) -> String {
+    let what = match task {
+        Some((id, title)) => format!("task #{id} \u{201c}{title}\u{201d}"),
+        None => "a wake with no task".to_string(),
+    };
+    let ended = match outcome {
+        Outcome::Done => "I finished",
+        Outcome::Blocked => "I was blocked on",
+        Outcome::RequestChanges => "I asked for changes on",
+        Outcome::NoReport => "I ended without a report on",
+        Outcome::Error => "My run failed on",
+    };
+    let turns = turns.map(|t| format!(" after {t} turn{}", if t == 1 { "" } else { "s" })).unwrap_or_default();
+    let first = result.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut line = format!("{ended} {what}{turns}");
+    if !first.is_empty() {
+        let cut: String = first.chars().take(SUMMARY_CHARS).collect();
+        let ellipsis = if first.chars().count() > SUMMARY_CHARS { "\u{2026}" } else { "" };
+        line.push_str(&format!(": {cut}{ellipsis}"));
+    } else {
+        line.push('.');
+    }
+    line
+}
+
+/// A row of a bot's semantic memory: active, or closed with the reason and who closed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryRow {
+    pub id: i64,
+    pub agent: String,
+    pub kind: MemoryKind,
+    pub text: String,
+    pub times_seen: u32,
+    pub first_seen: DateTime<Utc>,
+    pub last_seen: DateTime<Utc>,
+    pub active: bool,
+    pub closed_at: Option<DateTime<Utc>>,
+    pub closed_reason: Option<String>,
+    pub closed_by: Option<String>,
+    pub superseded_by: Option<i64>,
+    pub promoted_to_proposal: bool,
+    pub proposal_task_id: Option<i64>,
+    pub evidence: Vec<i64>,
+}
+
+impl MemoryRow {
+    pub fn line(&self) -> MemoryLine {
+        MemoryLine {
+            id: self.id,
+            kind: self.kind,
+            text: self.text.clone(),
+            times_seen: self.times_seen,
+            last_seen: self.last_seen,
+        }
+    }
+}
+
+/// What one application of AUDN operations changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppliedOps {
+    pub added: Vec<i64>,
+    pub repeated: Vec<i64>,
+    /// (old row, the row that supersedes it)
+    pub reworded: Vec<(i64, i64)>,
+    pub deleted: Vec<i64>,
+}
+
+impl AppliedOps {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.repeated.is_empty() && self.reworded.is_empty() && self.deleted.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_are_first_person_and_one_line() {
+        let s = summarise_run(Outcome::Done, Some((4, "Fix login")), Some(7), "\nMerged the fix.\nDetails follow");
+        assert_eq!(s, "I finished task #4 \u{201c}Fix login\u{201d} after 7 turns: Merged the fix.");
+        let s = summarise_run(Outcome::Error, None, Some(1), "");
+        assert_eq!(s, "My run failed on a wake with no task after 1 turn.");
+        let long = "x".repeat(500);
+        let s = summarise_run(Outcome::NoReport, None, None, &long);
+        assert!(s.ends_with('\u{2026}') && !s.contains('\n'));
+    }
+
+    #[test]
+    fn a_run_ends_with_its_own_status_else_its_exit_code() {
+        assert_eq!(Outcome::of_run(Some("done"), 1), Outcome::Done);
+        assert_eq!(Outcome::of_run(Some("request_changes"), 0), Outcome::RequestChanges);
+        assert_eq!(Outcome::of_run(Some("in_progress"), 0), Outcome::NoReport);
+        assert_eq!(Outcome::of_run(None, 2), Outcome::Error);
+        assert_eq!(Outcome::of_run(None, 0), Outcome::NoReport);
+    }
+}

@@ -1,0 +1,111 @@
+//! Storage for the bots' side. Each write that reads first is one transaction in the backend.
+
+use super::audn::AudnOp;
+use super::backlog::{AppliedOps, Episode, MemoryRow, NewEpisode, NewTask, StatusEntry, Task, Wakeup};
+use crate::org::PersonId;
+use crate::store::StoreError;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// What closing a run's wakeups found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedWake {
+    pub wakeups: Vec<Wakeup>,
+    /// The last run status posted on the task since the first wakeup opened, if the run posted one.
+    pub posted: Option<String>,
+    /// Whether this call posted the fallback status.
+    pub fallback_posted: bool,
+}
+
+#[async_trait]
+pub trait PersonaStore: Send + Sync {
+    async fn create_task(&self, task: &NewTask) -> Result<Task, StoreError>;
+    async fn task(&self, id: i64) -> Result<Option<Task>, StoreError>;
+    async fn task_log(&self, id: i64) -> Result<Vec<StatusEntry>, StoreError>;
+    /// Improve tasks, newest first; for one agent, or all.
+    async fn improve_tasks(&self, agent: Option<&str>) -> Result<Vec<Task>, StoreError>;
+    async fn post_task_status(
+        &self,
+        task: i64,
+        status: &str,
+        note: &str,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    async fn open_wakeup(
+        &self,
+        agent: &str,
+        task: Option<i64>,
+        reason: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Wakeup, StoreError>;
+    async fn wakeups(&self, ids: &[i64]) -> Result<Vec<Wakeup>, StoreError>;
+    /// Closes the open wakeups among `ids` with the run, and posts `fallback` on their task when
+    /// the run posted no status of its own, all in one transaction.
+    async fn finish_wakeups(
+        &self,
+        ids: &[i64],
+        run: &str,
+        fallback: (&str, &str),
+        at: DateTime<Utc>,
+    ) -> Result<FinishedWake, StoreError>;
+
+    /// Records an episode; `Duplicate` when the agent already has one for the run.
+    async fn insert_episode(&self, episode: &NewEpisode) -> Result<Episode, StoreError>;
+    async fn episode_by_run(&self, agent: &str, run: &str) -> Result<Option<Episode>, StoreError>;
+    /// The agent's episodes, newest first, since a time if given.
+    async fn episodes(&self, agent: &str, since: Option<DateTime<Utc>>) -> Result<Vec<Episode>, StoreError>;
+    /// Marks the agent's latest episode on the task as corrected.
+    async fn mark_corrected(&self, task: i64, agent: &str) -> Result<Option<Episode>, StoreError>;
+
+    async fn memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError>;
+    async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError>;
+    /// Applies a reflect step's operations for one episode in one transaction. An operation on a
+    /// row that is no longer active refuses the whole set with `Changed`.
+    async fn apply_ops(
+        &self,
+        agent: &str,
+        episode: i64,
+        ops: &[AudnOp],
+        at: DateTime<Utc>,
+    ) -> Result<AppliedOps, StoreError>;
+    /// Closes an active row and inserts the correction that supersedes it; `Changed` if the row
+    /// was closed meanwhile.
+    async fn edit_memory(&self, id: i64, text: &str, by: &str, at: DateTime<Utc>) -> Result<MemoryRow, StoreError>;
+    async fn retire_memory(&self, id: i64, reason: &str, by: &str, at: DateTime<Utc>) -> Result<(), StoreError>;
+
+    /// Takes one model call from the day's cap across every bot; false when it is spent.
+    async fn claim_model_call(
+        &self,
+        agent: &str,
+        purpose: &str,
+        day_start: DateTime<Utc>,
+        cap: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+    async fn model_calls_since(&self, since: DateTime<Utc>) -> Result<u32, StoreError>;
+
+    /// Files an improve task and marks the memory row promoted, in one transaction.
+    async fn file_proposal(&self, task: &NewTask, memory_id: i64) -> Result<Task, StoreError>;
+    /// Sets an open improve task's final status (`applied` or `closed`); `Changed` if it is not open.
+    async fn settle_task(
+        &self,
+        id: i64,
+        status: &str,
+        reason: Option<&str>,
+        by: PersonId,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    async fn create_agent_token(
+        &self,
+        agent: &str,
+        by: PersonId,
+        name: &str,
+        secret_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<i64, StoreError>;
+    /// The bot a live token acts as, marking it used.
+    async fn agent_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<String>, StoreError>;
+}
