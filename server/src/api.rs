@@ -43,10 +43,10 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         Self { status, code, message: message.into() }
     }
-    fn internal(detail: impl std::fmt::Display) -> Self {
+    pub(crate) fn internal(detail: impl std::fmt::Display) -> Self {
         tracing::error!(%detail, "internal error in the API");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -89,7 +89,7 @@ impl From<AuthError> for ApiError {
     }
 }
 
-fn bearer(parts: &Parts) -> Option<&str> {
+pub(crate) fn bearer(parts: &Parts) -> Option<&str> {
     parts
         .headers
         .get(header::AUTHORIZATION)
@@ -97,7 +97,7 @@ fn bearer(parts: &Parts) -> Option<&str> {
         .map(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).unwrap_or(v).trim())
 }
 
-async fn session_person(parts: &mut Parts, state: &AppState) -> Result<Person, ApiError> {
+pub(crate) async fn session_person(parts: &mut Parts, state: &AppState) -> Result<Person, ApiError> {
     let session = Session::from_request_parts(parts, state)
         .await
         .map_err(|(_, m)| ApiError::internal(format!("no session layer: {m}")))?;

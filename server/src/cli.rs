@@ -16,6 +16,7 @@ usage:
   engram memory core <scope> [--database URL]
                                             one core's text, version and who saved it, read-only;
                                             <scope> is company:role:<role> or team:<id>
+  engram org …                              the bots' wakes, episodes and memory (engram org --help)
 
 The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
 

@@ -114,3 +114,13 @@ pub async fn seed_if_empty(store: &SqliteStore, engine: &Engine) -> Result<bool,
     tracing::info!("seeded the demo company");
     Ok(true)
 }
+
+/// The demo keeps its vault next to its database: ./data/vault beside ./data/engram.db.
+pub fn vault_beside(database_url: &str) -> std::path::PathBuf {
+    let path = database_url.strip_prefix("sqlite://").unwrap_or(database_url).split('?').next().unwrap_or("");
+    std::path::Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+        .join("vault")
+}

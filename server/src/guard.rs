@@ -37,7 +37,8 @@ pub async fn same_origin_writes(req: Request, next: Next) -> Response {
 }
 
 fn is_page(path: &str) -> bool {
-    path == "/" || ["/company", "/cores", "/profile"].iter().any(|p| path == *p || path.starts_with(&format!("{p}/")))
+    path == "/"
+        || ["/company", "/cores", "/profile", "/org"].iter().any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
 
 /// Percent-encodes a path and query for the `next` parameter.

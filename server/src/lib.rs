@@ -4,10 +4,15 @@ pub mod api;
 pub mod auth;
 pub mod cli;
 pub mod demo;
+pub mod demo_org;
 pub mod guard;
+pub mod models;
+pub mod org_api;
+pub mod org_cli;
 pub mod settings;
 pub mod startup;
 pub mod store;
+pub mod vault;
 
 pub use settings::Settings;
 pub use startup::{AppState, Application};

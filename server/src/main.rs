@@ -1,7 +1,10 @@
+use engine::SystemClock;
 use server::cli::{self, Command};
-use server::{demo, Application};
+use server::org_cli;
+use server::{demo, demo_org, Application};
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -11,6 +14,9 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("org") {
+        return run_org(&args[1..]).await;
+    }
     let inv = match cli::parse(&args) {
         Ok(inv) => inv,
         Err(e) => {
@@ -34,7 +40,20 @@ async fn main() -> ExitCode {
             }
         }
         Command::Serve { demo: with_demo } => {
-            let settings = cli::serve_settings(inv.database);
+            let mut settings = cli::serve_settings(inv.database);
+            if with_demo {
+                let vault = settings.vault.clone().unwrap_or_else(|| demo::vault_beside(&settings.database_url));
+                match demo_org::ensure_vault(&vault).await {
+                    Ok(true) => tracing::info!(vault = %vault.display(), "wrote the demo vault"),
+                    Ok(false) => tracing::info!(vault = %vault.display(), "using the existing vault"),
+                    Err(e) => {
+                        tracing::error!(error = %e, "could not write the demo vault");
+                        return ExitCode::FAILURE;
+                    }
+                }
+                settings.vault = Some(vault);
+            }
+            let vault = settings.vault.clone();
             let addr = settings.leptos.site_addr;
             let listener = match tokio::net::TcpListener::bind(addr).await {
                 Ok(l) => l,
@@ -52,7 +71,15 @@ async fn main() -> ExitCode {
             };
             if with_demo {
                 match demo::seed_if_empty(app.store(), app.engine()).await {
-                    Ok(true) => tracing::info!("the demo company is ready; sign in as ada@acme.example"),
+                    Ok(true) => {
+                        if let Some(vault) = &vault {
+                            match demo_org::seed_runs(app.store(), vault, Arc::new(SystemClock)).await {
+                                Ok(_) => tracing::info!("recorded the demo bots' first runs"),
+                                Err(e) => tracing::warn!(error = %e, "could not record the demo bots' runs"),
+                            }
+                        }
+                        tracing::info!("the demo company is ready; sign in as ada@acme.example")
+                    }
                     Ok(false) => tracing::info!("reusing the existing data"),
                     Err(e) => {
                         tracing::error!(error = %e, "could not seed the demo");
@@ -68,6 +95,32 @@ async fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+async fn run_org(args: &[String]) -> ExitCode {
+    let mut database = None;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--database" => database = it.next().cloned(),
+            s if s.starts_with("--database=") => database = Some(s["--database=".len()..].to_string()),
+            "-h" | "--help" => {
+                let _ = writeln!(std::io::stdout(), "{}", org_cli::ORG_USAGE);
+                return ExitCode::SUCCESS;
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    let settings = org_cli::settings(database);
+    let mut out = std::io::stdout().lock();
+    match org_cli::run(&rest, &settings, &mut out).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "{}", e.message);
+            ExitCode::from(e.code)
         }
     }
 }

@@ -1,5 +1,7 @@
+use crate::models::ModelSettings;
 use leptos::config::LeptosOptions;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 /// Everything the server is built from. Tests make their own with a temporary database.
 #[derive(Clone, Debug)]
@@ -12,6 +14,11 @@ pub struct Settings {
     pub session_idle_minutes: i64,
     /// Requests with a larger body are refused with 413.
     pub body_limit_bytes: usize,
+    /// `ENGRAM_VAULT`: the folder with the bots' configuration and memory files.
+    pub vault: Option<PathBuf>,
+    pub models: ModelSettings,
+    /// `ORG_REFLECT_MAX_PER_DAY`: model calls across every bot per UTC day.
+    pub reflect_max_per_day: u32,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
@@ -38,6 +45,11 @@ impl Settings {
             secure_cookies: env("ENGRAM_PUBLIC_URL").is_some_and(|u| u.starts_with("https://")),
             session_idle_minutes: 8 * 60,
             body_limit_bytes: 1024 * 1024,
+            vault: env("ENGRAM_VAULT").map(PathBuf::from),
+            models: ModelSettings::from_env(),
+            reflect_max_per_day: env("ORG_REFLECT_MAX_PER_DAY")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(engine::persona::service::DEFAULT_MAX_PER_DAY),
         }
     }
 }

@@ -1,10 +1,15 @@
+use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::SqliteStore;
+use crate::vault::FsVault;
 use crate::{api, auth, guard};
 use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
 use axum::{middleware, Router};
+use engine::persona::model::Models;
+use engine::persona::service::Org;
+use engine::persona::vault::Vault;
 use engine::{Clock, Engine, SystemClock};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
@@ -20,6 +25,7 @@ use tower_sessions_sqlx_store::SqliteStore as SessionStore;
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
+    pub org: Org,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -43,6 +49,7 @@ pub struct Application {
     router: Router,
     store: SqliteStore,
     engine: Engine,
+    org: Org,
 }
 
 impl Application {
@@ -64,7 +71,9 @@ impl Application {
         }
         let store =
             SqliteStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
-        let engine = Engine::new(Arc::new(store.clone()), clock);
+        let engine = Engine::new(Arc::new(store.clone()), clock.clone());
+        let models: Arc<dyn Models> = Arc::new(ConfiguredModels::new(settings.models.clone()));
+        let org = build_org(&settings, store.clone(), clock, models);
 
         let sessions = SessionStore::new(store.pool().clone());
         sessions.migrate().await.map_err(|e| StartupError::Sessions(e.to_string()))?;
@@ -88,19 +97,24 @@ impl Application {
 
         let mut leptos_options = settings.leptos.clone();
         leptos_options.site_addr = listener.local_addr()?;
-        let state = AppState { leptos_options: leptos_options.clone(), engine: engine.clone() };
+        let state = AppState { leptos_options: leptos_options.clone(), engine: engine.clone(), org: org.clone() };
         let routes = generate_route_list(App);
 
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))
             .route("/auth/sign-out", post(auth::sign_out))
             .nest("/api", api::router())
+            .nest("/api/org", crate::org_api::router())
             .leptos_routes_with_context(
                 &state,
                 routes,
                 {
                     let engine = engine.clone();
-                    move || provide_context(engine.clone())
+                    let org = org.clone();
+                    move || {
+                        provide_context(engine.clone());
+                        provide_context(org.clone());
+                    }
                 },
                 {
                     let options = leptos_options.clone();
@@ -114,7 +128,7 @@ impl Application {
             .layer(RequestBodyLimitLayer::new(settings.body_limit_bytes))
             .with_state(state);
 
-        Ok(Self { listener, router, store, engine })
+        Ok(Self { listener, router, store, engine, org })
     }
 
     pub fn port(&self) -> u16 {
@@ -129,9 +143,19 @@ impl Application {
         &self.engine
     }
 
+    pub fn org(&self) -> &Org {
+        &self.org
+    }
+
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
         axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown_signal()).await
     }
+}
+
+/// The bots' side, on the vault the settings name (if any) and the configured models.
+pub fn build_org(settings: &Settings, store: SqliteStore, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Org {
+    let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
+    Org::new(Arc::new(store), clock, vault, models, settings.reflect_max_per_day)
 }
 
 async fn shutdown_signal() {

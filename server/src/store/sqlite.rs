@@ -21,11 +21,11 @@ pub struct SqliteStore {
     pool: SqlitePool,
 }
 
-fn backend(e: sqlx::Error) -> StoreError {
+pub(crate) fn backend(e: sqlx::Error) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
-fn is_unique_violation(e: &sqlx::Error) -> bool {
+pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
@@ -62,7 +62,7 @@ impl SqliteStore {
     }
 }
 
-async fn audit(
+pub(crate) async fn audit(
     conn: &mut SqliteConnection,
     actor: Actor,
     action: &str,

@@ -1,0 +1,252 @@
+//! The bots' side of the API under /api/org. The dispatcher calls these with the bot owner's
+//! token; a bot's own token may only read that bot's rows.
+
+use crate::api::{bearer, session_person, ApiError};
+use crate::startup::AppState;
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use engine::persona::service::{Caller, PersonaError, RunReport};
+use serde::Deserialize;
+use serde_json::json;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/wake", post(wake))
+        .route("/wake-done", post(wake_done))
+        .route("/reflect", post(reflect))
+        .route("/tasks", post(create_task))
+        .route("/tasks/{id}/status", post(post_status))
+        .route("/tasks/{id}/redo", post(redo))
+        .route("/agents/{name}/memory", get(memory))
+        .route("/agents/{name}/episodes", get(episodes))
+        .route("/agents/{name}/stats", get(stats))
+        .route("/agents/{name}/propose-improvement", post(propose))
+        .route("/memory/{id}/edit", post(edit))
+        .route("/memory/{id}/retire", post(retire))
+        .route("/improve/{id}/apply", post(apply))
+        .route("/improve/{id}/close", post(close))
+}
+
+impl From<PersonaError> for ApiError {
+    fn from(e: PersonaError) -> Self {
+        let (status, code) = match &e {
+            PersonaError::Vault(_) => (StatusCode::SERVICE_UNAVAILABLE, "vault"),
+            PersonaError::NotOnRoster(_) => (StatusCode::NOT_FOUND, "not_on_roster"),
+            PersonaError::NotAllowed(_) => (StatusCode::FORBIDDEN, "not_allowed"),
+            PersonaError::Invalid(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+            PersonaError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            PersonaError::Changed(_) => (StatusCode::CONFLICT, "changed"),
+            PersonaError::Refused(_) => (StatusCode::UNPROCESSABLE_ENTITY, "proposal_refused"),
+            PersonaError::Internal(detail) => return ApiError::internal(detail),
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}
+
+/// A person (session or personal token) or a bot (its own token).
+pub struct OrgCaller(pub Caller);
+
+impl FromRequestParts<AppState> for OrgCaller {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(token) = bearer(parts) {
+            if let Some(p) = state.engine.person_for_token(token).await? {
+                return Ok(OrgCaller(Caller::Person(p)));
+            }
+            return match state.org.agent_for_token(token).await.map_err(ApiError::internal)? {
+                Some(agent) => Ok(OrgCaller(Caller::Bot(agent))),
+                None => {
+                    Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))
+                }
+            };
+        }
+        session_person(parts, state).await.map(|p| OrgCaller(Caller::Person(p)))
+    }
+}
+
+fn ok(v: impl serde::Serialize) -> Response {
+    Json(v).into_response()
+}
+
+#[derive(Deserialize)]
+struct Wake {
+    agent: String,
+    task: Option<i64>,
+    reason: String,
+}
+
+async fn wake(State(s): State<AppState>, OrgCaller(c): OrgCaller, Json(b): Json<Wake>) -> Result<Response, ApiError> {
+    let w = s.org.wake(&c, &b.agent, b.task, &b.reason).await?;
+    Ok((StatusCode::CREATED, Json(w)).into_response())
+}
+
+#[derive(Deserialize)]
+struct WakeDone {
+    wakeups: Vec<i64>,
+    #[serde(flatten)]
+    report: RunReport,
+}
+
+async fn wake_done(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Json(b): Json<WakeDone>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.wake_done(&c, &b.wakeups, &b.report).await?))
+}
+
+#[derive(Deserialize)]
+struct Reflect {
+    agent: String,
+    reason: Option<String>,
+    #[serde(default)]
+    dry_run: bool,
+    #[serde(flatten)]
+    report: RunReport,
+}
+
+async fn reflect(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Json(b): Json<Reflect>,
+) -> Result<Response, ApiError> {
+    let reason = b.reason.as_deref().unwrap_or("task");
+    Ok(ok(s.org.reflect(&c, &b.agent, reason, &b.report, b.dry_run).await?))
+}
+
+#[derive(Deserialize)]
+struct NewTask {
+    agent: String,
+    title: String,
+    #[serde(default)]
+    body: String,
+}
+
+async fn create_task(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Json(b): Json<NewTask>,
+) -> Result<Response, ApiError> {
+    let t = s.org.create_task(&c, &b.agent, &b.title, &b.body).await?;
+    Ok((StatusCode::CREATED, Json(t)).into_response())
+}
+
+#[derive(Deserialize)]
+struct Status {
+    status: String,
+    #[serde(default)]
+    note: String,
+}
+
+async fn post_status(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+    Json(b): Json<Status>,
+) -> Result<StatusCode, ApiError> {
+    s.org.post_status(&c, id, &b.status, &b.note).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn redo(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
+    Ok(ok(s.org.redo(&c, id).await?))
+}
+
+#[derive(Deserialize)]
+struct MemoryQuery {
+    #[serde(default)]
+    all: bool,
+}
+
+async fn memory(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+    Query(q): Query<MemoryQuery>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.memory(&c, &name, q.all).await?))
+}
+
+async fn episodes(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.episodes(&c, &name).await?))
+}
+
+#[derive(Deserialize)]
+struct StatsQuery {
+    days: Option<u32>,
+}
+
+async fn stats(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+    Query(q): Query<StatsQuery>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.stats(&c, &name, q.days.unwrap_or(30)).await?))
+}
+
+#[derive(Deserialize)]
+struct Propose {
+    memory_id: i64,
+    #[serde(default)]
+    dry_run: bool,
+}
+
+async fn propose(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+    Json(b): Json<Propose>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.propose_improvement(&c, &name, b.memory_id, b.dry_run).await?))
+}
+
+#[derive(Deserialize)]
+struct Edit {
+    text: String,
+}
+
+async fn edit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+    Json(b): Json<Edit>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.edit_memory(&c, id, &b.text).await?))
+}
+
+#[derive(Deserialize)]
+struct Why {
+    reason: String,
+}
+
+async fn retire(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+    Json(b): Json<Why>,
+) -> Result<Response, ApiError> {
+    s.org.retire_memory(&c, id, &b.reason).await?;
+    Ok(ok(json!({"retired": id})))
+}
+
+async fn apply(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
+    Ok(ok(s.org.apply_improvement(&c, id).await?))
+}
+
+async fn close(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+    Json(b): Json<Why>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.org.close_improvement(&c, id, &b.reason).await?))
+}
