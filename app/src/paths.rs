@@ -23,6 +23,12 @@ pub const PEOPLE: &str = "/company/people";
 pub const AGENTS: &str = "/company/agents";
 pub const TOKENS: &str = "/profile/tokens";
 pub const SIGN_IN: &str = "/signin";
+pub const BOTS: &str = "/org/agents";
+pub const IMPROVE: &str = "/org/improve";
+
+pub fn org_agent(name: &str) -> String {
+    format!("/org/agents/{name}")
+}
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,11 @@ pub fn engine() -> Result<Engine, ServerFnError> {
     use_context::<Engine>().ok_or_else(|| internal("the engine is not in the request context"))
 }
 
+pub fn org() -> Result<engine::persona::service::Org, ServerFnError> {
+    use_context::<engine::persona::service::Org>()
+        .ok_or_else(|| internal("the bots' side is not in the request context"))
+}
+
 pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }
@@ -80,6 +85,25 @@ pub fn org_refusal(e: &engine::org::OrgError) -> String {
         tracing::error!(%detail, "organisation change failed");
     }
     e.to_string()
+}
+
+pub fn persona_refusal(e: &engine::persona::service::PersonaError) -> String {
+    if let engine::persona::service::PersonaError::Internal(detail) = e {
+        tracing::error!(%detail, "bots' side operation failed");
+    }
+    e.to_string()
+}
+
+/// The page answers 404 (the page itself still says why in words).
+pub fn not_found() {
+    if let Some(r) = use_context::<leptos_axum::ResponseOptions>() {
+        r.set_status(http::StatusCode::NOT_FOUND);
+    }
+}
+
+/// The flash key for a refused correction of one memory line.
+pub fn memory_draft_key(id: i64) -> String {
+    format!("memory-draft:{id}")
 }
 
 /// Sends a plain form post (or a fetch) on to the page that should show the outcome.

@@ -27,6 +27,8 @@ pub fn Nav() -> impl IntoView {
                                     <a href=paths::TEAMS>"Teams"</a>
                                     {person.is_admin.then(|| view! { <a href=paths::PEOPLE>"People"</a> })}
                                     <a href=paths::AGENTS>"Agents"</a>
+                                    <a href=paths::BOTS>"Bots"</a>
+                                    <a href=paths::IMPROVE>"Suggested changes"</a>
                                     <a href=paths::TOKENS>"API tokens"</a>
                                 </nav>
                                 <form class="who" method="post" action="/auth/sign-out">

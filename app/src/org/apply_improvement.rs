@@ -1,0 +1,22 @@
+use leptos::prelude::*;
+
+/// Writes the card's change into the vault file, or says why not; nothing is written on refusal.
+#[server(prefix = "/fn", endpoint = "apply_improvement")]
+pub async fn apply_improvement(id: i64, back: String) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::paths::IMPROVE;
+    use crate::ssr::*;
+    use engine::persona::service::Caller;
+    let (_, me) = signed_in().await?;
+    let back = local_path(&back, IMPROVE);
+    let notice = match org()?.apply_improvement(&Caller::Person(me), id).await {
+        Ok(t) => Notice::ok(format!(
+            "Applied improve card #{id}: {} is changed",
+            t.improve.map(|i| i.target_path).unwrap_or_default()
+        )),
+        Err(e) => Notice::refused(persona_refusal(&e)),
+    };
+    set_flash(&notice_key(&back), &notice).await?;
+    go_to(&back);
+    Ok(())
+}

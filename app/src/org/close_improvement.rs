@@ -1,0 +1,18 @@
+use leptos::prelude::*;
+
+#[server(prefix = "/fn", endpoint = "close_improvement")]
+pub async fn close_improvement(id: i64, back: String, reason: String) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::paths::IMPROVE;
+    use crate::ssr::*;
+    use engine::persona::service::Caller;
+    let (_, me) = signed_in().await?;
+    let back = local_path(&back, IMPROVE);
+    let notice = match org()?.close_improvement(&Caller::Person(me), id, &reason).await {
+        Ok(_) => Notice::ok(format!("Closed improve card #{id}; nothing was changed in the vault")),
+        Err(e) => Notice::refused(persona_refusal(&e)),
+    };
+    set_flash(&notice_key(&back), &notice).await?;
+    go_to(&back);
+    Ok(())
+}

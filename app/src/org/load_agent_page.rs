@@ -1,0 +1,40 @@
+use crate::flash::Notice;
+use engine::persona::service::AgentPage;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentPageData {
+    pub page: AgentPage,
+    pub notice: Option<Notice>,
+    /// A refused correction's text, by line, so nothing typed is lost.
+    pub drafts: Vec<(i64, String)>,
+}
+
+/// A name not on the roster answers 404.
+#[server(prefix = "/fn", endpoint = "load_agent_page")]
+pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnError> {
+    use crate::flash::notice_key;
+    use crate::paths::org_agent;
+    use crate::ssr::*;
+    use engine::persona::service::{Caller, PersonaError};
+    let (_, me) = signed_in().await?;
+    let org = org()?;
+    let page = match org.agent_page(&Caller::Person(me), &name).await {
+        Ok(p) => p,
+        Err(e) => {
+            if matches!(e, PersonaError::NotOnRoster(_)) {
+                not_found();
+            }
+            return Err(ServerFnError::new(persona_refusal(&e)));
+        }
+    };
+    let notice = take_flash(&notice_key(&org_agent(&name))).await?;
+    let mut drafts = Vec::new();
+    for row in &page.active {
+        if let Some(text) = take_flash::<String>(&memory_draft_key(row.id)).await? {
+            drafts.push((row.id, text));
+        }
+    }
+    Ok(AgentPageData { page, notice, drafts })
+}

@@ -1,0 +1,14 @@
+//! The bots' side: the roster, each bot's page with its memory, and the improve cards a person
+//! applies or closes.
+
+pub mod agent_page;
+pub mod apply_improvement;
+pub mod close_improvement;
+pub mod edit_memory_line;
+pub mod improve_card;
+pub mod improve_page;
+pub mod load_agent_page;
+pub mod load_improve_cards;
+pub mod load_roster;
+pub mod retire_memory_line;
+pub mod roster_page;

@@ -1,0 +1,18 @@
+use leptos::prelude::*;
+
+#[server(prefix = "/fn", endpoint = "retire_memory_line")]
+pub async fn retire_memory_line(id: i64, agent: String, reason: String) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::paths::org_agent;
+    use crate::ssr::*;
+    use engine::persona::service::Caller;
+    let (_, me) = signed_in().await?;
+    let back = org_agent(&agent);
+    let notice = match org()?.retire_memory(&Caller::Person(me), id, &reason).await {
+        Ok(()) => Notice::ok(format!("Retired line #{id}; it stays in the closed lines with your reason")),
+        Err(e) => Notice::refused(persona_refusal(&e)),
+    };
+    set_flash(&notice_key(&back), &notice).await?;
+    go_to(&back);
+    Ok(())
+}
