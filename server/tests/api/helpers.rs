@@ -11,6 +11,8 @@ use tempfile::TempDir;
 pub struct TestApp {
     pub base: String,
     pub database_url: String,
+    /// What the server was built from, for running the CLI against the same database and vault.
+    pub settings: Settings,
     pub engine: engine::Engine,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
@@ -27,19 +29,42 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts a server on an existing (or new) database file, as a restart would.
 pub async fn spawn_app_on(database_url: &str) -> TestApp {
+    spawn_with(database_url, |_| {}).await
+}
+
+/// A server with the demo vault in its temporary folder, and the models and cap given.
+pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let database_url = format!("sqlite://{}/engram.db", dir.path().display());
+    let vault = dir.path().join("vault");
+    server::demo_org::ensure_vault(&vault).await.expect("write the demo vault");
+    let mut app = spawn_with(&database_url, move |s| {
+        s.vault = Some(vault);
+        s.models = models;
+        s.reflect_max_per_day = max_per_day;
+    })
+    .await;
+    app.dir = Some(dir);
+    app
+}
+
+async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let database_url = database_url.to_string();
     let mut settings = Settings::from_env();
     settings.database_url = database_url.clone();
+    settings.vault = None;
+    settings.models = server::models::ModelSettings::default();
+    configure(&mut settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
-    let app = Application::build_with_clock(settings, listener, clock.clone() as Arc<dyn Clock>)
+    let app = Application::build_with_clock(settings.clone(), listener, clock.clone() as Arc<dyn Clock>)
         .await
         .expect("build the app");
     seed_if_empty(app.store(), app.engine()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
     let engine = app.engine().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, engine, clock, server, dir: None }
+    TestApp { base, database_url, settings, engine, clock, server, dir: None }
 }
 
 /// A browser-like client: keeps cookies, does not follow redirects.
@@ -53,6 +78,18 @@ impl TestApp {
         self.server.abort();
         let _ = (&mut self.server).await;
         self.dir.take().expect("a database folder")
+    }
+
+    pub fn vault(&self) -> std::path::PathBuf {
+        self.settings.vault.clone().expect("a vault")
+    }
+
+    /// Runs `engram org <args>` in process against this server's database and vault.
+    pub async fn org_cli(&self, args: &[&str]) -> Result<String, server::org_cli::CliError> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let mut out = Vec::new();
+        server::org_cli::run(&args, &self.settings, &mut out).await?;
+        Ok(String::from_utf8(out).expect("utf-8"))
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -1,8 +1,10 @@
 //! Integration tests: the real server on port 0, a real SQLite file, driven over HTTP.
 
 mod auth;
+mod bots;
 mod cli;
 mod cores;
 mod helpers;
+mod model_server;
 mod org;
 mod pages;

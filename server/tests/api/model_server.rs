@@ -1,0 +1,113 @@
+//! A real HTTP server that plays the model: OpenAI chat-completions and Ollama `/api/chat`, with
+//! scripted replies, faults and delays, and a log of what it was asked.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub enum Script {
+    /// The model answers with this content.
+    Reply(String),
+    /// The server answers with this status and no content.
+    Status(u16),
+    /// The server waits this long before answering "{}".
+    Hang(Duration),
+}
+
+#[derive(Clone, Default)]
+struct Shared {
+    script: Arc<Mutex<VecDeque<Script>>>,
+    asked: Arc<Mutex<Vec<Value>>>,
+}
+
+pub struct ModelServer {
+    pub base: String,
+    shared: Shared,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn answer(shared: &Shared, body: Value, shape: fn(String) -> Value) -> Response {
+    shared.asked.lock().unwrap().push(body);
+    let next = shared.script.lock().unwrap().pop_front();
+    match next {
+        Some(Script::Reply(content)) => Json(shape(content)).into_response(),
+        Some(Script::Status(code)) => StatusCode::from_u16(code).unwrap().into_response(),
+        Some(Script::Hang(d)) => {
+            tokio::time::sleep(d).await;
+            Json(json!({})).into_response()
+        }
+        None => (StatusCode::SERVICE_UNAVAILABLE, "no scripted reply").into_response(),
+    }
+}
+
+async fn openai(State(s): State<Shared>, Json(body): Json<Value>) -> Response {
+    answer(&s, body, |c| json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": c}}]})).await
+}
+
+async fn ollama(State(s): State<Shared>, Json(body): Json<Value>) -> Response {
+    answer(&s, body, |c| json!({"model": "stand-in", "message": {"role": "assistant", "content": c}, "done": true}))
+        .await
+}
+
+impl ModelServer {
+    pub async fn start() -> Self {
+        let shared = Shared::default();
+        let router = Router::new()
+            .route("/v1/chat/completions", post(openai))
+            .route("/api/chat", post(ollama))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Self { base, shared, task }
+    }
+
+    pub fn script(&self, replies: impl IntoIterator<Item = Script>) {
+        self.shared.script.lock().unwrap().extend(replies);
+    }
+
+    pub fn reply(&self, content: &str) {
+        self.script([Script::Reply(content.to_string())]);
+    }
+
+    /// Every request body received, oldest first.
+    pub fn asked(&self) -> Vec<Value> {
+        self.shared.asked.lock().unwrap().clone()
+    }
+
+    /// Settings that send `cheap` to this server's OpenAI-compatible API, with a short timeout.
+    pub fn openai_settings(&self) -> server::models::ModelSettings {
+        server::models::ModelSettings {
+            reflect_model: None,
+            openai_base_url: format!("{}/v1", self.base),
+            openai_api_key: Some("test-key".into()),
+            timeout: Duration::from_secs(2),
+            ..Default::default()
+        }
+    }
+
+    /// Settings that send `cheap` to this server as the local Ollama.
+    pub fn ollama_settings(&self) -> server::models::ModelSettings {
+        server::models::ModelSettings {
+            reflect_model: Some("cheap".into()),
+            ollama_host: Some(self.base.clone()),
+            timeout: Duration::from_secs(2),
+            ..Default::default()
+        }
+    }
+}
