@@ -62,7 +62,8 @@ function statusOf(url) {
 
 /**
  * Starts `engram demo` on a free port with a fresh database in a temporary directory.
- * Resolves once GET /signin answers 200. Returns { baseURL, stop, log }.
+ * Resolves once GET /signin answers 200. Returns { baseURL, stop, log, dir }; the demo's vault is
+ * `dir`/vault.
  */
 export async function startServer() {
   for (const [what, p] of [['server binary', SERVER_BIN], ['site wasm', path.join(SITE_ROOT, 'pkg', 'engram.wasm')]]) {
@@ -134,7 +135,7 @@ export async function startServer() {
     }
     await sleep(200);
   }
-  return { baseURL, stop, log: () => log };
+  return { baseURL, stop, log: () => log, dir };
 }
 
 /** Launches the headless Chromium these machines have. */
@@ -226,6 +227,9 @@ export function useEngram() {
   env.assertNoBrowserErrors = () => {
     assert.deepEqual(env.browserErrors, [], 'the browser reported errors');
   };
+
+  /** The demo vault this server reads and writes. */
+  env.vaultPath = (...parts) => path.join(env.server.dir, 'vault', ...parts);
 
   /** The server's log so far, for failure messages. */
   env.serverLog = () => (env.server ? env.server.log() : '');

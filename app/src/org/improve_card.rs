@@ -63,7 +63,7 @@ pub fn ImproveCardView(card: ImproveCard, back: String) -> impl IntoView {
             </p>
             <DiffBlock diff=imp.diff.clone()/>
             {(file_changed && task.status == "open").then(|| view! {
-                <p class="notice refused">{format!("{} has changed since this proposal was made; Apply will be refused.", imp.target_path)}</p>
+                <p class="notice warn">{format!("{} has changed since this proposal was made; Apply will be refused.", imp.target_path)}</p>
             })}
             {may_settle.then(|| view! {
                 <div class="actions">

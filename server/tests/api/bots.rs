@@ -482,3 +482,25 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let (_, html) = app.page(&bob, "/org/agents/scout").await;
     assert!(!html.contains("Edit or retire") && !html.contains(">Apply<"), "bob may only read");
 }
+
+#[tokio::test]
+async fn a_refused_correction_in_the_browser_keeps_the_text() {
+    let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
+    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
+    server::demo_org::seed_runs(&store, &app.vault(), std::sync::Arc::new(engine::SystemClock)).await.unwrap();
+    let sam = app.sign_in("sam").await;
+    let long = "I prefer ".repeat(40);
+    let r = app.form_post(&sam, "/fn/edit_memory_line", &[("id", "3"), ("agent", "scout"), ("text", &long)]).await;
+    assert!(r.status().is_redirection(), "{}", r.status());
+    assert_eq!(r.headers()["location"], "/org/agents/scout");
+    let (_, html) = app.page(&sam, "/org/agents/scout").await;
+    assert!(html.contains("The corrected line can be at most 300 characters"));
+    assert!(
+        html.contains(&format!("value=\"{}\"", long.trim_end())) || html.contains(&format!("value=\"{long}\"")),
+        "the text is kept"
+    );
+    let (_, html) = app.page(&sam, "/org/agents/scout").await;
+    assert!(!html.contains("at most 300 characters"), "the notice shows once");
+    let rows = app.org_cli(&["memory", "scout"]).await.unwrap();
+    assert!(rows.contains("#3 [preference] I prefer leads with a named contact I can hand over."), "{rows}");
+}
