@@ -1,0 +1,719 @@
+//! Person memory's operations: keeping cards from reads made as a person, listing, pinning,
+//! forgetting and refreshing them, the admin's switches, Prepare my day and the forgetting job.
+
+use super::access::{decide, Decision, KeyKind, Reader};
+use super::activation::{admit, rank_score, use_weight, Admission, Use, UseSummary, CARD_CAP};
+use super::select::CardField;
+use super::source::{keep_fields, Connector, KeyMode, ReadKey, RecordShape, Source, SourceError};
+use super::store::{Card, CardUse, MyWorkQuery, NewCard, PrepareSetting};
+use crate::clock::Clock;
+use crate::org::{Person, PersonId, RoleSource};
+use crate::store::{Actor, Store, StoreError};
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+pub const FORGET_DAYS: i64 = 30;
+/// Prepare my day runs within this long after the chosen time, once per local day.
+pub const PREPARE_WINDOW_MINS: i64 = 120;
+/// The forgetting job runs from this hour in the company's zone.
+pub const FORGETTING_HOUR: u32 = 2;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    NotAllowed(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("Something went wrong on our side; nothing was changed. Try again.")]
+    Internal(String),
+}
+
+fn internal(e: StoreError) -> MemoryError {
+    MemoryError::Internal(e.to_string())
+}
+
+/// One line of "What I'm working on".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardView {
+    pub card: i64,
+    pub kind: String,
+    pub record_id: String,
+    pub source: String,
+    /// "lead · Acme ATS · read 2 h ago"
+    pub line: String,
+    pub fields: Vec<CardField>,
+    pub pinned: bool,
+    pub open_work: bool,
+    pub class: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldChange {
+    pub name: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// What Refresh found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefreshOutcome {
+    Changed(Vec<FieldChange>),
+    NoChange,
+    /// Gone at the source: the card was removed.
+    Gone(String),
+    NotChecked(String),
+}
+
+impl RefreshOutcome {
+    pub fn sentence(&self) -> String {
+        match self {
+            RefreshOutcome::Changed(changes) => format!(
+                "changed: {}",
+                changes
+                    .iter()
+                    .map(|c| format!("{} ({} → {})", c.name, c.before, c.after))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            RefreshOutcome::NoChange => "no change".to_string(),
+            RefreshOutcome::Gone(source) => format!("no longer at {source}"),
+            RefreshOutcome::NotChecked(why) => format!("not checked: {why}"),
+        }
+    }
+}
+
+/// Why a read was not made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadRefusal {
+    Killed(String),
+    Limit(String, u32),
+    NeedsOwnKey(String),
+    NoCompanyKey(String),
+}
+
+impl std::fmt::Display for ReadRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadRefusal::Killed(s) => write!(f, "{s} is switched off"),
+            ReadRefusal::Limit(s, n) => write!(f, "{s}'s hourly limit of {n} reads is spent"),
+            ReadRefusal::NeedsOwnKey(s) => write!(f, "{s} reads with your own key, and you have not given one"),
+            ReadRefusal::NoCompanyKey(s) => write!(f, "{s} has no company key"),
+        }
+    }
+}
+
+pub fn age_words(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let mins = (now - at).num_minutes().max(0);
+    match mins {
+        0 => "just now".to_string(),
+        1..=59 => format!("{mins} min ago"),
+        60..=2879 => format!("{} h ago", mins / 60),
+        _ => format!("{} days ago", mins / 1440),
+    }
+}
+
+#[derive(Clone)]
+pub struct PersonMemory {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    source: Arc<dyn Source>,
+}
+
+impl PersonMemory {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
+        Self { store, clock, source }
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    async fn connector(&self, id: i64) -> Result<Connector, MemoryError> {
+        self.store
+            .connector(id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| MemoryError::NotFound("There is no such connector".into()))
+    }
+
+    async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        let role = match person.department_role(&dir.teams) {
+            RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
+            RoleSource::None => None,
+        };
+        Ok(role.and_then(|r| dir.role(r)).map(|r| r.slug.as_str().to_string()))
+    }
+
+    async fn reader(&self, person: &Person) -> Result<Reader, MemoryError> {
+        Ok(Reader { person: person.id, role: self.role_slug(person).await?, work_for: Some(person.id) })
+    }
+
+    /// The key a tool reads with now, for this person; or why no read may be made.
+    async fn key_for(&self, c: &Connector, tool: &str, person: &Person) -> Result<(KeyKind, ReadKey), ReadRefusal> {
+        let kind = c.reads_with(tool).unwrap_or(c.key_mode.key_kind());
+        let key = match kind {
+            KeyKind::Company => ReadKey::Company,
+            KeyKind::ActingFor => ReadKey::ActingFor(person.email.clone()),
+            KeyKind::OwnKey => match self.store.person_key(c.id, person.id).await {
+                Ok(Some(k)) => ReadKey::OwnKey(k),
+                _ => return Err(ReadRefusal::NeedsOwnKey(c.name.clone())),
+            },
+        };
+        Ok((kind, key))
+    }
+
+    /// Every read goes through the kill switch and the hourly limit.
+    async fn call(
+        &self,
+        c: &Connector,
+        key: &ReadKey,
+        tool: &str,
+        args: &Value,
+        purpose: &str,
+    ) -> Result<Result<Value, SourceError>, ReadRefusal> {
+        if c.killed {
+            return Err(ReadRefusal::Killed(c.name.clone()));
+        }
+        let company_key = self.store.company_key(c.id).await.ok().flatten();
+        if !matches!(key, ReadKey::OwnKey(_)) && company_key.is_none() {
+            return Err(ReadRefusal::NoCompanyKey(c.name.clone()));
+        }
+        let now = self.now();
+        let claimed = self.store.claim_read(c.id, purpose, now - Duration::hours(1), c.hourly_limit, now).await;
+        if !matches!(claimed, Ok(true)) {
+            return Err(ReadRefusal::Limit(c.name.clone(), c.hourly_limit));
+        }
+        Ok(self.source.call(&c.base_url, company_key.as_deref(), key, tool, args).await)
+    }
+
+    /// Reads with a tool as the person and keeps what its confirmed shape keeps. Returns how many
+    /// records were kept; a tool with no confirmed shape keeps nothing.
+    pub async fn read_as(
+        &self,
+        person: &Person,
+        connector: i64,
+        tool: &str,
+        args: &Value,
+        purpose: &str,
+    ) -> Result<usize, String> {
+        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+        if c.reads_with(tool).is_none() {
+            return Err(format!("{tool} is not a ticked read tool of {}", c.name));
+        }
+        let (kind, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
+        let value = match self.call(&c, &key, tool, args, purpose).await.map_err(|r| r.to_string())? {
+            Ok(v) => v,
+            Err(e) => return Err(format!("{}: {e}", c.name)),
+        };
+        let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
+        let Some(shape) = shapes.into_iter().find(|s| s.tool == tool && s.confirmed) else { return Ok(0) };
+        let records: Vec<Value> = match value.get("records").and_then(Value::as_array) {
+            Some(list) => list.clone(),
+            None => vec![value],
+        };
+        let weight = use_weight(records.len());
+        let mut kept = 0;
+        for r in &records {
+            if self.keep(person, &c, &shape, kind, r, weight).await.map_err(|e| e.to_string())? {
+                kept += 1;
+            }
+        }
+        Ok(kept)
+    }
+
+    async fn keep(
+        &self,
+        person: &Person,
+        c: &Connector,
+        shape: &RecordShape,
+        kind: KeyKind,
+        record: &Value,
+        weight: f64,
+    ) -> Result<bool, MemoryError> {
+        if !c.keep_cards {
+            return Ok(false);
+        }
+        let Some((record_id, version, fields)) = keep_fields(shape, record) else { return Ok(false) };
+        let now = self.now();
+        let read_as = kind.is_personal().then_some(person.id);
+        let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+        let open_work = open_when.is_some_and(|o| o.holds(&fields));
+        let card = self
+            .store
+            .upsert_card(&NewCard {
+                connector: c.id,
+                tool: shape.tool.clone(),
+                kind: shape.kind.clone(),
+                record_id: record_id.clone(),
+                version,
+                fields,
+                read_with: kind,
+                read_as,
+                label_when_read: c.label,
+                open_work,
+                read_at: now,
+            })
+            .await
+            .map_err(internal)?;
+        let existing = self.store.card_use(person.id, card.id).await.map_err(internal)?;
+        let is_new = existing.is_none();
+        if is_new {
+            let forgotten =
+                self.store.forgotten_until(person.id, c.id, &shape.kind, &record_id).await.map_err(internal)?;
+            if forgotten.is_some_and(|until| until > now) {
+                return Ok(false);
+            }
+        }
+        let mut u = existing.unwrap_or(CardUse {
+            person: person.id,
+            card: card.id,
+            summary: UseSummary::default(),
+            pinned: false,
+            last_use: now,
+        });
+        u.summary.record(Use { at: now, weight });
+        u.last_use = now;
+        if is_new {
+            // A new card gets in only when it outranks the weakest kept one; pinned cards stay.
+            let new_score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
+            let others: Vec<(Card, CardUse)> =
+                self.store.kept(person.id).await.map_err(internal)?.into_iter().filter(|(_, u)| !u.pinned).collect();
+            let (kept, pinned) = self.store.counts(person.id).await.map_err(internal)?;
+            let room = (CARD_CAP as u32).saturating_sub(pinned) as usize;
+            let scores: Vec<f64> =
+                others.iter().map(|(c, u)| rank_score(u.summary.activation(now), u.pinned, c.open_work)).collect();
+            debug_assert_eq!(others.len() as u32 + pinned, kept);
+            match admit(&scores, room, new_score) {
+                Admission::Admit => {}
+                Admission::AdmitEvicting(i) => {
+                    self.store.remove_use(person.id, others[i].0.id).await.map_err(internal)?
+                }
+                Admission::Refuse => return Ok(false),
+            }
+        }
+        self.store.save_use(&u).await.map_err(internal)?;
+        Ok(true)
+    }
+
+    /// "What I'm working on": the cards kept for the person's own work, strongest first, each
+    /// decided now. Cards that must go are removed here too.
+    pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
+        let now = self.now();
+        let reader = self.reader(person).await?;
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut out: Vec<(f64, CardView)> = Vec::new();
+        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
+            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
+            match decide(&card.origin(), &c.toolset_now(&card.tool), &reader, None) {
+                Decision::Remove => self.store.remove_card(card.id).await.map_err(internal)?,
+                Decision::Hide(_) => {}
+                Decision::Show(class) => {
+                    let score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
+                    out.push((
+                        score,
+                        CardView {
+                            card: card.id,
+                            kind: card.kind.clone(),
+                            record_id: card.record_id.clone(),
+                            source: c.name.clone(),
+                            line: format!("{} · {} · read {}", card.kind, c.name, age_words(card.read_at, now)),
+                            fields: card.fields.clone(),
+                            pinned: u.pinned,
+                            open_work: card.open_work,
+                            class: class.as_str().to_string(),
+                        },
+                    ));
+                }
+            }
+        }
+        out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.card.cmp(&b.1.card)));
+        Ok(out.into_iter().map(|(_, v)| v).collect())
+    }
+
+    async fn own_use(&self, person: &Person, card: i64) -> Result<(Card, CardUse), MemoryError> {
+        let not_yours = || MemoryError::NotFound("You keep no such card".to_string());
+        let u = self.store.card_use(person.id, card).await.map_err(internal)?.ok_or_else(not_yours)?;
+        let c = self.store.card(card).await.map_err(internal)?.ok_or_else(not_yours)?;
+        Ok((c, u))
+    }
+
+    pub async fn pin(&self, person: &Person, card: i64, pinned: bool) -> Result<(), MemoryError> {
+        let (_, mut u) = self.own_use(person, card).await?;
+        u.pinned = pinned;
+        self.store.save_use(&u).await.map_err(internal)
+    }
+
+    /// Removes the card from the person's memory and keeps the record out for 30 days.
+    pub async fn forget(&self, person: &Person, card: i64) -> Result<(), MemoryError> {
+        let (c, _) = self.own_use(person, card).await?;
+        self.store.forget(person.id, &c, self.now() + Duration::days(FORGET_DAYS)).await.map_err(internal)
+    }
+
+    /// Reads the card again from its source, as the person and with the key it was kept with.
+    pub async fn refresh(&self, person: &Person, card: i64) -> Result<RefreshOutcome, MemoryError> {
+        let (card, _) = self.own_use(person, card).await?;
+        let c = self.connector(card.connector).await?;
+        let shape = self.store.shapes(c.id).await.map_err(internal)?.into_iter().find(|s| s.tool == card.tool);
+        let Some(shape) = shape else {
+            return Ok(RefreshOutcome::NotChecked(format!("{} no longer has a shape for {}", c.name, card.tool)));
+        };
+        let get_tool = shape.get_tool.clone();
+        let now_kind = c.reads_with(&get_tool);
+        if now_kind != Some(card.read_with) {
+            return Ok(RefreshOutcome::NotChecked(format!(
+                "reading it again would need another key than the one it was kept with ({})",
+                card.read_with.as_str().replace('_', " ")
+            )));
+        }
+        if card.read_with.is_personal() && card.read_as != Some(person.id) {
+            return Ok(RefreshOutcome::NotChecked("it was read as someone else".into()));
+        }
+        let key = match self.key_for(&c, &get_tool, person).await {
+            Ok((_, k)) => k,
+            Err(r) => return Ok(RefreshOutcome::NotChecked(r.to_string())),
+        };
+        let args = serde_json::json!({ shape.id_field.clone(): card.record_id });
+        let result = match self.call(&c, &key, &get_tool, &args, "refresh").await {
+            Ok(r) => r,
+            Err(refusal) => return Ok(RefreshOutcome::NotChecked(refusal.to_string())),
+        };
+        match result {
+            Ok(record) => {
+                let Some((_, version, fields)) = keep_fields(&shape, &record) else {
+                    return Ok(RefreshOutcome::NotChecked(format!("{} answered a record without its id", c.name)));
+                };
+                let changes: Vec<FieldChange> = fields
+                    .iter()
+                    .filter_map(|f| {
+                        let before =
+                            card.fields.iter().find(|o| o.name == f.name).map(|o| o.value.clone()).unwrap_or_default();
+                        (before != f.value).then(|| FieldChange {
+                            name: f.name.clone(),
+                            before,
+                            after: f.value.clone(),
+                        })
+                    })
+                    .collect();
+                let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+                self.store
+                    .upsert_card(&NewCard {
+                        connector: c.id,
+                        tool: card.tool.clone(),
+                        kind: card.kind.clone(),
+                        record_id: card.record_id.clone(),
+                        version,
+                        open_work: open_when.is_some_and(|o| o.holds(&fields)),
+                        fields,
+                        read_with: card.read_with,
+                        read_as: card.read_as,
+                        label_when_read: card.label_when_read.max(c.label),
+                        read_at: self.now(),
+                    })
+                    .await
+                    .map_err(internal)?;
+                Ok(if changes.is_empty() { RefreshOutcome::NoChange } else { RefreshOutcome::Changed(changes) })
+            }
+            Err(SourceError::NotFound) => {
+                self.store.remove_card(card.id).await.map_err(internal)?;
+                Ok(RefreshOutcome::Gone(c.name.clone()))
+            }
+            Err(SourceError::Forbidden) => {
+                // They lost access at the source: their place on the card goes.
+                self.store.remove_use(person.id, card.id).await.map_err(internal)?;
+                Ok(RefreshOutcome::Gone(c.name.clone()))
+            }
+            // A source that is down never removes anything.
+            Err(e) => Ok(RefreshOutcome::NotChecked(format!("{}: {e}", c.name))),
+        }
+    }
+
+    fn admin(person: &Person) -> Result<(), MemoryError> {
+        if person.is_admin {
+            Ok(())
+        } else {
+            Err(MemoryError::NotAllowed("Only an admin can change a connector".to_string()))
+        }
+    }
+
+    /// Turning Keep cards off removes the connector's cards at once.
+    pub async fn set_keep_cards(&self, admin: &Person, connector: i64, on: bool) -> Result<u32, MemoryError> {
+        Self::admin(admin)?;
+        self.connector(connector).await?;
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.set_keep_cards(connector, on, actor).await.map_err(internal)
+    }
+
+    pub async fn set_key_mode(
+        &self,
+        admin: &Person,
+        connector: i64,
+        mode: KeyMode,
+        own_key_tools: &[String],
+    ) -> Result<u32, MemoryError> {
+        Self::admin(admin)?;
+        self.connector(connector).await?;
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.set_key_mode(connector, mode, own_key_tools, actor).await.map_err(internal)
+    }
+
+    /// What an admin sees on a person's panel: how much is kept, never what it says.
+    pub async fn counts_line(&self, admin: &Person, person: PersonId) -> Result<String, MemoryError> {
+        if !admin.is_admin {
+            return Err(MemoryError::NotAllowed("Only an admin sees these counts".to_string()));
+        }
+        let (kept, pinned) = self.store.counts(person).await.map_err(internal)?;
+        Ok(format!(
+            "Memory: {kept} record{} kept ({pinned} pinned), 0 lessons in use. What they say is theirs alone.",
+            if kept == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// For the CLI: "Alice Chen has 12 cards kept (1 pinned) and 1 list. What they say is theirs alone."
+    pub async fn counts_sentence(&self, admin: &Person, person: &Person) -> Result<String, MemoryError> {
+        if !admin.is_admin && admin.id != person.id {
+            return Err(MemoryError::NotAllowed("Only an admin sees another person's counts".to_string()));
+        }
+        let (kept, pinned) = self.store.counts(person.id).await.map_err(internal)?;
+        let lists = match self.role_id(person).await? {
+            Some(r) => self.store.my_work_queries(r).await.map_err(internal)?.len(),
+            None => 0,
+        };
+        Ok(format!(
+            "{} has {kept} card{} kept ({pinned} pinned) and {lists} list{}. What they say is theirs alone.",
+            person.name,
+            if kept == 1 { "" } else { "s" },
+            if lists == 1 { "" } else { "s" }
+        ))
+    }
+
+    async fn role_id(&self, person: &Person) -> Result<Option<crate::org::RoleId>, MemoryError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        Ok(match person.department_role(&dir.teams) {
+            RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
+            RoleSource::None => None,
+        })
+    }
+
+    /// The zone Prepare my day reads its time in: the person's own, else the company's.
+    pub async fn zone_of(&self, person: PersonId) -> Result<chrono_tz::Tz, MemoryError> {
+        let own = self.store.person_time_zone(person).await.map_err(internal)?;
+        let company = self.store.company().await.map_err(internal)?.map(|c| c.time_zone.as_str().to_string());
+        let name = own.or(company).unwrap_or_else(|| "UTC".to_string());
+        name.parse().map_err(|_| MemoryError::Internal(format!("unknown zone {name}")))
+    }
+
+    /// A person's own zone; empty means the company's.
+    pub async fn set_time_zone(&self, person: &Person, zone: &str) -> Result<(), MemoryError> {
+        let zone = zone.trim();
+        let parsed = if zone.is_empty() {
+            None
+        } else {
+            Some(crate::org::TimeZoneName::parse(zone).map_err(|e| MemoryError::Invalid(e.to_string()))?)
+        };
+        let actor = Actor { person: Some(person.id), at: self.now() };
+        self.store.set_person_time_zone(person.id, parsed.as_ref().map(|z| z.as_str()), actor).await.map_err(internal)
+    }
+
+    /// "On: at 08:30 your time (Asia/Kolkata)", or "Off".
+    pub async fn prepare_status(&self, person: &Person) -> Result<(PrepareSetting, String), MemoryError> {
+        let s = self.store.prepare_setting(person.id).await.map_err(internal)?;
+        let zone = self.zone_of(person.id).await?;
+        let line = if s.enabled {
+            format!("On: at {} your time ({})", s.at_time, zone.name())
+        } else {
+            format!("Off. When on, it runs at {} your time ({}).", s.at_time, zone.name())
+        };
+        Ok((s, line))
+    }
+
+    pub async fn set_prepare(&self, person: &Person, enabled: bool, at_time: &str) -> Result<(), MemoryError> {
+        let t = NaiveTime::parse_from_str(at_time.trim(), "%H:%M")
+            .map_err(|_| MemoryError::Invalid("Give the time as HH:MM, for example 08:30".to_string()))?;
+        let mut s = self.store.prepare_setting(person.id).await.map_err(internal)?;
+        s.enabled = enabled;
+        s.at_time = t.format("%H:%M").to_string();
+        self.store.save_prepare_setting(person.id, &s).await.map_err(internal)
+    }
+
+    /// Runs the role's "my work" queries for everyone whose chosen local time has come today (and
+    /// is less than two hours past), once per local day. Returns (person, records kept) for each run.
+    pub async fn prepare_due(&self) -> Result<Vec<(PersonId, usize)>, MemoryError> {
+        let now = self.now();
+        let mut ran = Vec::new();
+        for (pid, mut s) in self.store.prepare_enabled().await.map_err(internal)? {
+            let zone = self.zone_of(pid).await?;
+            let Some(due) = due_today(&s, zone, now) else { continue };
+            let Some(person) = self.store.person(pid).await.map_err(internal)? else { continue };
+            let mut kept = 0;
+            if let Some(role) = self.role_id(&person).await? {
+                for q in self.store.my_work_queries(role).await.map_err(internal)? {
+                    match self.run_query(&person, &q).await {
+                        Ok(n) => kept += n,
+                        Err(e) => {
+                            tracing::warn!(person = pid.0, query = q.id, error = %e, "a my-work query was skipped")
+                        }
+                    }
+                }
+            }
+            s.last_local_date = Some(due.to_string());
+            self.store.save_prepare_setting(pid, &s).await.map_err(internal)?;
+            ran.push((pid, kept));
+        }
+        Ok(ran)
+    }
+
+    /// A query is checked again each time it runs: its tool must still be a ticked read tool of
+    /// a live connector.
+    pub async fn run_query(&self, person: &Person, q: &MyWorkQuery) -> Result<usize, String> {
+        let zone = self.zone_of(person.id).await.map_err(|e| e.to_string())?;
+        let today = self.now().with_timezone(&zone).date_naive().to_string();
+        let args_text = q.arguments.replace("{me}", &person.email).replace("{today}", &today);
+        let args: Value = serde_json::from_str(&args_text).map_err(|e| format!("its arguments are not JSON: {e}"))?;
+        self.read_as(person, q.connector, &q.tool, &args, "prepare").await
+    }
+}
+
+impl PersonMemory {
+    /// Once a day, from 02:00 in the company's zone: drops each person's use of a card they have
+    /// not used within its connector's hard limit, then the cards nobody keeps any more. Returns
+    /// how many uses and cards went, or `None` when it is not due.
+    pub async fn forgetting_due(&self) -> Result<Option<(u32, u32)>, MemoryError> {
+        let now = self.now();
+        let company = self.store.company().await.map_err(internal)?;
+        let zone: chrono_tz::Tz = company
+            .map(|c| c.time_zone.as_str().to_string())
+            .unwrap_or_else(|| "UTC".into())
+            .parse()
+            .unwrap_or(chrono_tz::UTC);
+        let local = now.with_timezone(&zone);
+        let today = local.date_naive().to_string();
+        if local.time() < NaiveTime::from_hms_opt(FORGETTING_HOUR, 0, 0).unwrap_or(NaiveTime::MIN)
+            || self.store.job_last_run("forgetting").await.map_err(internal)?.as_deref() == Some(today.as_str())
+        {
+            return Ok(None);
+        }
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut uses = 0;
+        for (card, u) in self.store.all_uses().await.map_err(internal)? {
+            let hard = connectors
+                .iter()
+                .find(|c| c.id == card.connector)
+                .map(|c| c.structured.hard_mins.max(c.free_text.hard_mins))
+                .unwrap_or(0);
+            if !u.pinned && now - u.last_use > Duration::minutes(i64::from(hard)) {
+                self.store.remove_use(u.person, card.id).await.map_err(internal)?;
+                uses += 1;
+            }
+        }
+        let cards = self.store.remove_unkept_cards().await.map_err(internal)?;
+        self.store.set_job_run("forgetting", &today).await.map_err(internal)?;
+        Ok(Some((uses, cards)))
+    }
+}
+
+/// The local date Prepare my day is due for, if it is due now: the chosen time has come today in
+/// `zone`, less than two hours ago, and it has not run today. Daylight-saving changes are read
+/// through the zone: a time that does not exist that day runs at the first instant after it.
+pub fn due_today(s: &PrepareSetting, zone: chrono_tz::Tz, now: DateTime<Utc>) -> Option<NaiveDate> {
+    if !s.enabled {
+        return None;
+    }
+    let t = NaiveTime::parse_from_str(&s.at_time, "%H:%M").ok()?;
+    let local_today = now.with_timezone(&zone).date_naive();
+    if s.last_local_date.as_deref() == Some(local_today.to_string().as_str()) {
+        return None;
+    }
+    let start = local_instant(zone, local_today, t)?;
+    (now >= start && now < start + Duration::minutes(PREPARE_WINDOW_MINS)).then_some(local_today)
+}
+
+fn local_instant(zone: chrono_tz::Tz, date: NaiveDate, t: NaiveTime) -> Option<DateTime<Utc>> {
+    let naive = date.and_time(t);
+    match zone.from_local_datetime(&naive) {
+        chrono::LocalResult::Single(d) => Some(d.with_timezone(&Utc)),
+        // Clocks went back: the time happens twice; the first counts.
+        chrono::LocalResult::Ambiguous(first, _) => Some(first.with_timezone(&Utc)),
+        // Clocks went forward past it: the first minute that exists after it.
+        chrono::LocalResult::None => (1..=180).find_map(|m| {
+            zone.from_local_datetime(&(naive + Duration::minutes(m))).earliest().map(|d| d.with_timezone(&Utc))
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on(at: &str, last: Option<&str>) -> PrepareSetting {
+        PrepareSetting { enabled: true, at_time: at.into(), last_local_date: last.map(String::from) }
+    }
+
+    fn utc(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn due_at_the_local_time_within_two_hours_once_a_day() {
+        let kolkata: chrono_tz::Tz = "Asia/Kolkata".parse().unwrap();
+        // 08:30 in Kolkata is 03:00 UTC.
+        assert_eq!(due_today(&on("08:30", None), kolkata, utc("2026-11-30T02:59:00Z")), None);
+        assert_eq!(
+            due_today(&on("08:30", None), kolkata, utc("2026-11-30T03:00:00Z")),
+            NaiveDate::from_ymd_opt(2026, 11, 30)
+        );
+        assert!(due_today(&on("08:30", None), kolkata, utc("2026-11-30T04:59:00Z")).is_some());
+        assert_eq!(due_today(&on("08:30", None), kolkata, utc("2026-11-30T05:00:00Z")), None, "two hours late");
+        assert_eq!(due_today(&on("08:30", Some("2026-11-30")), kolkata, utc("2026-11-30T03:30:00Z")), None);
+        let mut off = on("08:30", None);
+        off.enabled = false;
+        assert_eq!(due_today(&off, kolkata, utc("2026-11-30T03:00:00Z")), None, "off means no call");
+    }
+
+    #[test]
+    fn daylight_saving_moves_the_instant_not_the_local_time() {
+        let london: chrono_tz::Tz = "Europe/London".parse().unwrap();
+        // Before the change 08:30 is 08:30 UTC; after it (29 March 2026) it is 07:30 UTC.
+        assert!(due_today(&on("08:30", None), london, utc("2026-03-28T08:30:00Z")).is_some());
+        assert_eq!(due_today(&on("08:30", None), london, utc("2026-03-29T07:29:00Z")), None);
+        assert!(due_today(&on("08:30", None), london, utc("2026-03-29T07:30:00Z")).is_some());
+        // 01:30 does not exist on 29 March: it runs at 02:00 BST, 01:00 UTC.
+        assert_eq!(
+            local_instant(
+                london,
+                NaiveDate::from_ymd_opt(2026, 3, 29).unwrap(),
+                NaiveTime::from_hms_opt(1, 30, 0).unwrap()
+            ),
+            Some(utc("2026-03-29T01:00:00Z"))
+        );
+        // 01:30 happens twice on 25 October: the first counts.
+        assert_eq!(
+            local_instant(
+                london,
+                NaiveDate::from_ymd_opt(2026, 10, 25).unwrap(),
+                NaiveTime::from_hms_opt(1, 30, 0).unwrap()
+            ),
+            Some(utc("2026-10-25T00:30:00Z"))
+        );
+    }
+
+    #[test]
+    fn refresh_outcomes_read_as_the_seed_words_them() {
+        let c = RefreshOutcome::Changed(vec![FieldChange {
+            name: "stage".into(),
+            before: "Qualified".into(),
+            after: "Proposal".into(),
+        }]);
+        assert_eq!(c.sentence(), "changed: stage (Qualified → Proposal)");
+        assert_eq!(RefreshOutcome::NoChange.sentence(), "no change");
+        assert_eq!(RefreshOutcome::Gone("Acme ATS".into()).sentence(), "no longer at Acme ATS");
+        assert_eq!(
+            RefreshOutcome::NotChecked("Acme ATS is switched off".into()).sentence(),
+            "not checked: Acme ATS is switched off"
+        );
+    }
+}

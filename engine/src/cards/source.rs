@@ -1,0 +1,270 @@
+//! Connectors: outside systems read over the connector protocol, their settings, the shapes of
+//! the records their tools return, and the trait the server's HTTP client implements.
+
+use super::access::{DataLabel, KeyKind};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a connector's tools read: the admin's choice on its setup sheet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyMode {
+    /// The company key alone.
+    Company,
+    /// The company key with the acting-for header.
+    ActingFor,
+    /// People's own keys.
+    OwnKeys,
+}
+
+impl KeyMode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            KeyMode::Company => "company",
+            KeyMode::ActingFor => "acting_for",
+            KeyMode::OwnKeys => "own_keys",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "company" => Some(Self::Company),
+            "acting_for" => Some(Self::ActingFor),
+            "own_keys" => Some(Self::OwnKeys),
+            _ => None,
+        }
+    }
+
+    pub fn key_kind(&self) -> KeyKind {
+        match self {
+            KeyMode::Company => KeyKind::Company,
+            KeyMode::ActingFor => KeyKind::ActingFor,
+            KeyMode::OwnKeys => KeyKind::OwnKey,
+        }
+    }
+}
+
+/// Minutes a kind of field may age: below `soft` it is answered from memory without a check;
+/// past `hard` the source is read first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Freshness {
+    pub soft_mins: u32,
+    pub hard_mins: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connector {
+    pub id: i64,
+    pub name: String,
+    pub base_url: String,
+    pub key_mode: KeyMode,
+    /// Tools an admin set to people's own keys, whatever the connector's mode.
+    pub own_key_tools: Vec<String>,
+    pub ticked: Vec<String>,
+    pub label: DataLabel,
+    /// Role slugs its toolset admits; empty admits everyone.
+    pub admits_roles: Vec<String>,
+    pub keep_cards: bool,
+    pub structured: Freshness,
+    pub free_text: Freshness,
+    pub hourly_limit: u32,
+    pub killed: bool,
+    /// Whether a company key was entered; the key itself is never shown again.
+    pub has_company_key: bool,
+}
+
+impl Connector {
+    /// How a tool reads now, or `None` when it is not ticked.
+    pub fn reads_with(&self, tool: &str) -> Option<KeyKind> {
+        if !self.ticked.iter().any(|t| t == tool) {
+            return None;
+        }
+        if self.own_key_tools.iter().any(|t| t == tool) {
+            return Some(KeyKind::OwnKey);
+        }
+        Some(self.key_mode.key_kind())
+    }
+
+    /// The key kinds any ticked tool reads with now.
+    pub fn key_kinds_in_use(&self) -> Vec<KeyKind> {
+        let mut kinds: Vec<KeyKind> = self.ticked.iter().filter_map(|t| self.reads_with(t)).collect();
+        kinds.dedup();
+        let mut out = Vec::new();
+        for k in kinds {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    pub fn toolset_now(&self, tool: &str) -> super::access::ToolsetNow {
+        super::access::ToolsetNow {
+            id: self.id,
+            label: self.label,
+            admits_roles: self.admits_roles.clone(),
+            tool_reads_with: self.reads_with(tool),
+            key_kinds_in_use: self.key_kinds_in_use(),
+            keep_cards: self.keep_cards,
+        }
+    }
+}
+
+/// One field a shape keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShapeField {
+    pub name: String,
+    /// Notes, subjects, bodies: text someone outside wrote.
+    pub free_text: bool,
+}
+
+/// What a ticked read tool returns, as an admin confirmed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordShape {
+    pub connector: i64,
+    pub tool: String,
+    pub kind: String,
+    pub id_field: String,
+    pub version_field: Option<String>,
+    pub fields: Vec<ShapeField>,
+    /// The tool that reads one record by id.
+    pub get_tool: String,
+    pub confirmed: bool,
+}
+
+/// A tool as the source lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: String,
+    pub access: String,
+    #[serde(default)]
+    pub bulk: bool,
+    #[serde(default)]
+    pub parameters: Value,
+}
+
+/// The key a read is made with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadKey {
+    Company,
+    ActingFor(String),
+    OwnKey(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    #[error("not found at the source")]
+    NotFound,
+    #[error("the source refused the key")]
+    Unauthorized,
+    #[error("the source does not let this person see it")]
+    Forbidden,
+    #[error("the source could not be reached: {0}")]
+    Down(String),
+    #[error("the source answered something unexpected: {0}")]
+    Invalid(String),
+}
+
+/// Calls a connector's tools over HTTP; the server implements it with reqwest.
+#[async_trait]
+pub trait Source: Send + Sync {
+    async fn tools(&self, base_url: &str, company_key: &str) -> Result<Vec<ToolInfo>, SourceError>;
+    async fn call(
+        &self,
+        base_url: &str,
+        company_key: Option<&str>,
+        key: &ReadKey,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<Value, SourceError>;
+}
+
+/// The fields a shape keeps from one record, as text, with the record's id and version.
+pub fn keep_fields(
+    shape: &RecordShape,
+    record: &Value,
+) -> Option<(String, Option<String>, Vec<super::select::CardField>)> {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let id = record.get(&shape.id_field).map(text).filter(|s| !s.is_empty())?;
+    let version = shape.version_field.as_ref().and_then(|f| record.get(f)).map(text);
+    let fields = shape
+        .fields
+        .iter()
+        .filter_map(|f| {
+            record.get(&f.name).map(|v| super::select::CardField {
+                name: f.name.clone(),
+                value: text(v),
+                free_text: f.free_text,
+            })
+        })
+        .collect();
+    Some((id, version, fields))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn connector() -> Connector {
+        Connector {
+            id: 1,
+            name: "Acme ATS".into(),
+            base_url: "http://x".into(),
+            key_mode: KeyMode::Company,
+            own_key_tools: vec![],
+            ticked: vec!["get_lead".into(), "list_leads".into()],
+            label: DataLabel::Internal,
+            admits_roles: vec![],
+            keep_cards: true,
+            structured: Freshness { soft_mins: 60, hard_mins: 1440 },
+            free_text: Freshness { soft_mins: 30, hard_mins: 720 },
+            hourly_limit: 600,
+            killed: false,
+            has_company_key: true,
+        }
+    }
+
+    #[test]
+    fn a_tool_reads_with_the_connectors_mode_unless_set_to_own_keys() {
+        let mut c = connector();
+        assert_eq!(c.reads_with("get_lead"), Some(KeyKind::Company));
+        assert_eq!(c.reads_with("update_lead"), None, "not ticked");
+        c.own_key_tools.push("list_leads".into());
+        assert_eq!(c.reads_with("list_leads"), Some(KeyKind::OwnKey));
+        assert_eq!(c.key_kinds_in_use(), vec![KeyKind::Company, KeyKind::OwnKey]);
+        c.key_mode = KeyMode::ActingFor;
+        assert_eq!(c.key_kinds_in_use(), vec![KeyKind::ActingFor, KeyKind::OwnKey]);
+    }
+
+    #[test]
+    fn a_shape_keeps_only_its_fields() {
+        let shape = RecordShape {
+            connector: 1,
+            tool: "get_lead".into(),
+            kind: "lead".into(),
+            id_field: "id".into(),
+            version_field: Some("updated_at".into()),
+            fields: vec![
+                ShapeField { name: "company".into(), free_text: false },
+                ShapeField { name: "value_inr".into(), free_text: false },
+                ShapeField { name: "notes".into(), free_text: true },
+            ],
+            get_tool: "get_lead".into(),
+            confirmed: true,
+        };
+        let rec =
+            json!({"id": "L-1", "company": "Zeta", "value_inr": 5000, "notes": "n", "secret": "s", "updated_at": "t"});
+        let (id, version, fields) = keep_fields(&shape, &rec).unwrap();
+        assert_eq!((id.as_str(), version.as_deref()), ("L-1", Some("t")));
+        assert_eq!(fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["company", "value_inr", "notes"]);
+        assert_eq!(fields[1].value, "5000");
+        assert!(keep_fields(&shape, &json!({"company": "no id"})).is_none());
+    }
+}

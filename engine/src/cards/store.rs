@@ -1,0 +1,208 @@
+//! Cards as stored, each person's use of them, and the storage trait for connectors and cards.
+
+use super::access::{CardOrigin, DataLabel, KeyKind};
+use super::activation::UseSummary;
+use super::select::CardField;
+use super::source::{Connector, Freshness, KeyMode, RecordShape};
+use crate::org::{PersonId, RoleId};
+use crate::store::{Actor, StoreError};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// A short copy of one record, from one connector, read with one key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Card {
+    pub id: i64,
+    pub connector: i64,
+    pub tool: String,
+    pub kind: String,
+    pub record_id: String,
+    pub version: Option<String>,
+    pub fields: Vec<CardField>,
+    pub read_with: KeyKind,
+    pub read_as: Option<PersonId>,
+    pub label_when_read: DataLabel,
+    pub open_work: bool,
+    pub read_at: DateTime<Utc>,
+}
+
+impl Card {
+    pub fn origin(&self) -> CardOrigin {
+        CardOrigin {
+            toolset: self.connector,
+            read_with: self.read_with,
+            read_as: self.read_as,
+            label_when_read: self.label_when_read,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewCard {
+    pub connector: i64,
+    pub tool: String,
+    pub kind: String,
+    pub record_id: String,
+    pub version: Option<String>,
+    pub fields: Vec<CardField>,
+    pub read_with: KeyKind,
+    pub read_as: Option<PersonId>,
+    pub label_when_read: DataLabel,
+    pub open_work: bool,
+    pub read_at: DateTime<Utc>,
+}
+
+/// One person's use of one card.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardUse {
+    pub person: PersonId,
+    pub card: i64,
+    pub summary: UseSummary,
+    pub pinned: bool,
+    pub last_use: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewConnector {
+    pub name: String,
+    pub base_url: String,
+    pub key_mode: KeyMode,
+    pub ticked: Vec<String>,
+    pub label: DataLabel,
+    pub admits_roles: Vec<String>,
+    pub keep_cards: bool,
+    pub structured: Freshness,
+    pub free_text: Freshness,
+    pub hourly_limit: u32,
+}
+
+/// A role's "my work" query: a ticked read tool of a live connector, with `{me}` for the
+/// person's email in its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MyWorkQuery {
+    pub id: i64,
+    pub role: RoleId,
+    pub connector: i64,
+    pub tool: String,
+    pub arguments: String,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrepareSetting {
+    pub enabled: bool,
+    /// "08:30", read in the person's zone, else the company's.
+    pub at_time: String,
+    /// The local date it last ran, "2026-11-30".
+    pub last_local_date: Option<String>,
+}
+
+impl Default for PrepareSetting {
+    fn default() -> Self {
+        Self { enabled: false, at_time: "08:30".to_string(), last_local_date: None }
+    }
+}
+
+#[async_trait]
+pub trait CardStore: Send + Sync {
+    async fn connectors(&self) -> Result<Vec<Connector>, StoreError>;
+    async fn connector(&self, id: i64) -> Result<Option<Connector>, StoreError>;
+    async fn create_connector(
+        &self,
+        c: &NewConnector,
+        company_key: Option<&str>,
+        actor: Actor,
+    ) -> Result<Connector, StoreError>;
+    /// The company key, for a read; never for display.
+    async fn company_key(&self, connector: i64) -> Result<Option<String>, StoreError>;
+    async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError>;
+    async fn set_person_key(
+        &self,
+        connector: i64,
+        person: PersonId,
+        secret: &str,
+        actor: Actor,
+    ) -> Result<(), StoreError>;
+    async fn shapes(&self, connector: i64) -> Result<Vec<RecordShape>, StoreError>;
+    async fn save_shape(
+        &self,
+        shape: &RecordShape,
+        open_when: Option<&OpenWhen>,
+        actor: Actor,
+    ) -> Result<(), StoreError>;
+    async fn open_when(&self, connector: i64, tool: &str) -> Result<Option<OpenWhen>, StoreError>;
+
+    /// Sets Keep cards; turning it off removes the connector's cards in the same transaction.
+    /// Returns how many cards were removed.
+    async fn set_keep_cards(&self, connector: i64, on: bool, actor: Actor) -> Result<u32, StoreError>;
+    /// Sets how the tools read, and removes at once the cards of a key kind no tool reads with.
+    async fn set_key_mode(
+        &self,
+        connector: i64,
+        mode: KeyMode,
+        own_key_tools: &[String],
+        actor: Actor,
+    ) -> Result<u32, StoreError>;
+    async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError>;
+    /// Takes one read from the connector's hourly limit; false when it is spent.
+    async fn claim_read(
+        &self,
+        connector: i64,
+        purpose: &str,
+        since: DateTime<Utc>,
+        limit: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Inserts the card, or updates the one with the same identity (connector, kind, record,
+    /// key kind, person read as).
+    async fn upsert_card(&self, card: &NewCard) -> Result<Card, StoreError>;
+    async fn card(&self, id: i64) -> Result<Option<Card>, StoreError>;
+    async fn remove_card(&self, id: i64) -> Result<(), StoreError>;
+    async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError>;
+    async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError>;
+    async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;
+    async fn remove_use(&self, person: PersonId, card: i64) -> Result<(), StoreError>;
+    /// Removes the person's use and keeps the record out of their memory until `until`, in one
+    /// transaction.
+    async fn forget(&self, person: PersonId, card: &Card, until: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn forgotten_until(
+        &self,
+        person: PersonId,
+        connector: i64,
+        kind: &str,
+        record_id: &str,
+    ) -> Result<Option<DateTime<Utc>>, StoreError>;
+    /// (cards kept, of them pinned)
+    async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError>;
+
+    async fn my_work_queries(&self, role: RoleId) -> Result<Vec<MyWorkQuery>, StoreError>;
+    async fn add_my_work_query(&self, q: &MyWorkQuery, actor: Actor) -> Result<MyWorkQuery, StoreError>;
+    async fn prepare_setting(&self, person: PersonId) -> Result<PrepareSetting, StoreError>;
+    async fn save_prepare_setting(&self, person: PersonId, s: &PrepareSetting) -> Result<(), StoreError>;
+    /// People who turned Prepare my day on.
+    async fn prepare_enabled(&self) -> Result<Vec<(PersonId, PrepareSetting)>, StoreError>;
+    async fn person_time_zone(&self, person: PersonId) -> Result<Option<String>, StoreError>;
+    async fn set_person_time_zone(&self, person: PersonId, zone: Option<&str>, actor: Actor) -> Result<(), StoreError>;
+
+    /// Every person's use of every card, for the forgetting job.
+    async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError>;
+    /// Removes cards nobody keeps any more; returns how many.
+    async fn remove_unkept_cards(&self) -> Result<u32, StoreError>;
+    async fn job_last_run(&self, name: &str) -> Result<Option<String>, StoreError>;
+    async fn set_job_run(&self, name: &str, local_date: &str) -> Result<(), StoreError>;
+}
+
+/// A field and the values that make a record open work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenWhen {
+    pub field: String,
+    pub values: Vec<String>,
+}
+
+impl OpenWhen {
+    pub fn holds(&self, fields: &[CardField]) -> bool {
+        fields.iter().any(|f| f.name == self.field && self.values.iter().any(|v| v.eq_ignore_ascii_case(&f.value)))
+    }
+}
