@@ -8,6 +8,7 @@ pub mod auth;
 pub mod components;
 pub mod cores;
 pub mod flash;
+pub mod memory;
 pub mod org;
 pub mod paths;
 pub mod people;
@@ -65,6 +66,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/versions/:version") view=cores::core_version_page::CoreVersionPage ssr=mode.clone()/>
                     <Route path=path!("/profile/tokens") view=tokens::tokens_page::TokensPage ssr=mode.clone()/>
+                    <Route path=path!("/profile/memory") view=memory::my_memory_page::MyMemoryPage ssr=mode.clone()/>
                     <Route path=path!("/org/agents") view=org::roster_page::RosterPage ssr=mode.clone()/>
                     <Route path=path!("/org/agents/:name") view=org::agent_page::AgentPage ssr=mode.clone()/>
                     <Route path=path!("/org/improve") view=org::improve_page::ImprovePage ssr=mode.clone()/>

@@ -24,6 +24,7 @@ pub const AGENTS: &str = "/company/agents";
 pub const TOKENS: &str = "/profile/tokens";
 pub const SIGN_IN: &str = "/signin";
 pub const BOTS: &str = "/org/agents";
+pub const MY_MEMORY: &str = "/profile/memory";
 pub const IMPROVE: &str = "/org/improve";
 
 pub fn org_agent(name: &str) -> String {

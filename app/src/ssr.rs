@@ -22,6 +22,18 @@ pub fn org() -> Result<engine::persona::service::Org, ServerFnError> {
         .ok_or_else(|| internal("the bots' side is not in the request context"))
 }
 
+pub fn memory() -> Result<engine::cards::service::PersonMemory, ServerFnError> {
+    use_context::<engine::cards::service::PersonMemory>()
+        .ok_or_else(|| internal("person memory is not in the request context"))
+}
+
+pub fn memory_refusal(e: &engine::cards::service::MemoryError) -> String {
+    if let engine::cards::service::MemoryError::Internal(detail) = e {
+        tracing::error!(%detail, "person memory operation failed");
+    }
+    e.to_string()
+}
+
 pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }

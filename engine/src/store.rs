@@ -1,6 +1,7 @@
 //! The storage traits. Each backend (SQLite now, PostgreSQL later) implements them in full; all
 //! SQL lives behind these.
 
+pub use crate::cards::store::CardStore;
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
@@ -122,5 +123,5 @@ pub trait TokenStore: Send + Sync {
 }
 
 /// Everything a backend provides.
-pub trait Store: OrgStore + CoreStore + TokenStore + PersonaStore {}
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore> Store for T {}
+pub trait Store: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore {}
+impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore> Store for T {}

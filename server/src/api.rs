@@ -26,6 +26,7 @@ pub fn router() -> Router<AppState> {
         .route("/tokens", get(list_tokens).post(create_token))
         .route("/tokens/{id}", delete(revoke_token))
         .route("/memory/roles", get(memory_roles))
+        .route("/memory/cards", get(my_cards))
         .route("/memory/cores/{scope}", get(get_core).post(save_core))
         .route("/memory/cores/{scope}/versions", get(core_versions))
         .route("/memory/cores/{scope}/versions/{version}", get(core_version))
@@ -181,6 +182,15 @@ async fn revoke_token(
 ) -> Result<StatusCode, ApiError> {
     s.engine.revoke_api_token(&p, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The person's own cards; only to them, in their session.
+async fn my_cards(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
+    let cards = s.memory.my_cards(&p).await.map_err(|e| match e {
+        engine::cards::service::MemoryError::Internal(d) => ApiError::internal(d),
+        other => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "refused", other.to_string()),
+    })?;
+    Ok(Json(cards).into_response())
 }
 
 async fn memory_roles(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {

@@ -16,6 +16,9 @@ usage:
   engram memory core <scope> [--database URL]
                                             one core's text, version and who saved it, read-only;
                                             <scope> is company:role:<role> or team:<id>
+  engram memory cards --as <person>         the cards kept for that person's work, one line each
+  engram memory cards --person <person> --as <admin>
+                                            counts only: what they say is theirs alone
   engram org …                              the bots' wakes, episodes and memory (engram org --help)
 
 The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
@@ -25,6 +28,7 @@ pub enum Command {
     Serve { demo: bool },
     MemoryRoles,
     MemoryCore(String),
+    MemoryCards { who: String, person: Option<String> },
     Help,
 }
 
@@ -37,11 +41,15 @@ pub struct Invocation {
 /// Parses the arguments after the program name.
 pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let mut database = None;
+    let mut who = None;
+    let mut person = None;
     let mut words = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--database" => database = Some(it.next().ok_or("--database needs a URL")?.clone()),
+            "--as" => who = Some(it.next().ok_or("--as needs a person")?.clone()),
+            "--person" => person = Some(it.next().ok_or("--person needs a person")?.clone()),
             s if s.starts_with("--database=") => database = Some(s["--database=".len()..].to_string()),
             "-h" | "--help" => words.push("help".to_string()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
@@ -54,6 +62,9 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
         ["demo"] => Command::Serve { demo: true },
         ["memory", "roles"] => Command::MemoryRoles,
         ["memory", "core", scope] => Command::MemoryCore(scope.to_string()),
+        ["memory", "cards"] => {
+            Command::MemoryCards { who: who.clone().ok_or("memory cards needs --as <person>")?, person: person.clone() }
+        }
         ["help"] => Command::Help,
         other => return Err(format!("unknown command: {}", other.join(" "))),
     };
@@ -68,6 +79,10 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
     let path = url.strip_prefix("sqlite://").unwrap_or(&url).split('?').next().unwrap_or("");
     if !std::path::Path::new(path).exists() {
         return Err(format!("There is no database at {path}; start Engram (or the demo) first."));
+    }
+    if let Command::MemoryCards { who, person } = command {
+        let store = SqliteStore::open(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
+        return cards(store, who, person.as_deref(), out).await;
     }
     let store = SqliteStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
     let engine = Engine::new(Arc::new(store), Arc::new(SystemClock));
@@ -119,6 +134,55 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
             }
         }
         _ => return Err("not a memory command".to_string()),
+    }
+    Ok(())
+}
+
+/// A person named by email or by the part before the @.
+fn find_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a engine::org::Person, String> {
+    dir.people
+        .iter()
+        .find(|p| {
+            p.email.eq_ignore_ascii_case(who) || p.email.split('@').next().is_some_and(|l| l.eq_ignore_ascii_case(who))
+        })
+        .ok_or_else(|| format!("There is no person called {who}"))
+}
+
+async fn cards(store: SqliteStore, who: &str, person: Option<&str>, out: &mut impl Write) -> Result<(), String> {
+    use engine::cards::service::PersonMemory;
+    use engine::store::OrgStore;
+    let dir = store.directory().await.map_err(|e| e.to_string())?;
+    let me = find_person(&dir, who)?;
+    let memory = PersonMemory::new(
+        Arc::new(store.clone()),
+        Arc::new(SystemClock),
+        Arc::new(crate::connector::HttpSource::default()),
+    );
+    let w = |e: std::io::Error| e.to_string();
+    match person {
+        // Only the person reads their cards; anyone else (an admin) gets counts.
+        Some(other) if !find_person(&dir, other)?.id.eq(&me.id) => {
+            let them = find_person(&dir, other)?;
+            let line = memory.counts_sentence(me, them).await.map_err(|e| e.to_string())?;
+            writeln!(out, "{line}").map_err(w)?;
+        }
+        _ => {
+            let cards = memory.my_cards(me).await.map_err(|e| e.to_string())?;
+            if cards.is_empty() {
+                writeln!(out, "{} has no cards kept", me.name).map_err(w)?;
+            }
+            for c in cards {
+                let values = c
+                    .fields
+                    .iter()
+                    .filter(|f| !f.free_text)
+                    .map(|f| format!("{}: {}", f.name, f.value))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                let pin = if c.pinned { " (pinned)" } else { "" };
+                writeln!(out, "#{} {} {} · {values}{pin}", c.card, c.record_id, c.line).map_err(w)?;
+            }
+        }
     }
     Ok(())
 }

@@ -29,7 +29,7 @@ async fn main() -> ExitCode {
             let _ = writeln!(std::io::stdout(), "{}", cli::USAGE);
             ExitCode::SUCCESS
         }
-        Command::MemoryRoles | Command::MemoryCore(_) => {
+        Command::MemoryRoles | Command::MemoryCore(_) | Command::MemoryCards { .. } => {
             let mut out = std::io::stdout().lock();
             match cli::run_memory(&inv.command, inv.database, &mut out).await {
                 Ok(()) => ExitCode::SUCCESS,
@@ -54,6 +54,19 @@ async fn main() -> ExitCode {
                 settings.vault = Some(vault);
             }
             let vault = settings.vault.clone();
+            // The demo's connected system runs beside Engram, on its own port.
+            let source = if with_demo {
+                let port = std::env::var("ENGRAM_DEMO_SOURCE_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(3001);
+                match server::acme_ats::spawn(server::acme_ats::AtsConfig::demo(), port).await {
+                    Ok((url, _task)) => Some(url),
+                    Err(e) => {
+                        tracing::error!(port, error = %e, "could not serve the demo source system");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                None
+            };
             let addr = settings.leptos.site_addr;
             let listener = match tokio::net::TcpListener::bind(addr).await {
                 Ok(l) => l,
@@ -76,6 +89,13 @@ async fn main() -> ExitCode {
                             match demo_org::seed_runs(app.store(), vault, Arc::new(SystemClock)).await {
                                 Ok(_) => tracing::info!("recorded the demo bots' first runs"),
                                 Err(e) => tracing::warn!(error = %e, "could not record the demo bots' runs"),
+                            }
+                        }
+                        if let Some(url) = &source {
+                            let clock = Arc::new(SystemClock);
+                            match server::demo_cards::seed(app.store(), app.memory(), clock, url).await {
+                                Ok(()) => tracing::info!(source = %url, "connected the demo's Acme ATS"),
+                                Err(e) => tracing::warn!(error = %e, "could not connect the demo's Acme ATS"),
                             }
                         }
                         tracing::info!("the demo company is ready; sign in as ada@acme.example")

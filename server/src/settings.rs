@@ -19,6 +19,8 @@ pub struct Settings {
     pub models: ModelSettings,
     /// `ORG_REFLECT_MAX_PER_DAY`: model calls across every bot per UTC day.
     pub reflect_max_per_day: u32,
+    /// Runs Prepare my day and the forgetting job in the background; tests drive them by hand.
+    pub run_jobs: bool,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
@@ -50,6 +52,7 @@ impl Settings {
             reflect_max_per_day: env("ORG_REFLECT_MAX_PER_DAY")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(engine::persona::service::DEFAULT_MAX_PER_DAY),
+            run_jobs: true,
         }
     }
 }

@@ -1,3 +1,4 @@
+use crate::connector::HttpSource;
 use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::SqliteStore;
@@ -7,6 +8,7 @@ use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
 use axum::{middleware, Router};
+use engine::cards::service::PersonMemory;
 use engine::persona::model::Models;
 use engine::persona::service::Org;
 use engine::persona::vault::Vault;
@@ -26,6 +28,7 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
     pub org: Org,
+    pub memory: PersonMemory,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -50,6 +53,7 @@ pub struct Application {
     store: SqliteStore,
     engine: Engine,
     org: Org,
+    memory: PersonMemory,
 }
 
 impl Application {
@@ -73,7 +77,11 @@ impl Application {
             SqliteStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
         let engine = Engine::new(Arc::new(store.clone()), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::new(settings.models.clone()));
-        let org = build_org(&settings, store.clone(), clock, models);
+        let org = build_org(&settings, store.clone(), clock.clone(), models);
+        let memory = PersonMemory::new(Arc::new(store.clone()), clock, Arc::new(HttpSource::default()));
+        if settings.run_jobs {
+            spawn_jobs(memory.clone());
+        }
 
         let sessions = SessionStore::new(store.pool().clone());
         sessions.migrate().await.map_err(|e| StartupError::Sessions(e.to_string()))?;
@@ -97,7 +105,12 @@ impl Application {
 
         let mut leptos_options = settings.leptos.clone();
         leptos_options.site_addr = listener.local_addr()?;
-        let state = AppState { leptos_options: leptos_options.clone(), engine: engine.clone(), org: org.clone() };
+        let state = AppState {
+            leptos_options: leptos_options.clone(),
+            engine: engine.clone(),
+            org: org.clone(),
+            memory: memory.clone(),
+        };
         let routes = generate_route_list(App);
 
         let router = Router::new()
@@ -111,9 +124,11 @@ impl Application {
                 {
                     let engine = engine.clone();
                     let org = org.clone();
+                    let memory = memory.clone();
                     move || {
                         provide_context(engine.clone());
                         provide_context(org.clone());
+                        provide_context(memory.clone());
                     }
                 },
                 {
@@ -128,7 +143,7 @@ impl Application {
             .layer(RequestBodyLimitLayer::new(settings.body_limit_bytes))
             .with_state(state);
 
-        Ok(Self { listener, router, store, engine, org })
+        Ok(Self { listener, router, store, engine, org, memory })
     }
 
     pub fn port(&self) -> u16 {
@@ -147,6 +162,10 @@ impl Application {
         &self.org
     }
 
+    pub fn memory(&self) -> &PersonMemory {
+        &self.memory
+    }
+
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
         axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown_signal()).await
     }
@@ -156,6 +175,27 @@ impl Application {
 pub fn build_org(settings: &Settings, store: SqliteStore, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Org {
     let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
     Org::new(Arc::new(store), clock, vault, models, settings.reflect_max_per_day)
+}
+
+/// Prepare my day and the forgetting job, checked every minute; each decides itself whether it
+/// is due, so a restart never runs one twice in a day.
+fn spawn_jobs(memory: PersonMemory) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            match memory.prepare_due().await {
+                Ok(ran) if !ran.is_empty() => tracing::info!(people = ran.len(), "prepared the day"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "Prepare my day was skipped"),
+            }
+            match memory.forgetting_due().await {
+                Ok(Some((uses, cards))) => tracing::info!(uses, cards, "the forgetting job ran"),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "the forgetting job was skipped"),
+            }
+        }
+    });
 }
 
 async fn shutdown_signal() {

@@ -29,6 +29,7 @@ pub fn Nav() -> impl IntoView {
                                     <a href=paths::AGENTS>"Agents"</a>
                                     <a href=paths::BOTS>"Bots"</a>
                                     <a href=paths::IMPROVE>"Suggested changes"</a>
+                                    <a href=paths::MY_MEMORY>"Memory"</a>
                                     <a href=paths::TOKENS>"API tokens"</a>
                                 </nav>
                                 <form class="who" method="post" action="/auth/sign-out">

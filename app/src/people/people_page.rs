@@ -59,6 +59,7 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
                 <aside class="drawer" aria-label=format!("{}'s details", p.name)>
                     <h2>{p.name.clone()}</h2>
                     <p>{p.email.clone()}</p>
+                    <MemoryCounts person=p.id.0/>
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "
@@ -75,5 +76,21 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
                 </aside>
             }
         })}
+    }
+}
+
+/// How much is kept for the person, never what it says.
+#[component]
+fn MemoryCounts(person: i64) -> impl IntoView {
+    let counts = Resource::new(move || person, crate::memory::load_memory_counts::load_memory_counts);
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match counts.await {
+                    Ok(line) => view! { <p class="memory-counts">{line}</p> }.into_any(),
+                    Err(e) => view! { <crate::components::ErrorLine error=e/> }.into_any(),
+                }
+            })}
+        </Suspense>
     }
 }

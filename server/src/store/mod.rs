@@ -1,5 +1,6 @@
 //! Storage adapters. Each backend implements the engine's store traits; SQLite is the first.
 
+mod cards;
 mod persona;
 pub mod sqlite;
 

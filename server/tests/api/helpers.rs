@@ -14,6 +14,7 @@ pub struct TestApp {
     /// What the server was built from, for running the CLI against the same database and vault.
     pub settings: Settings,
     pub engine: engine::Engine,
+    pub memory: engine::cards::service::PersonMemory,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,
@@ -54,6 +55,7 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     settings.database_url = database_url.clone();
     settings.vault = None;
     settings.models = server::models::ModelSettings::default();
+    settings.run_jobs = false;
     configure(&mut settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
@@ -63,8 +65,9 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     seed_if_empty(app.store(), app.engine()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
     let engine = app.engine().clone();
+    let memory = app.memory().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, engine, clock, server, dir: None }
+    TestApp { base, database_url, settings, engine, memory, clock, server, dir: None }
 }
 
 /// A browser-like client: keeps cookies, does not follow redirects.

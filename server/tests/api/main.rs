@@ -2,6 +2,7 @@
 
 mod auth;
 mod bots;
+mod cards;
 mod cli;
 mod cores;
 mod helpers;

@@ -1,0 +1,95 @@
+use super::forget_card::ForgetCard;
+use super::load_my_memory::{load_my_memory, MyMemoryData};
+use super::pin_card::PinCard;
+use super::refresh_card::RefreshCard;
+use super::save_prepare::SavePrepare;
+use crate::components::{loaded, NoticeLine};
+use crate::paths::MY_MEMORY;
+use engine::cards::service::CardView;
+use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+use leptos_router::hooks::use_query_map;
+
+/// Profile → Memory. `?forget=ID` asks before Forget.
+#[component]
+pub fn MyMemoryPage() -> impl IntoView {
+    let query = use_query_map();
+    let forget = move || query.read().get("forget").and_then(|p| p.parse::<i64>().ok());
+    let data = Resource::new(forget, load_my_memory);
+    view! {
+        <h1>"Memory"</h1>
+        {loaded(data, |d| view! { <MyMemory data=d/> })}
+    }
+}
+
+fn values(c: &CardView) -> String {
+    c.fields.iter().filter(|f| !f.free_text).map(|f| format!("{}: {}", f.name, f.value)).collect::<Vec<_>>().join(" · ")
+}
+
+#[component]
+fn MyMemory(data: MyMemoryData) -> impl IntoView {
+    let MyMemoryData { cards, prepare, prepare_line, notice, confirm } = data;
+    let empty = cards.is_empty();
+    view! {
+        <NoticeLine notice/>
+        <section>
+            <h2>"What I'm working on"</h2>
+            <p class="meta">"The records kept for your work, most used first. Only you see what they say."</p>
+            {confirm.map(|c| view! {
+                <div class="confirm" role="alertdialog" aria-label="Forget this record?">
+                    <p>{format!("Forget {} {}? It is removed from your memory and not kept for you again for 30 days, unless you pin it.", c.kind, c.record_id)}</p>
+                    <form method="post" action=ForgetCard::url() class="inline">
+                        <input type="hidden" name="id" value=c.card.to_string()/>
+                        <button type="submit">"Forget it"</button>
+                    </form>
+                    <a href=MY_MEMORY>"Keep it"</a>
+                </div>
+            })}
+            {empty.then(|| view! { <p>"Nothing is kept for your work yet."</p> })}
+            <ul class="cards">
+                {cards.into_iter().map(|c| view! { <CardLine card=c/> }).collect_view()}
+            </ul>
+        </section>
+        <section>
+            <h2>"Prepare my day"</h2>
+            <p class="prepare">{prepare_line}</p>
+            <form method="post" action=SavePrepare::url() class="inline">
+                <label><input type="checkbox" name="enabled" value="on" checked=prepare.enabled/>" On"</label>
+                <label>" at " <input type="time" name="at_time" value=prepare.at_time.clone() required/></label>
+                <button type="submit">"Save"</button>
+            </form>
+            <p class="meta">"At that time it reads your role's “my work” lists as you and keeps what they return. It does nothing else."</p>
+        </section>
+    }
+}
+
+#[component]
+fn CardLine(card: CardView) -> impl IntoView {
+    let id = card.card;
+    let free: Vec<_> = card.fields.iter().filter(|f| f.free_text && !f.value.is_empty()).cloned().collect();
+    let record = format!("{} {}", card.kind, card.record_id);
+    view! {
+        <li id=format!("card-{id}") class="card">
+            <p class="line">
+                {card.line.clone()}
+                {card.pinned.then(|| view! { <span class="tag">" · pinned"</span> })}
+                {card.open_work.then(|| view! { <span class="tag">" · open work"</span> })}
+            </p>
+            <p class="record"><strong>{card.record_id.clone()}</strong>" · "{values(&card)}</p>
+            {free.into_iter().map(|f| view! { <p class="free"><em>{f.name}": "</em>{f.value}</p> }).collect_view()}
+            <div class="actions">
+                <form method="post" action=PinCard::url() class="inline">
+                    <input type="hidden" name="id" value=id.to_string()/>
+                    <input type="hidden" name="pinned" value=(!card.pinned).to_string()/>
+                    <button type="submit">{if card.pinned { "Unpin" } else { "Pin" }}</button>
+                </form>
+                <form method="post" action=RefreshCard::url() class="inline">
+                    <input type="hidden" name="id" value=id.to_string()/>
+                    <input type="hidden" name="record" value=record/>
+                    <button type="submit">"Refresh"</button>
+                </form>
+                <a class="button" href=format!("{MY_MEMORY}?forget={id}")>"Forget"</a>
+            </div>
+        </li>
+    }
+}

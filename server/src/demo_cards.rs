@@ -1,0 +1,154 @@
+//! The demo's connected system: the Acme ATS connector with confirmed record shapes, each role's
+//! "my work" queries, and the first cards, kept through the real pipeline (a read as each person).
+
+use crate::acme_ats::AtsConfig;
+use crate::demo::demo_email;
+use crate::store::SqliteStore;
+use engine::cards::access::DataLabel;
+use engine::cards::service::PersonMemory;
+use engine::cards::source::{Freshness, KeyMode, RecordShape, ShapeField};
+use engine::cards::store::{CardStore, MyWorkQuery, NewConnector, OpenWhen, PrepareSetting};
+use engine::org::{PersonId, RoleId, RoleSlug};
+use engine::store::{Actor, OrgStore};
+use engine::Clock;
+use std::sync::Arc;
+
+pub const CONNECTOR_NAME: &str = "Acme ATS";
+
+fn fields(list: &[(&str, bool)]) -> Vec<ShapeField> {
+    list.iter().map(|(n, free)| ShapeField { name: n.to_string(), free_text: *free }).collect()
+}
+
+/// The shapes an admin confirmed on the setup sheet, with what makes a record open work.
+pub fn shapes(connector: i64) -> Vec<(RecordShape, Option<OpenWhen>)> {
+    let lead = fields(&[
+        ("company", false),
+        ("contact_name", false),
+        ("stage", false),
+        ("value_inr", false),
+        ("next_follow_up", false),
+        ("city", false),
+        ("notes", true),
+    ]);
+    let ticket =
+        fields(&[("subject", true), ("customer", false), ("status", false), ("priority", false), ("body", true)]);
+    let contact = fields(&[("name", false), ("email", false), ("phone", false), ("company", false), ("title", false)]);
+    let deal = OpenWhen { field: "stage".into(), values: vec!["Proposal".into()] };
+    let escalated = OpenWhen { field: "status".into(), values: vec!["escalated".into()] };
+    let shape = |tool: &str, kind: &str, f: &[ShapeField], get: &str| RecordShape {
+        connector,
+        tool: tool.into(),
+        kind: kind.into(),
+        id_field: "id".into(),
+        version_field: Some("updated_at".into()),
+        fields: f.to_vec(),
+        get_tool: get.into(),
+        confirmed: true,
+    };
+    vec![
+        (shape("list_leads", "lead", &lead, "get_lead"), Some(deal.clone())),
+        (shape("get_lead", "lead", &lead, "get_lead"), Some(deal.clone())),
+        (shape("search_leads", "lead", &lead, "get_lead"), Some(deal)),
+        (shape("list_tickets", "ticket", &ticket, "get_ticket"), Some(escalated.clone())),
+        (shape("get_ticket", "ticket", &ticket, "get_ticket"), Some(escalated)),
+        (shape("list_contacts", "contact", &contact, "get_contact"), None),
+        (shape("get_contact", "contact", &contact, "get_contact"), None),
+    ]
+}
+
+pub const TICKED: [&str; 7] =
+    ["list_leads", "get_lead", "search_leads", "list_tickets", "get_ticket", "list_contacts", "get_contact"];
+
+/// Sets up the connector to the demo source at `base_url`, and keeps the first cards.
+pub async fn seed(
+    store: &SqliteStore,
+    memory: &PersonMemory,
+    clock: Arc<dyn Clock>,
+    base_url: &str,
+) -> Result<(), String> {
+    let e = |e: engine::store::StoreError| e.to_string();
+    let dir = store.directory().await.map_err(e)?;
+    let ada = dir.people.iter().find(|p| p.email == demo_email("ada")).ok_or("no admin")?.clone();
+    let actor = Actor { person: Some(ada.id), at: clock.now() };
+    let config = AtsConfig::demo();
+    let connector = store
+        .create_connector(
+            &NewConnector {
+                name: CONNECTOR_NAME.into(),
+                base_url: base_url.into(),
+                key_mode: KeyMode::Company,
+                ticked: TICKED.iter().map(|t| t.to_string()).collect(),
+                label: DataLabel::Internal,
+                admits_roles: vec![],
+                keep_cards: true,
+                structured: Freshness { soft_mins: 60, hard_mins: 14 * 24 * 60 },
+                free_text: Freshness { soft_mins: 30, hard_mins: 7 * 24 * 60 },
+                hourly_limit: 600,
+            },
+            Some(&config.company_key),
+            actor,
+        )
+        .await
+        .map_err(e)?;
+    for (shape, open) in shapes(connector.id) {
+        store.save_shape(&shape, open.as_ref(), actor).await.map_err(e)?;
+    }
+    for (email, key) in &config.person_keys {
+        if let Some(p) = dir.people.iter().find(|p| &p.email == email) {
+            store.set_person_key(connector.id, p.id, key, actor).await.map_err(e)?;
+        }
+    }
+    let role = |slug: &str| -> Result<RoleId, String> {
+        let slug = RoleSlug::parse(slug).map_err(|e| e.to_string())?;
+        dir.roles.iter().find(|r| r.slug == slug).map(|r| r.id).ok_or_else(|| format!("no role {slug}"))
+    };
+    let queries = [
+        ("sales", "list_leads", r#"{"owner": "{me}", "follow_up_on": "{today}"}"#, "Leads with a follow-up today"),
+        ("sales", "list_leads", r#"{"owner": "{me}", "stage": "Proposal"}"#, "My open deals"),
+        ("support", "list_tickets", r#"{"assignee": "{me}", "status": "escalated"}"#, "My escalated tickets"),
+    ];
+    for (slug, tool, args, label) in queries {
+        let q = MyWorkQuery {
+            id: 0,
+            role: role(slug)?,
+            connector: connector.id,
+            tool: tool.into(),
+            arguments: args.into(),
+            label: label.into(),
+        };
+        store.add_my_work_query(&q, actor).await.map_err(e)?;
+    }
+    for login in ["alice", "sam", "sue", "bob"] {
+        let Some(p) = dir.people.iter().find(|p| p.email == demo_email(login)) else { continue };
+        let Some(role_id) = memory_role(&dir, p) else { continue };
+        for q in store.my_work_queries(role_id).await.map_err(e)? {
+            if let Err(err) = memory.run_query(p, &q).await {
+                tracing::warn!(login, query = q.label, error = err, "a demo read was skipped");
+            }
+        }
+    }
+    if let Some(alice) = dir.people.iter().find(|p| p.email == demo_email("alice")) {
+        store
+            .save_prepare_setting(alice.id, &PrepareSetting { enabled: true, ..PrepareSetting::default() })
+            .await
+            .map_err(e)?;
+        pin_first(store, alice.id).await?;
+    }
+    Ok(())
+}
+
+fn memory_role(dir: &engine::org::Directory, p: &engine::org::Person) -> Option<RoleId> {
+    match p.department_role(&dir.teams) {
+        engine::org::RoleSource::Own(r) | engine::org::RoleSource::FromTeam(r) => Some(r),
+        engine::org::RoleSource::None => None,
+    }
+}
+
+async fn pin_first(store: &SqliteStore, person: PersonId) -> Result<(), String> {
+    let kept = store.kept(person).await.map_err(|e| e.to_string())?;
+    if let Some((_, mut u)) = kept.into_iter().next() {
+        u.pinned = true;
+        store.save_use(&u).await.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,676 @@
+//! The SQLite backend for person memory: connectors, record shapes, cards and people's use of them.
+
+use super::sqlite::{audit, backend, is_unique_violation, SqliteStore};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::cards::access::{DataLabel, KeyKind};
+use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
+use engine::cards::store::{Card, CardStore, CardUse, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting};
+use engine::org::{PersonId, RoleId};
+use engine::store::{Actor, StoreError};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+const CARD_COLUMNS: &str =
+    "id, connector_id, tool, kind, record_id, version, fields, read_with, read_as, label_when_read, open_work, read_at";
+
+fn bad(what: &str) -> StoreError {
+    StoreError::Backend(format!("unreadable {what}"))
+}
+
+fn json_list(row: &SqliteRow, col: &str) -> Vec<String> {
+    serde_json::from_str(&row.get::<String, _>(col)).unwrap_or_default()
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+fn connector_from(row: &SqliteRow) -> Result<Connector, StoreError> {
+    Ok(Connector {
+        id: row.get("id"),
+        name: row.get("name"),
+        base_url: row.get("base_url"),
+        key_mode: KeyMode::parse(row.get("key_mode")).ok_or_else(|| bad("key mode"))?,
+        own_key_tools: json_list(row, "own_key_tools"),
+        ticked: json_list(row, "ticked"),
+        label: DataLabel::parse(row.get("label")).ok_or_else(|| bad("label"))?,
+        admits_roles: json_list(row, "admits_roles"),
+        keep_cards: row.get::<i64, _>("keep_cards") != 0,
+        structured: Freshness {
+            soft_mins: row.get::<i64, _>("structured_soft_mins") as u32,
+            hard_mins: row.get::<i64, _>("structured_hard_mins") as u32,
+        },
+        free_text: Freshness {
+            soft_mins: row.get::<i64, _>("free_text_soft_mins") as u32,
+            hard_mins: row.get::<i64, _>("free_text_hard_mins") as u32,
+        },
+        hourly_limit: row.get::<i64, _>("hourly_limit") as u32,
+        killed: row.get::<i64, _>("killed") != 0,
+        has_company_key: row.get::<Option<String>, _>("company_key").is_some(),
+    })
+}
+
+fn card_from(row: &SqliteRow) -> Result<Card, StoreError> {
+    Ok(Card {
+        id: row.get("id"),
+        connector: row.get("connector_id"),
+        tool: row.get("tool"),
+        kind: row.get("kind"),
+        record_id: row.get("record_id"),
+        version: row.get("version"),
+        fields: serde_json::from_str(&row.get::<String, _>("fields")).map_err(|_| bad("card fields"))?,
+        read_with: KeyKind::parse(row.get("read_with")).ok_or_else(|| bad("key kind"))?,
+        read_as: row.get::<Option<i64>, _>("read_as").map(PersonId),
+        label_when_read: DataLabel::parse(row.get("label_when_read")).ok_or_else(|| bad("label"))?,
+        open_work: row.get::<i64, _>("open_work") != 0,
+        read_at: row.get("read_at"),
+    })
+}
+
+fn use_from(row: &SqliteRow) -> Result<CardUse, StoreError> {
+    Ok(CardUse {
+        person: PersonId(row.get("person_id")),
+        card: row.get("card_id"),
+        summary: serde_json::from_str(&row.get::<String, _>("summary")).map_err(|_| bad("use summary"))?,
+        pinned: row.get::<i64, _>("pinned") != 0,
+        last_use: row.get("last_use"),
+    })
+}
+
+/// Removes the connector's cards whose key kind is not among `kinds` (all of them when empty).
+async fn purge(conn: &mut SqliteConnection, connector: i64, kinds: &[KeyKind]) -> Result<u32, StoreError> {
+    let ids: Vec<(i64, String)> = sqlx::query_as("SELECT id, read_with FROM cards WHERE connector_id = ?")
+        .bind(connector)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+    let mut removed = 0;
+    for (id, kind) in ids {
+        if KeyKind::parse(&kind).is_some_and(|k| kinds.contains(&k)) {
+            continue;
+        }
+        delete_card(conn, id).await?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+async fn delete_card(conn: &mut SqliteConnection, id: i64) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM card_uses WHERE card_id = ?").bind(id).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("DELETE FROM cards WHERE id = ?").bind(id).execute(&mut *conn).await.map_err(backend)?;
+    Ok(())
+}
+
+#[async_trait]
+impl CardStore for SqliteStore {
+    async fn connectors(&self) -> Result<Vec<Connector>, StoreError> {
+        let rows =
+            sqlx::query("SELECT * FROM connectors ORDER BY name").fetch_all(self.pool()).await.map_err(backend)?;
+        rows.iter().map(connector_from).collect()
+    }
+
+    async fn connector(&self, id: i64) -> Result<Option<Connector>, StoreError> {
+        let row = sqlx::query("SELECT * FROM connectors WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(connector_from).transpose()
+    }
+
+    async fn create_connector(
+        &self,
+        c: &NewConnector,
+        company_key: Option<&str>,
+        actor: Actor,
+    ) -> Result<Connector, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO connectors (name, base_url, key_mode, company_key, ticked, label, admits_roles, keep_cards, \
+             structured_soft_mins, structured_hard_mins, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
+             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&c.name)
+        .bind(&c.base_url)
+        .bind(c.key_mode.as_str())
+        .bind(company_key)
+        .bind(to_json(&c.ticked))
+        .bind(c.label.as_str())
+        .bind(to_json(&c.admits_roles))
+        .bind(i64::from(c.keep_cards))
+        .bind(i64::from(c.structured.soft_mins))
+        .bind(i64::from(c.structured.hard_mins))
+        .bind(i64::from(c.free_text.soft_mins))
+        .bind(i64::from(c.free_text.hard_mins))
+        .bind(i64::from(c.hourly_limit))
+        .bind(actor.at)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(c.name.clone()) } else { backend(e) })?;
+        audit(&mut tx, actor, "connector.create", &format!("connector:{id}"), &c.name).await?;
+        tx.commit().await.map_err(backend)?;
+        self.connector(id).await?.ok_or_else(|| StoreError::NotFound(format!("connector {id}")))
+    }
+
+    async fn company_key(&self, connector: i64) -> Result<Option<String>, StoreError> {
+        let key: Option<Option<String>> = sqlx::query_scalar("SELECT company_key FROM connectors WHERE id = ?")
+            .bind(connector)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(key.flatten())
+    }
+
+    async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = ? AND person_id = ?")
+            .bind(connector)
+            .bind(person.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)
+    }
+
+    async fn set_person_key(
+        &self,
+        connector: i64,
+        person: PersonId,
+        secret: &str,
+        actor: Actor,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO person_keys (connector_id, person_id, secret, created_at) VALUES (?, ?, ?, ?) \
+             ON CONFLICT (connector_id, person_id) DO UPDATE SET secret = excluded.secret",
+        )
+        .bind(connector)
+        .bind(person.0)
+        .bind(secret)
+        .bind(actor.at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, actor, "person_key.set", &format!("connector:{connector}"), &format!("person:{}", person.0))
+            .await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn shapes(&self, connector: i64) -> Result<Vec<RecordShape>, StoreError> {
+        let rows = sqlx::query("SELECT * FROM record_shapes WHERE connector_id = ? ORDER BY tool")
+            .bind(connector)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let fields: Vec<ShapeField> =
+                    serde_json::from_str(&r.get::<String, _>("fields")).map_err(|_| bad("shape fields"))?;
+                Ok(RecordShape {
+                    connector: r.get("connector_id"),
+                    tool: r.get("tool"),
+                    kind: r.get("kind"),
+                    id_field: r.get("id_field"),
+                    version_field: r.get("version_field"),
+                    fields,
+                    get_tool: r.get("get_tool"),
+                    confirmed: r.get::<i64, _>("confirmed") != 0,
+                })
+            })
+            .collect()
+    }
+
+    async fn save_shape(&self, s: &RecordShape, open_when: Option<&OpenWhen>, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO record_shapes (connector_id, tool, kind, id_field, version_field, fields, get_tool, open_when, \
+             confirmed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (connector_id, tool) DO UPDATE SET \
+             kind = excluded.kind, id_field = excluded.id_field, version_field = excluded.version_field, \
+             fields = excluded.fields, get_tool = excluded.get_tool, open_when = excluded.open_when, \
+             confirmed = excluded.confirmed",
+        )
+        .bind(s.connector)
+        .bind(&s.tool)
+        .bind(&s.kind)
+        .bind(&s.id_field)
+        .bind(&s.version_field)
+        .bind(to_json(&s.fields))
+        .bind(&s.get_tool)
+        .bind(open_when.map(to_json))
+        .bind(i64::from(s.confirmed))
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, actor, "shape.save", &format!("connector:{}", s.connector), &s.tool).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn open_when(&self, connector: i64, tool: &str) -> Result<Option<OpenWhen>, StoreError> {
+        let v: Option<Option<String>> =
+            sqlx::query_scalar("SELECT open_when FROM record_shapes WHERE connector_id = ? AND tool = ?")
+                .bind(connector)
+                .bind(tool)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(v.flatten().and_then(|s| serde_json::from_str(&s).ok()))
+    }
+
+    async fn set_keep_cards(&self, connector: i64, on: bool, actor: Actor) -> Result<u32, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("UPDATE connectors SET keep_cards = ?, updated_at = ? WHERE id = ?")
+            .bind(i64::from(on))
+            .bind(actor.at)
+            .bind(connector)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let removed = if on { 0 } else { purge(&mut tx, connector, &[]).await? };
+        let detail = format!("keep cards {}; {removed} cards removed", if on { "on" } else { "off" });
+        audit(&mut tx, actor, "connector.keep_cards", &format!("connector:{connector}"), &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(removed)
+    }
+
+    async fn set_key_mode(
+        &self,
+        connector: i64,
+        mode: KeyMode,
+        own_key_tools: &[String],
+        actor: Actor,
+    ) -> Result<u32, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("UPDATE connectors SET key_mode = ?, own_key_tools = ?, updated_at = ? WHERE id = ?")
+            .bind(mode.as_str())
+            .bind(to_json(&own_key_tools))
+            .bind(actor.at)
+            .bind(connector)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let row = sqlx::query("SELECT * FROM connectors WHERE id = ?")
+            .bind(connector)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let kinds = connector_from(&row)?.key_kinds_in_use();
+        let removed = purge(&mut tx, connector, &kinds).await?;
+        let detail = format!("key mode {}; {removed} cards removed", mode.as_str());
+        audit(&mut tx, actor, "connector.key_mode", &format!("connector:{connector}"), &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(removed)
+    }
+
+    async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("UPDATE connectors SET killed = ?, updated_at = ? WHERE id = ?")
+            .bind(i64::from(killed))
+            .bind(actor.at)
+            .bind(connector)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        audit(
+            &mut tx,
+            actor,
+            "connector.kill_switch",
+            &format!("connector:{connector}"),
+            if killed { "on" } else { "off" },
+        )
+        .await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn claim_read(
+        &self,
+        connector: i64,
+        purpose: &str,
+        since: DateTime<Utc>,
+        limit: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let used: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
+            .bind(connector)
+            .bind(since)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if used >= i64::from(limit) {
+            return Ok(false);
+        }
+        sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
+            .bind(connector)
+            .bind(purpose)
+            .bind(at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(true)
+    }
+
+    async fn upsert_card(&self, c: &NewCard) -> Result<Card, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let existing: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM cards WHERE connector_id = ? AND kind = ? AND record_id = ? AND read_with = ? \
+             AND COALESCE(read_as, 0) = ?",
+        )
+        .bind(c.connector)
+        .bind(&c.kind)
+        .bind(&c.record_id)
+        .bind(c.read_with.as_str())
+        .bind(c.read_as.map(|p| p.0).unwrap_or(0))
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let id = match existing {
+            Some(id) => {
+                sqlx::query(
+                    "UPDATE cards SET tool = ?, version = ?, fields = ?, label_when_read = ?, open_work = ?, read_at = ? \
+                     WHERE id = ?",
+                )
+                .bind(&c.tool)
+                .bind(&c.version)
+                .bind(to_json(&c.fields))
+                .bind(c.label_when_read.as_str())
+                .bind(i64::from(c.open_work))
+                .bind(c.read_at)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+                id
+            }
+            None => sqlx::query_scalar(
+                "INSERT INTO cards (connector_id, tool, kind, record_id, version, fields, read_with, read_as, \
+                 label_when_read, open_work, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            )
+            .bind(c.connector)
+            .bind(&c.tool)
+            .bind(&c.kind)
+            .bind(&c.record_id)
+            .bind(&c.version)
+            .bind(to_json(&c.fields))
+            .bind(c.read_with.as_str())
+            .bind(c.read_as.map(|p| p.0))
+            .bind(c.label_when_read.as_str())
+            .bind(i64::from(c.open_work))
+            .bind(c.read_at)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?,
+        };
+        tx.commit().await.map_err(backend)?;
+        self.card(id).await?.ok_or_else(|| StoreError::NotFound(format!("card {id}")))
+    }
+
+    async fn card(&self, id: i64) -> Result<Option<Card>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {CARD_COLUMNS} FROM cards WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(card_from).transpose()
+    }
+
+    async fn remove_card(&self, id: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        delete_card(&mut tx, id).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError> {
+        let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+        let rows = sqlx::query(&format!(
+            "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use FROM card_uses u \
+             JOIN cards c ON c.id = u.card_id WHERE u.person_id = ? ORDER BY c.id"
+        ))
+        .bind(person.0)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
+    }
+
+    async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
+        let row = sqlx::query("SELECT * FROM card_uses WHERE person_id = ? AND card_id = ?")
+            .bind(person.0)
+            .bind(card)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(use_from).transpose()
+    }
+
+    async fn save_use(&self, u: &CardUse) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO card_uses (person_id, card_id, summary, pinned, last_use) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (person_id, card_id) DO UPDATE SET summary = excluded.summary, pinned = excluded.pinned, \
+             last_use = excluded.last_use",
+        )
+        .bind(u.person.0)
+        .bind(u.card)
+        .bind(to_json(&u.summary))
+        .bind(i64::from(u.pinned))
+        .bind(u.last_use)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn remove_use(&self, person: PersonId, card: i64) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
+            .bind(person.0)
+            .bind(card)
+            .execute(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn forget(&self, person: PersonId, card: &Card, until: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
+            .bind(person.0)
+            .bind(card.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO forgotten_records (person_id, connector_id, kind, record_id, until) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (person_id, connector_id, kind, record_id) DO UPDATE SET until = excluded.until",
+        )
+        .bind(person.0)
+        .bind(card.connector)
+        .bind(&card.kind)
+        .bind(&card.record_id)
+        .bind(until)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn forgotten_until(
+        &self,
+        person: PersonId,
+        connector: i64,
+        kind: &str,
+        record_id: &str,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT until FROM forgotten_records WHERE person_id = ? AND connector_id = ? AND kind = ? AND record_id = ?",
+        )
+        .bind(person.0)
+        .bind(connector)
+        .bind(kind)
+        .bind(record_id)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)
+    }
+
+    async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError> {
+        let (kept, pinned): (i64, Option<i64>) =
+            sqlx::query_as("SELECT COUNT(*), SUM(pinned) FROM card_uses WHERE person_id = ?")
+                .bind(person.0)
+                .fetch_one(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok((kept as u32, pinned.unwrap_or(0) as u32))
+    }
+
+    async fn my_work_queries(&self, role: RoleId) -> Result<Vec<MyWorkQuery>, StoreError> {
+        let rows = sqlx::query("SELECT * FROM my_work_queries WHERE role_id = ? ORDER BY id")
+            .bind(role.0)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| MyWorkQuery {
+                id: r.get("id"),
+                role: RoleId(r.get("role_id")),
+                connector: r.get("connector_id"),
+                tool: r.get("tool"),
+                arguments: r.get("arguments"),
+                label: r.get("label"),
+            })
+            .collect())
+    }
+
+    async fn add_my_work_query(&self, q: &MyWorkQuery, actor: Actor) -> Result<MyWorkQuery, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO my_work_queries (role_id, connector_id, tool, arguments, label, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(q.role.0)
+        .bind(q.connector)
+        .bind(&q.tool)
+        .bind(&q.arguments)
+        .bind(&q.label)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, actor, "my_work.add", &format!("role:{}", q.role.0), &q.label).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(MyWorkQuery { id, ..q.clone() })
+    }
+
+    async fn prepare_setting(&self, person: PersonId) -> Result<PrepareSetting, StoreError> {
+        let row = sqlx::query("SELECT * FROM prepare_my_day WHERE person_id = ?")
+            .bind(person.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(row
+            .map(|r| PrepareSetting {
+                enabled: r.get::<i64, _>("enabled") != 0,
+                at_time: r.get("at_time"),
+                last_local_date: r.get("last_local_date"),
+            })
+            .unwrap_or_default())
+    }
+
+    async fn save_prepare_setting(&self, person: PersonId, s: &PrepareSetting) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO prepare_my_day (person_id, enabled, at_time, last_local_date) VALUES (?, ?, ?, ?) \
+             ON CONFLICT (person_id) DO UPDATE SET enabled = excluded.enabled, at_time = excluded.at_time, \
+             last_local_date = excluded.last_local_date",
+        )
+        .bind(person.0)
+        .bind(i64::from(s.enabled))
+        .bind(&s.at_time)
+        .bind(&s.last_local_date)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn prepare_enabled(&self) -> Result<Vec<(PersonId, PrepareSetting)>, StoreError> {
+        let rows = sqlx::query("SELECT * FROM prepare_my_day WHERE enabled = 1 ORDER BY person_id")
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                (
+                    PersonId(r.get("person_id")),
+                    PrepareSetting {
+                        enabled: true,
+                        at_time: r.get("at_time"),
+                        last_local_date: r.get("last_local_date"),
+                    },
+                )
+            })
+            .collect())
+    }
+
+    async fn person_time_zone(&self, person: PersonId) -> Result<Option<String>, StoreError> {
+        let tz: Option<Option<String>> = sqlx::query_scalar("SELECT time_zone FROM people WHERE id = ?")
+            .bind(person.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(tz.flatten())
+    }
+
+    async fn set_person_time_zone(&self, person: PersonId, zone: Option<&str>, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("UPDATE people SET time_zone = ? WHERE id = ?")
+            .bind(zone)
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        audit(&mut tx, actor, "person.time_zone", &format!("person:{}", person.0), zone.unwrap_or("company's")).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError> {
+        let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+        let rows = sqlx::query(&format!(
+            "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use FROM card_uses u \
+             JOIN cards c ON c.id = u.card_id ORDER BY c.id"
+        ))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
+    }
+
+    async fn remove_unkept_cards(&self) -> Result<u32, StoreError> {
+        let done = sqlx::query("DELETE FROM cards WHERE id NOT IN (SELECT card_id FROM card_uses)")
+            .execute(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(done.rows_affected() as u32)
+    }
+
+    async fn job_last_run(&self, name: &str) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar("SELECT last_local_date FROM job_runs WHERE name = ?")
+            .bind(name)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)
+    }
+
+    async fn set_job_run(&self, name: &str, local_date: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO job_runs (name, last_local_date) VALUES (?, ?) \
+             ON CONFLICT (name) DO UPDATE SET last_local_date = excluded.last_local_date",
+        )
+        .bind(name)
+        .bind(local_date)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,247 @@
+//! Person memory against the running server and a real Acme ATS over HTTP: refresh, removal,
+//! a source that is down, the key-mode switch, Keep cards, Forget, Prepare my day and who may read.
+
+use crate::helpers::*;
+use chrono::{DateTime, Utc};
+use engine::cards::service::RefreshOutcome;
+use engine::cards::source::KeyMode;
+use engine::org::Person;
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+use server::acme_ats::AtsConfig;
+
+struct Cards {
+    app: TestApp,
+    ats: String,
+    ats_task: tokio::task::JoinHandle<std::io::Result<()>>,
+    connector: i64,
+}
+
+async fn spawn_cards() -> Cards {
+    let app = spawn_app().await;
+    let (ats, ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
+    server::demo_cards::seed(&store, &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &ats)
+        .await
+        .expect("connect the source");
+    Cards { app, ats, ats_task, connector: 1 }
+}
+
+async fn person(app: &TestApp, login: &str) -> Person {
+    let (p, _) = app.engine.store().credentials(&format!("{login}@acme.example")).await.unwrap().unwrap();
+    p
+}
+
+async fn card_of(app: &TestApp, who: &Person, record: &str) -> Option<i64> {
+    app.memory.my_cards(who).await.unwrap().into_iter().find(|c| c.record_id == record).map(|c| c.card)
+}
+
+async fn admin(ats: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> StatusCode {
+    let mut req = Client::new().request(method, format!("{ats}{path}")).header("X-Admin-Key", "acme-ats-admin");
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    req.send().await.unwrap().status()
+}
+
+async fn lead(ats: &str, id: &str) -> Value {
+    let r = Client::new()
+        .post(format!("{ats}/tools/get_lead"))
+        .bearer_auth("acme-ats-company-key")
+        .json(&json!({"arguments": {"id": id}}))
+        .send()
+        .await
+        .unwrap();
+    r.json::<Value>().await.unwrap()["result"].clone()
+}
+
+#[tokio::test]
+async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let l2 = card_of(&c.app, &alice, "L-1002").await.expect("L-1002 is kept for Alice");
+    assert_eq!(c.app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::NoChange);
+
+    let mut rec = lead(&c.ats, "L-1002").await;
+    let before = rec["stage"].as_str().unwrap().to_string();
+    rec["stage"] = json!("Proposal");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1002", Some(rec)).await.is_success());
+    // Through the browser's form, as a person presses Refresh.
+    let browser = c.app.sign_in("alice").await;
+    let r = c.app.form_post(&browser, "/fn/refresh_card", &[("id", &l2.to_string()), ("record", "lead L-1002")]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&browser, "/profile/memory").await;
+    assert!(html.contains(&format!("lead L-1002: changed: stage ({before} → Proposal)")), "the notice names the field");
+    assert!(html.contains("open work"), "a Proposal is an open deal");
+
+    assert_eq!(admin(&c.ats, reqwest::Method::DELETE, "/admin/leads/L-1002", None).await, StatusCode::NO_CONTENT);
+    assert_eq!(c.app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::Gone("Acme ATS".into()));
+    assert!(card_of(&c.app, &alice, "L-1002").await.is_none(), "gone at the source, gone here");
+
+    let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
+    c.ats_task.abort();
+    let _ = c.ats_task.await;
+    match c.app.memory.refresh(&alice, l1).await.unwrap() {
+        RefreshOutcome::NotChecked(why) => {
+            assert!(why.starts_with("Acme ATS: the source could not be reached"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_some(), "a source that is down never removes anything");
+}
+
+#[tokio::test]
+async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let sue = person(&c.app, "sue").await;
+    let ada = person(&c.app, "ada").await;
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_some());
+    assert!(card_of(&c.app, &sue, "T-4411").await.is_some());
+
+    // Only the lead tools move to people's own keys: lead cards hide, tickets stay.
+    let lead_tools: Vec<String> = ["list_leads", "get_lead", "search_leads"].iter().map(|s| s.to_string()).collect();
+    let removed = c.app.memory.set_key_mode(&ada, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
+    assert_eq!(removed, 0, "the company key is still in use for tickets");
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "the field is no longer shown");
+    assert!(card_of(&c.app, &sue, "T-4411").await.is_some());
+    // Refresh of a company-key card that would now need another key is not checked.
+    let (kept, _) = c.app.engine.store().kept(alice.id).await.map(|k| (k.len(), ())).unwrap();
+    assert!(kept > 0, "hidden, not removed");
+
+    // Back to the company key, the cards show again: nothing was lost.
+    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::Company, &[]).await.unwrap();
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_some());
+
+    // Every tool to the acting-for header: no tool reads with the company key, so its cards go.
+    let removed = c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    assert!(removed >= 3, "{removed}");
+    assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (0, 0));
+    let alice_denied = c.app.memory.set_key_mode(&alice, c.connector, KeyMode::Company, &[]).await.unwrap_err();
+    assert_eq!(alice_denied.to_string(), "Only an admin can change a connector");
+
+    // Read again as Alice with the acting-for header: the card is hers alone.
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let open_deals = q.iter().find(|q| q.label == "My open deals").expect("Sales has it");
+    assert!(c.app.memory.run_query(&alice, open_deals).await.unwrap() >= 1);
+    let sam = person(&c.app, "sam").await;
+    let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
+    assert!(c.app.memory.my_cards(&sam).await.unwrap().iter().all(|c| c.card != card));
+}
+
+#[tokio::test]
+async fn keep_cards_off_removes_the_connectors_cards_at_once() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let ada = person(&c.app, "ada").await;
+    assert!(c.app.engine.store().counts(alice.id).await.unwrap().0 > 0);
+    let removed = c.app.memory.set_keep_cards(&ada, c.connector, false).await.unwrap();
+    assert!(removed >= 4, "{removed}");
+    assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (0, 0));
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    assert_eq!(c.app.memory.run_query(&alice, &q[0]).await.unwrap(), 0, "nothing is kept while it is off");
+}
+
+#[tokio::test]
+async fn a_forgotten_record_is_not_kept_again_for_30_days() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
+    c.app.memory.forget(&alice, card).await.unwrap();
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_none());
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
+    c.app.memory.run_query(&alice, open_deals).await.unwrap();
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "read again within 30 days: not kept");
+    c.app.clock.advance(chrono::Duration::days(31));
+    c.app.memory.run_query(&alice, open_deals).await.unwrap();
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_some(), "after 30 days it may be kept again");
+}
+
+fn at(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+}
+
+#[tokio::test]
+async fn prepare_my_day_runs_at_the_local_time_across_a_dst_change() {
+    let c = spawn_cards().await;
+    let sam = person(&c.app, "sam").await;
+    c.app.memory.set_time_zone(&sam, "Europe/London").await.unwrap();
+    c.app.memory.set_prepare(&sam, true, "08:30").await.unwrap();
+    let (_, line) = c.app.memory.prepare_status(&sam).await.unwrap();
+    assert_eq!(line, "On: at 08:30 your time (Europe/London)");
+    let calls = || async {
+        let r =
+            Client::new().get(format!("{}/admin/calls", c.ats)).header("X-Admin-Key", "acme-ats-admin").send().await;
+        r.unwrap().json::<Value>().await.unwrap()["tool_calls"].as_i64().unwrap()
+    };
+    let ran = |v: Vec<(engine::org::PersonId, usize)>| v.iter().any(|(p, _)| *p == sam.id);
+
+    // Saturday 28 March: GMT, so 08:30 is 08:30 UTC.
+    c.app.clock.set(at("2026-03-28T08:29:00Z"));
+    assert!(!ran(c.app.memory.prepare_due().await.unwrap()));
+    c.app.clock.set(at("2026-03-28T08:31:00Z"));
+    let before = calls().await;
+    assert!(ran(c.app.memory.prepare_due().await.unwrap()));
+    assert_eq!(calls().await - before, 2, "Sales has two my-work queries");
+    assert!(!ran(c.app.memory.prepare_due().await.unwrap()), "once per local day");
+
+    // Sunday 29 March: the clocks went forward, so 08:30 is 07:30 UTC.
+    c.app.clock.set(at("2026-03-29T07:29:00Z"));
+    assert!(!ran(c.app.memory.prepare_due().await.unwrap()));
+    c.app.clock.set(at("2026-03-29T07:31:00Z"));
+    assert!(ran(c.app.memory.prepare_due().await.unwrap()));
+
+    // Monday, more than two hours late: it waits for Tuesday.
+    c.app.clock.set(at("2026-03-30T09:31:00Z"));
+    assert!(!ran(c.app.memory.prepare_due().await.unwrap()));
+
+    // Off means no call is made for that person.
+    c.app.memory.set_prepare(&sam, false, "08:30").await.unwrap();
+    c.app.clock.set(at("2026-03-31T07:31:00Z"));
+    let before = calls().await;
+    c.app.memory.prepare_due().await.unwrap();
+    assert_eq!(calls().await, before);
+}
+
+#[tokio::test]
+async fn cards_are_for_their_person_in_a_session_and_an_admin_sees_counts_only() {
+    let c = spawn_cards().await;
+    let alice = c.app.sign_in("alice").await;
+    let r = alice.post(c.app.url("/api/tokens")).json(&json!({"name": "cli"})).send().await.unwrap();
+    let token = body(r).await["token"].as_str().unwrap().to_string();
+    let r = Client::new().get(c.app.url("/api/memory/cards")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(body(r).await["error"], "session_required");
+    let (s, cards) = c.app.get_json(&alice, "/api/memory/cards").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(cards.as_array().unwrap().iter().any(|c| c["record_id"] == "L-1001"));
+
+    let ada = c.app.sign_in("ada").await;
+    let alice_p = person(&c.app, "alice").await;
+    let (_, html) = c.app.page(&ada, &format!("/company/people?person={}", alice_p.id.0)).await;
+    assert!(
+        html.contains("Memory: 2 records kept (1 pinned), 0 lessons in use. What they say is theirs alone."),
+        "counts"
+    );
+    assert!(!html.contains("Nimbus Logistics"), "never what it says");
+    let (_, mine) = c.app.page(&ada, "/profile/memory").await;
+    assert!(!mine.contains("Nimbus Logistics"), "Ada's own page holds only her cards");
+
+    let mut out = Vec::new();
+    let cmd = server::cli::Command::MemoryCards { who: "alice".into(), person: None };
+    server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("L-1001 lead · Acme ATS · read") && text.contains("(pinned)"), "{text}");
+    let mut out = Vec::new();
+    let cmd = server::cli::Command::MemoryCards { who: "ada".into(), person: Some("alice".into()) };
+    server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "Alice Chen has 2 cards kept (1 pinned) and 2 lists. What they say is theirs alone.\n"
+    );
+    let mut out = Vec::new();
+    let cmd = server::cli::Command::MemoryCards { who: "sam".into(), person: Some("alice".into()) };
+    let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
+    assert_eq!(refused, "Only an admin sees another person's counts");
+}
