@@ -62,8 +62,8 @@ function statusOf(url) {
 
 /**
  * Starts `engram demo` on a free port with a fresh database in a temporary directory.
- * Resolves once GET /signin answers 200. Returns { baseURL, stop, log, dir }; the demo's vault is
- * `dir`/vault.
+ * Resolves once GET /signin answers 200. Returns { baseURL, sourceURL, stop, log, dir }: the demo's
+ * vault is `dir`/vault, and its Acme ATS answers at sourceURL.
  */
 export async function startServer() {
   for (const [what, p] of [['server binary', SERVER_BIN], ['site wasm', path.join(SITE_ROOT, 'pkg', 'engram.wasm')]]) {
@@ -71,13 +71,16 @@ export async function startServer() {
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'engram-e2e-'));
   const port = await freePort();
+  const sourcePort = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
+  const sourceURL = `http://127.0.0.1:${sourcePort}`;
   let log = '';
   const child = spawn(SERVER_BIN, ['demo'], {
     cwd: dir,
     env: {
       ...process.env,
       ENGRAM_ADDR: `127.0.0.1:${port}`,
+      ENGRAM_DEMO_SOURCE_PORT: String(sourcePort),
       LEPTOS_SITE_ROOT: SITE_ROOT,
       LEPTOS_OUTPUT_NAME: 'engram',
       ENGRAM_DATABASE_URL: `sqlite://${path.join(dir, 'e2e.db')}`,
@@ -135,7 +138,7 @@ export async function startServer() {
     }
     await sleep(200);
   }
-  return { baseURL, stop, log: () => log, dir };
+  return { baseURL, sourceURL, stop, log: () => log, dir };
 }
 
 /** Launches the headless Chromium these machines have. */
@@ -226,6 +229,16 @@ export function useEngram() {
   /** Fails if any page of this test threw or logged an error (a hydration panic, say). */
   env.assertNoBrowserErrors = () => {
     assert.deepEqual(env.browserErrors, [], 'the browser reported errors');
+  };
+
+  /** Changes a record in the demo's Acme ATS, as someone working in it would. */
+  env.changeRecord = async (kind, id, change) => {
+    const headers = { 'content-type': 'application/json', 'x-admin-key': 'acme-ats-admin', authorization: 'Bearer acme-ats-company-key' };
+    const tool = { leads: 'get_lead', tickets: 'get_ticket', contacts: 'get_contact' }[kind];
+    const got = await fetch(`${env.server.sourceURL}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify({ arguments: { id } }) });
+    const record = { ...(await got.json()).result, ...change };
+    const put = await fetch(`${env.server.sourceURL}/admin/${kind}/${id}`, { method: 'PUT', headers, body: JSON.stringify(record) });
+    if (!put.ok) throw new Error(`PUT /admin/${kind}/${id} answered ${put.status}`);
   };
 
   /** The demo vault this server reads and writes. */

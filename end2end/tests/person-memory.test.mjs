@@ -1,0 +1,63 @@
+// Profile → Memory: a person pins, refreshes and forgets (after a confirmation) the records kept
+// for their work; an admin sees only how much is kept.
+
+import { describe, test } from 'node:test';
+import {
+  TEST_TIMEOUT, expectCount, expectText, expectTextContains, jsLabel, useEngram, waitForPath, waitHydrated,
+} from './helpers.mjs';
+
+const MEMORY = '/profile/memory';
+
+for (const js of [true, false]) {
+  describe(`Profile → Memory (${jsLabel(js)})`, () => {
+    const env = useEngram();
+    const card = (page, record) => page.locator('li.card', { hasText: record });
+
+    test(`an admin sees counts, never what they say (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
+      const { page } = await env.signedInPage('ada', js);
+      await page.goto('/company/people');
+      if (js) await waitHydrated(page);
+      await page.getByRole('link', { name: 'Alice Chen' }).click();
+      const drawer = page.locator('aside.drawer');
+      await expectText(drawer.locator('p.memory-counts'), 'Memory: 2 records kept (1 pinned), 0 lessons in use. What they say is theirs alone.');
+      await expectCount(page.getByText('Nimbus Logistics'), 0, 'no value of her cards');
+      env.assertNoBrowserErrors();
+    });
+
+    test(`pin, refresh and forget (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
+      const { page } = await env.signedInPage('alice', js);
+      await page.goto(MEMORY);
+      if (js) await waitHydrated(page);
+      await expectTextContains(card(page, 'L-1001').locator('p.line'), 'lead · Acme ATS · read');
+      await expectTextContains(card(page, 'L-1001').locator('p.line'), 'pinned');
+      await expectTextContains(page.locator('p.prepare'), 'On: at 08:30 your time (Asia/Kolkata)');
+
+      // Pin.
+      await Promise.all([waitForPath(page, MEMORY), card(page, 'L-1002').getByRole('button', { name: 'Pin' }).click()]);
+      await expectText(page.locator('p.notice.ok'), 'Pinned: it stays in your memory above what use alone keeps');
+      await expectTextContains(card(page, 'L-1002').locator('p.line'), 'pinned');
+
+      // Someone moves the deal on in Acme ATS; Refresh says what changed.
+      await env.changeRecord('leads', 'L-1002', { stage: 'Proposal' });
+      await Promise.all([waitForPath(page, MEMORY), card(page, 'L-1002').getByRole('button', { name: 'Refresh' }).click()]);
+      await expectText(page.locator('p.notice.ok'), 'lead L-1002: changed: stage (Qualified → Proposal)');
+      await expectTextContains(card(page, 'L-1002').locator('p.record'), 'stage: Proposal');
+      await Promise.all([waitForPath(page, MEMORY), card(page, 'L-1002').getByRole('button', { name: 'Refresh' }).click()]);
+      await expectText(page.locator('p.notice.ok'), 'lead L-1002: no change');
+
+      // Forget asks first; Keep it changes nothing.
+      await card(page, 'L-1002').getByRole('link', { name: 'Forget' }).click();
+      const confirm = page.getByRole('alertdialog');
+      await expectTextContains(confirm, 'Forget lead L-1002? It is removed from your memory and not kept for you again for 30 days, unless you pin it.');
+      await confirm.getByRole('link', { name: 'Keep it' }).click();
+      await expectCount(page.getByRole('alertdialog'), 0);
+      await expectCount(card(page, 'L-1002'), 1);
+      await card(page, 'L-1002').getByRole('link', { name: 'Forget' }).click();
+      await Promise.all([waitForPath(page, MEMORY), page.getByRole('alertdialog').getByRole('button', { name: 'Forget it' }).click()]);
+      await expectText(page.locator('p.notice.ok'), 'Forgotten. It is not kept for you again for 30 days, unless you pin it.');
+      await expectCount(card(page, 'L-1002'), 0);
+      await expectCount(card(page, 'L-1001'), 1);
+      env.assertNoBrowserErrors();
+    });
+  });
+}
