@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod auth;
 pub mod components;
+pub mod connectors;
 pub mod cores;
 pub mod flash;
 pub mod memory;
@@ -66,6 +67,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/versions/:version") view=cores::core_version_page::CoreVersionPage ssr=mode.clone()/>
                     <Route path=path!("/profile/tokens") view=tokens::tokens_page::TokensPage ssr=mode.clone()/>
+                    <Route path=path!("/company/connectors") view=connectors::connectors_page::ConnectorsPage ssr=mode.clone()/>
+                    <Route path=path!("/company/connectors/:id") view=connectors::connector_page::ConnectorPage ssr=mode.clone()/>
                     <Route path=path!("/profile/memory") view=memory::my_memory_page::MyMemoryPage ssr=mode.clone()/>
                     <Route path=path!("/org/agents") view=org::roster_page::RosterPage ssr=mode.clone()/>
                     <Route path=path!("/org/agents/:name") view=org::agent_page::AgentPage ssr=mode.clone()/>

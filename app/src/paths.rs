@@ -25,6 +25,11 @@ pub const TOKENS: &str = "/profile/tokens";
 pub const SIGN_IN: &str = "/signin";
 pub const BOTS: &str = "/org/agents";
 pub const MY_MEMORY: &str = "/profile/memory";
+pub const CONNECTORS: &str = "/company/connectors";
+
+pub fn connector(id: i64) -> String {
+    format!("/company/connectors/{id}")
+}
 pub const IMPROVE: &str = "/org/improve";
 
 pub fn org_agent(name: &str) -> String {

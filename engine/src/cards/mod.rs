@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod activation;
+pub mod draft;
 pub mod select;
 pub mod service;
 pub mod source;

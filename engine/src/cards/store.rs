@@ -145,6 +145,8 @@ pub trait CardStore: Send + Sync {
         actor: Actor,
     ) -> Result<u32, StoreError>;
     async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError>;
+    /// The settings that remove nothing: ticked tools, label, who is admitted, freshness, limit.
+    async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError>;
     /// Takes one read from the connector's hourly limit; false when it is spent.
     async fn claim_read(
         &self,

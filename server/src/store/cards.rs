@@ -321,6 +321,31 @@ impl CardStore for SqliteStore {
         tx.commit().await.map_err(backend)
     }
 
+    async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query(
+            "UPDATE connectors SET ticked = ?, label = ?, admits_roles = ?, structured_soft_mins = ?, \
+             structured_hard_mins = ?, free_text_soft_mins = ?, free_text_hard_mins = ?, hourly_limit = ?, \
+             updated_at = ? WHERE id = ?",
+        )
+        .bind(to_json(&c.ticked))
+        .bind(c.label.as_str())
+        .bind(to_json(&c.admits_roles))
+        .bind(i64::from(c.structured.soft_mins))
+        .bind(i64::from(c.structured.hard_mins))
+        .bind(i64::from(c.free_text.soft_mins))
+        .bind(i64::from(c.free_text.hard_mins))
+        .bind(i64::from(c.hourly_limit))
+        .bind(actor.at)
+        .bind(c.id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let detail = format!("ticked {}; label {}; limit {}/h", c.ticked.join(", "), c.label.as_str(), c.hourly_limit);
+        audit(&mut tx, actor, "connector.settings", &format!("connector:{}", c.id), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+
     async fn claim_read(
         &self,
         connector: i64,

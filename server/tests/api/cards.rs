@@ -245,3 +245,90 @@ async fn cards_are_for_their_person_in_a_session_and_an_admin_sees_counts_only()
     let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
     assert_eq!(refused, "Only an admin sees another person's counts");
 }
+
+async fn ats_calls(ats: &str) -> i64 {
+    let r = Client::new().get(format!("{ats}/admin/calls")).header("X-Admin-Key", "acme-ats-admin").send().await;
+    r.unwrap().json::<Value>().await.unwrap()["tool_calls"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn the_setup_sheet_drafts_shapes_once_in_ten_minutes_and_checks_queries() {
+    let c = spawn_cards().await;
+    let ada = c.app.sign_in("ada").await;
+    let (s, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        html.contains("Some systems&#x27; terms do not allow keeping copies, for example Slack&#x27;s API terms")
+            || html.contains("Some systems' terms do not allow keeping copies, for example Slack's API terms")
+    );
+    assert!(html.contains("search_contacts") && html.contains("What it returns"));
+    let (_, bob_page) = c.app.page(&c.app.sign_in("bob").await, "/company/connectors/1").await;
+    assert!(bob_page.contains("Only an admin can change a connector"));
+
+    let tick =
+        c.app.form_post(&ada, "/fn/tick_tool", &[("id", "1"), ("tool", "search_contacts"), ("on", "true")]).await;
+    assert!(tick.status().is_redirection());
+    let before = ats_calls(&c.ats).await;
+    c.app.form_post(&ada, "/fn/draft_shapes", &[("id", "1")]).await;
+    let made = ats_calls(&c.ats).await - before;
+    assert_eq!(made, 8, "one call per ticked read tool");
+    let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert!(html.contains("Drafted 8 shapes from one sample each"), "the notice says so");
+    assert!(html.contains("notes: free text"), "lead notes are drafted as free text");
+
+    c.app.form_post(&ada, "/fn/draft_shapes", &[("id", "1")]).await;
+    assert_eq!(ats_calls(&c.ats).await - before, 8, "asked again within 10 minutes: no call");
+    c.app.clock.advance(chrono::Duration::minutes(11));
+    c.app.form_post(&ada, "/fn/draft_shapes", &[("id", "1")]).await;
+    assert_eq!(ats_calls(&c.ats).await - before, 16, "after 10 minutes it samples again");
+
+    let r = c
+        .app
+        .form_post(
+            &ada,
+            "/fn/confirm_shape",
+            &[
+                ("id", "1"),
+                ("tool", "search_contacts"),
+                ("kind", "contact"),
+                ("id_field", "id"),
+                ("version_field", "updated_at"),
+                ("get_tool", "get_contact"),
+                ("fields", "name: structured\nemail: structured\ncompany: structured"),
+            ],
+        )
+        .await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert!(html.contains("Confirmed what search_contacts returns: cards of kind contact"));
+
+    let q = |args: &'static str, tool: &'static str| {
+        [("id", "1"), ("role", "4"), ("tool", tool), ("arguments", args), ("label", "My contacts")]
+    };
+    c.app.form_post(&ada, "/fn/add_my_work_query", &q("owner {me}", "list_leads")).await;
+    let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert!(html.contains("The arguments must be a JSON object"), "checked when saved");
+    c.app.form_post(&ada, "/fn/add_my_work_query", &q(r#"{"query": "{me}"}"#, "update_lead")).await;
+    let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert!(html.contains("update_lead is not a ticked read tool of Acme ATS"));
+    c.app.form_post(&ada, "/fn/add_my_work_query", &q(r#"{"query": "{me}"}"#, "search_contacts")).await;
+    let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert!(html.contains("Added “My contacts”"), "{}", html.len());
+
+    // Keep cards off from the sheet removes the cards at once and says how many.
+    let alice = person(&c.app, "alice").await;
+    let fields = [
+        ("id", "1"),
+        ("key_mode", "company"),
+        ("label", "internal"),
+        ("structured_soft", "60"),
+        ("structured_hard", "20160"),
+        ("free_text_soft", "30"),
+        ("free_text_hard", "10080"),
+        ("hourly_limit", "600"),
+    ];
+    c.app.form_post(&ada, "/fn/save_connector", &fields).await;
+    let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
+    assert!(html.contains("cards were removed at once"), "the notice counts them");
+    assert_eq!(c.app.memory.my_cards(&alice).await.unwrap().len(), 0);
+}

@@ -1,0 +1,173 @@
+use super::add_my_work_query::AddMyWorkQuery;
+use super::confirm_shape::ConfirmShape;
+use super::draft_shapes::DraftShapes;
+use super::load_sheet::{load_sheet, SheetData};
+use super::save_connector::SaveConnector;
+use super::tick_tool::TickTool;
+use crate::components::{loaded, NoticeLine};
+use engine::cards::source::RecordShape;
+use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+use leptos_router::hooks::use_params_map;
+
+/// The seed's note on the Keep cards switch.
+pub const KEEP_CARDS_NOTE: &str = "Some systems' terms do not allow keeping copies, for example Slack's API terms";
+
+#[component]
+pub fn ConnectorPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("id").and_then(|i| i.parse::<i64>().ok()).unwrap_or(0);
+    let data = Resource::new(id, load_sheet);
+    view! { {loaded(data, |d| view! { <SheetView data=d/> })} }
+}
+
+fn field_lines(s: &RecordShape) -> String {
+    s.fields
+        .iter()
+        .map(|f| format!("{}: {}", f.name, if f.free_text { "free text" } else { "structured" }))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[component]
+fn ShapeForm(id: i64, shape: RecordShape, label: &'static str) -> impl IntoView {
+    let rows = shape.fields.len().max(3).to_string();
+    view! {
+        <form method="post" action=ConfirmShape::url() class="shape">
+            <input type="hidden" name="id" value=id.to_string()/>
+            <input type="hidden" name="tool" value=shape.tool.clone()/>
+            <h3>{shape.tool.clone()}</h3>
+            <label>"Kind of record " <input type="text" name="kind" value=shape.kind.clone() required/></label>
+            <label>" Id field " <input type="text" name="id_field" value=shape.id_field.clone() required/></label>
+            <label>" Version field " <input type="text" name="version_field" value=shape.version_field.clone().unwrap_or_default()/></label>
+            <label>" Reads one by id with " <input type="text" name="get_tool" value=shape.get_tool.clone() required/></label>
+            <label class="block">"Fields to keep (name: structured, or name: free text)"
+                <textarea name="fields" rows=rows>{field_lines(&shape)}</textarea>
+            </label>
+            <button type="submit">{label}</button>
+        </form>
+    }
+}
+
+#[component]
+fn SheetView(data: SheetData) -> impl IntoView {
+    let SheetData { sheet, notice } = data;
+    let c = sheet.connector.clone();
+    let id = c.id;
+    let mode = c.key_mode.as_str();
+    let label = c.label.as_str();
+    let tools_view = match sheet.read_tools.clone() {
+        Ok(tools) => view! {
+            <ul class="tools">
+                {tools.into_iter().map(|t| {
+                    let on = c.ticked.contains(&t.name);
+                    view! {
+                        <li>
+                            <form method="post" action=TickTool::url() class="inline">
+                                <input type="hidden" name="id" value=id.to_string()/>
+                                <input type="hidden" name="tool" value=t.name.clone()/>
+                                <input type="hidden" name="on" value=(!on).to_string()/>
+                                <code>{t.name.clone()}</code>
+                                {format!(" — {}{} ", t.description, if t.bulk { " (bulk)" } else { "" })}
+                                <button type="submit">{if on { "Untick" } else { "Tick" }}</button>
+                            </form>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        }
+        .into_any(),
+        Err(e) => view! { <p class="notice refused">{format!("The tools could not be listed: {e}")}</p> }.into_any(),
+    };
+    let confirmed: Vec<String> = sheet.shapes.iter().filter(|s| s.confirmed).map(|s| s.tool.clone()).collect();
+    let ticked = c.ticked.clone();
+    view! {
+        <h1>{format!("Connector: {}", c.name)}</h1>
+        <NoticeLine notice/>
+        <p class="meta">{format!("{} · the company key is stored and never shown again", c.base_url)}</p>
+        <section>
+            <h2>"Settings"</h2>
+            <form method="post" action=SaveConnector::url() class="settings">
+                <input type="hidden" name="id" value=id.to_string()/>
+                <label>"Reads with "
+                    <select name="key_mode">
+                        <option value="company" selected=mode == "company">"the company key"</option>
+                        <option value="acting_for" selected=mode == "acting_for">"the acting-for header"</option>
+                        <option value="own_keys" selected=mode == "own_keys">"people's own keys"</option>
+                    </select>
+                </label>
+                <label>" Data label "
+                    <select name="label">
+                        {["public", "internal", "confidential", "personal"].into_iter().map(|l| view! {
+                            <option value=l selected=label == l>{l}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <p>
+                    <label><input type="checkbox" name="keep_cards" value="on" checked=c.keep_cards/>" Keep cards"</label>
+                    <span class="meta">{format!(" {KEEP_CARDS_NOTE}. Turning it off removes this connector's cards at once.")}</span>
+                </p>
+                <p>
+                    "Structured fields: answer from memory for "
+                    <input type="number" name="structured_soft" min="0" value=c.structured.soft_mins.to_string()/>
+                    " min, read the source first after "
+                    <input type="number" name="structured_hard" min="0" value=c.structured.hard_mins.to_string()/>" min"
+                </p>
+                <p>
+                    "Free text: answer from memory for "
+                    <input type="number" name="free_text_soft" min="0" value=c.free_text.soft_mins.to_string()/>
+                    " min, read the source first after "
+                    <input type="number" name="free_text_hard" min="0" value=c.free_text.hard_mins.to_string()/>" min"
+                </p>
+                <p>
+                    <label>"At most " <input type="number" name="hourly_limit" min="1" value=c.hourly_limit.to_string()/>" reads an hour"</label>
+                    <label>" " <input type="checkbox" name="killed" value="on" checked=c.killed/>" Kill switch (no reads at all)"</label>
+                </p>
+                <button type="submit">"Save settings"</button>
+            </form>
+        </section>
+        <section>
+            <h2>"Read tools"</h2>
+            {tools_view}
+        </section>
+        <section>
+            <h2>"What it returns"</h2>
+            <p class="meta">"A tool with no confirmed shape works as before and keeps nothing."</p>
+            <form method="post" action=DraftShapes::url() class="inline">
+                <input type="hidden" name="id" value=id.to_string()/>
+                <button type="submit">"Draft shapes"</button>
+            </form>
+            {sheet.drafts.into_iter().filter(|d| !confirmed.contains(&d.tool)).map(|d| view! {
+                <ShapeForm id shape=d label="Confirm"/>
+            }).collect_view()}
+            {sheet.shapes.into_iter().filter(|s| s.confirmed).map(|s| view! {
+                <ShapeForm id shape=s label="Save shape"/>
+            }).collect_view()}
+        </section>
+        <section>
+            <h2>"“My work” queries"</h2>
+            <ul class="queries">
+                {sheet.queries.iter().map(|(role, q)| view! {
+                    <li>{format!("{role}: {} — {} {}", q.label, q.tool, q.arguments)}</li>
+                }).collect_view()}
+            </ul>
+            <form method="post" action=AddMyWorkQuery::url() class="settings">
+                <input type="hidden" name="id" value=id.to_string()/>
+                <label>"Role "
+                    <select name="role">
+                        {sheet.roles.iter().map(|(rid, name)| view! { <option value=rid.to_string()>{name.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>" Tool "
+                    <select name="tool">
+                        {ticked.iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>" Arguments " <input type="text" name="arguments" placeholder="{\"owner\": \"{me}\"}" required/></label>
+                <label>" Name " <input type="text" name="label" placeholder="Leads with a follow-up today" required/></label>
+                <button type="submit">"Add query"</button>
+            </form>
+            <p class="meta">"{me} stands for the person's email and {today} for their date."</p>
+        </section>
+    }
+}

@@ -1,0 +1,21 @@
+use crate::flash::Notice;
+use engine::cards::service::Sheet;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SheetData {
+    pub sheet: Sheet,
+    pub notice: Option<Notice>,
+}
+
+#[server(prefix = "/fn", endpoint = "load_sheet")]
+pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
+    use crate::flash::notice_key;
+    use crate::paths::connector;
+    use crate::ssr::*;
+    let (_, me) = signed_in().await?;
+    let sheet = memory()?.sheet(&me, id).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let notice = take_flash(&notice_key(&connector(id))).await?;
+    Ok(SheetData { sheet, notice })
+}

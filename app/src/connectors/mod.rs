@@ -1,0 +1,12 @@
+//! Connectors, for admins: the setup sheet with its switches, what each tool returns, and each
+//! role's "my work" queries.
+
+pub mod add_my_work_query;
+pub mod confirm_shape;
+pub mod connector_page;
+pub mod connectors_page;
+pub mod draft_shapes;
+pub mod load_connectors;
+pub mod load_sheet;
+pub mod save_connector;
+pub mod tick_tool;
