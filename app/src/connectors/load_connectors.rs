@@ -1,9 +1,21 @@
+use crate::flash::Notice;
 use engine::cards::source::Connector;
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorsData {
+    pub connectors: Vec<Connector>,
+    pub notice: Option<Notice>,
+}
 
 #[server(prefix = "/fn", endpoint = "load_connectors")]
-pub async fn load_connectors() -> Result<Vec<Connector>, ServerFnError> {
+pub async fn load_connectors() -> Result<ConnectorsData, ServerFnError> {
+    use crate::flash::notice_key;
+    use crate::paths::CONNECTORS;
     use crate::ssr::*;
     let (_, me) = signed_in().await?;
-    memory()?.connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))
+    let connectors = memory()?.connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let notice = take_flash(&notice_key(CONNECTORS)).await?;
+    Ok(ConnectorsData { connectors, notice })
 }

@@ -5,6 +5,7 @@ pub mod add_my_work_query;
 pub mod confirm_shape;
 pub mod connector_page;
 pub mod connectors_page;
+pub mod create_connector;
 pub mod draft_shapes;
 pub mod load_connectors;
 pub mod load_sheet;

@@ -1,7 +1,9 @@
+// The sheet posts its settings as one plain form, so the function takes each field.
+#![allow(clippy::too_many_arguments)]
+
 use leptos::prelude::*;
 
 /// The sheet's settings; moving the key mode or turning Keep cards off removes cards at once.
-#[allow(clippy::too_many_arguments)]
 #[server(prefix = "/fn", endpoint = "save_connector")]
 pub async fn save_connector(
     id: i64,

@@ -12,6 +12,8 @@ pub struct MyMemoryData {
     pub notice: Option<Notice>,
     /// The card Forget asks about, when it is asking.
     pub confirm: Option<CardView>,
+    /// Connectors that read with people's own keys: (id, name, whether this person gave theirs).
+    pub own_keys: Vec<(i64, String, bool)>,
 }
 
 /// Only the person, signed in as themselves, reads their cards.
@@ -27,5 +29,6 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
         memory.prepare_status(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
     let notice = take_flash(&notice_key(MY_MEMORY)).await?;
     let confirm = forget.and_then(|id| cards.iter().find(|c| c.card == id).cloned());
-    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm })
+    let own_keys = memory.own_key_connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys })
 }

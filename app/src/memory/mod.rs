@@ -7,3 +7,4 @@ pub mod my_memory_page;
 pub mod pin_card;
 pub mod refresh_card;
 pub mod save_prepare;
+pub mod set_own_key;

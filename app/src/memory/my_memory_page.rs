@@ -3,6 +3,7 @@ use super::load_my_memory::{load_my_memory, MyMemoryData};
 use super::pin_card::PinCard;
 use super::refresh_card::RefreshCard;
 use super::save_prepare::SavePrepare;
+use super::set_own_key::SetOwnKey;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::MY_MEMORY;
 use engine::cards::service::CardView;
@@ -28,7 +29,7 @@ fn values(c: &CardView) -> String {
 
 #[component]
 fn MyMemory(data: MyMemoryData) -> impl IntoView {
-    let MyMemoryData { cards, prepare, prepare_line, notice, confirm } = data;
+    let MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys } = data;
     let empty = cards.is_empty();
     view! {
         <NoticeLine notice/>
@@ -60,6 +61,20 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
             </form>
             <p class="meta">"At that time it reads your role's “my work” lists as you and keeps what they return. It does nothing else."</p>
         </section>
+        {(!own_keys.is_empty()).then(|| view! {
+            <section>
+                <h2>"Your own keys"</h2>
+                {own_keys.into_iter().map(|(id, name, has)| view! {
+                    <form method="post" action=SetOwnKey::url() class="inline">
+                        <input type="hidden" name="connector" value=id.to_string()/>
+                        <label>{format!("{name} ({}) ", if has { "given; not shown again" } else { "not given yet" })}
+                            <input type="password" name="key" required autocomplete="off"/>
+                        </label>
+                        <button type="submit">"Save key"</button>
+                    </form>
+                }).collect_view()}
+            </section>
+        })}
     }
 }
 

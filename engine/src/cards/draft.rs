@@ -54,7 +54,7 @@ pub fn draft_by_rules(connector: i64, tool: &str, tools: &[String], sample: &Val
         .collect();
     let kind = kind_of(tool);
     let get = format!("get_{kind}");
-    let get_tool = if tools.iter().any(|t| *t == get) { get } else { tool.to_string() };
+    let get_tool = if tools.contains(&get) { get } else { tool.to_string() };
     Some(RecordShape {
         connector,
         tool: tool.to_string(),
@@ -98,7 +98,7 @@ pub fn read_model_draft(
     }
     let kind = m.kind.to_lowercase();
     let get = format!("get_{kind}");
-    let get_tool = if tools.iter().any(|t| *t == get) { get } else { tool.to_string() };
+    let get_tool = if tools.contains(&get) { get } else { tool.to_string() };
     Some(RecordShape {
         connector,
         tool: tool.to_string(),

@@ -458,6 +458,75 @@ impl PersonMemory {
         }
     }
 
+    /// A new connector, read with the company key until an admin says otherwise. The key is
+    /// checked against the source's tool list, then stored and never shown again.
+    pub async fn create_connector(
+        &self,
+        admin: &Person,
+        name: &str,
+        base_url: &str,
+        company_key: &str,
+    ) -> Result<Connector, MemoryError> {
+        Self::admin(admin)?;
+        let (name, base_url, key) = (name.trim(), base_url.trim().trim_end_matches('/'), company_key.trim());
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(MemoryError::Invalid("Give the connector a name of at most 60 characters".into()));
+        }
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(MemoryError::Invalid("The base URL starts with http:// or https://".into()));
+        }
+        if key.is_empty() {
+            return Err(MemoryError::Invalid("Enter the company key; it is stored and never shown again".into()));
+        }
+        match self.source.tools(base_url, key).await {
+            Ok(_) => {}
+            Err(SourceError::Unauthorized) | Err(SourceError::Forbidden) => {
+                return Err(MemoryError::Invalid(format!("{base_url} refused that key; nothing was saved")))
+            }
+            Err(e) => return Err(MemoryError::Invalid(format!("{base_url}: {e}; nothing was saved"))),
+        }
+        let new = super::store::NewConnector {
+            name: name.into(),
+            base_url: base_url.into(),
+            key_mode: KeyMode::Company,
+            ticked: vec![],
+            label: super::access::DataLabel::Internal,
+            admits_roles: vec![],
+            keep_cards: true,
+            structured: super::source::Freshness { soft_mins: 60, hard_mins: 24 * 60 },
+            free_text: super::source::Freshness { soft_mins: 30, hard_mins: 12 * 60 },
+            hourly_limit: 600,
+        };
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.create_connector(&new, Some(key), actor).await.map_err(|e| match e {
+            StoreError::Duplicate(_) => MemoryError::Invalid(format!("There is already a connector called {name}")),
+            e => internal(e),
+        })
+    }
+
+    /// The connectors that read with people's own keys, and whether this person gave theirs.
+    pub async fn own_key_connectors(&self, person: &Person) -> Result<Vec<(i64, String, bool)>, MemoryError> {
+        let mut out = Vec::new();
+        for c in self.store.connectors().await.map_err(internal)? {
+            if c.key_kinds_in_use().contains(&KeyKind::OwnKey) {
+                let has = self.store.person_key(c.id, person.id).await.map_err(internal)?.is_some();
+                out.push((c.id, c.name, has));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A person's own key for a connector: stored, never shown again.
+    pub async fn set_own_key(&self, person: &Person, connector: i64, key: &str) -> Result<(), MemoryError> {
+        let c = self.connector(connector).await?;
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(MemoryError::Invalid(format!("Enter your key for {}", c.name)));
+        }
+        let actor = Actor { person: Some(person.id), at: self.now() };
+        self.store.set_person_key(c.id, person.id, key, actor).await.map_err(internal)
+    }
+
     pub async fn connectors(&self, admin: &Person) -> Result<Vec<Connector>, MemoryError> {
         Self::admin(admin)?;
         self.store.connectors().await.map_err(internal)

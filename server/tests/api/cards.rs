@@ -332,3 +332,61 @@ async fn the_setup_sheet_drafts_shapes_once_in_ten_minutes_and_checks_queries() 
     assert!(html.contains("cards were removed at once"), "the notice counts them");
     assert_eq!(c.app.memory.my_cards(&alice).await.unwrap().len(), 0);
 }
+
+#[tokio::test]
+async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
+    let c = spawn_cards().await;
+    let ada = c.app.sign_in("ada").await;
+    let add = |key: &'static str| {
+        [("name", "Second ATS"), ("base_url", ""), ("company_key", key)].map(|(k, v)| (k, v.to_string()))
+    };
+    let mut wrong = add("not-the-key");
+    wrong[1].1 = c.ats.clone();
+    let fields: Vec<(&str, &str)> = wrong.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = c.app.form_post(&ada, "/fn/create_connector", &fields).await;
+    assert_eq!(r.headers()["location"], "/company/connectors");
+    let (_, html) = c.app.page(&ada, "/company/connectors").await;
+    assert!(html.contains("refused that key; nothing was saved"), "the key is checked");
+    let mut right = add("acme-ats-company-key");
+    right[1].1 = c.ats.clone();
+    let fields: Vec<(&str, &str)> = right.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = c.app.form_post(&ada, "/fn/create_connector", &fields).await;
+    assert_eq!(r.headers()["location"], "/company/connectors/2");
+    let (_, html) = c.app.page(&ada, "/company/connectors/2").await;
+    assert!(html.contains("Added Second ATS; tick its read tools below"));
+    assert!(!html.contains("acme-ats-company-key"), "the key is never shown again");
+
+    // Lead tools on people's own keys: the page asks for Alice's, and keeps it unseen.
+    let ada_p = person(&c.app, "ada").await;
+    let lead_tools: Vec<String> = ["list_leads", "get_lead"].iter().map(|s| s.to_string()).collect();
+    c.app.memory.set_key_mode(&ada_p, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
+    let alice = c.app.sign_in("alice").await;
+    let (_, html) = c.app.page(&alice, "/profile/memory").await;
+    assert!(html.contains("Acme ATS (given; not shown again)"), "the demo gave Alice's key");
+    c.app.form_post(&alice, "/fn/set_own_key", &[("connector", "1"), ("key", "acme-ats-key-alice")]).await;
+    let (_, html) = c.app.page(&alice, "/profile/memory").await;
+    assert!(html.contains("Saved your key; it is not shown again") && !html.contains("acme-ats-key-alice"));
+    let alice_p = person(&c.app, "alice").await;
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
+    assert!(c.app.memory.run_query(&alice_p, open_deals).await.unwrap() >= 1, "read with her own key");
+    let own = c.app.memory.my_cards(&alice_p).await.unwrap();
+    assert!(own.iter().any(|c| c.record_id == "L-1001"), "her own-key card reaches her own page");
+}
+
+#[tokio::test]
+async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let (kept, pinned) = c.app.engine.store().counts(alice.id).await.unwrap();
+    assert_eq!((kept, pinned), (2, 1));
+    // Fifteen days on (past the 14-day hard limit), at 01:59 in Kolkata: not yet.
+    let base = engine::Clock::now(c.app.clock.as_ref()).date_naive() + chrono::Duration::days(15);
+    c.app.clock.set(base.and_hms_opt(20, 29, 0).unwrap().and_utc());
+    assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None);
+    c.app.clock.set(base.and_hms_opt(20, 31, 0).unwrap().and_utc());
+    let (uses, cards) = c.app.memory.forgetting_due().await.unwrap().expect("due at 02:01");
+    assert!(uses >= 1 && cards >= 1, "{uses} uses, {cards} cards");
+    assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (1, 1), "the pinned card stays");
+    assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None, "once a day");
+}
