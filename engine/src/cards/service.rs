@@ -361,6 +361,35 @@ impl PersonMemory {
         Ok(out.into_iter().map(|(_, v)| v).collect())
     }
 
+    /// The cards for a question in a run acting for `person`: each decided now for the person and
+    /// the agent, ranked by the person's use, then selected (at most 25, made up to 10 with pinned
+    /// and open work; free text only when the question names it).
+    pub async fn select_for(
+        &self,
+        person: &Person,
+        question: &str,
+        agent: Option<&super::access::RunningAgent>,
+    ) -> Result<super::select::Selection, MemoryError> {
+        let now = self.now();
+        let reader = self.reader(person).await?;
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut candidates = Vec::new();
+        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
+            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
+            if let Decision::Show(_) = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent) {
+                candidates.push(super::select::Candidate {
+                    card_id: card.id,
+                    record_id: card.record_id.clone(),
+                    fields: card.fields.clone(),
+                    score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
+                    pinned: u.pinned,
+                    open_work: card.open_work,
+                });
+            }
+        }
+        Ok(super::select::select_cards(question, &candidates))
+    }
+
     async fn own_use(&self, person: &Person, card: i64) -> Result<(Card, CardUse), MemoryError> {
         let not_yours = || MemoryError::NotFound("You keep no such card".to_string());
         let u = self.store.card_use(person.id, card).await.map_err(internal)?.ok_or_else(not_yours)?;

@@ -390,3 +390,40 @@ async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (1, 1), "the pinned card stays");
     assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None, "once a day");
 }
+
+#[tokio::test]
+async fn every_read_goes_through_the_kill_switch_and_the_hourly_limit() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let ada = person(&c.app, "ada").await;
+    let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
+    let mut sheet = c.app.memory.sheet(&ada, c.connector).await.unwrap().connector;
+    sheet.killed = true;
+    c.app.memory.save_settings(&ada, &sheet).await.unwrap();
+    let before = ats_calls(&c.ats).await;
+    assert_eq!(
+        c.app.memory.refresh(&alice, card).await.unwrap(),
+        RefreshOutcome::NotChecked("Acme ATS is switched off".into())
+    );
+    assert_eq!(ats_calls(&c.ats).await, before, "no call under the kill switch");
+    sheet.killed = false;
+    sheet.hourly_limit = 1;
+    c.app.memory.save_settings(&ada, &sheet).await.unwrap();
+    // The demo's first reads used this hour already.
+    assert_eq!(
+        c.app.memory.refresh(&alice, card).await.unwrap(),
+        RefreshOutcome::NotChecked("Acme ATS's hourly limit of 1 reads is spent".into())
+    );
+    c.app.clock.advance(chrono::Duration::minutes(61));
+    assert_eq!(c.app.memory.refresh(&alice, card).await.unwrap(), RefreshOutcome::NoChange);
+
+    // A run's selection sees the same decision: an agent not cleared for the label gets nothing.
+    let sel = c.app.memory.select_for(&alice, "What stage is Nimbus Logistics at?", None).await.unwrap();
+    assert!(sel.cards.iter().any(|s| s.record_id == "L-1001"));
+    let uncleared = engine::cards::access::RunningAgent {
+        holds_toolsets: vec![c.connector],
+        cleared_for: engine::cards::access::DataLabel::Public,
+    };
+    let sel = c.app.memory.select_for(&alice, "What stage is Nimbus Logistics at?", Some(&uncleared)).await.unwrap();
+    assert!(sel.cards.is_empty());
+}
