@@ -117,3 +117,14 @@ CREATE TABLE job_runs (
     name            TEXT    PRIMARY KEY,
     last_local_date TEXT    NOT NULL
 );
+
+-- What a company agent may be given: the toolsets (connectors) it holds and the highest data label
+-- its model is cleared for.
+ALTER TABLE agents ADD COLUMN clearance TEXT NOT NULL DEFAULT 'internal'
+    CHECK (clearance IN ('public', 'internal', 'confidential', 'personal'));
+
+CREATE TABLE agent_toolsets (
+    agent_id        INTEGER NOT NULL REFERENCES agents (id),
+    connector_id    INTEGER NOT NULL REFERENCES connectors (id),
+    PRIMARY KEY (agent_id, connector_id)
+);

@@ -90,6 +90,12 @@ pub async fn seed(
         )
         .await
         .map_err(e)?;
+    // The Sales Assistant may be given internal cards; the Support Agent's model only public ones.
+    for (name, cleared) in [("Sales Assistant", DataLabel::Internal), ("Support Agent", DataLabel::Public)] {
+        if let Some(a) = dir.agents.iter().find(|a| a.name == name) {
+            store.set_agent_access(a.id, cleared, &[connector.id], actor).await.map_err(e)?;
+        }
+    }
     for (shape, open) in shapes(connector.id) {
         store.save_shape(&shape, open.as_ref(), actor).await.map_err(e)?;
     }

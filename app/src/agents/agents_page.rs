@@ -15,7 +15,7 @@ pub fn AgentsPage() -> impl IntoView {
 
 #[component]
 fn Agents(data: AgentsData) -> impl IntoView {
-    let AgentsData { directory: dir, me, is_admin, notice } = data;
+    let AgentsData { directory: dir, me, is_admin, notice, access } = data;
     view! {
         <NoticeLine notice/>
         <div class="agents">
@@ -30,6 +30,7 @@ fn Agents(data: AgentsData) -> impl IntoView {
                         <h2>{a.name.clone()}</h2>
                         <p class="meta">{format!("From the {} template · owner {}", a.template, owner)}{copy}</p>
                         <p>{format!("Department role: {role_name}")}</p>
+                        <p class="meta access">{access.iter().find(|(id, _)| *id == a.id.0).map(|(_, line)| line.clone())}</p>
                         {manages.then(|| view! {
                             <form method="post" action=SetAgentRole::url() class="inline">
                                 <input type="hidden" name="agent" value=a.id.to_string()/>

@@ -9,6 +9,8 @@ pub struct AgentsData {
     pub me: PersonId,
     pub is_admin: bool,
     pub notice: Option<Notice>,
+    /// Per agent: the toolsets it holds and what its model is cleared for, in words.
+    pub access: Vec<(i64, String)>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_agents")]
@@ -17,5 +19,6 @@ pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     let (engine, me) = signed_in().await?;
     let directory = engine.directory().await.map_err(internal)?;
     let notice = take_flash(&notice_key(AGENTS)).await?;
-    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice })
+    let access = memory()?.access_lines().await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access })
 }

@@ -14,6 +14,8 @@ pub struct MyMemoryData {
     pub confirm: Option<CardView>,
     /// Connectors that read with people's own keys: (id, name, whether this person gave theirs).
     pub own_keys: Vec<(i64, String, bool)>,
+    /// The person's own zone; none means the company's.
+    pub own_zone: Option<String>,
 }
 
 /// Only the person, signed in as themselves, reads their cards.
@@ -30,5 +32,6 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     let notice = take_flash(&notice_key(MY_MEMORY)).await?;
     let confirm = forget.and_then(|id| cards.iter().find(|c| c.card == id).cloned());
     let own_keys = memory.own_key_connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
-    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys })
+    let own_zone = memory.own_zone(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone })
 }

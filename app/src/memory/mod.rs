@@ -1,7 +1,6 @@
 //! Profile → Memory: the person's own cards (pin, forget, refresh) and Prepare my day.
 
 pub mod forget_card;
-pub mod load_memory_counts;
 pub mod load_my_memory;
 pub mod my_memory_page;
 pub mod pin_card;

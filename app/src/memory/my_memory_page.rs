@@ -29,7 +29,7 @@ fn values(c: &CardView) -> String {
 
 #[component]
 fn MyMemory(data: MyMemoryData) -> impl IntoView {
-    let MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys } = data;
+    let MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone } = data;
     let empty = cards.is_empty();
     view! {
         <NoticeLine notice/>
@@ -57,6 +57,7 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
             <form method="post" action=SavePrepare::url() class="inline">
                 <label><input type="checkbox" name="enabled" value="on" checked=prepare.enabled/>" On"</label>
                 <label>" at " <input type="time" name="at_time" value=prepare.at_time.clone() required/></label>
+                <label>" your time zone " <input type="text" name="zone" value=own_zone.unwrap_or_default() placeholder="the company's"/></label>
                 <button type="submit">"Save"</button>
             </form>
             <p class="meta">"At that time it reads your role's “my work” lists as you and keeps what they return. It does nothing else."</p>

@@ -2,13 +2,13 @@ use leptos::prelude::*;
 
 /// Off by default; off means no call is made for this person.
 #[server(prefix = "/fn", endpoint = "save_prepare")]
-pub async fn save_prepare(enabled: Option<String>, at_time: String) -> Result<(), ServerFnError> {
+pub async fn save_prepare(enabled: Option<String>, at_time: String, zone: String) -> Result<(), ServerFnError> {
     use crate::flash::{notice_key, Notice};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     let (_, me) = signed_in().await?;
     let memory = memory()?;
-    let notice = match memory.set_prepare(&me, enabled.is_some(), &at_time).await {
+    let notice = match memory.save_prepare(&me, enabled.is_some(), &at_time, &zone).await {
         Ok(()) => match memory.prepare_status(&me).await {
             Ok((_, line)) => Notice::ok(format!("Prepare my day saved. {line}")),
             Err(e) => Notice::refused(memory_refusal(&e)),

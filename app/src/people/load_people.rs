@@ -7,10 +7,12 @@ use serde::{Deserialize, Serialize};
 pub struct PeopleData {
     pub directory: Directory,
     pub notice: Option<Notice>,
+    /// For the open drawer: how much is kept for that person, never what it says.
+    pub memory_counts: Option<String>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_people")]
-pub async fn load_people() -> Result<PeopleData, ServerFnError> {
+pub async fn load_people(person: Option<i64>) -> Result<PeopleData, ServerFnError> {
     use crate::{flash::notice_key, paths::PEOPLE, ssr::*};
     let (engine, me) = signed_in().await?;
     if !me.is_admin {
@@ -18,5 +20,14 @@ pub async fn load_people() -> Result<PeopleData, ServerFnError> {
     }
     let directory = engine.directory().await.map_err(internal)?;
     let notice = take_flash(&notice_key(PEOPLE)).await?;
-    Ok(PeopleData { directory, notice })
+    let memory_counts = match person {
+        Some(id) => Some(
+            memory()?
+                .counts_line(&me, engine::org::PersonId(id))
+                .await
+                .map_err(|e| ServerFnError::new(memory_refusal(&e)))?,
+        ),
+        None => None,
+    };
+    Ok(PeopleData { directory, notice, memory_counts })
 }

@@ -10,9 +10,9 @@ use leptos_router::hooks::use_query_map;
 /// People, for admins. `?person=ID` opens that person's drawer.
 #[component]
 pub fn PeoplePage() -> impl IntoView {
-    let data = Resource::new(|| (), |_| load_people());
     let query = use_query_map();
     let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
+    let data = Resource::new(move || selected.get(), load_people);
     view! {
         <h1>"People"</h1>
         {loaded(data, move |d| view! { <People data=d selected=selected.get()/> })}
@@ -31,7 +31,7 @@ fn role_label(dir: &Directory, p: &Person) -> String {
 
 #[component]
 fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
-    let PeopleData { directory: dir, notice } = data;
+    let PeopleData { directory: dir, notice, memory_counts } = data;
     let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
     view! {
         <NoticeLine notice/>
@@ -59,7 +59,7 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
                 <aside class="drawer" aria-label=format!("{}'s details", p.name)>
                     <h2>{p.name.clone()}</h2>
                     <p>{p.email.clone()}</p>
-                    <MemoryCounts person=p.id.0/>
+                    {memory_counts.clone().map(|line| view! { <p class="memory-counts">{line}</p> })}
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "
@@ -76,21 +76,5 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
                 </aside>
             }
         })}
-    }
-}
-
-/// How much is kept for the person, never what it says.
-#[component]
-fn MemoryCounts(person: i64) -> impl IntoView {
-    let counts = Resource::new(move || person, crate::memory::load_memory_counts::load_memory_counts);
-    view! {
-        <Suspense fallback=|| ()>
-            {move || Suspend::new(async move {
-                match counts.await {
-                    Ok(line) => view! { <p class="memory-counts">{line}</p> }.into_any(),
-                    Err(e) => view! { <crate::components::ErrorLine error=e/> }.into_any(),
-                }
-            })}
-        </Suspense>
     }
 }

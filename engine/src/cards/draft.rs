@@ -36,6 +36,16 @@ fn is_free_text(name: &str, value: &Value) -> bool {
         || value.as_str().is_some_and(|s| s.chars().count() > 80 || s.split_whitespace().count() > 8)
 }
 
+/// The tool that reads one record by id: `get_<kind>` when the connector has it, else the tool itself.
+fn get_tool_for(kind: &str, tool: &str, tools: &[String]) -> String {
+    let get = format!("get_{kind}");
+    if tools.contains(&get) {
+        get
+    } else {
+        tool.to_string()
+    }
+}
+
 /// Drafts a shape by plain rules; `None` when the sample holds no record with an id.
 pub fn draft_by_rules(connector: i64, tool: &str, tools: &[String], sample: &Value) -> Option<RecordShape> {
     let record = first_record(sample)?;
@@ -53,8 +63,7 @@ pub fn draft_by_rules(connector: i64, tool: &str, tools: &[String], sample: &Val
         .map(|(k, v)| ShapeField { name: k.clone(), free_text: is_free_text(k, v) })
         .collect();
     let kind = kind_of(tool);
-    let get = format!("get_{kind}");
-    let get_tool = if tools.contains(&get) { get } else { tool.to_string() };
+    let get_tool = get_tool_for(&kind, tool, tools);
     Some(RecordShape {
         connector,
         tool: tool.to_string(),
@@ -97,8 +106,7 @@ pub fn read_model_draft(
         return None;
     }
     let kind = m.kind.to_lowercase();
-    let get = format!("get_{kind}");
-    let get_tool = if tools.contains(&get) { get } else { tool.to_string() };
+    let get_tool = get_tool_for(&kind, tool, tools);
     Some(RecordShape {
         connector,
         tool: tool.to_string(),

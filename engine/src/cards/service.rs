@@ -390,6 +390,75 @@ impl PersonMemory {
         Ok(super::select::select_cards(question, &candidates))
     }
 
+    /// A company agent as the access decision sees it: the toolsets it holds and its clearance.
+    pub async fn running_agent(&self, agent: crate::org::AgentId) -> Result<super::access::RunningAgent, MemoryError> {
+        let (cleared_for, holds_toolsets) = self
+            .store
+            .agent_access(agent)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
+        Ok(super::access::RunningAgent { holds_toolsets, cleared_for })
+    }
+
+    /// Per company agent, in words: "Holds Acme ATS · cleared for internal data".
+    pub async fn access_lines(&self) -> Result<Vec<(i64, String)>, MemoryError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut out = Vec::new();
+        for a in &dir.agents {
+            let r = self.running_agent(a.id).await?;
+            let names: Vec<String> =
+                connectors.iter().filter(|c| r.holds_toolsets.contains(&c.id)).map(|c| c.name.clone()).collect();
+            let holds = if names.is_empty() { "no toolsets".to_string() } else { names.join(", ") };
+            out.push((a.id.0, format!("Holds {holds} · cleared for {} data", r.cleared_for.as_str())));
+        }
+        Ok(out)
+    }
+
+    /// An admin, or the agent's owner, sets what it holds and what it is cleared for.
+    pub async fn set_agent_access(
+        &self,
+        by: &Person,
+        agent: crate::org::AgentId,
+        clearance: super::access::DataLabel,
+        toolsets: &[i64],
+    ) -> Result<(), MemoryError> {
+        let a = self
+            .store
+            .agent(agent)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
+        if !(by.is_admin || a.owner == by.id) {
+            return Err(MemoryError::NotAllowed("Only an admin or the agent's owner can change what it holds".into()));
+        }
+        let actor = Actor { person: Some(by.id), at: self.now() };
+        self.store.set_agent_access(agent, clearance, toolsets, actor).await.map_err(internal)
+    }
+
+    /// Prepare my day's form: checks the time and the zone before writing either.
+    pub async fn save_prepare(
+        &self,
+        person: &Person,
+        enabled: bool,
+        at_time: &str,
+        zone: &str,
+    ) -> Result<(), MemoryError> {
+        NaiveTime::parse_from_str(at_time.trim(), "%H:%M")
+            .map_err(|_| MemoryError::Invalid("Give the time as HH:MM, for example 08:30".to_string()))?;
+        if !zone.trim().is_empty() {
+            crate::org::TimeZoneName::parse(zone).map_err(|e| MemoryError::Invalid(e.to_string()))?;
+        }
+        self.set_time_zone(person, zone).await?;
+        self.set_prepare(person, enabled, at_time).await
+    }
+
+    /// The person's own zone, if they set one.
+    pub async fn own_zone(&self, person: &Person) -> Result<Option<String>, MemoryError> {
+        self.store.person_time_zone(person.id).await.map_err(internal)
+    }
+
     async fn own_use(&self, person: &Person, card: i64) -> Result<(Card, CardUse), MemoryError> {
         let not_yours = || MemoryError::NotFound("You keep no such card".to_string());
         let u = self.store.card_use(person.id, card).await.map_err(internal)?.ok_or_else(not_yours)?;

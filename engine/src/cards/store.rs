@@ -188,6 +188,16 @@ pub trait CardStore: Send + Sync {
     async fn person_time_zone(&self, person: PersonId) -> Result<Option<String>, StoreError>;
     async fn set_person_time_zone(&self, person: PersonId, zone: Option<&str>, actor: Actor) -> Result<(), StoreError>;
 
+    /// The toolsets an agent holds and the label its model is cleared for.
+    async fn agent_access(&self, agent: crate::org::AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError>;
+    async fn set_agent_access(
+        &self,
+        agent: crate::org::AgentId,
+        clearance: DataLabel,
+        toolsets: &[i64],
+        actor: Actor,
+    ) -> Result<(), StoreError>;
+
     /// Every person's use of every card, for the forgetting job.
     async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError>;
     /// Removes cards nobody keeps any more; returns how many.

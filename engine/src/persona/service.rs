@@ -998,7 +998,8 @@ impl Org {
         Ok(compute_stats(days, &episodes, &rows, tasks.iter().filter(|t| t.created_at >= since)))
     }
 
-    pub async fn edit_memory(&self, caller: &Caller, id: i64, text: &str) -> Result<MemoryRow, PersonaError> {
+    /// The row a person corrects, its bot, and who is correcting it: the owner or the bot's lead.
+    async fn correction<'a>(&self, caller: &'a Caller, id: i64) -> Result<(RosterAgent, &'a Person), PersonaError> {
         let row = self
             .store
             .memory_row(id)
@@ -1007,38 +1008,32 @@ impl Org {
             .ok_or_else(|| PersonaError::NotFound(format!("There is no memory line #{id}")))?;
         let (_, a) = self.agent(&row.agent).await?;
         let person = Self::may_correct(caller, &a)?;
+        Ok((a, person))
+    }
+
+    fn closed_meanwhile(id: i64) -> impl Fn(StoreError) -> PersonaError {
+        move |e| match e {
+            StoreError::Changed { .. } => {
+                PersonaError::Changed(format!("Line #{id} was closed meanwhile; nothing was changed"))
+            }
+            e => internal(e),
+        }
+    }
+
+    pub async fn edit_memory(&self, caller: &Caller, id: i64, text: &str) -> Result<MemoryRow, PersonaError> {
+        let (a, person) = self.correction(caller, id).await?;
         let text = one_line(text, "corrected line")?;
-        let new =
-            self.store.edit_memory(id, &text, &format!("person:{}", person.email), self.now()).await.map_err(|e| {
-                match e {
-                    StoreError::Changed { .. } => {
-                        PersonaError::Changed(format!("Line #{id} was closed meanwhile; nothing was changed"))
-                    }
-                    e => internal(e),
-                }
-            })?;
+        let by = format!("person:{}", person.email);
+        let new = self.store.edit_memory(id, &text, &by, self.now()).await.map_err(Self::closed_meanwhile(id))?;
         self.render(&a).await;
         Ok(new)
     }
 
     pub async fn retire_memory(&self, caller: &Caller, id: i64, reason: &str) -> Result<(), PersonaError> {
-        let row = self
-            .store
-            .memory_row(id)
-            .await
-            .map_err(internal)?
-            .ok_or_else(|| PersonaError::NotFound(format!("There is no memory line #{id}")))?;
-        let (_, a) = self.agent(&row.agent).await?;
-        let person = Self::may_correct(caller, &a)?;
+        let (a, person) = self.correction(caller, id).await?;
         let reason = one_line(reason, "reason for retiring")?;
-        self.store.retire_memory(id, &reason, &format!("person:{}", person.email), self.now()).await.map_err(|e| {
-            match e {
-                StoreError::Changed { .. } => {
-                    PersonaError::Changed(format!("Line #{id} was closed meanwhile; nothing was changed"))
-                }
-                e => internal(e),
-            }
-        })?;
+        let by = format!("person:{}", person.email);
+        self.store.retire_memory(id, &reason, &by, self.now()).await.map_err(Self::closed_meanwhile(id))?;
         self.render(&a).await;
         Ok(())
     }

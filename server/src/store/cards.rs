@@ -658,6 +658,54 @@ impl CardStore for SqliteStore {
         tx.commit().await.map_err(backend)
     }
 
+    async fn agent_access(&self, agent: engine::org::AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError> {
+        let clearance: Option<String> = sqlx::query_scalar("SELECT clearance FROM agents WHERE id = ?")
+            .bind(agent.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        let Some(clearance) = clearance else { return Ok(None) };
+        let toolsets: Vec<i64> =
+            sqlx::query_scalar("SELECT connector_id FROM agent_toolsets WHERE agent_id = ? ORDER BY connector_id")
+                .bind(agent.0)
+                .fetch_all(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(Some((DataLabel::parse(&clearance).ok_or_else(|| bad("clearance"))?, toolsets)))
+    }
+
+    async fn set_agent_access(
+        &self,
+        agent: engine::org::AgentId,
+        clearance: DataLabel,
+        toolsets: &[i64],
+        actor: Actor,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("UPDATE agents SET clearance = ? WHERE id = ?")
+            .bind(clearance.as_str())
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query("DELETE FROM agent_toolsets WHERE agent_id = ?")
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        for t in toolsets {
+            sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) VALUES (?, ?)")
+                .bind(agent.0)
+                .bind(t)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        let detail = format!("cleared for {}; holds {:?}", clearance.as_str(), toolsets);
+        audit(&mut tx, actor, "agent.access", &format!("agent:{}", agent.0), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+
     async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError> {
         let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
         let rows = sqlx::query(&format!(

@@ -12,7 +12,7 @@ fn session_cookie(r: &reqwest::Response) -> Option<String> {
         .map(|v| v.split(';').next().unwrap_or("").to_string())
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_email_and_wrong_password_get_the_same_message() {
     let app = spawn_app().await;
     for (email, password) in [("nobody@acme.example", "engram-demo"), (demo_email("ada").as_str(), "wrong")] {
@@ -29,7 +29,7 @@ async fn unknown_email_and_wrong_password_get_the_same_message() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sign_in_rotates_the_session_id_and_sign_out_ends_it_on_the_server() {
     let app = spawn_app().await;
     let c = client();
@@ -56,7 +56,7 @@ async fn sign_in_rotates_the_session_id_and_sign_out_ends_it_on_the_server() {
     assert_eq!(replay.status(), StatusCode::UNAUTHORIZED);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_ends_a_week_after_sign_in_however_active() {
     let app = spawn_app().await;
     let c = app.sign_in("alice").await;
@@ -69,7 +69,7 @@ async fn a_session_ends_a_week_after_sign_in_however_active() {
     assert_eq!(app.get_json(&c, "/api/me").await.0, StatusCode::UNAUTHORIZED);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_redirect_to_sign_in_and_back() {
     let app = spawn_app().await;
     let c = client();
@@ -94,7 +94,7 @@ async fn pages_redirect_to_sign_in_and_back() {
     assert_eq!(r.headers()["location"], "/");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_site_writes_are_refused_with_403() {
     let app = spawn_app().await;
     let c = app.sign_in("ada").await;
@@ -121,7 +121,7 @@ async fn cross_site_writes_are_refused_with_403() {
     assert_eq!(ok.status(), StatusCode::FOUND);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_over_the_limit_gets_413() {
     let app = spawn_app().await;
     let c = app.sign_in("ada").await;
@@ -132,7 +132,7 @@ async fn a_body_over_the_limit_gets_413() {
     assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_work_for_the_api_but_memory_refuses_them() {
     let app = spawn_app().await;
     let c = app.sign_in("ada").await;
@@ -180,7 +180,7 @@ async fn tokens_work_for_the_api_but_memory_refuses_them() {
     assert_eq!(body(me).await["error"], "bad_token");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_survives_a_server_restart() {
     let app = spawn_app().await;
     let r = app.post_sign_in(&client(), &demo_email("alice"), "engram-demo").await;

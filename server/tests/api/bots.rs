@@ -65,7 +65,7 @@ async fn memory(app: &TestApp, token: &str, agent: &str, all: bool) -> Vec<Value
     v.as_array().unwrap().clone()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn good_operations_are_applied_rendered_and_a_second_wake_done_is_a_no_op() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -127,7 +127,7 @@ async fn good_operations_are_applied_rendered_and_a_second_wake_done_is_a_no_op(
     assert_eq!(f["evidence"].as_array().unwrap().len(), 2);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_that_fails_in_any_way_never_fails_wake_done() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -157,7 +157,7 @@ async fn a_model_that_fails_in_any_way_never_fails_wake_done() {
     assert!(out.contains("1 added"), "{out}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_about_another_agent_is_dropped_and_the_model_never_sees_other_bots() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.ollama_settings(), 200).await;
@@ -186,7 +186,7 @@ async fn a_line_about_another_agent_is_dropped_and_the_model_never_sees_other_bo
     assert!(!user.contains("policy number") && !user.contains("h1"), "{user}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_daily_cap_counts_every_bots_calls_and_min_turns_skip_without_a_call() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 2).await;
@@ -205,7 +205,7 @@ async fn the_daily_cap_counts_every_bots_calls_and_min_turns_skip_without_a_call
     assert!(capped["episode"]["id"].is_number(), "the episode is still recorded");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bots_own_token_reads_only_its_rows_and_writes_nothing() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -246,7 +246,7 @@ async fn a_bots_own_token_reads_only_its_rows_and_writes_nothing() {
     assert_eq!(memory(&app, &sam, "scout", false).await[0]["text"], "I qualify by size.", "nothing changed");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_owner_or_lead_edits_and_retires_and_others_are_refused() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -307,7 +307,7 @@ async fn friction_twice(app: &TestApp, model: &ModelServer, sam: &str) -> i64 {
     id
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recurring_friction_becomes_one_improve_card_that_a_person_applies() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -347,7 +347,7 @@ async fn a_recurring_friction_becomes_one_improve_card_that_a_person_applies() {
     assert_eq!(post(&app, &sam, &format!("/api/org/improve/{card}/apply"), json!({})).await.0, StatusCode::CONFLICT);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apply_is_refused_when_the_file_changed_and_close_keeps_the_reason() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -377,7 +377,7 @@ async fn apply_is_refused_when_the_file_changed_and_close_keeps_the_reason() {
     assert_eq!((t["status"].as_str(), t["closed_reason"].as_str()), (Some("closed"), Some("Edited by hand")));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_validator_refuses_a_proposal_with_exit_code_3() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
@@ -402,7 +402,7 @@ async fn the_validator_refuses_a_proposal_with_exit_code_3() {
     assert_eq!(stats["proposals_filed"], 0);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redo_marks_the_builders_episode_and_stats_count_it() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
@@ -420,7 +420,7 @@ async fn redo_marks_the_builders_episode_and_stats_count_it() {
     drop(model);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wake_done_posts_a_fallback_status_when_the_run_left_none() {
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
     let task = app.org_cli(&["task", "new", "builder", "Fix the build"]).await.unwrap().trim().to_string();
@@ -433,7 +433,7 @@ async fn wake_done_posts_a_fallback_status_when_the_run_left_none() {
     assert!(again.contains("already recorded"), "{again}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broken_vault_file_is_named_with_its_problem() {
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
     let sam = token_for(&app, "sam").await;
@@ -447,7 +447,7 @@ async fn a_broken_vault_file_is_named_with_its_problem() {
     assert_eq!(e.message, ".agents/org/org-agents.json is missing");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
     let vault = app.vault();
@@ -483,7 +483,7 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     assert!(!html.contains("Edit or retire") && !html.contains(">Apply<"), "bob may only read");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_correction_in_the_browser_keeps_the_text() {
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
     let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();

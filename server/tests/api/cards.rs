@@ -18,7 +18,11 @@ struct Cards {
 }
 
 async fn spawn_cards() -> Cards {
-    let app = spawn_app().await;
+    spawn_cards_with(server::models::ModelSettings::default()).await
+}
+
+async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {
+    let app = spawn_app_with_models(models).await;
     let (ats, ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
     server::demo_cards::seed(&store, &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &ats)
@@ -55,7 +59,7 @@ async fn lead(ats: &str, id: &str) -> Value {
     r.json::<Value>().await.unwrap()["result"].clone()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
@@ -90,7 +94,7 @@ async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
     assert!(card_of(&c.app, &alice, "L-1001").await.is_some(), "a source that is down never removes anything");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
@@ -129,7 +133,7 @@ async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
     assert!(c.app.memory.my_cards(&sam).await.unwrap().iter().all(|c| c.card != card));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keep_cards_off_removes_the_connectors_cards_at_once() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
@@ -142,7 +146,7 @@ async fn keep_cards_off_removes_the_connectors_cards_at_once() {
     assert_eq!(c.app.memory.run_query(&alice, &q[0]).await.unwrap(), 0, "nothing is kept while it is off");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forgotten_record_is_not_kept_again_for_30_days() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
@@ -162,7 +166,7 @@ fn at(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prepare_my_day_runs_at_the_local_time_across_a_dst_change() {
     let c = spawn_cards().await;
     let sam = person(&c.app, "sam").await;
@@ -204,7 +208,7 @@ async fn prepare_my_day_runs_at_the_local_time_across_a_dst_change() {
     assert_eq!(calls().await, before);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cards_are_for_their_person_in_a_session_and_an_admin_sees_counts_only() {
     let c = spawn_cards().await;
     let alice = c.app.sign_in("alice").await;
@@ -251,7 +255,7 @@ async fn ats_calls(ats: &str) -> i64 {
     r.unwrap().json::<Value>().await.unwrap()["tool_calls"].as_i64().unwrap()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_setup_sheet_drafts_shapes_once_in_ten_minutes_and_checks_queries() {
     let c = spawn_cards().await;
     let ada = c.app.sign_in("ada").await;
@@ -333,7 +337,7 @@ async fn the_setup_sheet_drafts_shapes_once_in_ten_minutes_and_checks_queries() 
     assert_eq!(c.app.memory.my_cards(&alice).await.unwrap().len(), 0);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
     let c = spawn_cards().await;
     let ada = c.app.sign_in("ada").await;
@@ -374,7 +378,7 @@ async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
     assert!(own.iter().any(|c| c.record_id == "L-1001"), "her own-key card reaches her own page");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
@@ -391,7 +395,7 @@ async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None, "once a day");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_read_goes_through_the_kill_switch_and_the_hourly_limit() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
@@ -426,4 +430,64 @@ async fn every_read_goes_through_the_kill_switch_and_the_hourly_limit() {
     };
     let sel = c.app.memory.select_for(&alice, "What stage is Nimbus Logistics at?", Some(&uncleared)).await.unwrap();
     assert!(sel.cards.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_are_given_only_the_cards_their_toolsets_and_clearance_allow() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let dir = c.app.engine.directory().await.unwrap();
+    let agent = |name: &str| dir.agents.iter().find(|a| a.name == name).unwrap().id;
+    let sales = c.app.memory.running_agent(agent("Sales Assistant")).await.unwrap();
+    let support = c.app.memory.running_agent(agent("Support Agent")).await.unwrap();
+    let q = "What stage is Nimbus Logistics at?";
+    assert!(!c.app.memory.select_for(&alice, q, Some(&sales)).await.unwrap().cards.is_empty());
+    assert!(c.app.memory.select_for(&alice, q, Some(&support)).await.unwrap().cards.is_empty(), "cleared for public");
+
+    let ada = c.app.sign_in("ada").await;
+    let (_, html) = c.app.page(&ada, "/company/agents").await;
+    assert!(html.contains("Holds Acme ATS · cleared for internal data"));
+    assert!(html.contains("Holds Acme ATS · cleared for public data"));
+    let bob = person(&c.app, "bob").await;
+    let refused = c
+        .app
+        .memory
+        .set_agent_access(&bob, agent("Sales Assistant"), engine::cards::access::DataLabel::Personal, &[1])
+        .await
+        .unwrap_err();
+    assert_eq!(refused.to_string(), "Only an admin or the agent's owner can change what it holds");
+
+    // Prepare my day's form: a zone that does not exist changes nothing.
+    let sam = c.app.sign_in("sam").await;
+    c.app
+        .form_post(&sam, "/fn/save_prepare", &[("enabled", "on"), ("at_time", "07:45"), ("zone", "Mars/Olympus")])
+        .await;
+    let (_, html) = c.app.page(&sam, "/profile/memory").await;
+    assert!(html.contains("Mars/Olympus is not a time zone name, such as Asia/Kolkata"));
+    assert!(html.contains("Off. When on, it runs at 08:30 your time (Asia/Kolkata)."));
+    c.app
+        .form_post(&sam, "/fn/save_prepare", &[("enabled", "on"), ("at_time", "07:45"), ("zone", "Europe/London")])
+        .await;
+    let (_, html) = c.app.page(&sam, "/profile/memory").await;
+    assert!(html.contains("Prepare my day saved. On: at 07:45 your time (Europe/London)"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shapes_are_drafted_by_the_model_when_there_is_one_else_by_plain_rules() {
+    use crate::model_server::{ModelServer, Script};
+    let model = ModelServer::start().await;
+    let shape = json!({"kind": "lead", "id_field": "id", "version_field": "updated_at",
+        "fields": [{"name": "company", "free_text": false}, {"name": "stage", "free_text": false}]});
+    model.script([Script::Reply(shape.to_string()), Script::Status(500)]);
+    let c = spawn_cards_with(model.openai_settings()).await;
+    let ada = person(&c.app, "ada").await;
+    let (drafts, reused) = c.app.memory.draft_shapes(&ada, c.connector).await.unwrap();
+    assert!(!reused);
+    let by_model = drafts.iter().find(|d| d.tool == "list_leads").unwrap();
+    assert_eq!(by_model.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["company", "stage"]);
+    let by_rules = drafts.iter().find(|d| d.tool == "search_leads").expect("the model failed: rules drafted it");
+    assert!(by_rules.fields.iter().any(|f| f.name == "notes" && f.free_text));
+    assert_eq!(model.asked().len(), drafts.len(), "one model call per draft");
+    let user = model.asked()[0]["messages"][1]["content"].as_str().unwrap().to_string();
+    assert!(user.contains("<data source=\"one sample answer of list_leads\">"), "the sample is quoted data");
 }

@@ -1,7 +1,7 @@
 use crate::helpers::*;
 use server::cli::{run_memory, Command};
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_roles_and_core_print_lines_shaped_like_the_seed() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;

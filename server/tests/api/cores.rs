@@ -17,7 +17,7 @@ async fn team_id(app: &TestApp, c: &reqwest::Client, name: &str) -> i64 {
         .unwrap()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_seed_demo_save_gives_version_1_and_11_tokens() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -32,7 +32,7 @@ async fn the_seed_demo_save_gives_version_1_and_11_tokens() {
     assert_eq!(view["current"]["text"], STAGES);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_the_limit_is_refused_with_the_count_and_changes_nothing() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -47,7 +47,7 @@ async fn over_the_limit_is_refused_with_the_count_and_changes_nothing() {
     assert_eq!(app.save_core(&ada, SALES, 0, &tokens(2000)).await.status(), StatusCode::CREATED);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_based_on_an_old_version_is_refused() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -62,7 +62,7 @@ async fn a_save_based_on_an_old_version_is_refused() {
     assert_eq!(view["current"]["text"], "two");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thirty_two_concurrent_saves_on_one_version_give_exactly_one_new_version() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -98,7 +98,7 @@ async fn thirty_two_concurrent_saves_on_one_version_give_exactly_one_new_version
     assert_eq!(view["current"]["text"], created[0]["text"]);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_first_saves_also_race_to_exactly_one() {
     let app = std::sync::Arc::new(spawn_app().await);
     let ada = app.sign_in("ada").await;
@@ -119,7 +119,7 @@ async fn concurrent_first_saves_also_race_to_exactly_one() {
     assert_eq!(ok, 1);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_admins_change_company_cores() {
     let app = spawn_app().await;
     let alice = app.sign_in("alice").await;
@@ -134,7 +134,7 @@ async fn only_admins_change_company_cores() {
     assert_eq!(view["may_edit"], false);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_team_core_is_for_its_lead_or_an_admin_and_holds_1000_tokens() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -153,7 +153,7 @@ async fn a_team_core_is_for_its_lead_or_an_admin_and_holds_1000_tokens() {
     assert_eq!(r.unwrap().status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_raises_the_company_core_limit_up_to_6000() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -184,7 +184,7 @@ async fn an_admin_raises_the_company_core_limit_up_to_6000() {
     assert_eq!(sales["limit"], 6000);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restore_brings_an_old_text_back_as_a_new_version() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -221,7 +221,7 @@ async fn restore_brings_an_old_text_back_as_a_new_version() {
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn suggestions_are_accepted_refused_when_stale_or_too_long_and_dismissed() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -284,7 +284,7 @@ async fn suggestions_are_accepted_refused_when_stale_or_too_long_and_dismissed()
     assert!(after["suggestions"].as_array().unwrap().iter().all(|s| s["id"] != tid));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_scope_is_404() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;

@@ -3,7 +3,7 @@
 use crate::helpers::*;
 use reqwest::StatusCode;
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admins_add_roles_and_put_teams_and_people_in_them() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -51,7 +51,7 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     assert!(audit.iter().any(|a| a.action == "person.role" && a.detail == format!("none -> {support}")));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn people_who_are_not_admins_change_none_of_it() {
     let app = spawn_app().await;
     let alice = app.sign_in("alice").await;
@@ -74,7 +74,7 @@ async fn people_who_are_not_admins_change_none_of_it() {
     assert_eq!(app.engine.store().team(team).await.unwrap().unwrap().role, dir.teams[0].role);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn whoever_manages_an_agent_changes_its_role() {
     let app = spawn_app().await;
     let dir = app.engine.directory().await.unwrap();

@@ -5,7 +5,7 @@ use reqwest::StatusCode;
 
 const SALES: &str = "company:role:sales";
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_seed_demo_steps_work_as_plain_form_posts() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -40,7 +40,7 @@ async fn the_seed_demo_steps_work_as_plain_form_posts() {
     assert!(plain(&roles).contains("(role:sales): company core version 1, 11 of 2,000 tokens"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_save_keeps_the_text_in_the_editor() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -59,7 +59,7 @@ async fn a_refused_save_keeps_the_text_in_the_editor() {
     assert!(view["current"].is_null());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_second_editor_is_refused_and_reload_keeps_its_text() {
     let app = spawn_app().await;
     let first = app.sign_in("ada").await;
@@ -102,7 +102,7 @@ async fn the_second_editor_is_refused_and_reload_keeps_its_text() {
     assert_eq!(r.headers()["location"], "/company/roles/sales");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn alice_is_refused_on_the_sales_company_core_and_sees_no_controls() {
     let app = spawn_app().await;
     let alice = app.sign_in("alice").await;
@@ -118,7 +118,7 @@ async fn alice_is_refused_on_the_sales_company_core_and_sees_no_controls() {
     assert!(html.contains(">mine</textarea>"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restore_and_limit_forms_work_without_javascript() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -148,7 +148,7 @@ async fn restore_and_limit_forms_work_without_javascript() {
     assert!(html.contains("3 of 3,000 tokens"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn suggested_changes_show_why_and_what_they_rest_on() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
@@ -165,7 +165,7 @@ async fn suggested_changes_show_why_and_what_they_rest_on() {
     assert!(plain(&html).contains("Accepted the suggestion: saved version 1"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_team_with_no_role_says_its_core_loads_in_no_run() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;
