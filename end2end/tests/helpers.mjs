@@ -46,6 +46,21 @@ export function freePort() {
   });
 }
 
+/** `n` distinct free ports: each is bound to port 0 at once, read back, then all are let go. */
+export async function freePorts(n) {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise((resolve, reject) => {
+      const srv = net.createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => resolve(srv));
+    })),
+  );
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The status of a GET, on a connection of its own that is closed afterwards (no keep-alive). */
@@ -70,8 +85,8 @@ export async function startServer() {
     if (!existsSync(p)) throw new Error(`The ${what} is missing at ${p}: run \`cargo leptos build\` first.`);
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'engram-e2e-'));
-  const port = await freePort();
-  const sourcePort = await freePort();
+  // Both ports are found while both are held, so they can never be the same one.
+  const [port, sourcePort] = await freePorts(2);
   const baseURL = `http://127.0.0.1:${port}`;
   const sourceURL = `http://127.0.0.1:${sourcePort}`;
   let log = '';
