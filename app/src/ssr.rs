@@ -48,7 +48,14 @@ pub async fn person_in_session(session: &Session, engine: &Engine) -> Result<Opt
         session.flush().await.map_err(|e| e.to_string())?;
         return Ok(None);
     }
-    engine.person(PersonId(id)).await.map_err(|e| e.to_string())
+    match engine.person(PersonId(id)).await.map_err(|e| e.to_string())? {
+        // Someone who left is signed out of every session they still had.
+        Some(p) if p.left_at.is_some() => {
+            session.flush().await.map_err(|e| e.to_string())?;
+            Ok(None)
+        }
+        found => Ok(found),
+    }
 }
 
 /// Starts a signed-in session under a new id, so an id seen before sign-in is worthless after.

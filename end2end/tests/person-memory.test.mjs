@@ -1,5 +1,5 @@
-// Profile → Memory: a person pins, refreshes and forgets (after a confirmation) the records kept
-// for their work; an admin sees only how much is kept.
+// Profile → Memory: a person pins, refreshes, forgets (after a confirmation) and pins back the
+// records kept for their work; an admin sees only how much is kept, and marks someone as left.
 
 import { describe, test } from 'node:test';
 import {
@@ -57,6 +57,37 @@ for (const js of [true, false]) {
       await expectText(page.locator('p.notice.ok'), 'Forgotten. It is not kept for you again for 30 days, unless you pin it.');
       await expectCount(card(page, 'L-1002'), 0);
       await expectCount(card(page, 'L-1001'), 1);
+
+      // Within its 30 days she can pin it back: it is read again, as her, and kept pinned.
+      const forgotten = page.locator('ul.forgotten li', { hasText: 'lead L-1002' });
+      await expectTextContains(forgotten, 'lead L-1002 · Acme ATS · forgotten just now · kept out until');
+      await Promise.all([waitForPath(page, MEMORY), forgotten.getByRole('button', { name: 'Pin it back' }).click()]);
+      await expectText(page.locator('p.notice.ok'), 'Pinned lead L-1002 back, read again from Acme ATS');
+      await expectTextContains(card(page, 'L-1002').locator('p.line'), 'pinned');
+      await expectCount(page.locator('ul.forgotten li'), 0);
+      env.assertNoBrowserErrors();
+    });
+
+    test(`an admin marks someone as left, after a confirmation (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
+      const { page } = await env.signedInPage('ada', js);
+      await page.goto('/company/people');
+      if (js) await waitHydrated(page);
+      await page.getByRole('link', { name: 'Bob Diaz' }).click();
+      const drawer = page.locator('aside.drawer');
+      await drawer.getByRole('link', { name: 'Mark as left…' }).click();
+      const confirm = page.getByRole('alertdialog');
+      await expectTextContains(confirm, 'Mark Bob Diaz as left? They are signed out and can no longer sign in');
+      await confirm.getByRole('link', { name: 'Cancel' }).click();
+      await expectCount(page.getByRole('alertdialog'), 0);
+      await drawer.getByRole('link', { name: 'Mark as left…' }).click();
+      await Promise.all([
+        waitForPath(page, '/company/people'),
+        page.getByRole('alertdialog').getByRole('button', { name: 'Mark as left' }).click(),
+      ]);
+      await expectTextContains(page.locator('p.notice.ok'), 'Bob Diaz has left: they can no longer sign in,');
+      await expectTextContains(drawer.locator('p.memory-counts'), 'Memory: 0 records kept (0 pinned)');
+      await expectTextContains(drawer.locator('p.left'), 'They can no longer sign in.');
+      await expectCount(drawer.getByRole('link', { name: 'Mark as left…' }), 0);
       env.assertNoBrowserErrors();
     });
   });

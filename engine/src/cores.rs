@@ -305,6 +305,7 @@ mod tests {
             is_admin: admin,
             main_team: None,
             role_override: None,
+            left_at: None,
         }
     }
     fn team_subject(lead: Option<i64>, role: Option<Role>) -> CoreSubject {

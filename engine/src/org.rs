@@ -133,6 +133,9 @@ pub struct Person {
     pub main_team: Option<TeamId>,
     /// A department role given by an admin; without it the person takes their main team's role.
     pub role_override: Option<RoleId>,
+    /// When they left the company: they can no longer sign in, and history still names them.
+    #[serde(default)]
+    pub left_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,6 +245,7 @@ mod tests {
             is_admin: false,
             main_team: Some(TeamId(1)),
             role_override: None,
+            left_at: None,
         };
         assert_eq!(p.department_role(&teams), RoleSource::FromTeam(RoleId(7)));
         p.role_override = Some(RoleId(2));

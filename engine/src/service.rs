@@ -477,6 +477,35 @@ impl Engine {
         self.store.set_person_role(person, role, self.actor(actor)).await.map_err(org_internal)
     }
 
+    /// An admin marks someone as left: they are signed out everywhere and their memory of
+    /// records goes. Returns the sentence the admin reads.
+    pub async fn person_leaves(&self, actor: &Person, person: PersonId) -> Result<String, OrgError> {
+        if !actor.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can mark someone as left".to_string()));
+        }
+        if actor.id == person {
+            return Err(OrgError::Invalid("You cannot mark yourself as left; ask another admin".to_string()));
+        }
+        let p = self
+            .store
+            .person(person)
+            .await
+            .map_err(org_internal)?
+            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+        if p.left_at.is_some() {
+            return Err(OrgError::Invalid(format!("{} has already left", p.name)));
+        }
+        let d = self.store.mark_left(person, self.actor(actor)).await.map_err(org_internal)?;
+        let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        Ok(format!(
+            "{} has left: they can no longer sign in, {} revoked, and {} and {} read as them are gone.",
+            p.name,
+            plural(d.tokens, "token", "tokens"),
+            plural(d.uses, "kept record", "kept records"),
+            plural(d.cards, "card", "cards"),
+        ))
+    }
+
     /// Whoever manages an agent (its owner, or an admin) may change its department role.
     pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
         let a = self

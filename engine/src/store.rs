@@ -33,6 +33,14 @@ pub struct Actor {
     pub at: DateTime<Utc>,
 }
 
+/// What went when a person left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Departure {
+    pub tokens: u32,
+    pub uses: u32,
+    pub cards: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewPerson {
     pub name: String,
@@ -84,6 +92,10 @@ pub trait OrgStore: Send + Sync {
     async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
+    /// The person leaves, in one transaction: they can no longer sign in; their API tokens and the
+    /// bot tokens they made are revoked; their memory of records goes (their use rows, the cards
+    /// read as them, their own keys, Prepare my day). Their row stays, so history still names them.
+    async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError>;
 
     async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
 }

@@ -153,6 +153,9 @@ async fn cards(store: SqliteStore, who: &str, person: Option<&str>, out: &mut im
     use engine::store::OrgStore;
     let dir = store.directory().await.map_err(|e| e.to_string())?;
     let me = find_person(&dir, who)?;
+    if me.left_at.is_some() {
+        return Err(format!("{} has left and can no longer act here", me.name));
+    }
     let memory = PersonMemory::new(
         Arc::new(store.clone()),
         Arc::new(SystemClock),

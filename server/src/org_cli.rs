@@ -160,8 +160,11 @@ async fn caller(org: &Org, who: Option<&str>) -> Result<Caller, CliError> {
         .find(|p| {
             p.email.eq_ignore_ascii_case(who) || p.email.split('@').next().is_some_and(|l| l.eq_ignore_ascii_case(who))
         })
-        .map(Caller::Person)
         .ok_or_else(|| CliError { code: 1, message: format!("There is no person or agent called {who}") })
+        .and_then(|p| match p.left_at {
+            Some(_) => Err(CliError { code: 1, message: format!("{} has left and can no longer act here", p.name) }),
+            None => Ok(Caller::Person(p)),
+        })
 }
 
 fn person_caller(c: Caller) -> Result<Caller, CliError> {

@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::cards::service::CardView;
+use engine::cards::service::{CardView, ForgottenView};
 use engine::cards::store::PrepareSetting;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -16,12 +16,27 @@ pub struct MyMemoryData {
     pub own_keys: Vec<(i64, String, bool)>,
     /// The person's own zone; none means the company's.
     pub own_zone: Option<String>,
+    /// Records they forgot that are still kept out; each can be pinned back.
+    pub forgotten: Vec<ForgottenView>,
+    /// What they typed into Prepare my day when the save was refused, kept for the form.
+    pub prepare_draft: Option<PrepareDraft>,
 }
+
+/// Prepare my day's form as typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrepareDraft {
+    pub enabled: bool,
+    pub at_time: String,
+    pub zone: String,
+}
+
+/// The flash a refused Prepare my day save leaves its text under.
+pub const PREPARE_DRAFT: &str = "prepare-my-day";
 
 /// Only the person, signed in as themselves, reads their cards.
 #[server(prefix = "/fn", endpoint = "load_my_memory")]
 pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerFnError> {
-    use crate::flash::notice_key;
+    use crate::flash::{draft_key, notice_key};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     let (_, me) = signed_in().await?;
@@ -33,5 +48,7 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     let confirm = forget.and_then(|id| cards.iter().find(|c| c.card == id).cloned());
     let own_keys = memory.own_key_connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
     let own_zone = memory.own_zone(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
-    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone })
+    let forgotten = memory.forgotten(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let prepare_draft = take_flash(&draft_key(PREPARE_DRAFT)).await?;
+    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone, forgotten, prepare_draft })
 }

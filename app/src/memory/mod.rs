@@ -1,8 +1,9 @@
-//! Profile → Memory: the person's own cards (pin, forget, refresh) and Prepare my day.
+//! Profile → Memory: the person's own cards (pin, forget, refresh, pin back) and Prepare my day.
 
 pub mod forget_card;
 pub mod load_my_memory;
 pub mod my_memory_page;
+pub mod pin_back;
 pub mod pin_card;
 pub mod refresh_card;
 pub mod save_prepare;

@@ -1,5 +1,6 @@
 use super::forget_card::ForgetCard;
 use super::load_my_memory::{load_my_memory, MyMemoryData};
+use super::pin_back::PinBack;
 use super::pin_card::PinCard;
 use super::refresh_card::RefreshCard;
 use super::save_prepare::SavePrepare;
@@ -29,8 +30,14 @@ fn values(c: &CardView) -> String {
 
 #[component]
 fn MyMemory(data: MyMemoryData) -> impl IntoView {
-    let MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone } = data;
+    let MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone, forgotten, prepare_draft } =
+        data;
     let empty = cards.is_empty();
+    // A refused save shows the form as it was typed, not as it is stored.
+    let (enabled, at_time, zone) = match prepare_draft {
+        Some(d) => (d.enabled, d.at_time, d.zone),
+        None => (prepare.enabled, prepare.at_time, own_zone.unwrap_or_default()),
+    };
     view! {
         <NoticeLine notice/>
         <section>
@@ -51,13 +58,32 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
                 {cards.into_iter().map(|c| view! { <CardLine card=c/> }).collect_view()}
             </ul>
         </section>
+        {(!forgotten.is_empty()).then(|| view! {
+            <section>
+                <h2>"Forgotten"</h2>
+                <p class="meta">"Not kept for you again until the date shown, unless you pin it back. Pinning reads it again from its source, as you."</p>
+                <ul class="forgotten">
+                    {forgotten.into_iter().map(|f| view! {
+                        <li>
+                            {f.line.clone()}" "
+                            <form method="post" action=PinBack::url() class="inline">
+                                <input type="hidden" name="connector" value=f.connector.to_string()/>
+                                <input type="hidden" name="kind" value=f.kind.clone()/>
+                                <input type="hidden" name="record_id" value=f.record_id.clone()/>
+                                <button type="submit">"Pin it back"</button>
+                            </form>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </section>
+        })}
         <section>
             <h2>"Prepare my day"</h2>
             <p class="prepare">{prepare_line}</p>
             <form method="post" action=SavePrepare::url() class="inline">
-                <label><input type="checkbox" name="enabled" value="on" checked=prepare.enabled/>" On"</label>
-                <label>" at " <input type="time" name="at_time" value=prepare.at_time.clone() required/></label>
-                <label>" your time zone " <input type="text" name="zone" value=own_zone.unwrap_or_default() placeholder="the company's"/></label>
+                <label><input type="checkbox" name="enabled" value="on" checked=enabled/>" On"</label>
+                <label>" at " <input type="time" name="at_time" value=at_time required/></label>
+                <label>" your time zone " <input type="text" name="zone" value=zone placeholder="the company's"/></label>
                 <button type="submit">"Save"</button>
             </form>
             <p class="meta">"At that time it reads your role's “my work” lists as you and keeps what they return. It does nothing else."</p>

@@ -1,4 +1,5 @@
 use super::load_people::{load_people, PeopleData};
+use super::mark_left::MarkLeft;
 use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::PEOPLE;
@@ -12,10 +13,11 @@ use leptos_router::hooks::use_query_map;
 pub fn PeoplePage() -> impl IntoView {
     let query = use_query_map();
     let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
+    let leaving = Memo::new(move |_| query.read().get("leave").is_some());
     let data = Resource::new(move || selected.get(), load_people);
     view! {
         <h1>"People"</h1>
-        {loaded(data, move |d| view! { <People data=d selected=selected.get()/> })}
+        {loaded(data, move |d| view! { <People data=d selected=selected.get() leaving=leaving.get()/> })}
     }
 }
 
@@ -30,7 +32,7 @@ fn role_label(dir: &Directory, p: &Person) -> String {
 }
 
 #[component]
-fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
+fn People(data: PeopleData, selected: Option<i64>, leaving: bool) -> impl IntoView {
     let PeopleData { directory: dir, notice, memory_counts } = data;
     let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
     view! {
@@ -40,7 +42,10 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
             <tbody>
                 {dir.people.iter().map(|p| view! {
                     <tr>
-                        <td><a href=format!("{PEOPLE}?person={}", p.id)>{p.name.clone()}</a></td>
+                        <td>
+                            <a href=format!("{PEOPLE}?person={}", p.id)>{p.name.clone()}</a>
+                            {p.left_at.map(|at| view! { <span class="tag">{format!(" · left {}", at.format("%-d %b %Y"))}</span> })}
+                        </td>
                         <td>{p.email.clone()}</td>
                         <td>{p.main_team.and_then(|t| dir.team(t)).map(|t| t.name.clone()).unwrap_or_default()}</td>
                         <td>{role_label(&dir, p)}</td>
@@ -60,6 +65,7 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
                     <h2>{p.name.clone()}</h2>
                     <p>{p.email.clone()}</p>
                     {memory_counts.clone().map(|line| view! { <p class="memory-counts">{line}</p> })}
+                    {p.left_at.map(|at| view! { <p class="left">{format!("Left on {}. They can no longer sign in.", at.format("%-d %b %Y"))}</p> })}
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "
@@ -72,6 +78,22 @@ fn People(data: PeopleData, selected: Option<i64>) -> impl IntoView {
                         </label>
                         <button type="submit">"Save"</button>
                     </form>
+                    {(p.left_at.is_none() && !leaving).then(|| view! {
+                        <p><a class="button" href=format!("{PEOPLE}?person={}&leave=1", p.id)>"Mark as left…"</a></p>
+                    })}
+                    {(p.left_at.is_none() && leaving).then(|| view! {
+                        <div class="confirm" role="alertdialog" aria-label=format!("Mark {} as left?", p.name)>
+                            <p>{format!(
+                                "Mark {} as left? They are signed out and can no longer sign in, their tokens are revoked, and the records kept for their work go. Their name stays in history. This cannot be undone.",
+                                p.name
+                            )}</p>
+                            <form method="post" action=MarkLeft::url() class="inline">
+                                <input type="hidden" name="person" value=p.id.to_string()/>
+                                <button type="submit">"Mark as left"</button>
+                            </form>
+                            <a href=format!("{PEOPLE}?person={}", p.id)>"Cancel"</a>
+                        </div>
+                    })}
                     <p><a href=PEOPLE>"Close"</a></p>
                 </aside>
             }

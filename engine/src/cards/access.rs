@@ -115,7 +115,6 @@ pub struct RunningAgent {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Hidden {
-    NotAdmitted,
     AgentDoesNotHold,
     AgentNotCleared,
     /// A company-key card whose tool no longer reads with the company key alone.
@@ -132,6 +131,9 @@ pub enum Decision {
     Hide(Hidden),
     /// The card must go: Keep cards is off, or no tool reads with its key kind any more.
     Remove,
+    /// The reader lost access: the toolset no longer admits them, so their use of the card and
+    /// their place on it go. The card stays for anyone still admitted.
+    DropUse,
 }
 
 /// A card's data class: the higher of its label when read and its toolset's label now.
@@ -147,7 +149,7 @@ pub fn decide(origin: &CardOrigin, toolset: &ToolsetNow, reader: &Reader, agent:
     let admitted = toolset.admits_roles.is_empty()
         || reader.role.as_ref().is_some_and(|r| toolset.admits_roles.iter().any(|a| a == r));
     if !admitted {
-        return Decision::Hide(Hidden::NotAdmitted);
+        return Decision::DropUse;
     }
     let class = data_class(origin, toolset);
     if let Some(agent) = agent {
@@ -224,21 +226,30 @@ mod tests {
         ));
         let bob = Reader { person: PersonId(5), role: Some("support".into()), work_for: Some(PersonId(5)) };
         rows.push((
-            "a toolset that does not admit the reader's role",
+            "a toolset that does not admit the reader's role: they lost access, their use goes",
             origin(Company, None),
             t.clone(),
             bob,
             None,
-            Decision::Hide(Hidden::NotAdmitted),
+            Decision::DropUse,
+        ));
+        let support = Reader { person: PersonId(5), role: Some("support".into()), work_for: Some(PersonId(5)) };
+        rows.push((
+            "in a run too, whatever the agent holds: their use goes",
+            origin(Company, None),
+            t.clone(),
+            support,
+            Some(agent(Personal)),
+            Decision::DropUse,
         ));
         let nobody = Reader { person: PersonId(9), role: None, work_for: Some(PersonId(9)) };
         rows.push((
-            "a reader with no role is not admitted by a role list",
+            "a reader with no role is not admitted by a role list: their use goes",
             origin(Company, None),
             t.clone(),
             nobody.clone(),
             None,
-            Decision::Hide(Hidden::NotAdmitted),
+            Decision::DropUse,
         ));
         let mut everyone = toolset();
         everyone.admits_roles.clear();

@@ -116,6 +116,14 @@ pub fn age_words(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
     }
 }
 
+/// How a record comes to be kept: by a read, weighed by how many records it returned, or by the
+/// person pinning back a record they forgot.
+#[derive(Debug, Clone, Copy)]
+enum Keeping {
+    Read(f64),
+    PinBack,
+}
+
 type DraftCache = Arc<std::sync::Mutex<std::collections::HashMap<(i64, String), (DateTime<Utc>, Vec<RecordShape>)>>>;
 
 #[derive(Clone)]
@@ -156,6 +164,10 @@ impl PersonMemory {
 
     fn now(&self) -> DateTime<Utc> {
         self.clock.now()
+    }
+
+    fn actor(&self, person: Option<PersonId>) -> Actor {
+        Actor { person, at: self.now() }
     }
 
     async fn connector(&self, id: i64) -> Result<Connector, MemoryError> {
@@ -245,7 +257,7 @@ impl PersonMemory {
         let weight = use_weight(records.len());
         let mut kept = 0;
         for r in &records {
-            if self.keep(person, &c, &shape, kind, r, weight).await.map_err(|e| e.to_string())? {
+            if self.keep(person, &c, &shape, kind, r, Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
                 kept += 1;
             }
         }
@@ -259,8 +271,12 @@ impl PersonMemory {
         shape: &RecordShape,
         kind: KeyKind,
         record: &Value,
-        weight: f64,
+        how: Keeping,
     ) -> Result<bool, MemoryError> {
+        let (weight, pin_back) = match how {
+            Keeping::Read(weight) => (weight, false),
+            Keeping::PinBack => (1.0, true),
+        };
         if !c.keep_cards {
             return Ok(false);
         }
@@ -288,7 +304,7 @@ impl PersonMemory {
             .map_err(internal)?;
         let existing = self.store.card_use(person.id, card.id).await.map_err(internal)?;
         let is_new = existing.is_none();
-        if is_new {
+        if is_new && !pin_back {
             let forgotten =
                 self.store.forgotten_until(person.id, c.id, &shape.kind, &record_id).await.map_err(internal)?;
             if forgotten.is_some_and(|until| until > now) {
@@ -304,7 +320,9 @@ impl PersonMemory {
         });
         u.summary.record(Use { at: now, weight });
         u.last_use = now;
-        if is_new {
+        u.pinned |= pin_back;
+        // A pinned card never needs to outrank anything: pins sit above the cap's contest.
+        if is_new && !u.pinned {
             // A new card gets in only when it outranks the weakest kept one; pinned cards stay.
             let new_score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
             let others: Vec<(Card, CardUse)> =
@@ -316,9 +334,11 @@ impl PersonMemory {
             debug_assert_eq!(others.len() as u32 + pinned, kept);
             match admit(&scores, room, new_score) {
                 Admission::Admit => {}
-                Admission::AdmitEvicting(i) => {
-                    self.store.remove_use(person.id, others[i].0.id).await.map_err(internal)?
-                }
+                Admission::AdmitEvicting(i) => self
+                    .store
+                    .remove_use(person.id, others[i].0.id, "outranked by a new card", self.actor(None))
+                    .await
+                    .map_err(internal)?,
                 Admission::Refuse => return Ok(false),
             }
         }
@@ -326,37 +346,61 @@ impl PersonMemory {
         Ok(true)
     }
 
-    /// "What I'm working on": the cards kept for the person's own work, strongest first, each
-    /// decided now. Cards that must go are removed here too.
-    pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
-        let now = self.now();
+    /// Decides each of the person's kept cards now, for them and (in a run) the agent, and
+    /// carries out what must go: a card no tool may keep any more is removed; a use whose person
+    /// is no longer admitted goes. Returns what may be shown, with its connector and class.
+    async fn settle(
+        &self,
+        person: &Person,
+        agent: Option<&super::access::RunningAgent>,
+    ) -> Result<Vec<(Card, CardUse, Connector, super::access::DataLabel)>, MemoryError> {
         let reader = self.reader(person).await?;
         let connectors = self.store.connectors().await.map_err(internal)?;
-        let mut out: Vec<(f64, CardView)> = Vec::new();
+        let mut shown = Vec::new();
         for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
             let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
-            match decide(&card.origin(), &c.toolset_now(&card.tool), &reader, None) {
-                Decision::Remove => self.store.remove_card(card.id).await.map_err(internal)?,
+            match decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent) {
+                Decision::Remove => self
+                    .store
+                    .remove_card(card.id, &removal_reason(c, &card), self.actor(None))
+                    .await
+                    .map_err(internal)?,
+                Decision::DropUse => self
+                    .store
+                    .remove_use(person.id, card.id, &format!("no longer admitted to {}", c.name), self.actor(None))
+                    .await
+                    .map_err(internal)?,
                 Decision::Hide(_) => {}
-                Decision::Show(class) => {
-                    let score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
-                    out.push((
-                        score,
-                        CardView {
-                            card: card.id,
-                            kind: card.kind.clone(),
-                            record_id: card.record_id.clone(),
-                            source: c.name.clone(),
-                            line: format!("{} · {} · read {}", card.kind, c.name, age_words(card.read_at, now)),
-                            fields: card.fields.clone(),
-                            pinned: u.pinned,
-                            open_work: card.open_work,
-                            class: class.as_str().to_string(),
-                        },
-                    ));
-                }
+                Decision::Show(class) => shown.push((card, u, c.clone(), class)),
             }
         }
+        Ok(shown)
+    }
+
+    /// "What I'm working on": the cards kept for the person's own work, strongest first, each
+    /// decided now. Cards and uses that must go are removed here too.
+    pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
+        let now = self.now();
+        let mut out: Vec<(f64, CardView)> = self
+            .settle(person, None)
+            .await?
+            .into_iter()
+            .map(|(card, u, c, class)| {
+                let score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
+                let view = CardView {
+                    card: card.id,
+                    line: format!("{} · {} · read {}", card.kind, c.name, age_words(card.read_at, now)),
+                    kind: card.kind,
+                    record_id: card.record_id,
+                    source: c.name,
+                    fields: card.fields,
+                    pinned: u.pinned,
+                    open_work: card.open_work,
+                    class: class.as_str().to_string(),
+                };
+                (score, view)
+            })
+            .collect();
         out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.card.cmp(&b.1.card)));
         Ok(out.into_iter().map(|(_, v)| v).collect())
     }
@@ -371,22 +415,19 @@ impl PersonMemory {
         agent: Option<&super::access::RunningAgent>,
     ) -> Result<super::select::Selection, MemoryError> {
         let now = self.now();
-        let reader = self.reader(person).await?;
-        let connectors = self.store.connectors().await.map_err(internal)?;
-        let mut candidates = Vec::new();
-        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
-            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
-            if let Decision::Show(_) = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent) {
-                candidates.push(super::select::Candidate {
-                    card_id: card.id,
-                    record_id: card.record_id.clone(),
-                    fields: card.fields.clone(),
-                    score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
-                    pinned: u.pinned,
-                    open_work: card.open_work,
-                });
-            }
-        }
+        let candidates: Vec<_> = self
+            .settle(person, agent)
+            .await?
+            .into_iter()
+            .map(|(card, u, _, _)| super::select::Candidate {
+                card_id: card.id,
+                score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
+                record_id: card.record_id,
+                fields: card.fields,
+                pinned: u.pinned,
+                open_work: card.open_work,
+            })
+            .collect();
         Ok(super::select::select_cards(question, &candidates))
     }
 
@@ -475,7 +516,8 @@ impl PersonMemory {
     /// Removes the card from the person's memory and keeps the record out for 30 days.
     pub async fn forget(&self, person: &Person, card: i64) -> Result<(), MemoryError> {
         let (c, _) = self.own_use(person, card).await?;
-        self.store.forget(person.id, &c, self.now() + Duration::days(FORGET_DAYS)).await.map_err(internal)
+        let actor = self.actor(Some(person.id));
+        self.store.forget(person.id, &c, self.now() + Duration::days(FORGET_DAYS), actor).await.map_err(internal)
     }
 
     /// Reads the card again from its source, as the person and with the key it was kept with.
@@ -543,12 +585,17 @@ impl PersonMemory {
                 Ok(if changes.is_empty() { RefreshOutcome::NoChange } else { RefreshOutcome::Changed(changes) })
             }
             Err(SourceError::NotFound) => {
-                self.store.remove_card(card.id).await.map_err(internal)?;
+                let reason = format!("gone at {}", c.name);
+                self.store.remove_card(card.id, &reason, self.actor(Some(person.id))).await.map_err(internal)?;
                 Ok(RefreshOutcome::Gone(c.name.clone()))
             }
             Err(SourceError::Forbidden) => {
                 // They lost access at the source: their place on the card goes.
-                self.store.remove_use(person.id, card.id).await.map_err(internal)?;
+                let reason = format!("{} refused their read", c.name);
+                self.store
+                    .remove_use(person.id, card.id, &reason, self.actor(Some(person.id)))
+                    .await
+                    .map_err(internal)?;
                 Ok(RefreshOutcome::Gone(c.name.clone()))
             }
             // A source that is down never removes anything.
@@ -890,6 +937,10 @@ impl PersonMemory {
         if !admin.is_admin {
             return Err(MemoryError::NotAllowed("Only an admin sees these counts".to_string()));
         }
+        // Counted as of now: uses the person lost access to are gone before they are counted.
+        if let Some(p) = self.store.person(person).await.map_err(internal)? {
+            self.settle(&p, None).await?;
+        }
         let (kept, pinned) = self.store.counts(person).await.map_err(internal)?;
         Ok(format!(
             "Memory: {kept} record{} kept ({pinned} pinned), 0 lessons in use. What they say is theirs alone.",
@@ -902,6 +953,7 @@ impl PersonMemory {
         if !admin.is_admin && admin.id != person.id {
             return Err(MemoryError::NotAllowed("Only an admin sees another person's counts".to_string()));
         }
+        self.settle(person, None).await?;
         let (kept, pinned) = self.store.counts(person.id).await.map_err(internal)?;
         let lists = match self.role_id(person).await? {
             Some(r) => self.store.my_work_queries(r).await.map_err(internal)?.len(),
@@ -1022,21 +1074,145 @@ impl PersonMemory {
             return Ok(None);
         }
         let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut readers: std::collections::HashMap<PersonId, Option<Reader>> = Default::default();
+        let mut removed_cards = std::collections::HashSet::new();
         let mut uses = 0;
         for (card, u) in self.store.all_uses().await.map_err(internal)? {
-            let hard = connectors
-                .iter()
-                .find(|c| c.id == card.connector)
-                .map(|c| c.structured.hard_mins.max(c.free_text.hard_mins))
-                .unwrap_or(0);
-            if !u.pinned && now - u.last_use > Duration::minutes(i64::from(hard)) {
-                self.store.remove_use(u.person, card.id).await.map_err(internal)?;
-                uses += 1;
+            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
+            if removed_cards.contains(&card.id) {
+                continue;
             }
+            if let std::collections::hash_map::Entry::Vacant(slot) = readers.entry(u.person) {
+                let reader = match self.store.person(u.person).await.map_err(internal)? {
+                    Some(p) if p.left_at.is_none() => Some(self.reader(&p).await?),
+                    _ => None,
+                };
+                slot.insert(reader);
+            }
+            // Someone who left keeps nothing; someone no longer admitted loses their place.
+            let decision = match readers.get(&u.person).cloned().flatten() {
+                Some(reader) => decide(&card.origin(), &c.toolset_now(&card.tool), &reader, None),
+                None => Decision::DropUse,
+            };
+            let reason = match decision {
+                Decision::Remove => {
+                    self.store
+                        .remove_card(card.id, &removal_reason(c, &card), self.actor(None))
+                        .await
+                        .map_err(internal)?;
+                    removed_cards.insert(card.id);
+                    continue;
+                }
+                Decision::DropUse => format!("no longer admitted to {}", c.name),
+                _ if !u.pinned && now - u.last_use > Duration::minutes(i64::from(c.hard_mins())) => {
+                    format!("not used within {}'s hard limit", c.name)
+                }
+                _ => continue,
+            };
+            self.store.remove_use(u.person, card.id, &reason, self.actor(None)).await.map_err(internal)?;
+            uses += 1;
         }
-        let cards = self.store.remove_unkept_cards().await.map_err(internal)?;
+        let cards =
+            removed_cards.len() as u32 + self.store.remove_unkept_cards(self.actor(None)).await.map_err(internal)?;
         self.store.set_job_run("forgetting", &today).await.map_err(internal)?;
         Ok(Some((uses, cards)))
+    }
+}
+
+/// Why a card the access decision removes must go, for the audit log.
+fn removal_reason(c: &Connector, card: &Card) -> String {
+    if c.keep_cards {
+        format!("no tool of {} reads with the {} key any more", c.name, card.read_with.as_str().replace('_', " "))
+    } else {
+        format!("Keep cards is off for {}", c.name)
+    }
+}
+
+/// One record the person forgot, on their page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForgottenView {
+    pub connector: i64,
+    pub kind: String,
+    pub record_id: String,
+    /// "lead L-104 · Acme ATS · forgotten 2 days ago · kept out until 30 Dec"
+    pub line: String,
+}
+
+impl PersonMemory {
+    /// The records the person forgot that are still kept out, so they can pin one back.
+    pub async fn forgotten(&self, person: &Person) -> Result<Vec<ForgottenView>, MemoryError> {
+        let now = self.now();
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let zone = self.zone_of(person.id).await?;
+        Ok(self
+            .store
+            .forgotten(person.id, now)
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .map(|f| {
+                let source = connectors.iter().find(|c| c.id == f.connector).map(|c| c.name.as_str()).unwrap_or("?");
+                ForgottenView {
+                    line: format!(
+                        "{} {} · {source} · forgotten {} · kept out until {}",
+                        f.kind,
+                        f.record_id,
+                        age_words(f.forgotten_at, now),
+                        f.until.with_timezone(&zone).format("%-d %b")
+                    ),
+                    connector: f.connector,
+                    kind: f.kind,
+                    record_id: f.record_id,
+                }
+            })
+            .collect())
+    }
+
+    /// Pins a forgotten record back: it is read again from its source, as the person, and kept
+    /// pinned; the forget is closed with a reason. A read that cannot be made changes nothing.
+    pub async fn pin_back(
+        &self,
+        person: &Person,
+        connector: i64,
+        kind: &str,
+        record_id: &str,
+    ) -> Result<String, MemoryError> {
+        let now = self.now();
+        let f = self
+            .store
+            .forgotten(person.id, now)
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .find(|f| f.connector == connector && f.kind == kind && f.record_id == record_id)
+            .ok_or_else(|| {
+                MemoryError::NotFound("You have not forgotten that record, or its 30 days are over".into())
+            })?;
+        let c = self.connector(connector).await?;
+        let not_pinned = |why: String| MemoryError::Invalid(format!("Not pinned: {why}; it stays forgotten"));
+        let shapes = self.store.shapes(c.id).await.map_err(internal)?;
+        let shape = shapes
+            .iter()
+            .find(|s| s.confirmed && s.tool == f.tool)
+            .or_else(|| shapes.iter().find(|s| s.confirmed && s.kind == f.kind))
+            .cloned()
+            .ok_or_else(|| not_pinned(format!("{} no longer has a shape for {}", c.name, f.kind)))?;
+        let (key_kind, key) = self.key_for(&c, &shape.get_tool, person).await.map_err(|r| not_pinned(r.to_string()))?;
+        let args = serde_json::json!({ shape.id_field.clone(): f.record_id });
+        let record = match self.call(&c, &key, &shape.get_tool, &args, "pin").await {
+            Err(refusal) => return Err(not_pinned(refusal.to_string())),
+            Ok(Err(SourceError::NotFound)) | Ok(Err(SourceError::Forbidden)) => {
+                return Err(not_pinned(format!("{} {} is no longer at {}", f.kind, f.record_id, c.name)))
+            }
+            Ok(Err(e)) => return Err(not_pinned(format!("{}: {e}", c.name))),
+            Ok(Ok(record)) => record,
+        };
+        if !self.keep(person, &c, &shape, key_kind, &record, Keeping::PinBack).await? {
+            return Err(not_pinned(format!("{} keeps no cards of this record", c.name)));
+        }
+        let actor = self.actor(Some(person.id));
+        self.store.lift_forget(person.id, &f, "pinned back by the person", actor).await.map_err(internal)?;
+        Ok(format!("Pinned {} {} back, read again from {}", f.kind, f.record_id, c.name))
     }
 }
 

@@ -75,6 +75,11 @@ pub struct Connector {
 }
 
 impl Connector {
+    /// The longer of its hard limits: a use older than this is no longer worth keeping.
+    pub fn hard_mins(&self) -> u32 {
+        self.structured.hard_mins.max(self.free_text.hard_mins)
+    }
+
     /// How a tool reads now, or `None` when it is not ticked.
     pub fn reads_with(&self, tool: &str) -> Option<KeyKind> {
         if !self.ticked.iter().any(|t| t == tool) {

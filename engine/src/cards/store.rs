@@ -161,14 +161,21 @@ pub trait CardStore: Send + Sync {
     /// key kind, person read as).
     async fn upsert_card(&self, card: &NewCard) -> Result<Card, StoreError>;
     async fn card(&self, id: i64) -> Result<Option<Card>, StoreError>;
-    async fn remove_card(&self, id: i64) -> Result<(), StoreError>;
+    /// Removes the card and every use of it, with an audited reason.
+    async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
     async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError>;
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError>;
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;
-    async fn remove_use(&self, person: PersonId, card: i64) -> Result<(), StoreError>;
+    /// Removes one person's use of a card (their place on it), with an audited reason.
+    async fn remove_use(&self, person: PersonId, card: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
     /// Removes the person's use and keeps the record out of their memory until `until`, in one
     /// transaction.
-    async fn forget(&self, person: PersonId, card: &Card, until: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn forget(&self, person: PersonId, card: &Card, until: DateTime<Utc>, actor: Actor)
+        -> Result<(), StoreError>;
+    /// The records the person forgot that are still kept out at `now`, newest first.
+    async fn forgotten(&self, person: PersonId, now: DateTime<Utc>) -> Result<Vec<Forgotten>, StoreError>;
+    /// Ends a forget early (the person pinned the record back); the row is closed, not deleted.
+    async fn lift_forget(&self, person: PersonId, f: &Forgotten, reason: &str, actor: Actor) -> Result<(), StoreError>;
     async fn forgotten_until(
         &self,
         person: PersonId,
@@ -201,9 +208,21 @@ pub trait CardStore: Send + Sync {
     /// Every person's use of every card, for the forgetting job.
     async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError>;
     /// Removes cards nobody keeps any more; returns how many.
-    async fn remove_unkept_cards(&self) -> Result<u32, StoreError>;
+    async fn remove_unkept_cards(&self, actor: Actor) -> Result<u32, StoreError>;
     async fn job_last_run(&self, name: &str) -> Result<Option<String>, StoreError>;
     async fn set_job_run(&self, name: &str, local_date: &str) -> Result<(), StoreError>;
+}
+
+/// A record the person forgot: kept out of their memory until `until`, unless they pin it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forgotten {
+    pub connector: i64,
+    pub kind: String,
+    pub record_id: String,
+    /// The tool that had read it, so pinning it back can read it again.
+    pub tool: String,
+    pub forgotten_at: DateTime<Utc>,
+    pub until: DateTime<Utc>,
 }
 
 /// A field and the values that make a record open work.

@@ -5,7 +5,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
 use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
-use engine::cards::store::{Card, CardStore, CardUse, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting};
+use engine::cards::store::{
+    Card, CardStore, CardUse, Forgotten, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
+};
 use engine::org::{PersonId, RoleId};
 use engine::store::{Actor, StoreError};
 use sqlx::sqlite::SqliteRow;
@@ -439,9 +441,10 @@ impl CardStore for SqliteStore {
         row.as_ref().map(card_from).transpose()
     }
 
-    async fn remove_card(&self, id: i64) -> Result<(), StoreError> {
+    async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
         delete_card(&mut tx, id).await?;
+        audit(&mut tx, actor, "card.remove", &format!("card:{id}"), reason).await?;
         tx.commit().await.map_err(backend)
     }
 
@@ -485,17 +488,34 @@ impl CardStore for SqliteStore {
         Ok(())
     }
 
-    async fn remove_use(&self, person: PersonId, card: i64) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
+    async fn remove_use(&self, person: PersonId, card: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let gone = sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
             .bind(person.0)
             .bind(card)
-            .execute(self.pool())
+            .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        Ok(())
+        if gone.rows_affected() > 0 {
+            audit(
+                &mut tx,
+                actor,
+                "card_use.remove",
+                &format!("person:{}", person.0),
+                &format!("card:{card}: {reason}"),
+            )
+            .await?;
+        }
+        tx.commit().await.map_err(backend)
     }
 
-    async fn forget(&self, person: PersonId, card: &Card, until: DateTime<Utc>) -> Result<(), StoreError> {
+    async fn forget(
+        &self,
+        person: PersonId,
+        card: &Card,
+        until: DateTime<Utc>,
+        actor: Actor,
+    ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
         sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
             .bind(person.0)
@@ -504,17 +524,70 @@ impl CardStore for SqliteStore {
             .await
             .map_err(backend)?;
         sqlx::query(
-            "INSERT INTO forgotten_records (person_id, connector_id, kind, record_id, until) VALUES (?, ?, ?, ?, ?) \
-             ON CONFLICT (person_id, connector_id, kind, record_id) DO UPDATE SET until = excluded.until",
+            "INSERT INTO forgotten_records (person_id, connector_id, kind, record_id, until, tool, forgotten_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (person_id, connector_id, kind, record_id) DO UPDATE SET \
+             until = excluded.until, tool = excluded.tool, forgotten_at = excluded.forgotten_at, lifted_at = NULL, \
+             lifted_reason = NULL",
         )
         .bind(person.0)
         .bind(card.connector)
         .bind(&card.kind)
         .bind(&card.record_id)
         .bind(until)
+        .bind(&card.tool)
+        .bind(actor.at)
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
+        audit(&mut tx, actor, "card.forget", &format!("person:{}", person.0), &format!("card:{}", card.id)).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn forgotten(&self, person: PersonId, now: DateTime<Utc>) -> Result<Vec<Forgotten>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT connector_id, kind, record_id, tool, forgotten_at, until FROM forgotten_records \
+             WHERE person_id = ? AND lifted_at IS NULL AND until > ? ORDER BY until DESC, record_id",
+        )
+        .bind(person.0)
+        .bind(now)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let until: DateTime<Utc> = r.get("until");
+                Forgotten {
+                    connector: r.get("connector_id"),
+                    kind: r.get("kind"),
+                    record_id: r.get("record_id"),
+                    tool: r.get("tool"),
+                    // Rows from before the column existed were forgotten for the full 30 days.
+                    forgotten_at: r
+                        .get::<Option<DateTime<Utc>>, _>("forgotten_at")
+                        .unwrap_or(until - chrono::Duration::days(engine::cards::service::FORGET_DAYS)),
+                    until,
+                }
+            })
+            .collect())
+    }
+
+    async fn lift_forget(&self, person: PersonId, f: &Forgotten, reason: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query(
+            "UPDATE forgotten_records SET lifted_at = ?, lifted_reason = ? WHERE person_id = ? AND connector_id = ? \
+             AND kind = ? AND record_id = ? AND lifted_at IS NULL",
+        )
+        .bind(actor.at)
+        .bind(reason)
+        .bind(person.0)
+        .bind(f.connector)
+        .bind(&f.kind)
+        .bind(&f.record_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, actor, "card.forget_lifted", &format!("person:{}", person.0), reason).await?;
         tx.commit().await.map_err(backend)
     }
 
@@ -526,7 +599,8 @@ impl CardStore for SqliteStore {
         record_id: &str,
     ) -> Result<Option<DateTime<Utc>>, StoreError> {
         sqlx::query_scalar(
-            "SELECT until FROM forgotten_records WHERE person_id = ? AND connector_id = ? AND kind = ? AND record_id = ?",
+            "SELECT until FROM forgotten_records WHERE person_id = ? AND connector_id = ? AND kind = ? AND record_id = ? \
+             AND lifted_at IS NULL",
         )
         .bind(person.0)
         .bind(connector)
@@ -718,12 +792,18 @@ impl CardStore for SqliteStore {
         rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
     }
 
-    async fn remove_unkept_cards(&self) -> Result<u32, StoreError> {
+    async fn remove_unkept_cards(&self, actor: Actor) -> Result<u32, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
         let done = sqlx::query("DELETE FROM cards WHERE id NOT IN (SELECT card_id FROM card_uses)")
-            .execute(self.pool())
+            .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        Ok(done.rows_affected() as u32)
+        let n = done.rows_affected() as u32;
+        if n > 0 {
+            audit(&mut tx, actor, "card.remove_unkept", "cards", &format!("{n} cards nobody keeps")).await?;
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(n)
     }
 
     async fn job_last_run(&self, name: &str) -> Result<Option<String>, StoreError> {

@@ -8,7 +8,7 @@ use engine::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
     TimeZoneName,
 };
-use engine::store::{Actor, ApiTokenInfo, CoreStore, NewAgent, NewPerson, OrgStore, StoreError, TokenStore};
+use engine::store::{Actor, ApiTokenInfo, CoreStore, Departure, NewAgent, NewPerson, OrgStore, StoreError, TokenStore};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
 use sqlx::{Row, SqliteConnection, SqlitePool};
 use std::str::FromStr;
@@ -108,6 +108,7 @@ fn person_from(row: &SqliteRow) -> Person {
         is_admin: row.get::<i64, _>("is_admin") != 0,
         main_team: row.get::<Option<i64>, _>("main_team_id").map(TeamId),
         role_override: row.get::<Option<i64>, _>("role_override_id").map(RoleId),
+        left_at: row.get("left_at"),
     }
 }
 
@@ -173,7 +174,7 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id";
+const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, left_at";
 
 async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Result<u32, StoreError> {
     let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = ?")
@@ -293,11 +294,13 @@ impl OrgStore for SqliteStore {
     }
 
     async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError> {
-        let row = sqlx::query(&format!("SELECT {PERSON_COLUMNS}, password_hash FROM people WHERE email = ?"))
-            .bind(email.trim().to_lowercase())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
+        let row = sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS}, password_hash FROM people WHERE email = ? AND left_at IS NULL"
+        ))
+        .bind(email.trim().to_lowercase())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
         Ok(row.map(|r| (person_from(&r), r.get("password_hash"))))
     }
 
@@ -393,6 +396,7 @@ impl OrgStore for SqliteStore {
             is_admin: p.is_admin,
             main_team: p.main_team,
             role_override: None,
+            left_at: None,
         })
     }
 
@@ -443,6 +447,56 @@ impl OrgStore for SqliteStore {
             "person",
         )
         .await
+    }
+
+    async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let marked = sqlx::query("UPDATE people SET left_at = ? WHERE id = ? AND left_at IS NULL")
+            .bind(actor.at)
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if marked.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
+        }
+        let mut d = Departure::default();
+        for revoke in [
+            "UPDATE api_tokens SET revoked_at = ? WHERE person_id = ? AND revoked_at IS NULL",
+            "UPDATE agent_tokens SET revoked_at = ? WHERE created_by = ? AND revoked_at IS NULL",
+        ] {
+            let done = sqlx::query(revoke).bind(actor.at).bind(person.0).execute(&mut *tx).await.map_err(backend)?;
+            d.tokens += done.rows_affected() as u32;
+        }
+        let uses = sqlx::query(
+            "DELETE FROM card_uses WHERE person_id = ? OR card_id IN (SELECT id FROM cards WHERE read_as = ?)",
+        )
+        .bind(person.0)
+        .bind(person.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        d.uses = uses.rows_affected() as u32;
+        let cards = sqlx::query("DELETE FROM cards WHERE read_as = ?")
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        d.cards = cards.rows_affected() as u32;
+        sqlx::query("DELETE FROM person_keys WHERE person_id = ?")
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query("UPDATE prepare_my_day SET enabled = 0 WHERE person_id = ?")
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
+        audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(d)
     }
 
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
@@ -704,7 +758,7 @@ impl TokenStore for SqliteStore {
         .await
         .map_err(backend)?;
         match row {
-            Some(r) => self.person(PersonId(r.get("person_id"))).await,
+            Some(r) => Ok(self.person(PersonId(r.get("person_id"))).await?.filter(|p| p.left_at.is_none())),
             None => Ok(None),
         }
     }

@@ -81,6 +81,8 @@ async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
     assert_eq!(admin(&c.ats, reqwest::Method::DELETE, "/admin/leads/L-1002", None).await, StatusCode::NO_CONTENT);
     assert_eq!(c.app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::Gone("Acme ATS".into()));
     assert!(card_of(&c.app, &alice, "L-1002").await.is_none(), "gone at the source, gone here");
+    let removed = audited(&c.app, "card.remove").await;
+    assert!(removed.iter().any(|e| e.subject == format!("card:{l2}") && e.detail == "gone at Acme ATS"), "{removed:?}");
 
     let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
     c.ats_task.abort();
@@ -392,6 +394,8 @@ async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     let (uses, cards) = c.app.memory.forgetting_due().await.unwrap().expect("due at 02:01");
     assert!(uses >= 1 && cards >= 1, "{uses} uses, {cards} cards");
     assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (1, 1), "the pinned card stays");
+    assert!(audited(&c.app, "card_use.remove").await.iter().any(|e| e.detail.ends_with("hard limit")));
+    assert_eq!(audited(&c.app, "card.remove_unkept").await.len(), 1, "what went is audited");
     assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None, "once a day");
 }
 
@@ -490,4 +494,170 @@ async fn shapes_are_drafted_by_the_model_when_there_is_one_else_by_plain_rules()
     assert_eq!(model.asked().len(), drafts.len(), "one model call per draft");
     let user = model.asked()[0]["messages"][1]["content"].as_str().unwrap().to_string();
     assert!(user.contains("<data source=\"one sample answer of list_leads\">"), "the sample is quoted data");
+}
+
+async fn counts(app: &TestApp, who: &Person) -> (u32, u32) {
+    app.engine.store().counts(who.id).await.unwrap()
+}
+
+async fn audited(app: &TestApp, action: &str) -> Vec<engine::org::AuditEntry> {
+    app.engine.store().audit_log(500).await.unwrap().into_iter().filter(|e| e.action == action).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_who_loses_access_loses_their_use_rows() {
+    let c = spawn_cards().await;
+    let (alice, sam, sue, ada) = (
+        person(&c.app, "alice").await,
+        person(&c.app, "sam").await,
+        person(&c.app, "sue").await,
+        person(&c.app, "ada").await,
+    );
+    assert!(counts(&c.app, &alice).await.0 > 0 && counts(&c.app, &sam).await.0 > 0);
+    let mut conn = c.app.engine.store().connector(c.connector).await.unwrap().unwrap();
+    conn.admits_roles = vec!["support".into()];
+    c.app.memory.save_settings(&ada, &conn).await.unwrap();
+
+    // Read as Alice: the toolset no longer admits Sales, so her place on its cards goes, pinned or not.
+    assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
+    assert_eq!(counts(&c.app, &alice).await, (0, 0), "removed, not hidden");
+    let removed = audited(&c.app, "card_use.remove").await;
+    assert!(
+        removed
+            .iter()
+            .any(|e| e.subject == format!("person:{}", alice.id.0)
+                && e.detail.ends_with("no longer admitted to Acme ATS")),
+        "{removed:?}"
+    );
+
+    // Sam never opens his page: the daily job drops his uses all the same. Support keeps theirs.
+    let tomorrow = engine::Clock::now(c.app.clock.as_ref()).date_naive() + chrono::Duration::days(1);
+    c.app.clock.set(tomorrow.and_hms_opt(20, 31, 0).unwrap().and_utc());
+    let sue_before = counts(&c.app, &sue).await;
+    assert!(sue_before.0 > 0);
+    c.app.memory.forgetting_due().await.unwrap().expect("due at 02:01 in Kolkata");
+    assert_eq!(counts(&c.app, &sam).await, (0, 0));
+    assert_eq!(counts(&c.app, &sue).await, sue_before, "Support is still admitted, within the hard limit");
+
+    // Admitted again, nothing comes back by itself: the uses went, they were not hidden.
+    conn.admits_roles = vec![];
+    c.app.memory.save_settings(&ada, &conn).await.unwrap();
+    assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
+    let c = spawn_cards().await;
+    let (alice, sam, ada) = (person(&c.app, "alice").await, person(&c.app, "sam").await, person(&c.app, "ada").await);
+    // Cards read as Alice herself, with the acting-for header: her card readership.
+    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
+    assert!(c.app.memory.run_query(&alice, open_deals).await.unwrap() >= 1);
+    let hers = card_of(&c.app, &alice, "L-1001").await.expect("read as her");
+    assert!(counts(&c.app, &alice).await.0 >= 1);
+
+    let browser = c.app.sign_in("alice").await;
+    let r = browser.post(c.app.url("/api/tokens")).json(&json!({"name": "cli"})).send().await.unwrap();
+    let token = body(r).await["token"].as_str().unwrap().to_string();
+
+    let refused = c.app.engine.person_leaves(&sam, alice.id).await.unwrap_err();
+    assert_eq!(refused.to_string(), "Only an admin can mark someone as left");
+    let refused = c.app.engine.person_leaves(&ada, ada.id).await.unwrap_err();
+    assert_eq!(refused.to_string(), "You cannot mark yourself as left; ask another admin");
+
+    // Through the drawer, as an admin confirms it.
+    let admin = c.app.sign_in("ada").await;
+    let drawer = format!("/company/people?person={}", alice.id.0);
+    let (_, html) = c.app.page(&admin, &format!("{drawer}&leave=1")).await;
+    assert!(html.contains("Mark Alice Chen as left? They are signed out"), "the confirmation");
+    let r = c.app.form_post(&admin, "/fn/mark_left", &[("person", &alice.id.0.to_string())]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&admin, &drawer).await;
+    assert!(html.contains("Alice Chen has left: they can no longer sign in, 1 token revoked, and "), "{html}");
+    assert!(html.contains("Memory: 0 records kept (0 pinned)"), "the counts follow");
+    assert!(html.contains("Left on "));
+
+    assert_eq!(counts(&c.app, &alice).await, (0, 0), "her use rows went");
+    assert!(c.app.engine.store().card(hers).await.unwrap().is_none(), "the card read as her went");
+    assert_eq!(audited(&c.app, "person.left").await.len(), 1);
+
+    // Her session, her password and her token no longer work.
+    let r = browser.get(c.app.url("/profile/memory")).send().await.unwrap();
+    assert!(r.status().is_redirection(), "signed out: {}", r.status());
+    let r = c.app.post_sign_in(&client(), &server::demo::demo_email("alice"), server::demo::DEMO_PASSWORD).await;
+    assert!(r.headers()["location"].to_str().unwrap().starts_with("/signin"), "sign-in refused");
+    let r = Client::new().get(c.app.url("/api/me")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let mut out = Vec::new();
+    let cmd = server::cli::Command::MemoryCards { who: "alice".into(), person: None };
+    let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
+    assert_eq!(refused, "Alice Chen has left and can no longer act here");
+
+    let again = c.app.engine.person_leaves(&ada, alice.id).await.unwrap_err();
+    assert_eq!(again.to_string(), "Alice Chen has already left");
+    // History still names her.
+    assert_eq!(c.app.engine.person(alice.id).await.unwrap().unwrap().name, "Alice Chen");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forgotten_record_can_be_pinned_back_within_its_30_days() {
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let card = card_of(&c.app, &alice, "L-1002").await.unwrap();
+    c.app.memory.forget(&alice, card).await.unwrap();
+    let forgotten = c.app.memory.forgotten(&alice).await.unwrap();
+    assert_eq!(forgotten.len(), 1);
+    assert!(forgotten[0].line.starts_with("lead L-1002 · Acme ATS · forgotten just now · kept out until "));
+    assert_eq!(audited(&c.app, "card.forget").await.len(), 1);
+
+    // The source changed meanwhile: pinning back reads it again, as her.
+    let mut rec = lead(&c.ats, "L-1002").await;
+    rec["stage"] = json!("Proposal");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1002", Some(rec)).await.is_success());
+    let browser = c.app.sign_in("alice").await;
+    let (_, html) = c.app.page(&browser, "/profile/memory").await;
+    assert!(html.contains("Pin it back"));
+    let r = c
+        .app
+        .form_post(&browser, "/fn/pin_back", &[("connector", "1"), ("kind", "lead"), ("record_id", "L-1002")])
+        .await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&browser, "/profile/memory").await;
+    assert!(html.contains("Pinned lead L-1002 back, read again from Acme ATS"), "{html}");
+    let back = c.app.memory.my_cards(&alice).await.unwrap();
+    let l2 = back.iter().find(|c| c.record_id == "L-1002").expect("kept again");
+    assert!(l2.pinned, "pinned");
+    assert!(l2.fields.iter().any(|f| f.name == "stage" && f.value == "Proposal"), "read again");
+    assert!(c.app.memory.forgotten(&alice).await.unwrap().is_empty(), "the forget is closed");
+    assert_eq!(audited(&c.app, "card.forget_lifted").await.len(), 1);
+
+    // A record gone at the source cannot be pinned back: it stays forgotten, nothing changes.
+    let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
+    c.app.memory.forget(&alice, l1).await.unwrap();
+    assert_eq!(admin(&c.ats, reqwest::Method::DELETE, "/admin/leads/L-1001", None).await, StatusCode::NO_CONTENT);
+    let refused = c.app.memory.pin_back(&alice, 1, "lead", "L-1001").await.unwrap_err();
+    assert_eq!(refused.to_string(), "Not pinned: lead L-1001 is no longer at Acme ATS; it stays forgotten");
+    assert_eq!(c.app.memory.forgotten(&alice).await.unwrap().len(), 1);
+    let refused = c.app.memory.pin_back(&alice, 1, "lead", "L-1003").await.unwrap_err();
+    assert_eq!(refused.to_string(), "You have not forgotten that record, or its 30 days are over");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_prepare_my_day_keeps_what_was_typed() {
+    let c = spawn_cards().await;
+    let sam = c.app.sign_in("sam").await;
+    let r = c
+        .app
+        .form_post(&sam, "/fn/save_prepare", &[("enabled", "on"), ("at_time", "07:45"), ("zone", "Mars/Olympus")])
+        .await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&sam, "/profile/memory").await;
+    assert!(html.contains("value=\"Mars/Olympus\""), "the zone typed stays in the form");
+    assert!(html.contains("value=\"07:45\""), "and the time");
+    let p = person(&c.app, "sam").await;
+    let (setting, _) = c.app.memory.prepare_status(&p).await.unwrap();
+    assert!(!setting.enabled, "nothing was saved");
+    let (_, again) = c.app.page(&sam, "/profile/memory").await;
+    assert!(!again.contains("Mars/Olympus"), "shown once, then the stored values");
 }

@@ -1,0 +1,19 @@
+use leptos::prelude::*;
+
+/// Reached only from the drawer's confirmation: the person can no longer sign in and their memory
+/// of records goes.
+#[server(prefix = "/fn", endpoint = "mark_left")]
+pub async fn mark_left(person: i64) -> Result<(), ServerFnError> {
+    use crate::flash::{notice_key, Notice};
+    use crate::paths::PEOPLE;
+    use crate::ssr::*;
+    use engine::org::PersonId;
+    let (engine, me) = signed_in().await?;
+    let notice = match engine.person_leaves(&me, PersonId(person)).await {
+        Ok(sentence) => Notice::ok(sentence),
+        Err(e) => Notice::refused(org_refusal(&e)),
+    };
+    set_flash(&notice_key(PEOPLE), &notice).await?;
+    go_to(&format!("{PEOPLE}?person={person}"));
+    Ok(())
+}
