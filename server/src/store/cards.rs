@@ -1,6 +1,6 @@
 //! The SQLite backend for person memory: connectors, record shapes, cards and people's use of them.
 
-use super::sqlite::{audit, backend, is_unique_violation, SqliteStore};
+use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
@@ -356,25 +356,7 @@ impl CardStore for SqliteStore {
         limit: u32,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let used: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
-            .bind(connector)
-            .bind(since)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if used >= i64::from(limit) {
-            return Ok(false);
-        }
-        sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
-            .bind(connector)
-            .bind(purpose)
-            .bind(at)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
-        Ok(true)
+        claim_call(self.pool(), CallLedger::ConnectorRead { connector, purpose }, since, limit, at).await
     }
 
     async fn upsert_card(&self, c: &NewCard) -> Result<Card, StoreError> {

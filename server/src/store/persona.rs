@@ -1,7 +1,7 @@
 //! The SQLite backend for the bots' side: tasks, wakeups, episodes, memory rows, the model-call
 //! cap and bot tokens.
 
-use super::sqlite::{audit, backend, is_unique_violation, SqliteStore};
+use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::PersonId;
@@ -616,24 +616,7 @@ impl PersonaStore for SqliteStore {
         cap: u32,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let used: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= ?")
-            .bind(day_start)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if used >= i64::from(cap) {
-            return Ok(false);
-        }
-        sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES (?, ?, ?)")
-            .bind(agent)
-            .bind(purpose)
-            .bind(at)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
-        Ok(true)
+        claim_call(self.pool(), CallLedger::ModelCall { agent, purpose }, day_start, cap, at).await
     }
 
     async fn model_calls_since(&self, since: DateTime<Utc>) -> Result<u32, StoreError> {

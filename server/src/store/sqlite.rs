@@ -62,6 +62,49 @@ impl SqliteStore {
     }
 }
 
+/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
+/// memory's daily cap shares.
+pub(crate) enum CallLedger<'a> {
+    ConnectorRead { connector: i64, purpose: &'a str },
+    ModelCall { agent: &'a str, purpose: &'a str },
+}
+
+/// Takes one call from a limit of `limit` calls since `since`. Counting and recording happen in one
+/// IMMEDIATE transaction, so two callers can never both take the last call.
+pub(crate) async fn claim_call(
+    pool: &SqlitePool,
+    ledger: CallLedger<'_>,
+    since: DateTime<Utc>,
+    limit: u32,
+    at: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+    let count = match ledger {
+        CallLedger::ConnectorRead { connector, .. } => {
+            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
+                .bind(connector)
+        }
+        CallLedger::ModelCall { .. } => sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= ?"),
+    };
+    let used: i64 = count.bind(since).fetch_one(&mut *tx).await.map_err(backend)?;
+    if used >= i64::from(limit) {
+        return Ok(false);
+    }
+    let record = match ledger {
+        CallLedger::ConnectorRead { connector, purpose } => {
+            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
+                .bind(connector)
+                .bind(purpose)
+        }
+        CallLedger::ModelCall { agent, purpose } => {
+            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES (?, ?, ?)").bind(agent).bind(purpose)
+        }
+    };
+    record.bind(at).execute(&mut *tx).await.map_err(backend)?;
+    tx.commit().await.map_err(backend)?;
+    Ok(true)
+}
+
 pub(crate) async fn audit(
     conn: &mut SqliteConnection,
     actor: Actor,
