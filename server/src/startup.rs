@@ -37,6 +37,17 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// The app's routes, generated once per process.
+///
+/// Generating them renders the app with resource loading switched off, and leptos_server keeps that
+/// switch in one process-wide flag. A page that another server in the same process renders at that
+/// moment would create resources that never load, and its response would never come. Before the
+/// first server is built no other can be serving, so generating once, then, is safe.
+fn app_routes() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("could not open the database: {0}")]
@@ -112,7 +123,7 @@ impl Application {
             org: org.clone(),
             memory: memory.clone(),
         };
-        let routes = generate_route_list(App);
+        let routes = app_routes();
 
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))

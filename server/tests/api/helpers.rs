@@ -157,20 +157,8 @@ impl TestApp {
     }
 
     /// A page's HTML, without the renderer's hydration markers.
-    ///
-    /// Under this suite's load (dozens of servers at once on two cores) a server-rendered page
-    /// very occasionally never answers; the cause is not yet found (see the stop's notes). A GET
-    /// is safe to repeat, so one that has not answered in 10 s is asked once more, and said so.
     pub async fn page(&self, c: &Client, path: &str) -> (StatusCode, String) {
-        let url = self.url(path);
-        let r = match c.get(&url).timeout(std::time::Duration::from_secs(10)).send().await {
-            Ok(r) => r,
-            Err(e) if e.is_timeout() => {
-                eprintln!("GET {path} did not answer in 10 s; asking again");
-                c.get(&url).send().await.expect("page")
-            }
-            Err(e) => panic!("page: {e}"),
-        };
+        let r = c.get(self.url(path)).send().await.expect("page");
         (r.status(), plain(&r.text().await.unwrap_or_default()))
     }
 }

@@ -172,3 +172,45 @@ async fn a_team_with_no_role_says_its_core_loads_in_no_run() {
     let (_, html) = app.page(&ada, "/company/roles").await;
     assert!(html.contains("This team has no role yet, so its core loads in no run; ask an admin to set one"));
 }
+
+/// Building a server renders the app once to list its routes, with resource loading switched off
+/// process-wide while it does. Pages another server renders meanwhile must still answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_answer_while_other_servers_start_in_the_same_process() {
+    let app = std::sync::Arc::new(spawn_app().await);
+    let ada = app.sign_in("ada").await;
+    // Builds only (no seeding, not served), so that many overlap the pages read below.
+    let starting = tokio::spawn(async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for i in 0..30 {
+            let mut settings = server::settings::Settings::from_env();
+            settings.database_url = format!("sqlite://{}/engram-{i}.db", dir.path().display());
+            settings.run_jobs = false;
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+            server::startup::Application::build(settings, listener).await.expect("build");
+        }
+    });
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let (app, ada, starting) = (app.clone(), ada.clone(), starting.abort_handle());
+            tokio::spawn(async move {
+                let mut answered = 0;
+                while !starting.is_finished() || answered < 10 {
+                    let r = ada
+                        .get(app.url("/company/roles"))
+                        .timeout(std::time::Duration::from_secs(10))
+                        .send()
+                        .await
+                        .expect("the page answers while another server starts");
+                    assert_eq!(r.status(), StatusCode::OK);
+                    assert!(plain(&r.text().await.unwrap()).contains("Sales</a> (role:sales)"));
+                    answered += 1;
+                }
+            })
+        })
+        .collect();
+    for r in readers {
+        r.await.unwrap();
+    }
+    starting.await.unwrap();
+}
