@@ -449,11 +449,15 @@ impl Engine {
             .map_err(org_internal)?
             .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
         if let Some(p) = lead {
-            self.store
+            let p = self
+                .store
                 .person(p)
                 .await
                 .map_err(org_internal)?
                 .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+            if p.left_at.is_some() {
+                return Err(OrgError::Invalid(format!("{} has left and cannot lead a team", p.name)));
+            }
         }
         self.store.set_team_lead(team, lead, self.actor(actor)).await.map_err(org_internal)
     }

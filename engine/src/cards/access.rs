@@ -136,6 +136,11 @@ pub enum Decision {
     DropUse,
 }
 
+/// Whether a toolset admits the reader: an empty role list admits everyone in the company.
+pub fn admits(admits_roles: &[String], reader: &Reader) -> bool {
+    admits_roles.is_empty() || reader.role.as_ref().is_some_and(|r| admits_roles.iter().any(|a| a == r))
+}
+
 /// A card's data class: the higher of its label when read and its toolset's label now.
 pub fn data_class(origin: &CardOrigin, toolset: &ToolsetNow) -> DataLabel {
     origin.label_when_read.max(toolset.label)
@@ -146,9 +151,7 @@ pub fn decide(origin: &CardOrigin, toolset: &ToolsetNow, reader: &Reader, agent:
     if !toolset.keep_cards || !toolset.key_kinds_in_use.contains(&origin.read_with) {
         return Decision::Remove;
     }
-    let admitted = toolset.admits_roles.is_empty()
-        || reader.role.as_ref().is_some_and(|r| toolset.admits_roles.iter().any(|a| a == r));
-    if !admitted {
+    if !admits(&toolset.admits_roles, reader) {
         return Decision::DropUse;
     }
     let class = data_class(origin, toolset);

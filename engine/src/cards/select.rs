@@ -41,6 +41,10 @@ pub struct Selected {
     /// The fields that load: structured ones always, free text only when the question names it.
     pub fields: Vec<CardField>,
     pub why: Why,
+    /// Against its connector's limits now, for the fields that load; set by the caller, which
+    /// knows the card's read time and connector.
+    #[serde(default)]
+    pub freshness: super::source::FreshnessNow,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -95,7 +99,7 @@ fn load(question: &str, q_words: &HashSet<String>, c: &Candidate, why: Why, revi
     if fields.iter().any(|f| f.free_text) {
         *review = true;
     }
-    Selected { card_id: c.card_id, record_id: c.record_id.clone(), fields, why }
+    Selected { card_id: c.card_id, record_id: c.record_id.clone(), fields, why, freshness: Default::default() }
 }
 
 /// Picks the cards for a question.

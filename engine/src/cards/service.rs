@@ -243,6 +243,10 @@ impl PersonMemory {
         if c.reads_with(tool).is_none() {
             return Err(format!("{tool} is not a ticked read tool of {}", c.name));
         }
+        // Nothing is read for someone the toolset does not admit: they could not fetch it themselves.
+        if !super::access::admits(&c.admits_roles, &self.reader(person).await.map_err(|e| e.to_string())?) {
+            return Err(format!("{} does not admit your role", c.name));
+        }
         let (kind, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
         let value = match self.call(&c, &key, tool, args, purpose).await.map_err(|r| r.to_string())? {
             Ok(v) => v,
@@ -415,20 +419,25 @@ impl PersonMemory {
         agent: Option<&super::access::RunningAgent>,
     ) -> Result<super::select::Selection, MemoryError> {
         let now = self.now();
-        let candidates: Vec<_> = self
-            .settle(person, agent)
-            .await?
-            .into_iter()
+        let shown = self.settle(person, agent).await?;
+        let candidates: Vec<_> = shown
+            .iter()
             .map(|(card, u, _, _)| super::select::Candidate {
                 card_id: card.id,
                 score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
-                record_id: card.record_id,
-                fields: card.fields,
+                record_id: card.record_id.clone(),
+                fields: card.fields.clone(),
                 pinned: u.pinned,
                 open_work: card.open_work,
             })
             .collect();
-        Ok(super::select::select_cards(question, &candidates))
+        let mut selection = super::select::select_cards(question, &candidates);
+        for s in &mut selection.cards {
+            if let Some((card, _, c, _)) = shown.iter().find(|(card, ..)| card.id == s.card_id) {
+                s.freshness = c.freshness(card.read_at, now, s.fields.iter().any(|f| f.free_text));
+            }
+        }
+        Ok(selection)
     }
 
     /// A company agent as the access decision sees it: the toolsets it holds and its clearance.
@@ -1190,6 +1199,9 @@ impl PersonMemory {
             })?;
         let c = self.connector(connector).await?;
         let not_pinned = |why: String| MemoryError::Invalid(format!("Not pinned: {why}; it stays forgotten"));
+        if !super::access::admits(&c.admits_roles, &self.reader(person).await?) {
+            return Err(not_pinned(format!("{} does not admit your role", c.name)));
+        }
         let shapes = self.store.shapes(c.id).await.map_err(internal)?;
         let shape = shapes
             .iter()

@@ -53,6 +53,19 @@ pub struct Freshness {
     pub hard_mins: u32,
 }
 
+/// How a kept card stands against its connector's freshness limits now, for the fields that load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FreshnessNow {
+    /// Within the soft limit: a run may answer from memory without a check.
+    #[default]
+    WithinSoft,
+    /// Past the soft limit: what the answer uses is checked against the source.
+    PastSoft,
+    /// Past the hard limit: the source is read first.
+    PastHard,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Connector {
     pub id: i64,
@@ -75,6 +88,32 @@ pub struct Connector {
 }
 
 impl Connector {
+    /// How fresh a card read at `read_at` is at `now`. Free text ages faster, so when it loads
+    /// the stricter of the two kinds' limits applies.
+    pub fn freshness(
+        &self,
+        read_at: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+        free_text_loads: bool,
+    ) -> FreshnessNow {
+        let (soft, hard) = if free_text_loads {
+            (
+                self.structured.soft_mins.min(self.free_text.soft_mins),
+                self.structured.hard_mins.min(self.free_text.hard_mins),
+            )
+        } else {
+            (self.structured.soft_mins, self.structured.hard_mins)
+        };
+        let age = (now - read_at).num_minutes();
+        if age > i64::from(hard) {
+            FreshnessNow::PastHard
+        } else if age > i64::from(soft) {
+            FreshnessNow::PastSoft
+        } else {
+            FreshnessNow::WithinSoft
+        }
+    }
+
     /// The longer of its hard limits: a use older than this is no longer worth keeping.
     pub fn hard_mins(&self) -> u32 {
         self.structured.hard_mins.max(self.free_text.hard_mins)
@@ -246,6 +285,21 @@ mod tests {
         assert_eq!(c.key_kinds_in_use(), vec![KeyKind::Company, KeyKind::OwnKey]);
         c.key_mode = KeyMode::ActingFor;
         assert_eq!(c.key_kinds_in_use(), vec![KeyKind::ActingFor, KeyKind::OwnKey]);
+    }
+
+    #[test]
+    fn freshness_is_read_against_the_soft_and_hard_limits_of_what_loads() {
+        let c = connector();
+        let read = chrono::DateTime::parse_from_rfc3339("2026-11-30T08:00:00Z").unwrap().to_utc();
+        let at = |mins: i64| read + chrono::Duration::minutes(mins);
+        assert_eq!(c.freshness(read, at(60), false), FreshnessNow::WithinSoft, "the soft limit itself is fresh");
+        assert_eq!(c.freshness(read, at(61), false), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(1440), false), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(1441), false), FreshnessNow::PastHard);
+        // Free text loading: the stricter limits of the two kinds.
+        assert_eq!(c.freshness(read, at(31), true), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(721), true), FreshnessNow::PastHard);
+        assert_eq!(c.freshness(read, at(30), true), FreshnessNow::WithinSoft);
     }
 
     #[test]

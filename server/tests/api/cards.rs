@@ -521,6 +521,9 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
     // Read as Alice: the toolset no longer admits Sales, so her place on its cards goes, pinned or not.
     assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
     assert_eq!(counts(&c.app, &alice).await, (0, 0), "removed, not hidden");
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let refused = c.app.memory.run_query(&alice, &q[0]).await.unwrap_err();
+    assert_eq!(refused, "Acme ATS does not admit your role", "nothing is read for her");
     let removed = audited(&c.app, "card_use.remove").await;
     assert!(
         removed
@@ -596,6 +599,9 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
 
     let again = c.app.engine.person_leaves(&ada, alice.id).await.unwrap_err();
     assert_eq!(again.to_string(), "Alice Chen has already left");
+    let team = c.app.engine.directory().await.unwrap().teams[0].id;
+    let refused = c.app.engine.set_team_lead(&ada, team, Some(alice.id)).await.unwrap_err();
+    assert_eq!(refused.to_string(), "Alice Chen has left and cannot lead a team");
     // History still names her.
     assert_eq!(c.app.engine.person(alice.id).await.unwrap().unwrap().name, "Alice Chen");
 }
@@ -660,4 +666,26 @@ async fn a_refused_prepare_my_day_keeps_what_was_typed() {
     assert!(!setting.enabled, "nothing was saved");
     let (_, again) = c.app.page(&sam, "/profile/memory").await;
     assert!(!again.contains("Mars/Olympus"), "shown once, then the stored values");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
+    use engine::cards::source::FreshnessNow::*;
+    let c = spawn_cards().await;
+    let alice = person(&c.app, "alice").await;
+    let fresh = |q: &'static str| {
+        let (memory, alice) = (c.app.memory.clone(), alice.clone());
+        async move {
+            let sel = memory.select_for(&alice, q, None).await.unwrap();
+            sel.cards.into_iter().find(|s| s.record_id == "L-1001").map(|s| s.freshness).expect("L-1001 selected")
+        }
+    };
+    // The demo's connector: structured fields 60 min soft, 14 days hard; free text 30 min, 7 days.
+    assert_eq!(fresh("Where is L-1001?").await, WithinSoft);
+    c.app.clock.advance(chrono::Duration::minutes(45));
+    assert_eq!(fresh("Where is L-1001?").await, WithinSoft, "structured fields only");
+    assert_eq!(fresh("What do the notes on L-1001 say?").await, PastSoft, "free text ages faster");
+    c.app.clock.advance(chrono::Duration::days(8));
+    assert_eq!(fresh("Where is L-1001?").await, PastSoft);
+    assert_eq!(fresh("What do the notes on L-1001 say?").await, PastHard, "read the source first");
 }
