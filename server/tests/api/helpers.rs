@@ -156,6 +156,28 @@ impl TestApp {
             .expect("form post")
     }
 
+    /// Announces a body of `len` bytes without sending it, and returns the status line's code.
+    ///
+    /// A server that refuses by the announced length answers at once and closes the connection;
+    /// a client still writing the body may then lose that answer to the reset, so sending the body
+    /// itself would race the server.
+    pub async fn status_for_announced_body(&self, path: &str, content_type: &str, len: usize) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let host = self.base.trim_start_matches("http://");
+        let mut conn = tokio::net::TcpStream::connect(host).await.expect("connect");
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nOrigin: {}\r\nContent-Type: {content_type}\r\n\
+             Content-Length: {len}\r\nConnection: close\r\n\r\n",
+            self.base
+        );
+        conn.write_all(head.as_bytes()).await.expect("send the head");
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(std::time::Duration::from_secs(10), conn.read_to_end(&mut answer));
+        read.await.expect("the server answers without the body").expect("read the answer");
+        let line = String::from_utf8_lossy(&answer);
+        line.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("a status line")
+    }
+
     /// A page's HTML, without the renderer's hydration markers.
     pub async fn page(&self, c: &Client, path: &str) -> (StatusCode, String) {
         let r = c.get(self.url(path)).send().await.expect("page");
