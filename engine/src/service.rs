@@ -425,6 +425,14 @@ impl Engine {
         Ok(())
     }
 
+    async fn known_person(&self, person: PersonId) -> Result<Person, OrgError> {
+        self.store
+            .person(person)
+            .await
+            .map_err(org_internal)?
+            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
+    }
+
     /// Admins put a team in a role, under Teams on Roles and core knowledge.
     pub async fn set_team_role(&self, actor: &Person, team: TeamId, role: Option<RoleId>) -> Result<(), OrgError> {
         if !actor.is_admin {
@@ -449,12 +457,7 @@ impl Engine {
             .map_err(org_internal)?
             .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
         if let Some(p) = lead {
-            let p = self
-                .store
-                .person(p)
-                .await
-                .map_err(org_internal)?
-                .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+            let p = self.known_person(p).await?;
             if p.left_at.is_some() {
                 return Err(OrgError::Invalid(format!("{} has left and cannot lead a team", p.name)));
             }
@@ -472,11 +475,7 @@ impl Engine {
         if !actor.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can change someone's department role".to_string()));
         }
-        self.store
-            .person(person)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+        self.known_person(person).await?;
         self.known_role(role).await?;
         self.store.set_person_role(person, role, self.actor(actor)).await.map_err(org_internal)
     }
@@ -490,12 +489,7 @@ impl Engine {
         if actor.id == person {
             return Err(OrgError::Invalid("You cannot mark yourself as left; ask another admin".to_string()));
         }
-        let p = self
-            .store
-            .person(person)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))?;
+        let p = self.known_person(person).await?;
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has already left", p.name)));
         }
