@@ -93,6 +93,10 @@ pub enum ReadRefusal {
     Limit(String, u32),
     NeedsOwnKey(String),
     NoCompanyKey(String),
+    /// The connector's toolset does not admit the person: they could not fetch it themselves.
+    NotAdmitted(String),
+    /// Whether they are admitted could not be decided; the sentence is already safe to show.
+    Undecided(String),
 }
 
 impl std::fmt::Display for ReadRefusal {
@@ -102,6 +106,8 @@ impl std::fmt::Display for ReadRefusal {
             ReadRefusal::Limit(s, n) => write!(f, "{s}'s hourly limit of {n} reads is spent"),
             ReadRefusal::NeedsOwnKey(s) => write!(f, "{s} reads with your own key, and you have not given one"),
             ReadRefusal::NoCompanyKey(s) => write!(f, "{s} has no company key"),
+            ReadRefusal::NotAdmitted(s) => write!(f, "{s} does not admit your role"),
+            ReadRefusal::Undecided(why) => write!(f, "{why}"),
         }
     }
 }
@@ -191,8 +197,16 @@ impl PersonMemory {
         Ok(Reader { person: person.id, role: self.role_slug(person).await?, work_for: Some(person.id) })
     }
 
-    /// The key a tool reads with now, for this person; or why no read may be made.
+    /// The key a tool reads with now, for this person; or why no read may be made. Every read
+    /// made as a person comes here, so a toolset that does not admit them reads nothing for them.
     async fn key_for(&self, c: &Connector, tool: &str, person: &Person) -> Result<(KeyKind, ReadKey), ReadRefusal> {
+        let reader = self.reader(person).await.map_err(|e| {
+            tracing::error!(error = ?e, "could not read the directory to decide a read");
+            ReadRefusal::Undecided(e.to_string())
+        })?;
+        if !super::access::admits(&c.admits_roles, &reader) {
+            return Err(ReadRefusal::NotAdmitted(c.name.clone()));
+        }
         let kind = c.reads_with(tool).unwrap_or(c.key_mode.key_kind());
         let key = match kind {
             KeyKind::Company => ReadKey::Company,
@@ -242,10 +256,6 @@ impl PersonMemory {
         let c = self.connector(connector).await.map_err(|e| e.to_string())?;
         if c.reads_with(tool).is_none() {
             return Err(format!("{tool} is not a ticked read tool of {}", c.name));
-        }
-        // Nothing is read for someone the toolset does not admit: they could not fetch it themselves.
-        if !super::access::admits(&c.admits_roles, &self.reader(person).await.map_err(|e| e.to_string())?) {
-            return Err(format!("{} does not admit your role", c.name));
         }
         let (kind, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
         let value = match self.call(&c, &key, tool, args, purpose).await.map_err(|r| r.to_string())? {
@@ -1199,9 +1209,6 @@ impl PersonMemory {
             })?;
         let c = self.connector(connector).await?;
         let not_pinned = |why: String| MemoryError::Invalid(format!("Not pinned: {why}; it stays forgotten"));
-        if !super::access::admits(&c.admits_roles, &self.reader(person).await?) {
-            return Err(not_pinned(format!("{} does not admit your role", c.name)));
-        }
         let shapes = self.store.shapes(c.id).await.map_err(internal)?;
         let shape = shapes
             .iter()

@@ -514,9 +514,15 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
         person(&c.app, "ada").await,
     );
     assert!(counts(&c.app, &alice).await.0 > 0 && counts(&c.app, &sam).await.0 > 0);
+    let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
     let mut conn = c.app.engine.store().connector(c.connector).await.unwrap().unwrap();
     conn.admits_roles = vec!["support".into()];
     c.app.memory.save_settings(&ada, &conn).await.unwrap();
+    assert_eq!(
+        c.app.memory.refresh(&alice, l1).await.unwrap(),
+        RefreshOutcome::NotChecked("Acme ATS does not admit your role".into()),
+        "no read is made for her, even of a card she still holds"
+    );
 
     // Read as Alice: the toolset no longer admits Sales, so her place on its cards goes, pinned or not.
     assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
