@@ -16,9 +16,10 @@ usage:
   engram memory core <scope> [--database URL]
                                             one core's text, version and who saved it, read-only;
                                             <scope> is company:role:<role> or team:<id>
-  engram memory cards --as <person>         the cards kept for that person's work, one line each
+  engram memory cards --as <person>         the cards kept for that person's work, one line each,
+                                            read-only
   engram memory cards --person <person> --as <admin>
-                                            counts only: what they say is theirs alone
+                                            counts only: what they say is theirs alone, read-only
   engram org …                              the bots' wakes, episodes and memory (engram org --help)
 
 The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
@@ -71,7 +72,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     Ok(Invocation { command, database })
 }
 
-/// Runs a read-only memory command against the database; returns the exit code.
+/// Runs a memory command against the database, which it opens read-only and never changes.
 pub async fn run_memory(command: &Command, database: Option<String>, out: &mut impl Write) -> Result<(), String> {
     let url = database
         .or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok())
@@ -80,11 +81,11 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
     if !std::path::Path::new(path).exists() {
         return Err(format!("There is no database at {path}; start Engram (or the demo) first."));
     }
+    // Every memory command reads only: no migration, no clean-up of what a read would remove.
+    let store = SqliteStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
     if let Command::MemoryCards { who, person } = command {
-        let store = SqliteStore::open(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
         return cards(store, who, person.as_deref(), out).await;
     }
-    let store = SqliteStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
     let engine = Engine::new(Arc::new(store), Arc::new(SystemClock));
     let w = |e: std::io::Error| e.to_string();
     match command {
@@ -170,7 +171,7 @@ async fn cards(store: SqliteStore, who: &str, person: Option<&str>, out: &mut im
             writeln!(out, "{line}").map_err(w)?;
         }
         _ => {
-            let cards = memory.my_cards(me).await.map_err(|e| e.to_string())?;
+            let cards = memory.my_cards_read_only(me).await.map_err(|e| e.to_string())?;
             if cards.is_empty() {
                 writeln!(out, "{} has no cards kept", me.name).map_err(w)?;
             }

@@ -360,23 +360,38 @@ impl PersonMemory {
         Ok(true)
     }
 
-    /// Decides each of the person's kept cards now, for them and (in a run) the agent, and
-    /// carries out what must go: a card no tool may keep any more is removed; a use whose person
-    /// is no longer admitted goes. Returns what may be shown, with its connector and class.
+    /// Decides each of the person's kept cards now, for them and (in a run) the agent, without
+    /// carrying anything out.
+    async fn decided(
+        &self,
+        person: &Person,
+        agent: Option<&super::access::RunningAgent>,
+    ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
+        let reader = self.reader(person).await?;
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut out = Vec::new();
+        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
+            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
+            let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent);
+            out.push((card, u, c.clone(), decision));
+        }
+        Ok(out)
+    }
+
+    /// As `decided`, and carries out what must go: a card no tool may keep any more is removed;
+    /// a use whose person is no longer admitted goes. Returns what may be shown, with its
+    /// connector and class.
     async fn settle(
         &self,
         person: &Person,
         agent: Option<&super::access::RunningAgent>,
     ) -> Result<Vec<(Card, CardUse, Connector, super::access::DataLabel)>, MemoryError> {
-        let reader = self.reader(person).await?;
-        let connectors = self.store.connectors().await.map_err(internal)?;
         let mut shown = Vec::new();
-        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
-            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
-            match decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent) {
+        for (card, u, c, decision) in self.decided(person, agent).await? {
+            match decision {
                 Decision::Remove => self
                     .store
-                    .remove_card(card.id, &removal_reason(c, &card), self.actor(None))
+                    .remove_card(card.id, &removal_reason(&c, &card), self.actor(None))
                     .await
                     .map_err(internal)?,
                 Decision::DropUse => self
@@ -385,7 +400,7 @@ impl PersonMemory {
                     .await
                     .map_err(internal)?,
                 Decision::Hide(_) => {}
-                Decision::Show(class) => shown.push((card, u, c.clone(), class)),
+                Decision::Show(class) => shown.push((card, u, c, class)),
             }
         }
         Ok(shown)
@@ -394,10 +409,28 @@ impl PersonMemory {
     /// "What I'm working on": the cards kept for the person's own work, strongest first, each
     /// decided now. Cards and uses that must go are removed here too.
     pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
-        let now = self.now();
-        let mut out: Vec<(f64, CardView)> = self
-            .settle(person, None)
+        let shown = self.settle(person, None).await?;
+        Ok(self.views(shown))
+    }
+
+    /// What `my_cards` would show, changing nothing: a card or use that must go is left out here
+    /// and left in place for the next read that may write. For the read-only command line.
+    pub async fn my_cards_read_only(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
+        let shown = self
+            .decided(person, None)
             .await?
+            .into_iter()
+            .filter_map(|(card, u, c, d)| match d {
+                Decision::Show(class) => Some((card, u, c, class)),
+                _ => None,
+            })
+            .collect();
+        Ok(self.views(shown))
+    }
+
+    fn views(&self, shown: Vec<(Card, CardUse, Connector, super::access::DataLabel)>) -> Vec<CardView> {
+        let now = self.now();
+        let mut out: Vec<(f64, CardView)> = shown
             .into_iter()
             .map(|(card, u, c, class)| {
                 let score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
@@ -416,7 +449,7 @@ impl PersonMemory {
             })
             .collect();
         out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.card.cmp(&b.1.card)));
-        Ok(out.into_iter().map(|(_, v)| v).collect())
+        out.into_iter().map(|(_, v)| v).collect()
     }
 
     /// The cards for a question in a run acting for `person`: each decided now for the person and
@@ -967,13 +1000,20 @@ impl PersonMemory {
         ))
     }
 
-    /// For the CLI: "Alice Chen has 12 cards kept (1 pinned) and 1 list. What they say is theirs alone."
+    /// For the CLI: "Alice Chen has 12 cards kept (1 pinned) and 1 list. What they say is theirs
+    /// alone." It changes nothing: cards and uses that must go are not counted, and are left in
+    /// place for the next read that may write.
     pub async fn counts_sentence(&self, admin: &Person, person: &Person) -> Result<String, MemoryError> {
         if !admin.is_admin && admin.id != person.id {
             return Err(MemoryError::NotAllowed("Only an admin sees another person's counts".to_string()));
         }
-        self.settle(person, None).await?;
-        let (kept, pinned) = self.store.counts(person.id).await.map_err(internal)?;
+        let staying: Vec<_> = self
+            .decided(person, None)
+            .await?
+            .into_iter()
+            .filter(|(.., d)| !matches!(d, Decision::Remove | Decision::DropUse))
+            .collect();
+        let (kept, pinned) = (staying.len(), staying.iter().filter(|(_, u, ..)| u.pinned).count());
         let lists = match self.role_id(person).await? {
             Some(r) => self.store.my_work_queries(r).await.map_err(internal)?.len(),
             None => 0,

@@ -695,3 +695,57 @@ async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
     assert_eq!(fresh("Where is L-1001?").await, PastSoft);
     assert_eq!(fresh("What do the notes on L-1001 say?").await, PastHard, "read the source first");
 }
+
+/// What `engram memory …` could change, read without writing.
+async fn memory_state(url: &str, who: &Person) -> ((u32, u32), usize, Vec<u8>) {
+    use engine::cards::store::CardStore;
+    use engine::store::OrgStore;
+    let store = server::store::SqliteStore::open_read_only(url).await.unwrap();
+    let counts = store.counts(who.id).await.unwrap();
+    let audit = store.audit_log(10_000).await.unwrap().len();
+    store.pool().close().await;
+    let path = url.strip_prefix("sqlite://").unwrap();
+    (counts, audit, std::fs::read(path).unwrap())
+}
+
+async fn memory_cli(url: &str, cmd: server::cli::Command) -> String {
+    let mut out = Vec::new();
+    server::cli::run_memory(&cmd, Some(url.to_string()), &mut out).await.unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_memory_command_reads_without_changing_the_database() {
+    use server::cli::Command;
+    let c = spawn_cards().await;
+    let (alice, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
+    // The toolset no longer admits Sales: a read that may write drops Alice's uses.
+    let mut conn = c.app.engine.store().connector(c.connector).await.unwrap().unwrap();
+    conn.admits_roles = vec!["support".into()];
+    c.app.memory.save_settings(&ada, &conn).await.unwrap();
+    let url = c.app.database_url.clone();
+    let _dir = c.app.stop().await;
+    // Everything the server wrote is in the main file, so the file's bytes can be compared.
+    let store = server::store::SqliteStore::open(&url).await.unwrap();
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(store.pool()).await.unwrap();
+    store.pool().close().await;
+    let path = url.strip_prefix("sqlite://").unwrap().to_string();
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms).unwrap();
+
+    let before = memory_state(&url, &alice).await;
+    assert!(before.0 .0 > 0, "Alice still has use rows to lose");
+
+    let mine = memory_cli(&url, Command::MemoryCards { who: "alice".into(), person: None }).await;
+    assert_eq!(mine, "Alice Chen has no cards kept\n", "what may not be shown is left out");
+    let counts = memory_cli(&url, Command::MemoryCards { who: "ada".into(), person: Some("alice".into()) }).await;
+    assert_eq!(counts, "Alice Chen has 0 cards kept (0 pinned) and 2 lists. What they say is theirs alone.\n");
+    assert!(memory_cli(&url, Command::MemoryRoles).await.contains("Sales (role:sales)"));
+    memory_cli(&url, Command::MemoryCore("company:role:sales".into())).await;
+
+    let after = memory_state(&url, &alice).await;
+    assert_eq!(after.0, before.0, "no use row went");
+    assert_eq!(after.1, before.1, "nothing was audited");
+    assert!(after.2 == before.2, "the database file is byte for byte the same");
+}
