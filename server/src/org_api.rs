@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::persona::service::{Caller, PersonaError, RunReport};
+use engine::persona::service::{Caller, PersonaError, ProposalOutcome, RunReport};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -206,7 +206,13 @@ async fn propose(
     Path(name): Path<String>,
     Json(b): Json<Propose>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.propose_improvement(&c, &name, b.memory_id, b.dry_run).await?))
+    match s.org.propose_improvement(&c, &name, b.memory_id, b.dry_run).await? {
+        // Refused as the validator's refusals are, so a caller tells a refusal from a card.
+        ProposalOutcome::Refused(why) => {
+            Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "proposal_refused", format!("no proposal: {why}")))
+        }
+        outcome => Ok(ok(outcome)),
+    }
 }
 
 #[derive(Deserialize)]

@@ -30,6 +30,7 @@ usage (each also takes --database URL; the vault is $ENGRAM_VAULT):
   engram org memory edit <id> \"<text>\" --as <person>
   engram org memory retire <id> \"<why>\" --as <person>
   engram org propose-improvement <agent> --memory-id <id> [--dry-run]
+                       exits 3 with the reason when refused, 1 when no model gave a usable answer
   engram org token <agent> --as <owner> [--name N]       prints a token for the bot itself";
 
 /// A failed command: the exit code and the sentence for stderr.
@@ -332,7 +333,13 @@ pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> 
                     lines.push(rationale);
                     lines.push(diff);
                 }
-                ProposalOutcome::Skipped(why) => lines.push(format!("no proposal: {why}")),
+                // The seed's contract: exit 3 with the reason when refused, whatever refused it.
+                ProposalOutcome::Refused(why) => {
+                    return Err(CliError { code: 3, message: format!("no proposal: {why}") })
+                }
+                ProposalOutcome::Skipped(why) => {
+                    return Err(CliError { code: 1, message: format!("no proposal: {why}") })
+                }
             }
         }
         ["token", agent] => {

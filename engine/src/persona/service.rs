@@ -113,7 +113,16 @@ pub struct WakeDoneReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ProposalOutcome {
     Filed(Box<Task>),
-    DryRun { path: String, diff: String, rationale: String, changed_lines: usize },
+    DryRun {
+        path: String,
+        diff: String,
+        rationale: String,
+        changed_lines: usize,
+    },
+    /// The rules said no (a cap, an open or closed card, nothing it may change, an unusable
+    /// rationale); a dry run is refused exactly as the real run would be.
+    Refused(String),
+    /// No usable answer to judge: the model step is off, or the model failed or answered out of shape.
     Skipped(String),
 }
 
@@ -700,7 +709,7 @@ impl Org {
         }) {
             match self.propose_for(a, config, row, false).await {
                 Ok(ProposalOutcome::Filed(t)) => out.push(format!("filed improve card #{} for line #{}", t.id, row.id)),
-                Ok(ProposalOutcome::Skipped(why)) => {
+                Ok(ProposalOutcome::Refused(why) | ProposalOutcome::Skipped(why)) => {
                     tracing::info!(agent = a.name, row = row.id, why, "no proposal");
                 }
                 Ok(ProposalOutcome::DryRun { .. }) => {}
@@ -725,7 +734,7 @@ impl Org {
         Self::may_dispatch(caller, &a)?;
         let config = Self::valid_config(&a).map_err(PersonaError::Invalid)?.clone();
         if !config.self_improvement.enabled {
-            return Ok(ProposalOutcome::Skipped("self-improvement is turned off in this agent's memory block".into()));
+            return Ok(ProposalOutcome::Refused("self-improvement is turned off in this agent's memory block".into()));
         }
         let row = self
             .store
@@ -748,28 +757,27 @@ impl Org {
         dry_run: bool,
     ) -> Result<ProposalOutcome, PersonaError> {
         let now = self.now();
-        if !dry_run {
-            if let Some(t) = row.proposal_task_id {
-                if let Some(task) = self.store.task(t).await.map_err(internal)? {
-                    if task.status == STATUS_OPEN || task.status == STATUS_APPLIED {
-                        return Ok(ProposalOutcome::Skipped(format!("line #{} already has improve card #{t}", row.id)));
-                    }
-                    if row.last_seen <= task.updated_at {
-                        return Ok(ProposalOutcome::Skipped(format!(
-                            "improve card #{t} was closed; line #{} proposes again only after fresh evidence",
-                            row.id
-                        )));
-                    }
+        // A dry run meets the same rules, so what it shows is what the real run would file.
+        if let Some(t) = row.proposal_task_id {
+            if let Some(task) = self.store.task(t).await.map_err(internal)? {
+                if task.status == STATUS_OPEN || task.status == STATUS_APPLIED {
+                    return Ok(ProposalOutcome::Refused(format!("line #{} already has improve card #{t}", row.id)));
+                }
+                if row.last_seen <= task.updated_at {
+                    return Ok(ProposalOutcome::Refused(format!(
+                        "improve card #{t} was closed; line #{} proposes again only after fresh evidence",
+                        row.id
+                    )));
                 }
             }
-            let week = self.store.improve_tasks(Some(&a.name)).await.map_err(internal)?;
-            let filed = week.iter().filter(|t| t.created_at > now - Duration::days(7)).count() as u32;
-            if filed >= config.self_improvement.max_proposals_per_week {
-                return Ok(ProposalOutcome::Skipped(format!(
-                    "{} proposal(s) filed this week; the cap is {}",
-                    filed, config.self_improvement.max_proposals_per_week
-                )));
-            }
+        }
+        let week = self.store.improve_tasks(Some(&a.name)).await.map_err(internal)?;
+        let filed = week.iter().filter(|t| t.created_at > now - Duration::days(7)).count() as u32;
+        if filed >= config.self_improvement.max_proposals_per_week {
+            return Ok(ProposalOutcome::Refused(format!(
+                "{} proposal(s) filed this week; the cap is {}",
+                filed, config.self_improvement.max_proposals_per_week
+            )));
         }
         let model = match self.models.resolve(&config.reflect.model) {
             ModelChoice::Use(m) => m,
@@ -793,10 +801,10 @@ impl Org {
             }
         }
         if files.is_empty() {
-            return Ok(ProposalOutcome::Skipped("the agent has no file a proposal may change".into()));
+            return Ok(ProposalOutcome::Refused("the agent has no file a proposal may change".into()));
         }
         if !self.claim_call(&a.name, "propose").await? {
-            return Ok(ProposalOutcome::Skipped(format!("today's cap of {} model calls is spent", self.max_per_day)));
+            return Ok(ProposalOutcome::Refused(format!("today's cap of {} model calls is spent", self.max_per_day)));
         }
         let reply = match model.chat(PROPOSE_SYSTEM, &propose_prompt(&a.name, row, &files, now)).await {
             Ok(r) => r,
@@ -816,7 +824,7 @@ impl Org {
         };
         let rationale = parsed.rationale.split_whitespace().collect::<Vec<_>>().join(" ");
         if rationale.is_empty() || rationale.chars().count() > 600 {
-            return Ok(ProposalOutcome::Skipped("the model's rationale was empty or over 600 characters".into()));
+            return Ok(ProposalOutcome::Refused("the model's rationale was empty or over 600 characters".into()));
         }
         let change = self.check_change(a, &parsed.path, &parsed.diff).await?;
         let (current, valid) = change;

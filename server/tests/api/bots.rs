@@ -403,6 +403,54 @@ async fn the_validator_refuses_a_proposal_with_exit_code_3() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refused_proposal_exits_3_with_the_reason_dry_run_or_not() {
+    let model = ModelServer::start().await;
+    let app = spawn_bots_app(model.openai_settings(), 200).await;
+    let sam = token_for(&app, "sam").await;
+    let row = friction_twice(&app, &model, &sam).await;
+    model.reply(&proposal(PROPOSAL_DIFF));
+    let done = run(&app, &sam, "scout", "f2", 3).await;
+    let filed = done["reflect"]["proposals"][0].as_str().unwrap().to_string();
+    assert!(filed.starts_with("filed improve card #"), "{done}");
+    let card = memory(&app, &sam, "scout", false).await.into_iter().find(|r| r["id"] == row).unwrap()
+        ["proposal_task_id"]
+        .as_i64()
+        .unwrap();
+    // A second friction that was never proposed: only the week's cap of one card stands in its way.
+    model.reply(&ops(json!({"operations": [{"op": "add", "kind": "friction", "text": "I wait on CRM exports."}]})));
+    run(&app, &sam, "scout", "f3", 3).await;
+    let other = memory(&app, &sam, "scout", false).await.into_iter().find(|r| r["text"] == "I wait on CRM exports.");
+    let other = other.unwrap()["id"].to_string();
+    let asked = model.asked().len();
+
+    for dry_run in [false, true] {
+        let mut args: Vec<&str> = vec!["propose-improvement", "scout", "--memory-id", &other];
+        if dry_run {
+            args.push("--dry-run");
+        }
+        let e = app.org_cli(&args).await.unwrap_err();
+        assert_eq!(e.code, 3, "dry run {dry_run}: {}", e.message);
+        assert_eq!(e.message, "no proposal: 1 proposal(s) filed this week; the cap is 1");
+    }
+    let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row.to_string(), "--dry-run"]).await;
+    let e = e.unwrap_err();
+    assert_eq!((e.code, e.message), (3, format!("no proposal: line #{row} already has improve card #{card}")));
+    assert_eq!(model.asked().len(), asked, "a refused proposal asks no model, dry run or not");
+
+    let (s, v) = post(
+        &app,
+        &sam,
+        "/api/org/agents/scout/propose-improvement",
+        json!({"memory_id": other.parse::<i64>().unwrap(), "dry_run": true}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["error"], "proposal_refused");
+    let (_, stats) = get(&app, &sam, "/api/org/agents/scout/stats").await;
+    assert_eq!(stats["proposals_filed"], 1, "nothing more was filed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redo_marks_the_builders_episode_and_stats_count_it() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
