@@ -1,39 +1,44 @@
 //! The model providers the reflect step calls over HTTP: any OpenAI-compatible chat-completions
-//! API, and Ollama's `/api/chat`. Every call has a timeout; a failure is the caller's to log
-//! and skip.
+//! API, and Ollama's native API (`/api/tags` to probe it, `/api/chat` to call it, whose `format:
+//! json` holds the reply to JSON). Every call has a timeout; a failure is the caller's to log and
+//! skip.
 
 use async_trait::async_trait;
 use engine::persona::model::{ChatModel, ModelChoice, ModelError, Models};
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+const OLLAMA_PORT: u16 = 11434;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSettings {
     /// `ORG_REFLECT_MODEL`: `cheap`, `off` or `<provider>/<model>`; `None` when not set.
     pub reflect_model: Option<String>,
-    /// `OLLAMA_HOST`; `None` when not set.
-    pub ollama_host: Option<String>,
+    /// `OLLAMA_HOST`, else the local default.
+    pub ollama_host: String,
     pub ollama_model: String,
     pub openai_base_url: String,
     pub openai_api_key: Option<String>,
     pub openai_model: String,
     pub timeout: Duration,
+    /// How long the one start-up probe of the local Ollama waits for its answer.
+    pub probe_timeout: Duration,
 }
 
 impl Default for ModelSettings {
     fn default() -> Self {
         Self {
             reflect_model: None,
-            ollama_host: None,
+            ollama_host: DEFAULT_OLLAMA_HOST.to_string(),
             ollama_model: "llama3.2".to_string(),
             openai_base_url: DEFAULT_OPENAI_BASE_URL.to_string(),
             openai_api_key: None,
             openai_model: "gpt-4o-mini".to_string(),
             timeout: Duration::from_secs(30),
+            probe_timeout: Duration::from_millis(1500),
         }
     }
 }
@@ -44,7 +49,7 @@ impl ModelSettings {
         let d = Self::default();
         Self {
             reflect_model: env("ORG_REFLECT_MODEL"),
-            ollama_host: env("OLLAMA_HOST"),
+            ollama_host: env("OLLAMA_HOST").map(|h| ollama_url(&h)).unwrap_or(d.ollama_host),
             ollama_model: env("ORG_OLLAMA_MODEL").unwrap_or(d.ollama_model),
             openai_base_url: env("OPENAI_BASE_URL").unwrap_or(d.openai_base_url),
             openai_api_key: env("OPENAI_API_KEY"),
@@ -53,7 +58,22 @@ impl ModelSettings {
                 .and_then(|s| s.parse().ok())
                 .map(Duration::from_secs)
                 .unwrap_or(d.timeout),
+            probe_timeout: d.probe_timeout,
         }
+    }
+}
+
+/// `OLLAMA_HOST` as Ollama itself reads it: the scheme and the port may be left out
+/// (`0.0.0.0`, `localhost:11500`).
+pub fn ollama_url(host: &str) -> String {
+    let host = host.trim().trim_end_matches('/');
+    let (scheme, rest) = host.split_once("://").unwrap_or(("http", host));
+    let authority = rest.split('/').next().unwrap_or("");
+    let has_port = authority.rsplit_once(':').is_some_and(|(_, p)| !p.is_empty() && !p.ends_with(']'));
+    if has_port {
+        format!("{scheme}://{rest}")
+    } else {
+        format!("{scheme}://{authority}:{OLLAMA_PORT}{}", &rest[authority.len()..])
     }
 }
 
@@ -167,38 +187,203 @@ impl ChatModel for OllamaChat {
     }
 }
 
-/// `cheap`: the local Ollama first, then the chat provider that has a key, moving on only when
-/// one cannot be reached.
-pub struct FirstReachable(Vec<Arc<dyn ChatModel>>);
+/// What the one start-up probe of the local Ollama found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// It answered and has the model.
+    Ready,
+    /// It answered without the model: `ollama pull` it.
+    NoModel,
+    /// It did not answer, or not as Ollama does.
+    Down(String),
+}
+
+/// Asks Ollama once which models it has (`GET /api/tags`), within `timeout`.
+pub async fn probe_ollama(host: &str, model: &str, timeout: Duration) -> Probe {
+    let answer = client(timeout).get(format!("{host}/api/tags")).send().await;
+    let resp = match answer {
+        Ok(r) if r.status().is_success() => r,
+        Ok(r) => return Probe::Down(format!("status {}", r.status().as_u16())),
+        Err(e) if e.is_timeout() => return Probe::Down(format!("no answer within {} ms", timeout.as_millis())),
+        Err(e) if e.is_connect() => return Probe::Down("nothing listens there".into()),
+        Err(e) => return Probe::Down(e.to_string()),
+    };
+    let Ok(v) = resp.json::<Value>().await else { return Probe::Down("not an Ollama answer".into()) };
+    let Some(models) = v.get("models").and_then(Value::as_array) else {
+        return Probe::Down("not an Ollama answer".into());
+    };
+    // `llama3.2` is pulled as `llama3.2:latest`.
+    let has = models
+        .iter()
+        .filter_map(|m| m.get("name").and_then(Value::as_str))
+        .any(|n| n == model || n.strip_suffix(":latest") == Some(model) || model.strip_suffix(":latest") == Some(n));
+    if has {
+        Probe::Ready
+    } else {
+        Probe::NoModel
+    }
+}
+
+/// `cheap`: the local Ollama first, when the start-up probe found it ready, then the
+/// OpenAI-compatible provider when it has a key. A call moves on when one does not answer
+/// (unreachable, too slow, an error status); an answer out of shape is the answer.
+struct Cheap {
+    ollama: OllamaChat,
+    ollama_label: String,
+    openai: Option<(OpenAiChat, String)>,
+    probe_timeout: Duration,
+    /// Filled once, by the probe started with the server; a call made before it finishes waits
+    /// for it, never probes again.
+    probe: tokio::sync::OnceCell<Probe>,
+    /// What the last call that no model answered tried, for the agent page; an answer clears it.
+    last_failure: Mutex<Option<String>>,
+}
+
+impl Cheap {
+    async fn probed(&self) -> &Probe {
+        self.probe
+            .get_or_init(|| async {
+                let probe = probe_ollama(&self.ollama.host, &self.ollama.model, self.probe_timeout).await;
+                match &probe {
+                    Probe::Ready => tracing::info!(ollama = self.ollama_label, "the local Ollama answers"),
+                    Probe::NoModel => tracing::warn!(
+                        ollama = self.ollama_label,
+                        "the local Ollama answers without the model; cheap skips it until a restart"
+                    ),
+                    Probe::Down(why) => {
+                        tracing::info!(
+                            ollama = self.ollama_label,
+                            why,
+                            "no local Ollama; cheap skips it until a restart"
+                        )
+                    }
+                }
+                probe
+            })
+            .await
+    }
+
+    /// Why Ollama is not tried, once the probe has found it so.
+    fn ollama_skipped(&self, probe: &Probe) -> Option<String> {
+        match probe {
+            Probe::Ready => None,
+            Probe::NoModel => Some(format!(
+                "{} answered at start-up without {} (ollama pull {})",
+                self.ollama_label, self.ollama.model, self.ollama.model
+            )),
+            Probe::Down(why) => Some(format!("{} did not answer at start-up ({why})", self.ollama_label)),
+        }
+    }
+
+    fn remember(&self, failure: Option<String>) {
+        if let Ok(mut last) = self.last_failure.lock() {
+            *last = failure;
+        }
+    }
+}
+
+struct CheapChain(Arc<Cheap>);
 
 #[async_trait]
-impl ChatModel for FirstReachable {
+impl ChatModel for CheapChain {
     fn name(&self) -> String {
-        self.0.iter().map(|m| m.name()).collect::<Vec<_>>().join(", then ")
+        let c = &self.0;
+        let ollama_first = matches!(c.probe.get(), None | Some(Probe::Ready));
+        let mut chain: Vec<&str> = Vec::new();
+        if ollama_first {
+            chain.push(&c.ollama_label);
+        }
+        if let Some((_, label)) = &c.openai {
+            chain.push(label);
+        }
+        chain.join(", then ")
+    }
+
+    fn status(&self) -> Option<String> {
+        let c = &self.0;
+        if let Some(tried) = c.last_failure.lock().ok().and_then(|l| l.clone()) {
+            return Some(format!(
+                "At the last call no model answered, so the step was skipped and its episode kept: tried {tried}."
+            ));
+        }
+        c.probe.get().and_then(|p| c.ollama_skipped(p)).map(|s| format!("Not tried: {s}."))
     }
 
     async fn chat(&self, system: &str, user: &str) -> Result<String, ModelError> {
-        let mut last = ModelError::Unreachable("no model".into());
-        for m in &self.0 {
-            match m.chat(system, user).await {
-                Err(ModelError::Unreachable(e)) => {
-                    tracing::info!(model = m.name(), error = e, "model unreachable; trying the next");
-                    last = ModelError::Unreachable(e);
+        let c = &self.0;
+        let mut tried = Vec::new();
+        let probe = c.probed().await;
+        match c.ollama_skipped(probe) {
+            Some(why) => tried.push(why),
+            None => match c.ollama.chat(system, user).await {
+                Ok(reply) => {
+                    c.remember(None);
+                    return Ok(reply);
                 }
-                other => return other,
-            }
+                Err(e @ ModelError::BadResponse(_)) => return Err(e),
+                Err(e) => {
+                    tracing::warn!(model = c.ollama_label, error = %e, "Ollama did not answer; trying the next");
+                    tried.push(format!("{} ({e})", c.ollama_label));
+                }
+            },
         }
-        Err(last)
+        match &c.openai {
+            Some((openai, label)) => match openai.chat(system, user).await {
+                Ok(reply) => {
+                    c.remember(None);
+                    return Ok(reply);
+                }
+                Err(e @ ModelError::BadResponse(_)) => return Err(e),
+                Err(e) => tried.push(format!("{label} ({e})")),
+            },
+            None => tried.push("no OpenAI-compatible provider, as OPENAI_API_KEY is not set".into()),
+        }
+        let tried = tried.join(", then ");
+        c.remember(Some(tried.clone()));
+        Err(ModelError::NoneAnswered(tried))
     }
 }
 
 pub struct ConfiguredModels {
     settings: ModelSettings,
+    cheap: Arc<Cheap>,
 }
 
 impl ConfiguredModels {
+    /// The models as configured; Ollama is probed at the first call that needs it.
     pub fn new(settings: ModelSettings) -> Self {
-        Self { settings }
+        let s = &settings;
+        let cheap = Cheap {
+            ollama: OllamaChat::new(&s.ollama_host, &s.ollama_model, s.timeout),
+            ollama_label: format!("ollama/{} at {}", s.ollama_model, s.ollama_host.trim_end_matches('/')),
+            openai: s.openai_api_key.as_ref().map(|key| {
+                (
+                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout),
+                    format!("openai/{} at {}", s.openai_model, s.openai_base_url.trim_end_matches('/')),
+                )
+            }),
+            probe_timeout: s.probe_timeout,
+            probe: tokio::sync::OnceCell::new(),
+            last_failure: Mutex::new(None),
+        };
+        Self { settings, cheap: Arc::new(cheap) }
+    }
+
+    /// As `new`, and probes the local Ollama once, now, in the background: start-up never waits
+    /// for it, and no call probes again. Needs a Tokio runtime.
+    pub fn start(settings: ModelSettings) -> Self {
+        let models = Self::new(settings);
+        if models.global() == "cheap" {
+            let cheap = models.cheap.clone();
+            tokio::spawn(async move {
+                cheap.probed().await;
+            });
+        }
+        models
+    }
+
+    fn global(&self) -> &str {
+        self.settings.reflect_model.as_deref().unwrap_or("cheap")
     }
 
     fn provider_model(&self, spec: &str) -> ModelChoice {
@@ -207,11 +392,7 @@ impl ConfiguredModels {
             return ModelChoice::Off(format!("{spec:?} is not cheap, off or <provider>/<model>"));
         };
         match provider {
-            "ollama" => ModelChoice::Use(Arc::new(OllamaChat::new(
-                s.ollama_host.as_deref().unwrap_or(DEFAULT_OLLAMA_HOST),
-                model,
-                s.timeout,
-            ))),
+            "ollama" => ModelChoice::Use(Arc::new(OllamaChat::new(&s.ollama_host, model, s.timeout))),
             "openai" => match &s.openai_api_key {
                 Some(key) => {
                     ModelChoice::Use(Arc::new(OpenAiChat::new(&s.openai_base_url, Some(key.clone()), model, s.timeout)))
@@ -225,32 +406,23 @@ impl ConfiguredModels {
     }
 
     fn cheap(&self) -> ModelChoice {
-        let s = &self.settings;
-        let explicit = s.reflect_model.as_deref() == Some("cheap");
-        let mut chain: Vec<Arc<dyn ChatModel>> = Vec::new();
-        if s.ollama_host.is_some() || explicit {
-            chain.push(Arc::new(OllamaChat::new(
-                s.ollama_host.as_deref().unwrap_or(DEFAULT_OLLAMA_HOST),
-                &s.ollama_model,
-                s.timeout,
-            )));
+        let c = &self.cheap;
+        // Known to have nothing to try: say so without a call. Until the probe answers, the
+        // call itself waits for it.
+        if c.openai.is_none() {
+            if let Some(why) = c.probe.get().and_then(|p| c.ollama_skipped(p)) {
+                return ModelChoice::Off(format!(
+                    "no model answers here: {why}, and no OpenAI-compatible provider has a key (OPENAI_API_KEY)"
+                ));
+            }
         }
-        if let Some(key) = &s.openai_api_key {
-            chain.push(Arc::new(OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout)));
-        }
-        match chain.len() {
-            0 => ModelChoice::Off(
-                "no model is configured here (set ORG_REFLECT_MODEL, OLLAMA_HOST or OPENAI_API_KEY)".into(),
-            ),
-            1 => ModelChoice::Use(chain.remove(0)),
-            _ => ModelChoice::Use(Arc::new(FirstReachable(chain))),
-        }
+        ModelChoice::Use(Arc::new(CheapChain(c.clone())))
     }
 }
 
 impl Models for ConfiguredModels {
     fn resolve(&self, agent_model: &str) -> ModelChoice {
-        let global = self.settings.reflect_model.as_deref().unwrap_or("cheap");
+        let global = self.global();
         if global == "off" {
             return ModelChoice::Off("ORG_REFLECT_MODEL is off".into());
         }
@@ -264,7 +436,10 @@ impl Models for ConfiguredModels {
 
     fn describe(&self) -> String {
         match self.resolve("cheap") {
-            ModelChoice::Use(m) => format!("Reflect uses {}.", m.name()),
+            ModelChoice::Use(m) => match m.status() {
+                Some(status) => format!("Reflect uses {}. {status}", m.name()),
+                None => format!("Reflect uses {}.", m.name()),
+            },
             ModelChoice::Off(why) => format!("The model step is off: {why}."),
         }
     }
@@ -313,10 +488,10 @@ impl Models for Recorded {
 mod tests {
     use super::*;
 
-    fn settings(model: Option<&str>, ollama: Option<&str>, key: Option<&str>) -> ModelSettings {
+    fn settings(model: Option<&str>, ollama: &str, key: Option<&str>) -> ModelSettings {
         ModelSettings {
             reflect_model: model.map(String::from),
-            ollama_host: ollama.map(String::from),
+            ollama_host: ollama.to_string(),
             openai_api_key: key.map(String::from),
             ..ModelSettings::default()
         }
@@ -331,19 +506,42 @@ mod tests {
 
     #[test]
     fn resolution() {
-        let none = ConfiguredModels::new(settings(None, None, None));
-        assert!(name(&none, "cheap").starts_with("off: no model is configured"));
-        let explicit = ConfiguredModels::new(settings(Some("cheap"), None, None));
-        assert_eq!(name(&explicit, "cheap"), "ollama/llama3.2");
-        let both = ConfiguredModels::new(settings(None, Some("http://x"), Some("k")));
-        assert_eq!(name(&both, "cheap"), "ollama/llama3.2, then openai/gpt-4o-mini");
-        let off = ConfiguredModels::new(settings(Some("off"), Some("http://x"), Some("k")));
+        let none = ConfiguredModels::new(settings(None, DEFAULT_OLLAMA_HOST, None));
+        assert_eq!(name(&none, "cheap"), "ollama/llama3.2 at http://127.0.0.1:11434", "Ollama is tried by default");
+        none.cheap.probe.set(Probe::Down("nothing listens there".into())).unwrap();
+        assert_eq!(
+            name(&none, "cheap"),
+            "off: no model answers here: ollama/llama3.2 at http://127.0.0.1:11434 did not answer at start-up \
+             (nothing listens there), and no OpenAI-compatible provider has a key (OPENAI_API_KEY)"
+        );
+        let both = ConfiguredModels::new(settings(None, "http://x:1", Some("k")));
+        assert_eq!(
+            name(&both, "cheap"),
+            "ollama/llama3.2 at http://x:1, then openai/gpt-4o-mini at https://api.openai.com/v1"
+        );
+        both.cheap.probe.set(Probe::NoModel).unwrap();
+        assert_eq!(name(&both, "cheap"), "openai/gpt-4o-mini at https://api.openai.com/v1");
+        assert_eq!(
+            both.describe(),
+            "Reflect uses openai/gpt-4o-mini at https://api.openai.com/v1. Not tried: ollama/llama3.2 at http://x:1 \
+             answered at start-up without llama3.2 (ollama pull llama3.2)."
+        );
+        let off = ConfiguredModels::new(settings(Some("off"), "http://x:1", Some("k")));
         assert!(name(&off, "openai/gpt-4o").starts_with("off: ORG_REFLECT_MODEL is off"));
-        let pinned = ConfiguredModels::new(settings(Some("openai/gpt-4.1-mini"), None, Some("k")));
+        let pinned = ConfiguredModels::new(settings(Some("openai/gpt-4.1-mini"), DEFAULT_OLLAMA_HOST, Some("k")));
         assert_eq!(name(&pinned, "cheap"), "openai/gpt-4.1-mini");
         assert_eq!(name(&pinned, "ollama/qwen"), "ollama/qwen");
         assert!(name(&pinned, "off").starts_with("off: this agent"));
         assert!(name(&none, "openai/gpt-4o").contains("OPENAI_API_KEY"));
         assert!(name(&none, "mistral/small").contains("not known"));
+    }
+
+    #[test]
+    fn ollama_host_is_read_as_ollama_reads_it() {
+        assert_eq!(ollama_url("0.0.0.0"), "http://0.0.0.0:11434");
+        assert_eq!(ollama_url("localhost:11500"), "http://localhost:11500");
+        assert_eq!(ollama_url("https://ollama.example/"), "https://ollama.example:11434");
+        assert_eq!(ollama_url("http://127.0.0.1:11434"), "http://127.0.0.1:11434");
+        assert_eq!(ollama_url("[::1]"), "http://[::1]:11434");
     }
 }

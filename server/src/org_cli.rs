@@ -144,7 +144,7 @@ pub async fn open_org(settings: &Settings) -> Result<Org, CliError> {
     let store = SqliteStore::open(&settings.database_url)
         .await
         .map_err(|e| CliError { code: 1, message: format!("could not open the database: {e}") })?;
-    Ok(build_org(settings, store, Arc::new(SystemClock), Arc::new(ConfiguredModels::new(settings.models.clone()))))
+    Ok(build_org(settings, store, Arc::new(SystemClock), Arc::new(ConfiguredModels::start(settings.models.clone()))))
 }
 
 /// Resolves `--as`: a bot on the roster by name, else a person by email or by the part before @.

@@ -87,7 +87,7 @@ impl Application {
         let store =
             SqliteStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
         let engine = Engine::new(Arc::new(store.clone()), clock.clone());
-        let models: Arc<dyn Models> = Arc::new(ConfiguredModels::new(settings.models.clone()));
+        let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let org = build_org(&settings, store.clone(), clock.clone(), models.clone());
         let memory =
             PersonMemory::new(Arc::new(store.clone()), clock, Arc::new(HttpSource::default())).with_models(models);

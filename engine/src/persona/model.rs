@@ -19,12 +19,19 @@ pub enum ModelError {
     Status(u16),
     #[error("the model's answer was not in the expected shape: {0}")]
     BadResponse(String),
+    /// Each model in turn was tried and none answered; says which, and why.
+    #[error("no model answered: tried {0}")]
+    NoneAnswered(String),
 }
 
 #[async_trait]
 pub trait ChatModel: Send + Sync {
     /// `<provider>/<model>`, for logs and the agent page.
     fn name(&self) -> String;
+    /// What the agent page adds after the name: a model that was tried and did not answer.
+    fn status(&self) -> Option<String> {
+        None
+    }
     async fn chat(&self, system: &str, user: &str) -> Result<String, ModelError>;
 }
 

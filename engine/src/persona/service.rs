@@ -1105,7 +1105,10 @@ impl Org {
         let hand_written = self.vault()?.read(&hand_written_memory_path(name)).await.map_err(PersonaError::Vault)?;
         let model = match &config {
             Some(c) => match self.models.resolve(&c.config.reflect.model) {
-                ModelChoice::Use(m) => format!("Reflect uses {}.", m.name()),
+                ModelChoice::Use(m) => match m.status() {
+                    Some(status) => format!("Reflect uses {}. {status}", m.name()),
+                    None => format!("Reflect uses {}.", m.name()),
+                },
                 ModelChoice::Off(why) => format!("The model step is off: {why}. Episodes are still recorded."),
             },
             None => "The model step waits until the memory block is fixed.".to_string(),

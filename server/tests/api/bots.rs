@@ -453,10 +453,10 @@ async fn every_refused_proposal_exits_3_with_the_reason_dry_run_or_not() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redo_marks_the_builders_episode_and_stats_count_it() {
     let model = ModelServer::start().await;
-    let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
+    let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let eli = token_for(&app, "eli").await;
     let done = run(&app, &eli, "builder", "b1", 4).await;
-    assert!(skipped(&done).contains("no model is configured"), "{done}");
+    assert!(skipped(&done).contains("did not answer at start-up"), "{done}");
     run(&app, &eli, "builder", "b2", 4).await;
     let task = done["episode"]["task"].as_i64().unwrap();
     let (s, e) = post(&app, &eli, &format!("/api/org/tasks/{task}/redo"), json!({})).await;
@@ -470,7 +470,7 @@ async fn redo_marks_the_builders_episode_and_stats_count_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wake_done_posts_a_fallback_status_when_the_run_left_none() {
-    let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
+    let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let task = app.org_cli(&["task", "new", "builder", "Fix the build"]).await.unwrap().trim().to_string();
     let w =
         app.org_cli(&["wake", "builder", "--task", &task, "--reason", "assigned"]).await.unwrap().trim().to_string();
@@ -483,7 +483,7 @@ async fn wake_done_posts_a_fallback_status_when_the_run_left_none() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broken_vault_file_is_named_with_its_problem() {
-    let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
+    let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let sam = token_for(&app, "sam").await;
     let json_path = app.vault().join(".agents/org/org-agents.json");
     std::fs::write(&json_path, "{\"agents\": {\"scout\": {}}}").unwrap();
@@ -497,7 +497,7 @@ async fn a_broken_vault_file_is_named_with_its_problem() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
-    let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
+    let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let vault = app.vault();
     let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
     assert!(server::demo_org::seed_runs(&store, &vault, std::sync::Arc::new(engine::SystemClock)).await.unwrap());
@@ -515,7 +515,7 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
         "When a site blocks my search tool, I use the company registry instead.",
         "corrections per completed card",
         "Bengaluru leads come first this quarter.",
-        "The model step is off: no model is configured here",
+        "The model step is off: no model answers here: ollama/llama3.2 at http://127.0.0.1:",
         "Edit or retire",
     ] {
         assert!(html.contains(expected), "missing {expected:?}");
@@ -533,7 +533,7 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_correction_in_the_browser_keeps_the_text() {
-    let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
+    let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
     server::demo_org::seed_runs(&store, &app.vault(), std::sync::Arc::new(engine::SystemClock)).await.unwrap();
     let sam = app.sign_in("sam").await;
@@ -551,4 +551,152 @@ async fn a_refused_correction_in_the_browser_keeps_the_text() {
     assert!(!html.contains("at most 300 characters"), "the notice shows once");
     let rows = app.org_cli(&["memory", "scout"]).await.unwrap();
     assert!(rows.contains("#3 [preference] I prefer leads with a named contact I can hand over."), "{rows}");
+}
+
+/// `cheap` with a stand-in Ollama and a stand-in OpenAI-compatible API, both with a key.
+fn cheap(ollama: &str, openai: &str, timeout: Duration, probe_timeout: Duration) -> server::models::ModelSettings {
+    server::models::ModelSettings {
+        reflect_model: None,
+        ollama_host: ollama.to_string(),
+        openai_base_url: format!("{openai}/v1"),
+        openai_api_key: Some("test-key".into()),
+        timeout,
+        probe_timeout,
+        ..Default::default()
+    }
+}
+
+async fn model_line(app: &TestApp, agent: &str) -> String {
+    let sam = app.sign_in("sam").await;
+    let (s, html) = app.page(&sam, &format!("/org/agents/{agent}")).await;
+    assert_eq!(s, StatusCode::OK);
+    let start = html.find("<p class=\"meta model\">").expect("the model line") + "<p class=\"meta model\">".len();
+    html[start..start + html[start..].find("</p>").unwrap()].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cheap_asks_the_local_ollama_first_and_probes_it_once_at_start_up() {
+    let (ollama, openai) = (ModelServer::start().await, ModelServer::start().await);
+    let settings = cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_secs(1));
+    let app = spawn_bots_app(settings, 200).await;
+    let sam = token_for(&app, "sam").await;
+    let none = ops(json!({"operations": [{"op": "none"}]}));
+    ollama.script([Script::Reply(none.clone()), Script::Reply(none)]);
+    for r in ["o1", "o2"] {
+        let done = run(&app, &sam, "scout", r, 3).await;
+        assert!(done["reflect"]["outcome"]["Applied"].is_object(), "{done}");
+    }
+    assert_eq!(ollama.asked().len(), 2, "Ollama answered both");
+    assert_eq!(ollama.asked()[0]["model"], "llama3.2");
+    assert!(openai.asked().is_empty(), "the keyed provider is only the fallback");
+    assert_eq!(ollama.tags_asked(), 1, "probed once, at start-up, never per call");
+    assert_eq!(
+        model_line(&app, "scout").await,
+        format!("Reflect uses ollama/llama3.2 at {}, then openai/gpt-4o-mini at {}/v1.", ollama.base, openai.base)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ollama_that_does_not_answer_the_probe_is_passed_over_for_the_keyed_provider() {
+    let (ollama, openai) = (ModelServer::start().await, ModelServer::start().await);
+    ollama.tags(crate::model_server::Tags::Hang(Duration::from_secs(10)));
+    let settings = cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_millis(300));
+    let app = spawn_bots_app(settings, 200).await;
+    let sam = token_for(&app, "sam").await;
+    let none = ops(json!({"operations": [{"op": "none"}]}));
+    openai.script([Script::Reply(none.clone()), Script::Reply(none)]);
+    for r in ["d1", "d2"] {
+        let done = run(&app, &sam, "scout", r, 3).await;
+        assert!(done["reflect"]["outcome"]["Applied"].is_object(), "{done}");
+    }
+    assert_eq!(openai.asked().len(), 2);
+    assert!(ollama.asked().is_empty(), "a call never waits on an Ollama the probe found silent");
+    assert_eq!(ollama.tags_asked(), 1);
+    assert_eq!(
+        model_line(&app, "scout").await,
+        format!(
+            "Reflect uses openai/gpt-4o-mini at {}/v1. Not tried: ollama/llama3.2 at {} did not answer at start-up \
+             (no answer within 300 ms).",
+            openai.base, ollama.base
+        )
+    );
+
+    // A model Ollama has not pulled is passed over the same way.
+    let (ollama, openai) = (ModelServer::start().await, ModelServer::start().await);
+    ollama.tags(crate::model_server::Tags::Models(vec!["qwen2.5:7b".into()]));
+    let app =
+        spawn_bots_app(cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_secs(1)), 200).await;
+    let sam = token_for(&app, "sam").await;
+    openai.reply(&ops(json!({"operations": [{"op": "none"}]})));
+    run(&app, &sam, "scout", "p1", 3).await;
+    assert_eq!((ollama.asked().len(), openai.asked().len()), (0, 1));
+    assert!(model_line(&app, "scout").await.contains("answered at start-up without llama3.2 (ollama pull llama3.2)"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_no_model_answers_the_step_is_skipped_the_episode_kept_and_the_page_names_what_was_tried() {
+    let ollama = ModelServer::start().await;
+    let openai = crate::model_server::dead_url();
+    let app = spawn_bots_app(cheap(&ollama.base, &openai, Duration::from_secs(1), Duration::from_secs(1)), 200).await;
+    let sam = token_for(&app, "sam").await;
+    // Ollama was there at start-up, but is too slow now; nothing listens at the keyed provider.
+    ollama.script([Script::Hang(Duration::from_secs(3))]);
+    let done = run(&app, &sam, "scout", "n1", 3).await;
+    let tried = format!(
+        "no model answered: tried ollama/llama3.2 at {} (the model did not answer within 1 s), then \
+         openai/gpt-4o-mini at {openai}/v1 (the model could not be reached",
+        ollama.base
+    );
+    assert!(skipped(&done).contains(&tried), "{done}");
+    assert!(skipped(&done).contains("retry with engram org reflect scout --run n1"), "{done}");
+    assert!(done["episode"]["id"].is_number(), "the episode stays");
+    let (_, eps) = get(&app, &sam, "/api/org/agents/scout/episodes").await;
+    assert_eq!(eps.as_array().unwrap().len(), 1);
+    let line = model_line(&app, "scout").await;
+    assert!(
+        line.contains(&format!(
+            "At the last call no model answered, so the step was skipped and its episode kept: tried \
+             ollama/llama3.2 at {} (the model did not answer within 1 s), then openai/gpt-4o-mini at {openai}/v1",
+            ollama.base
+        )),
+        "{line}"
+    );
+
+    // Neither there at start-up and no key: the step is off before any call, and says what it tried.
+    let dead = crate::model_server::dead_url();
+    let settings = server::models::ModelSettings { ollama_host: dead.clone(), ..Default::default() };
+    let app = spawn_bots_app(settings, 200).await;
+    let sam = token_for(&app, "sam").await;
+    let done = run(&app, &sam, "scout", "n2", 3).await;
+    assert!(skipped(&done).contains(&format!("ollama/llama3.2 at {dead} did not answer at start-up")), "{done}");
+    assert!(done["episode"]["id"].is_number());
+    assert_eq!(
+        model_line(&app, "scout").await,
+        format!(
+            "The model step is off: no model answers here: ollama/llama3.2 at {dead} did not answer at start-up \
+             (nothing listens there), and no OpenAI-compatible provider has a key (OPENAI_API_KEY). Episodes are \
+             still recorded."
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_up_never_waits_for_the_ollama_probe() {
+    let ollama = ModelServer::start().await;
+    ollama.tags(crate::model_server::Tags::Hang(Duration::from_secs(120)));
+    let settings =
+        cheap(&ollama.base, &crate::model_server::dead_url(), Duration::from_secs(2), Duration::from_secs(60));
+    let started = std::time::Instant::now();
+    let app = spawn_bots_app(settings, 200).await;
+    assert!(started.elapsed() < Duration::from_secs(30), "start-up waited {:?} for the probe", started.elapsed());
+    // The probe was asked, and is still waiting, while the server already serves.
+    for _ in 0..50 {
+        if ollama.tags_asked() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(ollama.tags_asked(), 1);
+    let (s, _) = app.page(&app.sign_in("sam").await, "/org/agents/scout").await;
+    assert_eq!(s, StatusCode::OK);
 }

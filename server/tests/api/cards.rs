@@ -18,7 +18,7 @@ struct Cards {
 }
 
 async fn spawn_cards() -> Cards {
-    spawn_cards_with(server::models::ModelSettings::default()).await
+    spawn_cards_with(crate::model_server::no_models()).await
 }
 
 async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {

@@ -63,7 +63,8 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let mut settings = Settings::from_env();
     settings.database_url = database_url.clone();
     settings.vault = None;
-    settings.models = server::models::ModelSettings::default();
+    // No test reaches a model it did not start, whatever runs on this machine.
+    settings.models = crate::model_server::no_models();
     settings.run_jobs = false;
     configure(&mut settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");

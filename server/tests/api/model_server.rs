@@ -1,10 +1,10 @@
-//! A real HTTP server that plays the model: OpenAI chat-completions and Ollama `/api/chat`, with
-//! scripted replies, faults and delays, and a log of what it was asked.
+//! A real HTTP server that plays the model: OpenAI chat-completions, and Ollama's `/api/chat` and
+//! `/api/tags`, with scripted replies, faults and delays, and a log of what it was asked.
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -21,10 +21,20 @@ pub enum Script {
     Hang(Duration),
 }
 
-#[derive(Clone, Default)]
+/// How `/api/tags`, Ollama's list of its models, answers.
+#[derive(Debug, Clone)]
+pub enum Tags {
+    /// The models it has.
+    Models(Vec<String>),
+    Hang(Duration),
+}
+
+#[derive(Clone)]
 struct Shared {
     script: Arc<Mutex<VecDeque<Script>>>,
     asked: Arc<Mutex<Vec<Value>>>,
+    tags: Arc<Mutex<Tags>>,
+    tags_asked: Arc<Mutex<u32>>,
 }
 
 pub struct ModelServer {
@@ -62,12 +72,44 @@ async fn ollama(State(s): State<Shared>, Json(body): Json<Value>) -> Response {
         .await
 }
 
+async fn tags(State(s): State<Shared>) -> Response {
+    *s.tags_asked.lock().unwrap() += 1;
+    let tags = s.tags.lock().unwrap().clone();
+    match tags {
+        Tags::Models(names) => {
+            Json(json!({"models": names.iter().map(|n| json!({"name": n, "model": n})).collect::<Vec<_>>()}))
+                .into_response()
+        }
+        Tags::Hang(d) => {
+            tokio::time::sleep(d).await;
+            Json(json!({"models": []})).into_response()
+        }
+    }
+}
+
+/// An address nothing listens on: a port just bound and let go.
+pub fn dead_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port())
+}
+
+/// Settings under which no model answers: no local Ollama, no key.
+pub fn no_models() -> server::models::ModelSettings {
+    server::models::ModelSettings { ollama_host: dead_url(), ..Default::default() }
+}
+
 impl ModelServer {
     pub async fn start() -> Self {
-        let shared = Shared::default();
+        let shared = Shared {
+            script: Arc::default(),
+            asked: Arc::default(),
+            tags: Arc::new(Mutex::new(Tags::Models(vec!["llama3.2:latest".into()]))),
+            tags_asked: Arc::default(),
+        };
         let router = Router::new()
             .route("/v1/chat/completions", post(openai))
             .route("/api/chat", post(ollama))
+            .route("/api/tags", get(tags))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
@@ -85,15 +127,27 @@ impl ModelServer {
         self.script([Script::Reply(content.to_string())]);
     }
 
-    /// Every request body received, oldest first.
+    /// How `/api/tags` answers from now on.
+    pub fn tags(&self, tags: Tags) {
+        *self.shared.tags.lock().unwrap() = tags;
+    }
+
+    /// How often `/api/tags` was asked.
+    pub fn tags_asked(&self) -> u32 {
+        *self.shared.tags_asked.lock().unwrap()
+    }
+
+    /// Every chat request body received, oldest first.
     pub fn asked(&self) -> Vec<Value> {
         self.shared.asked.lock().unwrap().clone()
     }
 
-    /// Settings that send `cheap` to this server's OpenAI-compatible API, with a short timeout.
+    /// Settings that send `cheap` to this server's OpenAI-compatible API, with a short timeout:
+    /// no local Ollama answers.
     pub fn openai_settings(&self) -> server::models::ModelSettings {
         server::models::ModelSettings {
             reflect_model: None,
+            ollama_host: dead_url(),
             openai_base_url: format!("{}/v1", self.base),
             openai_api_key: Some("test-key".into()),
             timeout: Duration::from_secs(2),
@@ -105,7 +159,7 @@ impl ModelServer {
     pub fn ollama_settings(&self) -> server::models::ModelSettings {
         server::models::ModelSettings {
             reflect_model: Some("cheap".into()),
-            ollama_host: Some(self.base.clone()),
+            ollama_host: self.base.clone(),
             timeout: Duration::from_secs(2),
             ..Default::default()
         }
