@@ -302,9 +302,7 @@ impl ChatModel for CheapChain {
     fn status(&self) -> Option<String> {
         let c = &self.0;
         if let Some(tried) = c.last_failure.lock().ok().and_then(|l| l.clone()) {
-            return Some(format!(
-                "At the last call no model answered, so the step was skipped and its episode kept: tried {tried}."
-            ));
+            return Some(format!("At the last call no model answered: tried {tried}."));
         }
         c.probe.get().and_then(|p| c.ollama_skipped(p)).map(|s| format!("Not tried: {s}."))
     }

@@ -655,8 +655,8 @@ async fn when_no_model_answers_the_step_is_skipped_the_episode_kept_and_the_page
     let line = model_line(&app, "scout").await;
     assert!(
         line.contains(&format!(
-            "At the last call no model answered, so the step was skipped and its episode kept: tried \
-             ollama/llama3.2 at {} (the model did not answer within 1 s), then openai/gpt-4o-mini at {openai}/v1",
+            "At the last call no model answered: tried ollama/llama3.2 at {} (the model did not answer \
+             within 1 s), then openai/gpt-4o-mini at {openai}/v1",
             ollama.base
         )),
         "{line}"
