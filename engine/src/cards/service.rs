@@ -609,13 +609,14 @@ impl PersonMemory {
                 Ok(RefreshOutcome::Gone(c.name.clone()))
             }
             Err(SourceError::Forbidden) => {
-                // They lost access at the source: their place on the card goes.
+                // They lost access at the source: their place on the card goes. The record may
+                // well still exist, so nothing says it is gone.
                 let reason = format!("{} refused their read", c.name);
                 self.store
                     .remove_use(person.id, card.id, &reason, self.actor(Some(person.id)))
                     .await
                     .map_err(internal)?;
-                Ok(RefreshOutcome::Gone(c.name.clone()))
+                Ok(RefreshOutcome::NotChecked(refused_read(&c)))
             }
             // A source that is down never removes anything.
             Err(e) => Ok(RefreshOutcome::NotChecked(format!("{}: {e}", c.name))),
@@ -1138,6 +1139,12 @@ impl PersonMemory {
     }
 }
 
+/// A 403: the source would not let this person read the record, which says nothing of whether it
+/// still exists.
+fn refused_read(c: &Connector) -> String {
+    format!("{} refused the read (forbidden)", c.name)
+}
+
 /// Why a card the access decision removes must go, for the audit log.
 fn removal_reason(c: &Connector, card: &Card) -> String {
     if c.keep_cards {
@@ -1220,9 +1227,10 @@ impl PersonMemory {
         let args = serde_json::json!({ shape.id_field.clone(): f.record_id });
         let record = match self.call(&c, &key, &shape.get_tool, &args, "pin").await {
             Err(refusal) => return Err(not_pinned(refusal.to_string())),
-            Ok(Err(SourceError::NotFound)) | Ok(Err(SourceError::Forbidden)) => {
+            Ok(Err(SourceError::NotFound)) => {
                 return Err(not_pinned(format!("{} {} is no longer at {}", f.kind, f.record_id, c.name)))
             }
+            Ok(Err(SourceError::Forbidden)) => return Err(not_pinned(refused_read(&c))),
             Ok(Err(e)) => return Err(not_pinned(format!("{}: {e}", c.name))),
             Ok(Ok(record)) => record,
         };

@@ -695,3 +695,39 @@ async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
     assert_eq!(fresh("Where is L-1001?").await, PastSoft);
     assert_eq!(fresh("What do the notes on L-1001 say?").await, PastHard, "read the source first");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_the_source_forbids_is_not_checked_and_the_use_goes() {
+    let c = spawn_cards().await;
+    let (alice, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
+    // Read as each person, so the source decides what each may see.
+    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    for query in &q {
+        assert!(c.app.memory.run_query(&alice, query).await.unwrap() >= 1, "{}", query.label);
+    }
+    let l1 = card_of(&c.app, &alice, "L-1001").await.expect("kept as Alice");
+    let l2 = card_of(&c.app, &alice, "L-1002").await.expect("kept as Alice");
+    c.app.memory.forget(&alice, l2).await.unwrap();
+
+    // The leads move to Sam: they still exist, but Alice may no longer read them.
+    let mut rec = lead(&c.ats, "L-1002").await;
+    rec["owner"] = json!("sam@acme.example");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1002", Some(rec)).await.is_success());
+    let refused = c.app.memory.pin_back(&alice, c.connector, "lead", "L-1002").await.unwrap_err();
+    assert_eq!(refused.to_string(), "Not pinned: Acme ATS refused the read (forbidden); it stays forgotten");
+    let mut rec = lead(&c.ats, "L-1001").await;
+    rec["owner"] = json!("sam@acme.example");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1001", Some(rec)).await.is_success());
+    let browser = c.app.sign_in("alice").await;
+    let r = c.app.form_post(&browser, "/fn/refresh_card", &[("id", &l1.to_string()), ("record", "lead L-1001")]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&browser, "/profile/memory").await;
+    assert!(html.contains("lead L-1001: not checked: Acme ATS refused the read (forbidden)"), "{}", plain(&html));
+    assert!(!html.contains("no longer at"), "the record still exists at the source");
+
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "her place on the card goes");
+    assert_eq!(lead(&c.ats, "L-1001").await["id"], "L-1001");
+    let removed = audited(&c.app, "card_use.remove").await;
+    assert!(removed.iter().any(|e| e.detail.ends_with("Acme ATS refused their read")), "{removed:?}");
+}
