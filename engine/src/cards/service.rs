@@ -46,6 +46,9 @@ pub struct CardView {
     /// "lead · Acme ATS · read 2 h ago"
     pub line: String,
     pub fields: Vec<CardField>,
+    /// Fields the last read from the source did not return: shown with their stored value, as
+    /// unknown.
+    pub not_returned: Vec<String>,
     pub pinned: bool,
     pub open_work: bool,
     pub class: String,
@@ -294,11 +297,11 @@ impl PersonMemory {
         if !c.keep_cards {
             return Ok(false);
         }
-        let Some((record_id, version, fields)) = keep_fields(shape, record) else { return Ok(false) };
+        let Some(read) = keep_fields(shape, record) else { return Ok(false) };
+        let record_id = read.id;
         let now = self.now();
         let read_as = kind.is_personal().then_some(person.id);
         let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
-        let open_work = open_when.is_some_and(|o| o.holds(&fields));
         let card = self
             .store
             .upsert_card(&NewCard {
@@ -306,12 +309,13 @@ impl PersonMemory {
                 tool: shape.tool.clone(),
                 kind: shape.kind.clone(),
                 record_id: record_id.clone(),
-                version,
-                fields,
+                version: read.version,
+                fields: read.fields,
+                missing: read.missing,
                 read_with: kind,
                 read_as,
                 label_when_read: c.label,
-                open_work,
+                open_when,
                 read_at: now,
             })
             .await
@@ -408,6 +412,7 @@ impl PersonMemory {
                     record_id: card.record_id,
                     source: c.name,
                     fields: card.fields,
+                    not_returned: card.not_returned,
                     pinned: u.pinned,
                     open_work: card.open_work,
                     class: class.as_str().to_string(),
@@ -569,10 +574,12 @@ impl PersonMemory {
         };
         match result {
             Ok(record) => {
-                let Some((_, version, fields)) = keep_fields(&shape, &record) else {
+                let Some(read) = keep_fields(&shape, &record) else {
                     return Ok(RefreshOutcome::NotChecked(format!("{} answered a record without its id", c.name)));
                 };
-                let changes: Vec<FieldChange> = fields
+                // Only what the source returned can change; a field it left out is unknown.
+                let changes: Vec<FieldChange> = read
+                    .fields
                     .iter()
                     .filter_map(|f| {
                         let before =
@@ -591,9 +598,10 @@ impl PersonMemory {
                         tool: card.tool.clone(),
                         kind: card.kind.clone(),
                         record_id: card.record_id.clone(),
-                        version,
-                        open_work: open_when.is_some_and(|o| o.holds(&fields)),
-                        fields,
+                        version: read.version,
+                        open_when,
+                        fields: read.fields,
+                        missing: read.missing,
                         read_with: card.read_with,
                         read_as: card.read_as,
                         label_when_read: card.label_when_read.max(c.label),
