@@ -134,6 +134,14 @@ impl CoreSubject {
     }
 }
 
+/// History shows this many versions at a time, newest first.
+pub const HISTORY_PAGE: u32 = 20;
+
+/// Reads `?before=N`, which asks for the versions older than N. Versions start at 1.
+pub fn parse_before(s: &str) -> Result<u32, CoreError> {
+    s.trim().parse::<u32>().ok().filter(|n| *n >= 1).ok_or(CoreError::BadBefore)
+}
+
 pub const NO_ROLE_NOTICE: &str = "This team has no role yet, so its core loads in no run; ask an admin to set one";
 
 /// How a core reads in a list: "company core version 1, 11 of 2,000 tokens", or
@@ -263,6 +271,9 @@ pub enum CoreError {
     NotFound(String),
     #[error("{0}")]
     Invalid(String),
+    /// `?before=` that is not a version number.
+    #[error("Older versions are asked for with a version number from 1, such as ?before=21")]
+    BadBefore,
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
 }
@@ -279,6 +290,7 @@ impl CoreError {
             CoreError::SuggestionDecided(_) => "already_decided",
             CoreError::NotFound(_) => "not_found",
             CoreError::Invalid(_) => "invalid",
+            CoreError::BadBefore => "invalid_before",
             CoreError::Internal(_) => "internal",
         }
     }
@@ -401,5 +413,18 @@ mod tests {
     fn notes_are_bounded() {
         assert_eq!(parse_note("  fixed stages ").unwrap(), "fixed stages");
         assert!(parse_note(&"x".repeat(501)).is_err());
+    }
+
+    #[test]
+    fn before_is_a_version_number_from_1() {
+        assert_eq!(parse_before("21"), Ok(21));
+        assert_eq!(parse_before("1"), Ok(1));
+        for bad in ["0", "-3", "", "abc", "2.5", "99999999999"] {
+            assert_eq!(parse_before(bad), Err(CoreError::BadBefore), "{bad}");
+        }
+        assert_eq!(
+            CoreError::BadBefore.to_string(),
+            "Older versions are asked for with a version number from 1, such as ?before=21"
+        );
     }
 }

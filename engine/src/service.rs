@@ -4,7 +4,7 @@
 use crate::clock::Clock;
 use crate::cores::{
     check_company_limit, parse_note, text_with_line, CoreError, CoreScope, CoreSubject, CoreVersion, NewCoreVersion,
-    NewSuggestion, Suggestion, SuggestionState, COMPANY_CORE_LIMIT, NO_ROLE_NOTICE,
+    NewSuggestion, Suggestion, SuggestionState, COMPANY_CORE_LIMIT, HISTORY_PAGE, NO_ROLE_NOTICE,
 };
 use crate::diff::{diff_lines, DiffLine};
 use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId};
@@ -59,6 +59,14 @@ pub struct VersionSummary {
     pub saved_at: DateTime<Utc>,
 }
 
+/// One page of a core's History, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryPage {
+    pub versions: Vec<VersionSummary>,
+    /// The `before` that asks for the next, older page; none when nothing is older.
+    pub next_before: Option<u32>,
+}
+
 /// Everything a page needs to show one core.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoreView {
@@ -66,7 +74,7 @@ pub struct CoreView {
     pub title: String,
     pub limit: u32,
     pub current: Option<CoreVersion>,
-    pub history: Vec<VersionSummary>,
+    pub history: HistoryPage,
     pub may_edit: bool,
     pub may_set_limit: bool,
     /// Open suggestions, shown only to the core's owners.
@@ -172,24 +180,16 @@ impl Engine {
         Ok(RolesOverview { roles, teams, is_admin: viewer.is_admin })
     }
 
-    pub async fn core_view(&self, viewer: &Person, scope: &CoreScope) -> Result<CoreView, CoreError> {
+    /// One core with one page of its History: the latest versions, or those older than `before`.
+    pub async fn core_view(
+        &self,
+        viewer: &Person,
+        scope: &CoreScope,
+        before: Option<u32>,
+    ) -> Result<CoreView, CoreError> {
         let subject = self.core_subject(scope).await?;
         let current = self.store.current_core(scope).await.map_err(internal)?;
-        let history = self
-            .store
-            .core_versions(scope)
-            .await
-            .map_err(internal)?
-            .into_iter()
-            .map(|v| VersionSummary {
-                version: v.version,
-                tokens: v.tokens,
-                author: v.author,
-                note: v.note,
-                restored_from: v.restored_from,
-                saved_at: v.saved_at,
-            })
-            .collect();
+        let history = self.history_page(scope, before).await?;
         let may_edit = subject.may_edit(viewer).is_ok();
         let suggestions = if may_edit {
             self.store
@@ -212,6 +212,35 @@ impl Engine {
             history,
             may_edit,
             suggestions,
+        })
+    }
+
+    /// One page of a core's History: at most 20 versions, newest first, older than `before` when
+    /// it is given.
+    pub async fn core_history(&self, scope: &CoreScope, before: Option<u32>) -> Result<HistoryPage, CoreError> {
+        self.core_subject(scope).await?;
+        self.history_page(scope, before).await
+    }
+
+    async fn history_page(&self, scope: &CoreScope, before: Option<u32>) -> Result<HistoryPage, CoreError> {
+        // One more than a page says whether anything is older, without counting the history.
+        let mut versions = self.store.core_versions(scope, before, HISTORY_PAGE + 1).await.map_err(internal)?;
+        let more = versions.len() > HISTORY_PAGE as usize;
+        versions.truncate(HISTORY_PAGE as usize);
+        let next_before = if more { versions.last().map(|v| v.version) } else { None };
+        Ok(HistoryPage {
+            versions: versions
+                .into_iter()
+                .map(|v| VersionSummary {
+                    version: v.version,
+                    tokens: v.tokens,
+                    author: v.author,
+                    note: v.note,
+                    restored_from: v.restored_from,
+                    saved_at: v.saved_at,
+                })
+                .collect(),
+            next_before,
         })
     }
 

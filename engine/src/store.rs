@@ -103,8 +103,14 @@ pub trait OrgStore: Send + Sync {
 #[async_trait]
 pub trait CoreStore: Send + Sync {
     async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError>;
-    /// Every version, newest first.
-    async fn core_versions(&self, scope: &CoreScope) -> Result<Vec<CoreVersion>, StoreError>;
+    /// Versions newest first: those older than `before` when it is given, at most `limit`. Keyset
+    /// paging, so a page costs the same however long the history grows.
+    async fn core_versions(
+        &self,
+        scope: &CoreScope,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<Vec<CoreVersion>, StoreError>;
     async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError>;
     /// Appends `based_on + 1` if and only if `based_on` is still the current version, atomically.
     async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError>;

@@ -4,17 +4,18 @@
 //! refused with `session_required`, whoever holds it.
 
 use crate::startup::AppState;
-use axum::extract::{FromRequestParts, Path, State};
+use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use engine::auth::AuthError;
-use engine::cores::{CoreError, CoreScope};
+use engine::cores::{parse_before, CoreError, CoreScope};
 use engine::org::{Person, RoleSlug};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use std::collections::HashMap;
 use tower_sessions::Session;
 
 pub const SESSION_REQUIRED: &str =
@@ -74,6 +75,7 @@ impl From<CoreError> for ApiError {
                 StatusCode::CONFLICT
             }
             CoreError::NotFound(_) => StatusCode::NOT_FOUND,
+            CoreError::BadBefore => StatusCode::BAD_REQUEST,
             CoreError::Internal(detail) => return ApiError::internal(detail),
         };
         ApiError::new(status, e.code(), e.to_string())
@@ -202,7 +204,7 @@ async fn get_core(
     SessionCaller(p): SessionCaller,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
-    let view = s.engine.core_view(&p, &scope(&key)?).await?;
+    let view = s.engine.core_view(&p, &scope(&key)?, None).await?;
     Ok(Json(view).into_response())
 }
 
@@ -224,13 +226,19 @@ async fn save_core(
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
+/// One page of History: `?before=N` for the versions older than N. The answer says how to ask
+/// for the next page (`next`), or that there is none.
 async fn core_versions(
     State(s): State<AppState>,
-    SessionCaller(p): SessionCaller,
+    SessionCaller(_): SessionCaller,
     Path(key): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let view = s.engine.core_view(&p, &scope(&key)?).await?;
-    Ok(Json(view.history).into_response())
+    let scope = scope(&key)?;
+    let before = query.get("before").map(|b| parse_before(b)).transpose()?;
+    let page = s.engine.core_history(&scope, before).await?;
+    let next = page.next_before.map(|n| format!("/api/memory/cores/{}/versions?before={n}", scope.key()));
+    Ok(Json(json!({ "versions": page.versions, "next_before": page.next_before, "next": next })).into_response())
 }
 
 async fn core_version(

@@ -3,16 +3,22 @@ use super::dismiss_suggestion::DismissSuggestion;
 use super::load_core_page::{load_core_page, CorePage};
 use super::set_core_limit::SetCoreLimit;
 use crate::components::{loaded, when, NoticeLine};
-use crate::paths::{core_editor, core_version};
+use crate::paths::{core_editor, core_home, core_version};
 use engine::cores::CoreScope;
 use engine::tokens::meter;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
+use leptos_router::hooks::use_query_map;
 
-/// One core: its text, meter, history, limit and suggested changes.
+/// One core: its text, meter, history, limit and suggested changes. History shows 20 versions
+/// at a time; `?before=N` shows those older than N, so paging is a plain link.
 #[component]
 pub fn CorePanel(#[prop(into)] scope: Signal<String>) -> impl IntoView {
-    let data = Resource::new(move || scope.get(), load_core_page);
+    let query = use_query_map();
+    let data = Resource::new(
+        move || (scope.get(), query.read().get("before")),
+        |(scope, before)| load_core_page(scope, before),
+    );
     view! {
         {loaded(data, |page| view! { <CoreSection page/> })}
     }
@@ -33,7 +39,11 @@ fn CoreSection(page: CorePage) -> impl IntoView {
     let limit = view.limit;
     let role_slug = view.subject.role.as_ref().map(|r| r.slug.as_str().to_string()).unwrap_or_default();
     let scope_key = scope.key();
-    let history = view.history.clone();
+    let history = view.history.versions.clone();
+    let older = view.history.next_before;
+    // An older page: the way back to the latest versions.
+    let paged = has_current && view.history.versions.first().map(|v| v.version) != Some(current_version);
+    let home = core_home(&scope);
     let suggestions = view.suggestions.clone();
     let name = match (&view.subject.team, &view.subject.role) {
         (Some(team), _) => team.name.clone(),
@@ -84,6 +94,12 @@ fn CoreSection(page: CorePage) -> impl IntoView {
                         }).collect_view()}
                     </ol>
                 }
+            })}
+            {(older.is_some() || paged).then(|| view! {
+                <p class="pager">
+                    {paged.then(|| view! { <a href=home.clone()>"Latest versions"</a> })}
+                    {older.map(|n| view! { <a href=format!("{home}?before={n}")>"Older versions"</a> })}
+                </p>
             })}
             {view.may_set_limit.then(|| view! {
                 <details class="limit">

@@ -7,6 +7,7 @@ use super::save_prepare::SavePrepare;
 use super::set_own_key::SetOwnKey;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::MY_MEMORY;
+use engine::cards::select::CardField;
 use engine::cards::service::CardView;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -24,8 +25,22 @@ pub fn MyMemoryPage() -> impl IntoView {
     }
 }
 
+/// A field's value, or its stored value marked unknown when the last read did not return it.
+fn value(c: &CardView, f: &CardField) -> String {
+    if c.not_returned.contains(&f.name) {
+        format!("{} (unknown: not returned by {})", f.value, c.source)
+    } else {
+        f.value.clone()
+    }
+}
+
 fn values(c: &CardView) -> String {
-    c.fields.iter().filter(|f| !f.free_text).map(|f| format!("{}: {}", f.name, f.value)).collect::<Vec<_>>().join(" · ")
+    c.fields
+        .iter()
+        .filter(|f| !f.free_text)
+        .map(|f| format!("{}: {}", f.name, value(c, f)))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 #[component]
@@ -108,7 +123,12 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
 #[component]
 fn CardLine(card: CardView) -> impl IntoView {
     let id = card.card;
-    let free: Vec<_> = card.fields.iter().filter(|f| f.free_text && !f.value.is_empty()).cloned().collect();
+    let free: Vec<_> = card
+        .fields
+        .iter()
+        .filter(|f| f.free_text && !f.value.is_empty())
+        .map(|f| (f.name.clone(), value(&card, f)))
+        .collect();
     let record = format!("{} {}", card.kind, card.record_id);
     view! {
         <li id=format!("card-{id}") class="card">
@@ -118,7 +138,7 @@ fn CardLine(card: CardView) -> impl IntoView {
                 {card.open_work.then(|| view! { <span class="tag">" · open work"</span> })}
             </p>
             <p class="record"><strong>{card.record_id.clone()}</strong>" · "{values(&card)}</p>
-            {free.into_iter().map(|f| view! { <p class="free"><em>{f.name}": "</em>{f.value}</p> }).collect_view()}
+            {free.into_iter().map(|(name, value)| view! { <p class="free"><em>{name}": "</em>{value}</p> }).collect_view()}
             <div class="actions">
                 <form method="post" action=PinCard::url() class="inline">
                     <input type="hidden" name="id" value=id.to_string()/>

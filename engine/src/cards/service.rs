@@ -46,6 +46,9 @@ pub struct CardView {
     /// "lead · Acme ATS · read 2 h ago"
     pub line: String,
     pub fields: Vec<CardField>,
+    /// Fields the last read from the source did not return: shown with their stored value, as
+    /// unknown.
+    pub not_returned: Vec<String>,
     pub pinned: bool,
     pub open_work: bool,
     pub class: String,
@@ -294,11 +297,11 @@ impl PersonMemory {
         if !c.keep_cards {
             return Ok(false);
         }
-        let Some((record_id, version, fields)) = keep_fields(shape, record) else { return Ok(false) };
+        let Some(read) = keep_fields(shape, record) else { return Ok(false) };
+        let record_id = read.id;
         let now = self.now();
         let read_as = kind.is_personal().then_some(person.id);
         let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
-        let open_work = open_when.is_some_and(|o| o.holds(&fields));
         let card = self
             .store
             .upsert_card(&NewCard {
@@ -306,12 +309,13 @@ impl PersonMemory {
                 tool: shape.tool.clone(),
                 kind: shape.kind.clone(),
                 record_id: record_id.clone(),
-                version,
-                fields,
+                version: read.version,
+                fields: read.fields,
+                missing: read.missing,
                 read_with: kind,
                 read_as,
                 label_when_read: c.label,
-                open_work,
+                open_when,
                 read_at: now,
             })
             .await
@@ -441,6 +445,7 @@ impl PersonMemory {
                     record_id: card.record_id,
                     source: c.name,
                     fields: card.fields,
+                    not_returned: card.not_returned,
                     pinned: u.pinned,
                     open_work: card.open_work,
                     class: class.as_str().to_string(),
@@ -602,10 +607,12 @@ impl PersonMemory {
         };
         match result {
             Ok(record) => {
-                let Some((_, version, fields)) = keep_fields(&shape, &record) else {
+                let Some(read) = keep_fields(&shape, &record) else {
                     return Ok(RefreshOutcome::NotChecked(format!("{} answered a record without its id", c.name)));
                 };
-                let changes: Vec<FieldChange> = fields
+                // Only what the source returned can change; a field it left out is unknown.
+                let changes: Vec<FieldChange> = read
+                    .fields
                     .iter()
                     .filter_map(|f| {
                         let before =
@@ -624,9 +631,10 @@ impl PersonMemory {
                         tool: card.tool.clone(),
                         kind: card.kind.clone(),
                         record_id: card.record_id.clone(),
-                        version,
-                        open_work: open_when.is_some_and(|o| o.holds(&fields)),
-                        fields,
+                        version: read.version,
+                        open_when,
+                        fields: read.fields,
+                        missing: read.missing,
                         read_with: card.read_with,
                         read_as: card.read_as,
                         label_when_read: card.label_when_read.max(c.label),
@@ -642,13 +650,14 @@ impl PersonMemory {
                 Ok(RefreshOutcome::Gone(c.name.clone()))
             }
             Err(SourceError::Forbidden) => {
-                // They lost access at the source: their place on the card goes.
+                // They lost access at the source: their place on the card goes. The record may
+                // well still exist, so nothing says it is gone.
                 let reason = format!("{} refused their read", c.name);
                 self.store
                     .remove_use(person.id, card.id, &reason, self.actor(Some(person.id)))
                     .await
                     .map_err(internal)?;
-                Ok(RefreshOutcome::Gone(c.name.clone()))
+                Ok(RefreshOutcome::NotChecked(refused_read(&c)))
             }
             // A source that is down never removes anything.
             Err(e) => Ok(RefreshOutcome::NotChecked(format!("{}: {e}", c.name))),
@@ -1178,6 +1187,12 @@ impl PersonMemory {
     }
 }
 
+/// A 403: the source would not let this person read the record, which says nothing of whether it
+/// still exists.
+fn refused_read(c: &Connector) -> String {
+    format!("{} refused the read (forbidden)", c.name)
+}
+
 /// Why a card the access decision removes must go, for the audit log.
 fn removal_reason(c: &Connector, card: &Card) -> String {
     if c.keep_cards {
@@ -1260,9 +1275,10 @@ impl PersonMemory {
         let args = serde_json::json!({ shape.id_field.clone(): f.record_id });
         let record = match self.call(&c, &key, &shape.get_tool, &args, "pin").await {
             Err(refusal) => return Err(not_pinned(refusal.to_string())),
-            Ok(Err(SourceError::NotFound)) | Ok(Err(SourceError::Forbidden)) => {
+            Ok(Err(SourceError::NotFound)) => {
                 return Err(not_pinned(format!("{} {} is no longer at {}", f.kind, f.record_id, c.name)))
             }
+            Ok(Err(SourceError::Forbidden)) => return Err(not_pinned(refused_read(&c))),
             Ok(Err(e)) => return Err(not_pinned(format!("{}: {e}", c.name))),
             Ok(Ok(record)) => record,
         };

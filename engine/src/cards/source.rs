@@ -225,11 +225,20 @@ pub trait Source: Send + Sync {
     ) -> Result<Value, SourceError>;
 }
 
-/// The fields a shape keeps from one record, as text, with the record's id and version.
-pub fn keep_fields(
-    shape: &RecordShape,
-    record: &Value,
-) -> Option<(String, Option<String>, Vec<super::select::CardField>)> {
+/// One record as its shape keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptRecord {
+    pub id: String,
+    pub version: Option<String>,
+    /// The shape's fields the answer carried, as text.
+    pub fields: Vec<super::select::CardField>,
+    /// The shape's fields the answer did not carry: unknown, never a change.
+    pub missing: Vec<String>,
+}
+
+/// The fields a shape keeps from one record, as text, with the record's id and version; `None`
+/// when the record has no id.
+pub fn keep_fields(shape: &RecordShape, record: &Value) -> Option<KeptRecord> {
     let text = |v: &Value| match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
@@ -237,18 +246,17 @@ pub fn keep_fields(
     };
     let id = record.get(&shape.id_field).map(text).filter(|s| !s.is_empty())?;
     let version = shape.version_field.as_ref().and_then(|f| record.get(f)).map(text);
-    let fields = shape
-        .fields
-        .iter()
-        .filter_map(|f| {
-            record.get(&f.name).map(|v| super::select::CardField {
-                name: f.name.clone(),
-                value: text(v),
-                free_text: f.free_text,
-            })
-        })
-        .collect();
-    Some((id, version, fields))
+    let mut fields = Vec::new();
+    let mut missing = Vec::new();
+    for f in &shape.fields {
+        match record.get(&f.name) {
+            Some(v) => {
+                fields.push(super::select::CardField { name: f.name.clone(), value: text(v), free_text: f.free_text })
+            }
+            None => missing.push(f.name.clone()),
+        }
+    }
+    Some(KeptRecord { id, version, fields, missing })
 }
 
 #[cfg(test)]
@@ -320,10 +328,19 @@ mod tests {
         };
         let rec =
             json!({"id": "L-1", "company": "Zeta", "value_inr": 5000, "notes": "n", "secret": "s", "updated_at": "t"});
-        let (id, version, fields) = keep_fields(&shape, &rec).unwrap();
-        assert_eq!((id.as_str(), version.as_deref()), ("L-1", Some("t")));
-        assert_eq!(fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["company", "value_inr", "notes"]);
-        assert_eq!(fields[1].value, "5000");
+        let kept = keep_fields(&shape, &rec).unwrap();
+        assert_eq!((kept.id.as_str(), kept.version.as_deref()), ("L-1", Some("t")));
+        assert_eq!(
+            kept.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            vec!["company", "value_inr", "notes"]
+        );
+        assert_eq!(kept.fields[1].value, "5000");
+        assert!(kept.missing.is_empty());
         assert!(keep_fields(&shape, &json!({"company": "no id"})).is_none());
+        // A field the answer leaves out is missing, not empty; a null is an empty value.
+        let partial = keep_fields(&shape, &json!({"id": "L-1", "company": null, "notes": "n"})).unwrap();
+        assert_eq!(partial.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["company", "notes"]);
+        assert_eq!(partial.fields[0].value, "");
+        assert_eq!(partial.missing, vec!["value_inr"]);
     }
 }

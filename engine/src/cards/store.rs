@@ -25,6 +25,9 @@ pub struct Card {
     pub label_when_read: DataLabel,
     pub open_work: bool,
     pub read_at: DateTime<Utc>,
+    /// Fields the last read did not return: each keeps its value from an earlier read, which is
+    /// now unknown ("not returned by Acme ATS"). A read that returns the field clears it.
+    pub not_returned: Vec<String>,
 }
 
 impl Card {
@@ -38,6 +41,7 @@ impl Card {
     }
 }
 
+/// What one read found, to be kept: see [`after_read`] for how it meets what is stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewCard {
     pub connector: i64,
@@ -45,12 +49,44 @@ pub struct NewCard {
     pub kind: String,
     pub record_id: String,
     pub version: Option<String>,
+    /// The fields the read returned.
     pub fields: Vec<CardField>,
+    /// The shape's fields the read did not return.
+    pub missing: Vec<String>,
     pub read_with: KeyKind,
     pub read_as: Option<PersonId>,
     pub label_when_read: DataLabel,
-    pub open_work: bool,
+    /// What makes the record open work, judged on the fields the card holds after the read.
+    pub open_when: Option<OpenWhen>,
     pub read_at: DateTime<Utc>,
+}
+
+/// What a card holds after a read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AfterRead {
+    pub fields: Vec<CardField>,
+    pub not_returned: Vec<String>,
+    pub open_work: bool,
+}
+
+/// Meets a read with the card's stored fields. A field missing from the source's answer is
+/// unknown, never a change: its stored value stays and it is listed as not returned. A field the
+/// shape no longer keeps goes. Every backend's `upsert_card` keeps a card through this, inside
+/// the transaction that reads the stored fields.
+pub fn after_read(stored: &[CardField], new: &NewCard) -> AfterRead {
+    let mut fields = Vec::with_capacity(new.fields.len() + new.missing.len());
+    let mut not_returned = Vec::new();
+    for s in stored {
+        if let Some(read) = new.fields.iter().find(|f| f.name == s.name) {
+            fields.push(read.clone());
+        } else if new.missing.contains(&s.name) {
+            fields.push(s.clone());
+            not_returned.push(s.name.clone());
+        }
+    }
+    fields.extend(new.fields.iter().filter(|f| !stored.iter().any(|s| s.name == f.name)).cloned());
+    let open_work = new.open_when.as_ref().is_some_and(|o| o.holds(&fields));
+    AfterRead { fields, not_returned, open_work }
 }
 
 /// One person's use of one card.
@@ -158,7 +194,7 @@ pub trait CardStore: Send + Sync {
     ) -> Result<bool, StoreError>;
 
     /// Inserts the card, or updates the one with the same identity (connector, kind, record,
-    /// key kind, person read as).
+    /// key kind, person read as), keeping what [`after_read`] says it holds.
     async fn upsert_card(&self, card: &NewCard) -> Result<Card, StoreError>;
     async fn card(&self, id: i64) -> Result<Option<Card>, StoreError>;
     /// Removes the card and every use of it, with an audited reason.
@@ -235,5 +271,58 @@ pub struct OpenWhen {
 impl OpenWhen {
     pub fn holds(&self, fields: &[CardField]) -> bool {
         fields.iter().any(|f| f.name == self.field && self.values.iter().any(|v| v.eq_ignore_ascii_case(&f.value)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str, value: &str) -> CardField {
+        CardField { name: name.into(), value: value.into(), free_text: false }
+    }
+
+    fn read(fields: Vec<CardField>, missing: &[&str]) -> NewCard {
+        NewCard {
+            connector: 1,
+            tool: "get_lead".into(),
+            kind: "lead".into(),
+            record_id: "L-1".into(),
+            version: None,
+            fields,
+            missing: missing.iter().map(|m| m.to_string()).collect(),
+            read_with: KeyKind::Company,
+            read_as: None,
+            label_when_read: DataLabel::Internal,
+            open_when: Some(OpenWhen { field: "stage".into(), values: vec!["Proposal".into()] }),
+            read_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_field_the_read_left_out_keeps_its_value_and_is_marked_not_returned() {
+        let stored = vec![field("company", "Zeta"), field("stage", "Proposal"), field("city", "Pune")];
+        let after = after_read(&stored, &read(vec![field("company", "Zeta Ltd"), field("city", "Pune")], &["stage"]));
+        assert_eq!(after.fields, vec![field("company", "Zeta Ltd"), field("stage", "Proposal"), field("city", "Pune")]);
+        assert_eq!(after.not_returned, vec!["stage"]);
+        assert!(after.open_work, "the stored stage still stands for open work");
+
+        // Returned again: the mark clears and the value read stands.
+        let after =
+            after_read(&after.fields, &read(vec![field("stage", "Won"), field("company", "Zeta Ltd")], &["city"]));
+        assert_eq!(after.fields, vec![field("company", "Zeta Ltd"), field("stage", "Won"), field("city", "Pune")]);
+        assert_eq!(after.not_returned, vec!["city"]);
+        assert!(!after.open_work);
+    }
+
+    #[test]
+    fn a_first_read_keeps_only_what_it_returned_and_a_field_no_longer_kept_goes() {
+        let after = after_read(&[], &read(vec![field("company", "Zeta")], &["stage"]));
+        assert_eq!((after.fields, after.not_returned), (vec![field("company", "Zeta")], vec![]));
+        // "city" is neither returned nor asked for: the shape no longer keeps it.
+        let stored = vec![field("company", "Zeta"), field("city", "Pune")];
+        let after = after_read(&stored, &read(vec![field("company", "Zeta"), field("stage", "New")], &[]));
+        assert_eq!(after.fields, vec![field("company", "Zeta"), field("stage", "New")]);
+        assert!(after.not_returned.is_empty());
     }
 }

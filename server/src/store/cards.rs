@@ -4,17 +4,18 @@ use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger,
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
+use engine::cards::select::CardField;
 use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
 use engine::cards::store::{
-    Card, CardStore, CardUse, Forgotten, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
+    after_read, Card, CardStore, CardUse, Forgotten, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
 };
 use engine::org::{PersonId, RoleId};
 use engine::store::{Actor, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
-const CARD_COLUMNS: &str =
-    "id, connector_id, tool, kind, record_id, version, fields, read_with, read_as, label_when_read, open_work, read_at";
+const CARD_COLUMNS: &str = "id, connector_id, tool, kind, record_id, version, fields, read_with, read_as, \
+     label_when_read, open_work, read_at, not_returned";
 
 fn bad(what: &str) -> StoreError {
     StoreError::Backend(format!("unreadable {what}"))
@@ -67,6 +68,8 @@ fn card_from(row: &SqliteRow) -> Result<Card, StoreError> {
         label_when_read: DataLabel::parse(row.get("label_when_read")).ok_or_else(|| bad("label"))?,
         open_work: row.get::<i64, _>("open_work") != 0,
         read_at: row.get("read_at"),
+        not_returned: serde_json::from_str(&row.get::<String, _>("not_returned"))
+            .map_err(|_| bad("card's fields not returned"))?,
     })
 }
 
@@ -361,8 +364,8 @@ impl CardStore for SqliteStore {
 
     async fn upsert_card(&self, c: &NewCard) -> Result<Card, StoreError> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let existing: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM cards WHERE connector_id = ? AND kind = ? AND record_id = ? AND read_with = ? \
+        let existing: Option<(i64, String)> = sqlx::query_as(
+            "SELECT id, fields FROM cards WHERE connector_id = ? AND kind = ? AND record_id = ? AND read_with = ? \
              AND COALESCE(read_as, 0) = ?",
         )
         .bind(c.connector)
@@ -374,16 +377,19 @@ impl CardStore for SqliteStore {
         .await
         .map_err(backend)?;
         let id = match existing {
-            Some(id) => {
+            Some((id, stored)) => {
+                let stored: Vec<CardField> = serde_json::from_str(&stored).map_err(|_| bad("card fields"))?;
+                let after = after_read(&stored, c);
                 sqlx::query(
-                    "UPDATE cards SET tool = ?, version = ?, fields = ?, label_when_read = ?, open_work = ?, read_at = ? \
-                     WHERE id = ?",
+                    "UPDATE cards SET tool = ?, version = ?, fields = ?, not_returned = ?, label_when_read = ?, \
+                     open_work = ?, read_at = ? WHERE id = ?",
                 )
                 .bind(&c.tool)
                 .bind(&c.version)
-                .bind(to_json(&c.fields))
+                .bind(to_json(&after.fields))
+                .bind(to_json(&after.not_returned))
                 .bind(c.label_when_read.as_str())
-                .bind(i64::from(c.open_work))
+                .bind(i64::from(after.open_work))
                 .bind(c.read_at)
                 .bind(id)
                 .execute(&mut *tx)
@@ -391,24 +397,29 @@ impl CardStore for SqliteStore {
                 .map_err(backend)?;
                 id
             }
-            None => sqlx::query_scalar(
-                "INSERT INTO cards (connector_id, tool, kind, record_id, version, fields, read_with, read_as, \
-                 label_when_read, open_work, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            )
-            .bind(c.connector)
-            .bind(&c.tool)
-            .bind(&c.kind)
-            .bind(&c.record_id)
-            .bind(&c.version)
-            .bind(to_json(&c.fields))
-            .bind(c.read_with.as_str())
-            .bind(c.read_as.map(|p| p.0))
-            .bind(c.label_when_read.as_str())
-            .bind(i64::from(c.open_work))
-            .bind(c.read_at)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?,
+            None => {
+                let after = after_read(&[], c);
+                sqlx::query_scalar(
+                    "INSERT INTO cards (connector_id, tool, kind, record_id, version, fields, not_returned, read_with, \
+                     read_as, label_when_read, open_work, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                     RETURNING id",
+                )
+                .bind(c.connector)
+                .bind(&c.tool)
+                .bind(&c.kind)
+                .bind(&c.record_id)
+                .bind(&c.version)
+                .bind(to_json(&after.fields))
+                .bind(to_json(&after.not_returned))
+                .bind(c.read_with.as_str())
+                .bind(c.read_as.map(|p| p.0))
+                .bind(c.label_when_read.as_str())
+                .bind(i64::from(after.open_work))
+                .bind(c.read_at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?
+            }
         };
         tx.commit().await.map_err(backend)?;
         self.card(id).await?.ok_or_else(|| StoreError::NotFound(format!("card {id}")))

@@ -622,15 +622,25 @@ impl CoreStore for SqliteStore {
         row.as_ref().map(version_from).transpose()
     }
 
-    async fn core_versions(&self, scope: &CoreScope) -> Result<Vec<CoreVersion>, StoreError> {
-        sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? ORDER BY v.version DESC"))
-            .bind(scope.key())
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?
-            .iter()
-            .map(version_from)
-            .collect()
+    async fn core_versions(
+        &self,
+        scope: &CoreScope,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<Vec<CoreVersion>, StoreError> {
+        // The unique (scope_key, version) index serves the range and the order.
+        sqlx::query(&format!(
+            "{VERSION_SELECT} WHERE v.scope_key = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?"
+        ))
+        .bind(scope.key())
+        .bind(before.map_or(i64::MAX, i64::from))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(version_from)
+        .collect()
     }
 
     async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError> {

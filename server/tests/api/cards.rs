@@ -749,3 +749,170 @@ async fn every_memory_command_reads_without_changing_the_database() {
     assert_eq!(after.1, before.1, "nothing was audited");
     assert!(after.2 == before.2, "the database file is byte for byte the same");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_the_source_forbids_is_not_checked_and_the_use_goes() {
+    let c = spawn_cards().await;
+    let (alice, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
+    // Read as each person, so the source decides what each may see.
+    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    for query in &q {
+        assert!(c.app.memory.run_query(&alice, query).await.unwrap() >= 1, "{}", query.label);
+    }
+    let l1 = card_of(&c.app, &alice, "L-1001").await.expect("kept as Alice");
+    let l2 = card_of(&c.app, &alice, "L-1002").await.expect("kept as Alice");
+    c.app.memory.forget(&alice, l2).await.unwrap();
+
+    // The leads move to Sam: they still exist, but Alice may no longer read them.
+    let mut rec = lead(&c.ats, "L-1002").await;
+    rec["owner"] = json!("sam@acme.example");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1002", Some(rec)).await.is_success());
+    let refused = c.app.memory.pin_back(&alice, c.connector, "lead", "L-1002").await.unwrap_err();
+    assert_eq!(refused.to_string(), "Not pinned: Acme ATS refused the read (forbidden); it stays forgotten");
+    let mut rec = lead(&c.ats, "L-1001").await;
+    rec["owner"] = json!("sam@acme.example");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1001", Some(rec)).await.is_success());
+    let browser = c.app.sign_in("alice").await;
+    let r = c.app.form_post(&browser, "/fn/refresh_card", &[("id", &l1.to_string()), ("record", "lead L-1001")]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&browser, "/profile/memory").await;
+    assert!(html.contains("lead L-1001: not checked: Acme ATS refused the read (forbidden)"), "{}", plain(&html));
+    assert!(!html.contains("no longer at"), "the record still exists at the source");
+
+    assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "her place on the card goes");
+    assert_eq!(lead(&c.ats, "L-1001").await["id"], "L-1001");
+    let removed = audited(&c.app, "card_use.remove").await;
+    assert!(removed.iter().any(|e| e.detail.ends_with("Acme ATS refused their read")), "{removed:?}");
+}
+
+/// Acme ATS behind a stand-in that can leave one field out of every record it answers, as a
+/// source does when a field is hidden from the caller or its answer is partial.
+struct Partial {
+    base: String,
+    leave_out: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Partial {
+    fn leave_out(&self, field: Option<&str>) {
+        *self.leave_out.lock().unwrap() = field.map(String::from);
+    }
+}
+
+async fn spawn_partial(ats: &str) -> Partial {
+    use axum::extract::{Path, State};
+    use axum::http::HeaderMap;
+    use axum::response::IntoResponse;
+    type Shared = (String, std::sync::Arc<std::sync::Mutex<Option<String>>>);
+
+    async fn forward(state: &Shared, req: reqwest::RequestBuilder, headers: &HeaderMap) -> axum::response::Response {
+        let mut req = req;
+        for h in ["authorization", "x-acting-for"] {
+            if let Some(v) = headers.get(h) {
+                req = req.header(h, v.as_bytes());
+            }
+        }
+        let resp = req.send().await.unwrap();
+        let status = axum::http::StatusCode::from_u16(resp.status().as_u16()).unwrap();
+        let mut body: Value = resp.json().await.unwrap_or(Value::Null);
+        if let Some(field) = state.1.lock().unwrap().clone() {
+            let result = &mut body["result"];
+            let mut records: Vec<&mut Value> = match result.get_mut("records").and_then(Value::as_array_mut) {
+                Some(list) => list.iter_mut().collect(),
+                None => vec![result],
+            };
+            for r in records.iter_mut() {
+                if let Some(o) = r.as_object_mut() {
+                    o.remove(&field);
+                }
+            }
+        }
+        (status, axum::Json(body)).into_response()
+    }
+
+    let shared: Shared = (ats.to_string(), Default::default());
+    let router = axum::Router::new()
+        .route(
+            "/tools",
+            axum::routing::get(|State(s): State<Shared>, headers: HeaderMap| async move {
+                forward(&s, Client::new().get(format!("{}/tools", s.0)), &headers).await
+            }),
+        )
+        .route(
+            "/tools/{name}",
+            axum::routing::post(
+                |State(s): State<Shared>, Path(name): Path<String>, headers: HeaderMap, body: String| async move {
+                    let req = Client::new()
+                        .post(format!("{}/tools/{name}", s.0))
+                        .header("content-type", "application/json")
+                        .body(body);
+                    forward(&s, req, &headers).await
+                },
+            ),
+        )
+        .with_state(shared.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router).await.unwrap();
+    });
+    Partial { base, leave_out: shared.1, task }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_the_source_leaves_out_is_unknown_never_a_change() {
+    let app = spawn_app().await;
+    let (ats, _ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    let partial = spawn_partial(&ats).await;
+    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
+    server::demo_cards::seed(
+        &store,
+        &app.memory,
+        app.clock.clone() as std::sync::Arc<dyn engine::Clock>,
+        &partial.base,
+    )
+    .await
+    .expect("connect the source");
+    let alice = person(&app, "alice").await;
+    let l2 = card_of(&app, &alice, "L-1002").await.expect("L-1002 is kept for Alice");
+    let mut rec = lead(&ats, "L-1002").await;
+    let stage = rec["stage"].as_str().unwrap().to_string();
+    let value = rec["value_inr"].to_string();
+
+    // The source leaves the stage out of its answer, and the value changed meanwhile.
+    partial.leave_out(Some("stage"));
+    rec["value_inr"] = json!(777000);
+    assert!(admin(&ats, reqwest::Method::PUT, "/admin/leads/L-1002", Some(rec)).await.is_success());
+    let browser = app.sign_in("alice").await;
+    let r = app.form_post(&browser, "/fn/refresh_card", &[("id", &l2.to_string()), ("record", "lead L-1002")]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = app.page(&browser, "/profile/memory").await;
+    let text = plain(&html);
+    assert!(text.contains(&format!("lead L-1002: changed: value_inr ({value} → 777000)")), "{text}");
+    assert!(!text.contains("stage ("), "no change line for a field the source did not return: {text}");
+    assert!(
+        text.contains(&format!("stage: {stage} (unknown: not returned by Acme ATS)")),
+        "the stored value stays, marked unknown: {text}"
+    );
+    let card = app.engine.store().card(l2).await.unwrap().unwrap();
+    assert!(card.fields.iter().any(|f| f.name == "stage" && f.value == stage), "{:?}", card.fields);
+    let (_, cards) = app.get_json(&browser, "/api/memory/cards").await;
+    let shown = cards.as_array().unwrap().iter().find(|c| c["record_id"] == "L-1002").unwrap().clone();
+    assert_eq!(shown["not_returned"], json!(["stage"]), "{shown}");
+
+    // A later read that returns the field clears the mark, and an unchanged value is no change.
+    partial.leave_out(None);
+    assert_eq!(app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::NoChange);
+    let (_, html) = app.page(&browser, "/profile/memory").await;
+    assert!(!plain(&html).contains("not returned by"), "{}", plain(&html));
+    let (_, cards) = app.get_json(&browser, "/api/memory/cards").await;
+    let shown = cards.as_array().unwrap().iter().find(|c| c["record_id"] == "L-1002").unwrap().clone();
+    assert_eq!(shown["not_returned"], json!([]), "{shown}");
+}

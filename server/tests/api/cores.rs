@@ -42,7 +42,7 @@ async fn over_the_limit_is_refused_with_the_count_and_changes_nothing() {
     assert_eq!(b["error"], "over_limit");
     assert_eq!(b["message"], "This core is over its limit: 2,410 of 2,000 tokens");
     let (_, versions) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}/versions")).await;
-    assert_eq!(versions.as_array().unwrap().len(), 0);
+    assert_eq!(versions["versions"].as_array().unwrap().len(), 0);
     // Exactly at the limit is fine.
     assert_eq!(app.save_core(&ada, SALES, 0, &tokens(2000)).await.status(), StatusCode::CREATED);
 }
@@ -92,7 +92,8 @@ async fn thirty_two_concurrent_saves_on_one_version_give_exactly_one_new_version
     assert_eq!(created.len(), 1, "exactly one save wins");
     assert_eq!(refused, 31);
     let (_, versions) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}/versions")).await;
-    let numbers: Vec<i64> = versions.as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
+    let numbers: Vec<i64> =
+        versions["versions"].as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
     assert_eq!(numbers, vec![2, 1], "no lost or duplicated versions");
     let (_, view) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}")).await;
     assert_eq!(view["current"]["text"], created[0]["text"]);
@@ -209,7 +210,7 @@ async fn restore_brings_an_old_text_back_as_a_new_version() {
     // A restore based on an old version is refused like any save.
     assert_eq!(restore(2, 2).await.unwrap().status(), StatusCode::CONFLICT);
     let (_, versions) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}/versions")).await;
-    assert_eq!(versions.as_array().unwrap().len(), 3);
+    assert_eq!(versions["versions"].as_array().unwrap().len(), 3);
     // Alice may not restore.
     let alice = app.sign_in("alice").await;
     let r = alice
@@ -293,4 +294,56 @@ async fn an_unknown_scope_is_404() {
     assert_eq!(b["message"], "There is no role role:nope");
     let (status, _) = app.get_json(&ada, "/api/memory/cores/bogus").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// The version numbers of one page of History, and the `before` that asks for the next one.
+async fn history(app: &TestApp, c: &reqwest::Client, query: &str) -> (Vec<i64>, serde_json::Value) {
+    let (status, page) = app.get_json(c, &format!("/api/memory/cores/{SALES}/versions{query}")).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let numbers = page["versions"].as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
+    (numbers, page)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_comes_twenty_versions_at_a_time_newest_first() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    for v in 1..=20 {
+        assert_eq!(app.save_core(&ada, SALES, v - 1, &format!("text {v}")).await.status(), StatusCode::CREATED);
+    }
+    // Exactly 20: one page, nothing older.
+    let (numbers, page) = history(&app, &ada, "").await;
+    assert_eq!(numbers, (1..=20).rev().collect::<Vec<_>>());
+    assert_eq!((&page["next_before"], &page["next"]), (&json!(null), &json!(null)), "{page}");
+
+    // 21: the latest 20, and the way to the one older version.
+    assert_eq!(app.save_core(&ada, SALES, 20, "text 21").await.status(), StatusCode::CREATED);
+    let (numbers, page) = history(&app, &ada, "").await;
+    assert_eq!(numbers, (2..=21).rev().collect::<Vec<_>>());
+    assert_eq!(page["next_before"], 2);
+    assert_eq!(page["next"], format!("/api/memory/cores/{SALES}/versions?before=2"));
+    let (numbers, page) = history(&app, &ada, "?before=2").await;
+    assert_eq!(numbers, vec![1]);
+    assert_eq!(page["next"], json!(null));
+
+    // Nothing is older than version 1; a `before` past the current version starts from the latest.
+    let (numbers, page) = history(&app, &ada, "?before=1").await;
+    assert!(numbers.is_empty());
+    assert_eq!(page["next"], json!(null));
+    let (numbers, page) = history(&app, &ada, "?before=500").await;
+    assert_eq!(numbers, (2..=21).rev().collect::<Vec<_>>());
+    assert_eq!(page["next_before"], 2);
+    let (numbers, _) = history(&app, &ada, "?before=12").await;
+    assert_eq!(numbers, (1..=11).rev().collect::<Vec<_>>());
+
+    // A `before` that is not a version number is refused, plainly.
+    for bad in ["abc", "0", "-3", "", "2.5", "99999999999"] {
+        let (status, b) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}/versions?before={bad}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {b}");
+        assert_eq!(b["error"], "invalid_before");
+        assert_eq!(
+            b["message"], "Older versions are asked for with a version number from 1, such as ?before=21",
+            "{bad}"
+        );
+    }
 }

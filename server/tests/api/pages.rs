@@ -214,3 +214,29 @@ async fn pages_answer_while_other_servers_start_in_the_same_process() {
     }
     starting.await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_core_page_shows_the_latest_twenty_versions_and_links_to_older_ones() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    for v in 1..=21 {
+        assert_eq!(app.save_core(&ada, SALES, v - 1, &format!("text {v}")).await.status(), StatusCode::CREATED);
+    }
+    let version_links =
+        |html: &str| -> Vec<u32> { (1..=21).filter(|v| html.contains(&format!(">Version {v}</a>"))).collect() };
+    let (_, html) = app.page(&ada, "/company/roles/sales").await;
+    assert_eq!(version_links(&html), (2..=21).collect::<Vec<_>>(), "the latest 20");
+    // A plain link, so it works with JavaScript off.
+    assert!(html.contains(r#"<a href="/company/roles/sales?before=2">Older versions</a>"#), "{html}");
+    assert!(html.contains("<pre class=\"core-text\">text 21</pre>"), "the current text as before");
+
+    let (status, html) = app.page(&ada, "/company/roles/sales?before=2").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(version_links(&html), vec![1]);
+    assert!(!html.contains("Older versions"), "nothing is older than version 1");
+    assert!(html.contains(r#"<a href="/company/roles/sales">Latest versions</a>"#), "{html}");
+    assert!(html.contains("<pre class=\"core-text\">text 21</pre>"), "the current text stays on top");
+
+    let (_, html) = app.page(&ada, "/company/roles/sales?before=abc").await;
+    assert!(html.contains("Older versions are asked for with a version number from 1, such as ?before=21"));
+}
