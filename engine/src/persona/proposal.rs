@@ -7,8 +7,59 @@ pub const ORG_YAML: &str = ".agents/org/org.yaml";
 pub const MAX_CHANGED_LINES: usize = 40;
 /// The keys of an agent's org.yaml block that a proposal may change: its prose.
 pub const PROSE_KEYS: [&str; 7] = ["personality", "goal", "perspective", "style", "voice", "principles", "description"];
-/// The harness and the owner's files, refused whatever a config says.
-const PROTECTED: [&str; 7] = ["AGENTS.md", "CLAUDE.md", ".claude", "guard", "hooks", "CURRENT", ".env"];
+/// The harness and the owner's files, refused whatever a config says: a path is refused when any
+/// run of its folders and name matches one of these. Compared without case, since a vault on a
+/// case-insensitive disk opens `current/` as `CURRENT/`.
+const PROTECTED: [&[&str]; 8] = [
+    &["AGENTS.md"],
+    &["CLAUDE.md"],
+    &[".claude"],
+    &["guard"],
+    &["hooks"],
+    &["CURRENT"],
+    &["Areas", "Finance"],
+    &[".env"],
+];
+
+/// Why a vault path is off limits to everything on the bots' side, whatever it is wanted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum OffLimits {
+    #[error("it is outside the vault; name a relative path inside it")]
+    EscapesVault,
+    #[error("it is a symbolic link, and only plain files are read")]
+    Symlink,
+    #[error("it belongs to the harness or the owner, and nothing the bots remember reads it")]
+    Protected,
+}
+
+fn is_protected(components: &[&str]) -> bool {
+    PROTECTED
+        .iter()
+        .any(|p| components.windows(p.len()).any(|w| w.iter().zip(p.iter()).all(|(c, p)| c.eq_ignore_ascii_case(p))))
+        || components.iter().any(|c| {
+            // `.env.local`, `.env.production`: the same secrets under another name.
+            c.get(..5).is_some_and(|head| head.eq_ignore_ascii_case(".env."))
+        })
+}
+
+/// The one rule for where a vault path the bots' side touches may lie: a relative path inside the
+/// vault, clear of the harness and the owner's files. Proposal targets and run transcripts both
+/// pass through it; whether the path goes through a link is asked of the disk after it.
+pub fn check_vault_path(path: &str) -> Result<(), OffLimits> {
+    let components: Vec<&str> = path.split(['/', '\\']).collect();
+    let escapes = path.is_empty()
+        || path.starts_with('/')
+        || path.starts_with('\\')
+        || path.contains(':')
+        || components.iter().any(|c| *c == ".." || *c == ".");
+    if escapes {
+        return Err(OffLimits::EscapesVault);
+    }
+    if is_protected(&components) {
+        return Err(OffLimits::Protected);
+    }
+    Ok(())
+}
 
 /// Why a proposal was refused, in a sentence that names the rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
@@ -235,18 +286,19 @@ fn check_org_yaml(agent: &str, current: &str, touches: &[Touch]) -> Result<(), P
     Ok(())
 }
 
+impl ProposalRefusal {
+    pub fn off_limits(path: &str, why: OffLimits) -> Self {
+        match why {
+            OffLimits::EscapesVault => ProposalRefusal::EscapesVault(path.to_string()),
+            OffLimits::Symlink => ProposalRefusal::Symlink(path.to_string()),
+            OffLimits::Protected => ProposalRefusal::Protected(path.to_string()),
+        }
+    }
+}
+
+/// Whether a proposal may name this path at all: the vault's rule, then the agent's own files.
 pub fn check_path(path: &str, knowledge: &[String]) -> Result<(), ProposalRefusal> {
-    let escapes = path.is_empty()
-        || path.starts_with('/')
-        || path.starts_with('\\')
-        || path.contains(':')
-        || path.split(['/', '\\']).any(|c| c == ".." || c == ".");
-    if escapes {
-        return Err(ProposalRefusal::EscapesVault(path.to_string()));
-    }
-    if path.split('/').any(|c| PROTECTED.contains(&c)) {
-        return Err(ProposalRefusal::Protected(path.to_string()));
-    }
+    check_vault_path(path).map_err(|why| ProposalRefusal::off_limits(path, why))?;
     if path == ORG_YAML {
         return Ok(());
     }
@@ -428,6 +480,11 @@ agents:
             "CURRENT/today.md",
             ".env",
             "knowledge/builder/CLAUDE.md",
+            "Areas/Finance/budget.md",
+            "knowledge/builder/Areas/Finance/q3.md",
+            "current/today.md",
+            "areas/FINANCE/x.md",
+            "knowledge/builder/.env.local",
         ] {
             let t = Target { path, is_symlink: false, current_text: "a\n" };
             assert_eq!(
@@ -435,6 +492,25 @@ agents:
                 ProposalRefusal::Protected(path.into()),
                 "{path}"
             );
+        }
+    }
+
+    #[test]
+    fn the_vault_rule_is_the_same_for_every_path_the_bots_side_touches() {
+        for path in [".env", "CURRENT/x.md", "Areas/Finance/q3.jsonl", "a/hooks/b", ".claude/x", ".Env"] {
+            assert_eq!(check_vault_path(path), Err(OffLimits::Protected), "{path}");
+        }
+        for path in ["../x", "/etc/passwd", "", "a/./b", "c:x"] {
+            assert_eq!(check_vault_path(path), Err(OffLimits::EscapesVault), "{path}");
+        }
+        for path in [
+            ".agents/org/runs/r1.jsonl",
+            "Areas/Marketing/plan.md",
+            "Finance/Areas/x.md",
+            "envelope.md",
+            ".environment",
+        ] {
+            assert_eq!(check_vault_path(path), Ok(()), "{path}");
         }
     }
 
