@@ -391,6 +391,13 @@ async fn the_validator_refuses_a_proposal_with_exit_code_3() {
     let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row]).await.unwrap_err();
     assert_eq!(e.code, 3);
     assert!(e.message.contains("the change touches tools, which is not prose"), "{}", e.message);
+    // YAML's explicit-key form under a prose key is still a key, and the refusal names it.
+    model.reply(&proposal(
+        "@@ -6,1 +6,3 @@\n     goal: Hand the sales team qualified leads with a clear next step.\n+    ? permission_mode_override\n+    : full_access\n",
+    ));
+    let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row]).await.unwrap_err();
+    assert_eq!(e.code, 3);
+    assert!(e.message.contains("the change touches permission_mode_override, which is not prose"), "{}", e.message);
     model.reply(&ops(json!({"path": "AGENTS.md", "diff": "@@ -1 +1 @@\n-a\n+b\n", "rationale": "x"})));
     let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row]).await.unwrap_err();
     assert_eq!(e.code, 3);
