@@ -190,10 +190,10 @@ impl Builder<'_> {
         }
     }
 
-    fn finish(&mut self, node: Node, anchor: usize) {
+    /// Keeps a copy of an anchored node for its aliases.
+    fn finish(&mut self, node: &Node, anchor: usize) {
         if anchor != 0 {
-            let size = node.size();
-            self.anchors.insert(anchor, (node, size));
+            self.anchors.insert(anchor, (node.clone(), node.size()));
         }
     }
 }
@@ -229,7 +229,7 @@ pub fn load(text: &str) -> Result<Doc, String> {
                 b.properties(anchor, tag.is_some(), span, prev);
                 let node =
                     Node::Scalar { text: value.into_owned(), plain: style == ScalarStyle::Plain, tag: tag_text(tag) };
-                b.finish(node.clone(), anchor);
+                b.finish(&node, anchor);
                 b.place(node, span, prev)?;
             }
             Event::SequenceStart(anchor, ref tag) | Event::MappingStart(anchor, ref tag) => {
@@ -253,7 +253,7 @@ pub fn load(text: &str) -> Result<Doc, String> {
                     None => return Err("a collection ends that never began".to_string()),
                 };
                 let (start, before) = starts.pop().ok_or("a collection ends that never began")?;
-                b.finish(node.clone(), anchor);
+                b.finish(&node, anchor);
                 b.place(node, start, before)?;
             }
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
