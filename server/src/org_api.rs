@@ -41,6 +41,7 @@ impl From<PersonaError> for ApiError {
             PersonaError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             PersonaError::Changed(_) => (StatusCode::CONFLICT, "changed"),
             PersonaError::Refused(_) => (StatusCode::UNPROCESSABLE_ENTITY, "proposal_refused"),
+            PersonaError::TranscriptRefused { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "transcript_refused"),
             PersonaError::Internal(detail) => return ApiError::internal(detail),
         };
         ApiError::new(status, code, e.to_string())

@@ -45,7 +45,7 @@ fn usage(m: impl Into<String>) -> CliError {
 }
 
 fn refused(e: PersonaError) -> CliError {
-    let code = if matches!(e, PersonaError::Refused(_)) { 3 } else { 1 };
+    let code = if matches!(e, PersonaError::Refused(_) | PersonaError::TranscriptRefused { .. }) { 3 } else { 1 };
     if let PersonaError::Internal(detail) = &e {
         tracing::error!(%detail, "internal error in the command line");
     }

@@ -10,6 +10,7 @@ pub mod audn;
 pub mod backlog;
 pub mod config;
 pub mod model;
+pub mod org_yaml;
 pub mod proposal;
 pub mod render;
 pub mod service;

@@ -1,14 +1,67 @@
 //! The validator for a bot's proposed change to itself. A proposal that passes becomes a card a
 //! person applies or closes; nothing here writes a file.
 
+use super::org_yaml::{self, get, union_keys, Node};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 pub const ORG_YAML: &str = ".agents/org/org.yaml";
 pub const MAX_CHANGED_LINES: usize = 40;
 /// The keys of an agent's org.yaml block that a proposal may change: its prose.
 pub const PROSE_KEYS: [&str; 7] = ["personality", "goal", "perspective", "style", "voice", "principles", "description"];
-/// The harness and the owner's files, refused whatever a config says.
-const PROTECTED: [&str; 7] = ["AGENTS.md", "CLAUDE.md", ".claude", "guard", "hooks", "CURRENT", ".env"];
+/// The harness and the owner's files, refused whatever a config says: a path is refused when any
+/// run of its folders and name matches one of these. Compared without case, since a vault on a
+/// case-insensitive disk opens `current/` as `CURRENT/`.
+const PROTECTED: [&[&str]; 8] = [
+    &["AGENTS.md"],
+    &["CLAUDE.md"],
+    &[".claude"],
+    &["guard"],
+    &["hooks"],
+    &["CURRENT"],
+    &["Areas", "Finance"],
+    &[".env"],
+];
+
+/// Why a vault path is off limits to everything on the bots' side, whatever it is wanted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum OffLimits {
+    #[error("it is outside the vault; name a relative path inside it")]
+    EscapesVault,
+    #[error("it is a symbolic link, and only plain files are read")]
+    Symlink,
+    #[error("it belongs to the harness or the owner, and nothing the bots remember reads it")]
+    Protected,
+}
+
+fn is_protected(components: &[&str]) -> bool {
+    PROTECTED
+        .iter()
+        .any(|p| components.windows(p.len()).any(|w| w.iter().zip(p.iter()).all(|(c, p)| c.eq_ignore_ascii_case(p))))
+        || components.iter().any(|c| {
+            // `.env.local`, `.env.production`: the same secrets under another name.
+            c.get(..5).is_some_and(|head| head.eq_ignore_ascii_case(".env."))
+        })
+}
+
+/// The one rule for where a vault path the bots' side touches may lie: a relative path inside the
+/// vault, clear of the harness and the owner's files. Proposal targets and run transcripts both
+/// pass through it; whether the path goes through a link is asked of the disk after it.
+pub fn check_vault_path(path: &str) -> Result<(), OffLimits> {
+    let components: Vec<&str> = path.split(['/', '\\']).collect();
+    let escapes = path.is_empty()
+        || path.starts_with('/')
+        || path.starts_with('\\')
+        || path.contains(':')
+        || components.iter().any(|c| *c == ".." || *c == ".");
+    if escapes {
+        return Err(OffLimits::EscapesVault);
+    }
+    if is_protected(&components) {
+        return Err(OffLimits::Protected);
+    }
+    Ok(())
+}
 
 /// Why a proposal was refused, in a sentence that names the rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
@@ -27,6 +80,12 @@ pub enum ProposalRefusal {
     OtherAgent(String),
     #[error("the change touches org.yaml outside any agent's block")]
     OutsideBlocks,
+    #[error("line {line} adds {form} at {at}, which a reviewer would not spot in a diff; a proposal writes plain keys and values")]
+    HiddenForm { line: usize, form: String, at: String },
+    #[error("the change leaves .agents/org/org.yaml unreadable as YAML: {0}")]
+    BrokenYaml(String),
+    #[error(".agents/org/org.yaml is not readable as YAML as it stands ({0}); a person fixes it before any proposal")]
+    UnreadableNow(String),
     #[error("the change has {0} changed lines; at most 40 may change, so a rewrite is refused")]
     TooLarge(usize),
     #[error("the change is empty")]
@@ -113,18 +172,19 @@ fn parse_diff(diff: &str) -> Result<Vec<Hunk>, ProposalRefusal> {
     Ok(hunks)
 }
 
-/// Where each change lands: the old line it removes, or the old line an addition goes before.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Touch {
-    old_line: usize,
-    /// The text of the added or removed line.
-    text: String,
+/// What a diff does to a text: the new text, how many lines it removes or adds, and the lines it
+/// added (1-based, in the new text).
+struct Applied {
+    new_text: String,
+    changed: usize,
+    added: HashSet<usize>,
 }
 
-fn apply(current: &str, hunks: &[Hunk]) -> Result<(String, Vec<Touch>), ProposalRefusal> {
+fn apply(current: &str, hunks: &[Hunk]) -> Result<Applied, ProposalRefusal> {
     let old: Vec<&str> = current.lines().collect();
     let mut out: Vec<String> = Vec::with_capacity(old.len());
-    let mut touches = Vec::new();
+    let mut changed = 0usize;
+    let mut added = HashSet::new();
     let mut at = 0usize;
     for hunk in hunks {
         if hunk.old_start < at || hunk.old_start > old.len() {
@@ -146,13 +206,14 @@ fn apply(current: &str, hunks: &[Hunk]) -> Result<(String, Vec<Touch>), Proposal
                     if let Op::Keep(_) = op {
                         out.push(text.clone());
                     } else {
-                        touches.push(Touch { old_line: at, text: text.clone() });
+                        changed += 1;
                     }
                     at += 1;
                 }
                 Op::Add(text) => {
-                    touches.push(Touch { old_line: at, text: text.clone() });
+                    changed += 1;
                     out.push(text.clone());
+                    added.insert(out.len());
                 }
             }
         }
@@ -162,91 +223,70 @@ fn apply(current: &str, hunks: &[Hunk]) -> Result<(String, Vec<Touch>), Proposal
     if current.ends_with('\n') || current.is_empty() {
         new_text.push('\n');
     }
-    Ok((new_text, touches))
+    Ok(Applied { new_text, changed, added })
 }
 
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
-}
-
-/// The mapping key a YAML line opens, if it opens one: `  tools: [a]` gives `tools`.
-fn key_of(line: &str) -> Option<&str> {
-    let t = line.trim_start();
-    if t.starts_with('#') || t.starts_with('-') {
-        return None;
+/// The agent's own block may differ only in the values of its prose keys; everything else in
+/// the file must mean the same after the change as before.
+fn compare_org(agent: &str, old: &Node, new: &Node) -> Result<(), ProposalRefusal> {
+    let (Some(old_top), Some(new_top)) = (old.entries(), new.entries()) else {
+        return if old == new { Ok(()) } else { Err(ProposalRefusal::OutsideBlocks) };
+    };
+    for key in union_keys(old_top, new_top) {
+        if key != "agents" && get(old_top, key) != get(new_top, key) {
+            return Err(ProposalRefusal::OutsideBlocks);
+        }
     }
-    let (k, _) = t.split_once(':')?;
-    let k = k.trim().trim_matches(|c| c == '"' || c == '\'');
-    (!k.is_empty() && !k.contains(' ')).then_some(k)
-}
-
-/// For each line of org.yaml, the agent block and the key inside it that the line belongs to.
-/// The layout is `agents:`, then one block per agent name, then that agent's keys.
-fn yaml_owners(old: &[&str]) -> Vec<Option<(String, Option<String>)>> {
-    let mut owners = Vec::with_capacity(old.len());
-    let mut in_agents: Option<usize> = None;
-    let mut agent: Option<(String, usize)> = None;
-    let mut key: Option<(String, usize)> = None;
-    for line in old {
-        let blank = line.trim().is_empty() || line.trim_start().starts_with('#');
-        let ind = indent(line);
-        if !blank {
-            if ind == 0 {
-                in_agents = (key_of(line) == Some("agents")).then_some(0);
-                agent = None;
-                key = None;
-            } else if in_agents.is_some() && agent.as_ref().is_none_or(|(_, a)| ind <= *a) {
-                agent = key_of(line).map(|k| (k.to_string(), ind));
-                key = None;
-            } else if let Some((_, a)) = &agent {
-                if key.as_ref().is_none_or(|(_, k)| ind <= *k) && ind > *a {
-                    key = key_of(line).map(|k| (k.to_string(), ind));
-                }
+    let (old_agents, new_agents) = (get(old_top, "agents"), get(new_top, "agents"));
+    let (Some(old_agents), Some(new_agents)) = (old_agents.and_then(Node::entries), new_agents.and_then(Node::entries))
+    else {
+        return if old_agents == new_agents { Ok(()) } else { Err(ProposalRefusal::OutsideBlocks) };
+    };
+    for name in union_keys(old_agents, new_agents) {
+        let (was, is) = (get(old_agents, name), get(new_agents, name));
+        if name != agent {
+            if was != is {
+                return Err(ProposalRefusal::OtherAgent(name.to_string()));
             }
+            continue;
         }
-        owners.push(agent.as_ref().map(|(a, _)| (a.clone(), key.as_ref().map(|(k, _)| k.clone()))));
-    }
-    owners
-}
-
-fn check_org_yaml(agent: &str, current: &str, touches: &[Touch]) -> Result<(), ProposalRefusal> {
-    let old: Vec<&str> = current.lines().collect();
-    let owners = yaml_owners(&old);
-    for t in touches {
-        // An added line belongs to the block of the line before it.
-        let owner = if t.old_line < owners.len() && old.get(t.old_line).is_some_and(|l| *l == t.text) {
-            owners[t.old_line].clone()
-        } else {
-            t.old_line.checked_sub(1).and_then(|i| owners.get(i).cloned()).flatten()
+        let (Some(was), Some(is)) = (was.and_then(Node::entries), is.and_then(Node::entries)) else {
+            return if was == is { Ok(()) } else { Err(ProposalRefusal::NotProse(agent.to_string())) };
         };
-        let Some((block, key)) = owner else { return Err(ProposalRefusal::OutsideBlocks) };
-        if block != agent {
-            return Err(ProposalRefusal::OtherAgent(block));
-        }
-        // A line that itself opens a key must open a prose key; any other line belongs to the
-        // key above it. The agent's own name line is not prose either.
-        let line_key = key_of(&t.text).filter(|_| indent(&t.text) > 0).map(str::to_string);
-        match line_key.or(key) {
-            Some(k) if PROSE_KEYS.contains(&k.as_str()) => {}
-            Some(k) => return Err(ProposalRefusal::NotProse(k)),
-            None => return Err(ProposalRefusal::NotProse(block)),
+        for key in union_keys(was, is) {
+            if !PROSE_KEYS.contains(&key) && get(was, key) != get(is, key) {
+                return Err(ProposalRefusal::NotProse(key.to_string()));
+            }
         }
     }
     Ok(())
 }
 
+/// Decides an org.yaml change by parsing the file before and after it, then refuses the YAML
+/// forms that would hide what an added line does.
+fn check_org_yaml(agent: &str, current: &str, new_text: &str, added: &HashSet<usize>) -> Result<(), ProposalRefusal> {
+    let old = org_yaml::load(current).map_err(ProposalRefusal::UnreadableNow)?;
+    let new = org_yaml::load(new_text).map_err(ProposalRefusal::BrokenYaml)?;
+    compare_org(agent, &old.root, &new.root)?;
+    if let Some((form, line)) = org_yaml::forms_on(&new, added) {
+        return Err(ProposalRefusal::HiddenForm { line, form: form.kind.to_string(), at: form.at.clone() });
+    }
+    Ok(())
+}
+
+impl ProposalRefusal {
+    pub fn off_limits(path: &str, why: OffLimits) -> Self {
+        match why {
+            OffLimits::EscapesVault => ProposalRefusal::EscapesVault(path.to_string()),
+            OffLimits::Symlink => ProposalRefusal::Symlink(path.to_string()),
+            OffLimits::Protected => ProposalRefusal::Protected(path.to_string()),
+        }
+    }
+}
+
+/// Whether a proposal may name this path at all: the vault's rule, then the agent's own files.
 pub fn check_path(path: &str, knowledge: &[String]) -> Result<(), ProposalRefusal> {
-    let escapes = path.is_empty()
-        || path.starts_with('/')
-        || path.starts_with('\\')
-        || path.contains(':')
-        || path.split(['/', '\\']).any(|c| c == ".." || c == ".");
-    if escapes {
-        return Err(ProposalRefusal::EscapesVault(path.to_string()));
-    }
-    if path.split('/').any(|c| PROTECTED.contains(&c)) {
-        return Err(ProposalRefusal::Protected(path.to_string()));
-    }
+    check_vault_path(path).map_err(|why| ProposalRefusal::off_limits(path, why))?;
     if path == ORG_YAML {
         return Ok(());
     }
@@ -274,17 +314,17 @@ pub fn validate_proposal(
         return Err(ProposalRefusal::Symlink(target.path.to_string()));
     }
     let hunks = parse_diff(diff)?;
-    let (new_text, touches) = apply(target.current_text, &hunks)?;
-    if touches.is_empty() {
+    let Applied { new_text, changed, added } = apply(target.current_text, &hunks)?;
+    if changed == 0 {
         return Err(ProposalRefusal::Empty);
     }
-    if touches.len() > MAX_CHANGED_LINES {
-        return Err(ProposalRefusal::TooLarge(touches.len()));
+    if changed > MAX_CHANGED_LINES {
+        return Err(ProposalRefusal::TooLarge(changed));
     }
     if target.path == ORG_YAML {
-        check_org_yaml(agent, target.current_text, &touches)?;
+        check_org_yaml(agent, target.current_text, &new_text, &added)?;
     }
-    Ok(ValidChange { new_text, changed_lines: touches.len() })
+    Ok(ValidChange { new_text, changed_lines: changed })
 }
 
 #[cfg(test)]
@@ -428,6 +468,11 @@ agents:
             "CURRENT/today.md",
             ".env",
             "knowledge/builder/CLAUDE.md",
+            "Areas/Finance/budget.md",
+            "knowledge/builder/Areas/Finance/q3.md",
+            "current/today.md",
+            "areas/FINANCE/x.md",
+            "knowledge/builder/.env.local",
         ] {
             let t = Target { path, is_symlink: false, current_text: "a\n" };
             assert_eq!(
@@ -435,6 +480,25 @@ agents:
                 ProposalRefusal::Protected(path.into()),
                 "{path}"
             );
+        }
+    }
+
+    #[test]
+    fn the_vault_rule_is_the_same_for_every_path_the_bots_side_touches() {
+        for path in [".env", "CURRENT/x.md", "Areas/Finance/q3.jsonl", "a/hooks/b", ".claude/x", ".Env"] {
+            assert_eq!(check_vault_path(path), Err(OffLimits::Protected), "{path}");
+        }
+        for path in ["../x", "/etc/passwd", "", "a/./b", "c:x"] {
+            assert_eq!(check_vault_path(path), Err(OffLimits::EscapesVault), "{path}");
+        }
+        for path in [
+            ".agents/org/runs/r1.jsonl",
+            "Areas/Marketing/plan.md",
+            "Finance/Areas/x.md",
+            "envelope.md",
+            ".environment",
+        ] {
+            assert_eq!(check_vault_path(path), Ok(()), "{path}");
         }
     }
 
@@ -459,8 +523,178 @@ agents:
     }
 
     #[test]
+    fn an_explicit_key_under_a_prose_key_is_refused_naming_the_key() {
+        let diff = "@@ -4,1 +4,3 @@\n     goal: Ship small, tested changes.\n+    ? permission_mode_override\n+    : full_access\n";
+        let e = org(diff).unwrap_err();
+        assert_eq!(e, ProposalRefusal::NotProse("permission_mode_override".into()));
+        assert!(e.to_string().contains("the change touches permission_mode_override, which is not prose"), "{e}");
+        // A key with a space in it is a key all the same.
+        let diff = "@@ -4,1 +4,2 @@\n     goal: Ship small, tested changes.\n+    permission mode: full_access\n";
+        assert_eq!(org(diff).unwrap_err(), ProposalRefusal::NotProse("permission mode".into()));
+    }
+
+    #[test]
+    fn forms_a_reviewer_would_not_spot_are_refused_even_on_prose() {
+        let goal = "-    goal: Ship small, tested changes.\n";
+        for (added, form, at_line) in [
+            ("+    ? goal\n+    : Ship it.\n", "an explicit key (?)", 4),
+            ("+    goal: &g Ship it.\n", "an anchor (&)", 4),
+            ("+    goal: !!str Ship it.\n", "a tag (!)", 4),
+            ("+    goal:\n+      <<: {model: best}\n", "a merge key (<<)", 5),
+        ] {
+            let diff = format!("@@ -4,1 +4,2 @@\n{goal}{added}");
+            match org(&diff) {
+                Err(ProposalRefusal::HiddenForm { form: f, line, at }) => {
+                    assert_eq!((f.as_str(), line), (form, at_line), "{diff}");
+                    assert!(at.starts_with("agents.builder.goal"), "{at}");
+                }
+                other => panic!("{diff}: {other:?}"),
+            }
+        }
+        let diff = "@@ -3,2 +3,2 @@\n-    personality: Careful and brief.\n+    personality: &p Careful and brief.\n-    goal: Ship small, tested changes.\n+    goal: *p\n";
+        assert!(matches!(org(diff).unwrap_err(), ProposalRefusal::HiddenForm { .. }));
+    }
+
+    #[test]
+    fn a_change_is_judged_by_what_the_file_means() {
+        let broken = "@@ -4,1 +4,1 @@\n-    goal: Ship small, tested changes.\n+    goal: [unclosed\n";
+        assert!(matches!(org(broken).unwrap_err(), ProposalRefusal::BrokenYaml(_)));
+        let twice = "@@ -4,1 +4,2 @@\n     goal: Ship small, tested changes.\n+    goal: Ship it.\n";
+        assert!(org(twice).unwrap_err().to_string().contains("the key goal appears twice"));
+        let top = "@@ -1,1 +1,2 @@\n+version: 2\n agents:\n";
+        assert_eq!(org(top).unwrap_err(), ProposalRefusal::OutsideBlocks);
+        let quoted = "@@ -7,1 +7,1 @@\n-    tools: [git, cargo]\n+    \"tools\": [git, cargo, curl]\n";
+        assert_eq!(org(quoted).unwrap_err(), ProposalRefusal::NotProse("tools".into()));
+        // Prose may be rewritten in any plain form, and a comment changes nothing.
+        let folded = "@@ -4,1 +4,3 @@\n-    goal: Ship small, tested changes.\n+    goal: >-\n+      Ship small changes,\n+      each with a test.\n";
+        assert!(org(folded).unwrap().new_text.contains("each with a test."));
+        let comment = "@@ -4,1 +4,2 @@\n     goal: Ship small, tested changes.\n+    # tools: [shell]\n";
+        assert!(org(comment).is_ok());
+        let t = Target { path: ORG_YAML, is_symlink: false, current_text: "agents: [\n" };
+        let diff = "@@ -1,1 +1,1 @@\n-agents: [\n+agents: []\n";
+        assert!(matches!(validate_proposal("builder", &knowledge(), &t, diff), Err(ProposalRefusal::UnreadableNow(_))));
+    }
+
+    #[test]
     fn an_empty_change_is_refused() {
         let diff = "@@ -3,1 +3,1 @@\n     personality: Careful and brief.\n";
         assert_eq!(org(diff).unwrap_err(), ProposalRefusal::Empty);
+    }
+
+    /// The oracle: another YAML parser, independent of the validator's.
+    mod oracle {
+        use super::super::*;
+        use proptest::prelude::*;
+        use yaml_rust2::{Yaml, YamlLoader};
+
+        const BASE: &str = "\
+# The bots.
+defaults:
+  model: &m cheap
+agents:
+  builder:
+    personality: Careful and brief.
+    goal: Ship small, tested changes.
+    principles:
+      - Read the issue twice.
+    tools: [git, cargo]
+    model: *m
+  reviewer:
+    personality: Strict.
+    tools: [git]
+";
+
+        const POOL: [&str; 36] = [
+            "    goal: Ship it.",
+            "    goal: &g Ship it.",
+            "    personality: *m",
+            "    description: *m",
+            "    tools: [git, cargo, curl]",
+            "    ? permission_mode_override",
+            "    : full_access",
+            "    ? goal",
+            "    : Ship it.",
+            "      - Ask first.",
+            "      - <<: {model: best}",
+            "    <<: {model: best}",
+            "    model: best",
+            "    wakes_per_day: 50",
+            "    permission mode: full",
+            "  admin:",
+            "  reviewer:",
+            "    personality: Lenient.",
+            "agents:",
+            "defaults:",
+            "  model: &m best",
+            "# a comment",
+            "",
+            "    goal: |",
+            "      tools: [shell]",
+            "    goal: !!str Ship.",
+            "    description: \"Quoted: yes\"",
+            "---",
+            "    goal: {tools: [shell]}",
+            "  builder: {tools: [x]}",
+            "\ttools: [x]",
+            "    \"model\": best",
+            "    model : best",
+            "      tools: [x]",
+            "  - x",
+            "    principles: &p [a]",
+        ];
+
+        fn hash(y: &Yaml) -> Option<&yaml_rust2::yaml::Hash> {
+            y.as_hash()
+        }
+
+        fn same_except(old: &Yaml, new: &Yaml, spare: &dyn Fn(&Yaml) -> bool) -> Result<(), TestCaseError> {
+            let (Some(o), Some(n)) = (hash(old), hash(new)) else {
+                prop_assert_eq!(old, new);
+                return Ok(());
+            };
+            for k in o.keys().chain(n.keys()) {
+                if !spare(k) {
+                    prop_assert_eq!(o.get(k), n.get(k), "key {:?}", k);
+                }
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1024))]
+            #[test]
+            fn an_accepted_change_leaves_every_non_prose_key_and_every_other_block_equal(
+                start in 0usize..=14,
+                removed in 0usize..3,
+                added in proptest::collection::vec(proptest::sample::select(POOL.to_vec()), 0..4),
+            ) {
+                let old: Vec<&str> = BASE.lines().collect();
+                let removed = removed.min(old.len() - start);
+                let mut diff = format!("@@ -{},{removed} +{},{} @@\n", start + 1, start + 1, added.len());
+                for line in &old[start..start + removed] {
+                    diff.push_str(&format!("-{line}\n"));
+                }
+                for line in &added {
+                    diff.push_str(&format!("+{line}\n"));
+                }
+                let target = Target { path: ORG_YAML, is_symlink: false, current_text: BASE };
+                if let Ok(ok) = validate_proposal("builder", &[], &target, &diff) {
+                    let before = YamlLoader::load_from_str(BASE).unwrap();
+                    let after = YamlLoader::load_from_str(&ok.new_text);
+                    prop_assert!(after.is_ok(), "accepted an unreadable file: {diff}");
+                    let after = after.unwrap();
+                    prop_assert_eq!(after.len(), 1, "{}", diff);
+                    let agents = Yaml::String("agents".into());
+                    same_except(&before[0], &after[0], &|k| *k == agents)?;
+                    let (old_agents, new_agents) = (&before[0]["agents"], &after[0]["agents"]);
+                    let builder = Yaml::String("builder".into());
+                    same_except(old_agents, new_agents, &|k| *k == builder)?;
+                    prop_assert!(new_agents["builder"].as_hash().is_some(), "{}", diff);
+                    same_except(&old_agents["builder"], &new_agents["builder"], &|k| {
+                        k.as_str().is_some_and(|k| PROSE_KEYS.contains(&k))
+                    })?;
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::config::{EffectiveConfig, MemoryConfig};
 use super::model::{
     propose_prompt, reflect_prompt, ModelChoice, Models, EXCERPT_BYTES, PROPOSE_SYSTEM, REFLECT_SYSTEM,
 };
-use super::proposal::{check_path, validate_proposal, ProposalRefusal, Target, ORG_YAML};
+use super::proposal::{check_path, check_vault_path, validate_proposal, OffLimits, ProposalRefusal, Target, ORG_YAML};
 use super::render::{render_core, MemoryKind, RenderedCore};
 use super::vault::{core_path, hand_written_memory_path, load_roster, Roster, RosterAgent, Vault, VaultError};
 use crate::clock::Clock;
@@ -41,6 +41,9 @@ pub enum PersonaError {
     Changed(String),
     #[error("{0}")]
     Refused(ProposalRefusal),
+    /// A run's transcript the memory steps will not read; nothing was changed.
+    #[error("The transcript {path} was refused: {why}")]
+    TranscriptRefused { path: String, why: OffLimits },
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
 }
@@ -440,6 +443,7 @@ impl Org {
             return Err(PersonaError::Invalid("Name at least one wakeup".to_string()));
         }
         let run = one_line(&report.run, "run id")?;
+        self.check_transcript(report).await?;
         let wakeups = self.store.wakeups(ids).await.map_err(internal)?;
         if let Some(missing) = ids.iter().find(|id| !wakeups.iter().any(|w| w.id == **id)) {
             return Err(PersonaError::NotFound(format!("There is no wakeup {missing}")));
@@ -550,6 +554,7 @@ impl Org {
         Self::may_dispatch(caller, &a)?;
         let run = one_line(&report.run, "run id")?;
         let reason = one_line(reason, "reason")?;
+        self.check_transcript(report).await?;
         let (episode, trigger) = match self.store.episode_by_run(agent, &run).await.map_err(internal)? {
             // A retry of an existing episode is asked for by name, so no trigger is checked.
             Some(e) => (e, None),
@@ -600,13 +605,20 @@ impl Org {
         let vault = self.vault()?;
         let active = self.store.memory_rows(agent, false).await.map_err(internal)?;
         let excerpt = match &episode.transcript_path {
-            Some(p) => match vault.read_tail(p, EXCERPT_BYTES).await {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::warn!(agent, path = p, error = %e, "the transcript was not read");
-                    None
+            Some(p) => {
+                // Checked again at reading: the episode may predate the rule, or the disk changed.
+                if let Err(e) = self.gate(p, |why| PersonaError::TranscriptRefused { path: p.clone(), why }).await {
+                    tracing::warn!(agent, path = p, error = %e, "the transcript was refused");
+                    return skipped(e.to_string());
                 }
-            },
+                match vault.read_tail(p, EXCERPT_BYTES).await {
+                    Ok(x) => x,
+                    Err(e) => {
+                        tracing::warn!(agent, path = p, error = %e, "the transcript was not read");
+                        None
+                    }
+                }
+            }
             None => None,
         };
         if !self.claim_call(agent, "reflect").await? {
@@ -793,9 +805,25 @@ impl Org {
         }
         if targets.iter().any(|t| t == "own_skills") {
             for k in &a.knowledge {
-                for path in vault.markdown_under(k).await.map_err(PersonaError::Vault)?.into_iter().take(5) {
+                let found = match vault.markdown_under(k).await {
+                    Ok(found) => found,
+                    Err(VaultError::Outside { .. }) => continue,
+                    Err(e) => return Err(PersonaError::Vault(e)),
+                };
+                let mut shown = 0;
+                for path in found {
+                    if shown == 5 {
+                        break;
+                    }
+                    // The model sees only files the validator would let it change.
+                    match self.may_target(a, &path).await {
+                        Ok(()) => {}
+                        Err(PersonaError::Refused(_)) => continue,
+                        Err(e) => return Err(e),
+                    }
                     if let Some(text) = vault.read(&path).await.map_err(PersonaError::Vault)? {
                         files.push((path, text));
+                        shown += 1;
                     }
                 }
             }
@@ -860,6 +888,36 @@ impl Org {
         Ok(ProposalOutcome::Filed(Box::new(filed)))
     }
 
+    /// The validator's path rule on the vault as it is on disk: [`check_vault_path`], then whether
+    /// the path goes through a symbolic link. Proposal targets and transcripts both pass here;
+    /// `refuse` words the refusal for what the path was wanted for.
+    async fn gate(&self, path: &str, refuse: impl Fn(OffLimits) -> PersonaError) -> Result<(), PersonaError> {
+        check_vault_path(path).map_err(&refuse)?;
+        match self.vault()?.is_symlink(path).await {
+            Ok(false) => Ok(()),
+            Ok(true) => Err(refuse(OffLimits::Symlink)),
+            Err(VaultError::Outside { .. }) => Err(refuse(OffLimits::EscapesVault)),
+            Err(e) => Err(PersonaError::Vault(e)),
+        }
+    }
+
+    /// A run's transcript is refused on the way in, before anything is changed. Without a vault
+    /// nothing is ever read, so only the rule itself applies.
+    async fn check_transcript(&self, report: &RunReport) -> Result<(), PersonaError> {
+        let Some(path) = &report.transcript_path else { return Ok(()) };
+        let refuse = |why| PersonaError::TranscriptRefused { path: path.clone(), why };
+        if self.vault.is_none() {
+            return check_vault_path(path).map_err(refuse);
+        }
+        self.gate(path, refuse).await
+    }
+
+    /// Whether a proposal may name `path` for this agent: its own files, by the validator's rule.
+    async fn may_target(&self, a: &RosterAgent, path: &str) -> Result<(), PersonaError> {
+        check_path(path, &a.knowledge).map_err(PersonaError::Refused)?;
+        self.gate(path, |why| PersonaError::Refused(ProposalRefusal::off_limits(path, why))).await
+    }
+
     /// Reads the target exactly as it is now and runs the validator; a refusal is an error.
     async fn check_change(
         &self,
@@ -867,18 +925,8 @@ impl Org {
         path: &str,
         diff: &str,
     ) -> Result<(String, super::proposal::ValidChange), PersonaError> {
-        check_path(path, &a.knowledge).map_err(PersonaError::Refused)?;
+        self.may_target(a, path).await?;
         let vault = self.vault()?;
-        let is_symlink = match vault.is_symlink(path).await {
-            Ok(s) => s,
-            Err(VaultError::Outside { .. }) => {
-                return Err(PersonaError::Refused(ProposalRefusal::EscapesVault(path.into())))
-            }
-            Err(e) => return Err(PersonaError::Vault(e)),
-        };
-        if is_symlink {
-            return Err(PersonaError::Refused(ProposalRefusal::Symlink(path.into())));
-        }
         let current = match vault.read(path).await {
             Ok(Some(t)) => t,
             Ok(None) => {
@@ -889,9 +937,9 @@ impl Org {
             }
             Err(e) => return Err(PersonaError::Vault(e)),
         };
-        let valid =
-            validate_proposal(&a.name, &a.knowledge, &Target { path, is_symlink, current_text: &current }, diff)
-                .map_err(PersonaError::Refused)?;
+        // may_target has refused a link already.
+        let target = Target { path, is_symlink: false, current_text: &current };
+        let valid = validate_proposal(&a.name, &a.knowledge, &target, diff).map_err(PersonaError::Refused)?;
         Ok((current, valid))
     }
 

@@ -391,6 +391,13 @@ async fn the_validator_refuses_a_proposal_with_exit_code_3() {
     let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row]).await.unwrap_err();
     assert_eq!(e.code, 3);
     assert!(e.message.contains("the change touches tools, which is not prose"), "{}", e.message);
+    // YAML's explicit-key form under a prose key is still a key, and the refusal names it.
+    model.reply(&proposal(
+        "@@ -6,1 +6,3 @@\n     goal: Hand the sales team qualified leads with a clear next step.\n+    ? permission_mode_override\n+    : full_access\n",
+    ));
+    let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row]).await.unwrap_err();
+    assert_eq!(e.code, 3);
+    assert!(e.message.contains("the change touches permission_mode_override, which is not prose"), "{}", e.message);
     model.reply(&ops(json!({"path": "AGENTS.md", "diff": "@@ -1 +1 @@\n-a\n+b\n", "rationale": "x"})));
     let e = app.org_cli(&["propose-improvement", "scout", "--memory-id", &row]).await.unwrap_err();
     assert_eq!(e.code, 3);
@@ -699,4 +706,160 @@ async fn start_up_never_waits_for_the_ollama_probe() {
     assert_eq!(ollama.tags_asked(), 1);
     let (s, _) = app.page(&app.sign_in("sam").await, "/org/agents/scout").await;
     assert_eq!(s, StatusCode::OK);
+}
+
+/// Files the bots' memory must never read, each holding a marker that must never reach the model.
+fn plant_secrets(app: &TestApp, outside: &std::path::Path) -> [&'static str; 4] {
+    let vault = app.vault();
+    let write = |path: &str, text: &str| {
+        let full = vault.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    };
+    write(".env", "OPENAI_API_KEY=SECRET-DOTENV\n");
+    write("CURRENT/today.md", "SECRET-CURRENT\n");
+    write("Areas/Finance/q3.jsonl", "{\"result\":\"SECRET-FINANCE\"}\n");
+    std::fs::write(outside.join("elsewhere.jsonl"), "{\"result\":\"SECRET-LINKED\"}\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("elsewhere.jsonl"), vault.join(".agents/org/runs/linked.jsonl")).unwrap();
+    ["SECRET-DOTENV", "SECRET-CURRENT", "SECRET-FINANCE", "SECRET-LINKED"]
+}
+
+fn model_saw_none_of(model: &ModelServer, secrets: &[&str]) {
+    for call in model.asked() {
+        let call = call.to_string();
+        for s in secrets {
+            assert!(!call.contains(s), "the model received {s}: {call}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transcript_outside_the_bots_memory_is_refused_and_never_reaches_the_model() {
+    let model = ModelServer::start().await;
+    let app = spawn_bots_app(model.openai_settings(), 200).await;
+    let outside = tempfile::tempdir().unwrap();
+    let secrets = plant_secrets(&app, outside.path());
+    let sam = token_for(&app, "sam").await;
+    let none = ops(json!({"operations": [{"op": "none"}]}));
+    model.script((0..4).map(|_| Script::Reply(none.clone())));
+
+    // Through /api/org: refused before anything changes, so the wakeup stays open.
+    let (s, w) = post(&app, &sam, "/api/org/wake", json!({"agent": "scout", "reason": "assigned"})).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (s, v) = post(
+        &app,
+        &sam,
+        "/api/org/wake-done",
+        json!({"wakeups": [w["id"]], "run": "t1", "exit": 0, "turns": 3, "transcript_path": ".env"}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["error"], "transcript_refused");
+    assert_eq!(
+        v["message"],
+        "The transcript .env was refused: it belongs to the harness or the owner, and nothing the bots remember reads it"
+    );
+    let (_, eps) = get(&app, &sam, "/api/org/agents/scout/episodes").await;
+    assert_eq!(eps, json!([]), "no episode was recorded");
+
+    // Through the command line: exit 3 with the reason, for wake-done and reflect alike.
+    let id = w["id"].to_string();
+    for (args, why) in [
+        (
+            vec!["wake-done", &id, "--run", "t1", "--turns", "3", "--transcript", "CURRENT/today.md"],
+            "belongs to the harness",
+        ),
+        (
+            vec!["reflect", "scout", "--run", "t2", "--turns", "3", "--transcript", "Areas/Finance/q3.jsonl"],
+            "belongs to the harness",
+        ),
+        (
+            vec!["reflect", "scout", "--run", "t3", "--turns", "3", "--transcript", ".agents/org/runs/linked.jsonl"],
+            "is a symbolic link",
+        ),
+        (
+            vec!["reflect", "scout", "--run", "t4", "--turns", "3", "--transcript", "../elsewhere.jsonl"],
+            "is outside the vault",
+        ),
+    ] {
+        let e = app.org_cli(&args).await.unwrap_err();
+        assert_eq!(e.code, 3, "{args:?}: {}", e.message);
+        assert!(e.message.starts_with("The transcript ") && e.message.contains(why), "{args:?}: {}", e.message);
+    }
+    let (_, eps) = get(&app, &sam, "/api/org/agents/scout/episodes").await;
+    assert_eq!(eps, json!([]), "no episode was recorded");
+    assert!(model.asked().is_empty(), "the model was never called");
+
+    // A transcript inside the bots' runs is read, and the same wakeup closes.
+    std::fs::write(app.vault().join(".agents/org/runs/t1.jsonl"), "{\"result\":\"403 blocked\"}\n").unwrap();
+    let out = app
+        .org_cli(&["wake-done", &id, "--run", "t1", "--turns", "3", "--transcript", ".agents/org/runs/t1.jsonl"])
+        .await
+        .unwrap();
+    assert!(out.contains(&format!("closed wakeup(s) {id}")), "{out}");
+    let asked = model.asked();
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].to_string().contains("403 blocked"));
+    model_saw_none_of(&model, &secrets);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_recorded_with_a_protected_transcript_is_not_reflected_on() {
+    use engine::persona::backlog::{NewEpisode, Outcome};
+    use engine::persona::store::PersonaStore;
+    let model = ModelServer::start().await;
+    let app = spawn_bots_app(model.openai_settings(), 200).await;
+    let outside = tempfile::tempdir().unwrap();
+    let secrets = plant_secrets(&app, outside.path());
+    model.reply(&ops(json!({"operations": [{"op": "none"}]})));
+    // As an episode recorded before transcripts were checked would be.
+    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
+    store
+        .insert_episode(&NewEpisode {
+            agent: "scout".into(),
+            run: "old".into(),
+            trigger: "task".into(),
+            task: None,
+            outcome: Outcome::Done,
+            turns: Some(4),
+            cost_usd: None,
+            duration_s: None,
+            summary: "I finished.".into(),
+            log_path: None,
+            transcript_path: Some(".env".into()),
+            at: chrono::Utc::now(),
+        })
+        .await
+        .unwrap();
+    let out = app.org_cli(&["reflect", "scout", "--run", "old"]).await.unwrap();
+    assert!(out.contains("skipped: The transcript .env was refused"), "{out}");
+    assert!(model.asked().is_empty(), "the model was never called");
+    model_saw_none_of(&model, &secrets);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_proposal_prompt_shows_only_files_the_validator_would_let_it_change() {
+    let model = ModelServer::start().await;
+    let app = spawn_bots_app(model.openai_settings(), 200).await;
+    let sam = token_for(&app, "sam").await;
+    let knowledge = app.vault().join("knowledge/scout");
+    for (path, text) in [
+        ("CLAUDE.md", "SECRET-CLAUDE"),
+        ("hooks/pre.md", "SECRET-HOOK"),
+        ("Areas/Finance/budget.md", "SECRET-FINANCE"),
+        ("CURRENT/today.md", "SECRET-CURRENT"),
+    ] {
+        std::fs::create_dir_all(knowledge.join(path).parent().unwrap()).unwrap();
+        std::fs::write(knowledge.join(path), text).unwrap();
+    }
+    friction_twice(&app, &model, &sam).await;
+    model.reply(&proposal(PROPOSAL_DIFF));
+    let done = run(&app, &sam, "scout", "f2", 3).await;
+    assert!(done["reflect"]["proposals"][0].as_str().unwrap().starts_with("filed improve card #"), "{done}");
+    let asked = model.asked();
+    let user = asked.last().unwrap()["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains("knowledge/scout/qualifying.md"), "{user}");
+    for s in ["SECRET-CLAUDE", "SECRET-HOOK", "SECRET-FINANCE", "SECRET-CURRENT"] {
+        assert!(!user.contains(s), "the prompt showed {s}: {user}");
+    }
 }
