@@ -7,6 +7,7 @@
 //! - Connector settings begin with the `UPDATE` of the connector's row, which locks it, so two
 //!   changes to one connector (and the cards they remove) run one after the other.
 //! - Cards to purge are read `FOR UPDATE`, so a concurrent write to one of them waits for the purge.
+//!   Every removal locks a card before its uses, so two removals of one card cannot deadlock.
 //! - The hourly limit of reads is the shared `claim_call`, under the connector's advisory lock.
 //! - Removing cards nobody keeps locks them `FOR UPDATE` first, then deletes those still unused
 //!   under a fresh snapshot: a use saved concurrently either counts (its card stays) or waits.
@@ -116,6 +117,8 @@ async fn purge(conn: &mut PgConnection, connector: i64, kinds: &[KeyKind]) -> Re
 }
 
 async fn delete_card(conn: &mut PgConnection, id: i64) -> Result<(), StoreError> {
+    // The card before its uses, in the order a purge takes them, so the two cannot deadlock.
+    sqlx::query("SELECT id FROM cards WHERE id = $1 FOR UPDATE").bind(id).execute(&mut *conn).await.map_err(backend)?;
     sqlx::query("DELETE FROM card_uses WHERE card_id = $1").bind(id).execute(&mut *conn).await.map_err(backend)?;
     sqlx::query("DELETE FROM cards WHERE id = $1").bind(id).execute(&mut *conn).await.map_err(backend)?;
     Ok(())
