@@ -10,4 +10,6 @@
 //! databases; `scripts/check` starts one and sets it.
 
 mod backends;
+mod cores;
 mod org;
+mod tokens;
