@@ -451,8 +451,9 @@ async fn a_broken_vault_file_is_named_with_its_problem() {
 async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
     let vault = app.vault();
-    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
-    assert!(server::demo_org::seed_runs(&store, &vault, std::sync::Arc::new(engine::SystemClock)).await.unwrap());
+    assert!(server::demo_org::seed_runs(app.store.clone(), &vault, std::sync::Arc::new(engine::SystemClock))
+        .await
+        .unwrap());
     let sam = app.sign_in("sam").await;
     let (s, html) = app.page(&sam, "/org/agents/scout").await;
     assert_eq!(s, StatusCode::OK);
@@ -486,8 +487,9 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_correction_in_the_browser_keeps_the_text() {
     let app = spawn_bots_app(server::models::ModelSettings::default(), 200).await;
-    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
-    server::demo_org::seed_runs(&store, &app.vault(), std::sync::Arc::new(engine::SystemClock)).await.unwrap();
+    server::demo_org::seed_runs(app.store.clone(), &app.vault(), std::sync::Arc::new(engine::SystemClock))
+        .await
+        .unwrap();
     let sam = app.sign_in("sam").await;
     let long = "I prefer ".repeat(40);
     let r = app.form_post(&sam, "/fn/edit_memory_line", &[("id", "3"), ("agent", "scout"), ("text", &long)]).await;

@@ -24,10 +24,14 @@ async fn spawn_cards() -> Cards {
 async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {
     let app = spawn_app_with_models(models).await;
     let (ats, ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
-    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
-    server::demo_cards::seed(&store, &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &ats)
-        .await
-        .expect("connect the source");
+    server::demo_cards::seed(
+        app.store.as_ref(),
+        &app.memory,
+        app.clock.clone() as std::sync::Arc<dyn engine::Clock>,
+        &ats,
+    )
+    .await
+    .expect("connect the source");
     Cards { app, ats, ats_task, connector: 1 }
 }
 

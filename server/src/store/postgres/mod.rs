@@ -142,6 +142,20 @@ impl PgStore {
         Ok(Self { pool })
     }
 
+    /// Connects without migrating, in sessions that refuse every write, for the CLI's read-only
+    /// commands.
+    pub async fn open_read_only(url: &str) -> Result<Self, StoreError> {
+        let options =
+            PgConnectOptions::from_str(url).map_err(backend)?.options([("default_transaction_read_only", "on")]);
+        let pool = PgPoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        Ok(Self { pool })
+    }
+
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }
