@@ -12,4 +12,5 @@
 mod backends;
 mod cores;
 mod org;
+mod persona;
 mod tokens;
