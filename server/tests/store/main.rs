@@ -10,6 +10,8 @@
 //! databases; `scripts/check` starts one and sets it.
 
 mod backends;
+mod cards;
+mod connectors;
 mod cores;
 mod org;
 mod persona;

@@ -412,7 +412,7 @@ async fn a_proposal_promotes_its_memory_row(db: Db) {
     assert_eq!(task.improve.as_ref().unwrap().memory_id, Some(id));
     let row = db.memory_row(id).await.unwrap().unwrap();
     assert_eq!((row.promoted_to_proposal, row.proposal_task_id), (true, Some(task.id)));
-    assert_eq!(db.improve_tasks(Some("dealbot")).await.unwrap(), [task.clone()]);
+    assert_eq!(db.improve_tasks(Some("dealbot")).await.unwrap(), std::slice::from_ref(&task));
 
     let reword = [AudnOp::Reword { id, text: "Ask, then quote".into() }];
     let (_, new) = db.apply_ops("dealbot", e2, &reword, at(3)).await.unwrap().reworded[0];
