@@ -296,3 +296,50 @@ async fn leaving_removes_the_persons_memory_of_records(db: Db) {
     assert_eq!(db.prepare_enabled().await.unwrap(), [(o.bob.id, on)]);
     assert_eq!(db.audit_log(1).await.unwrap()[0].detail, "0 tokens revoked, 3 uses and 1 cards removed");
 }
+
+on_both! {
+    removals_racing_a_purge_of_the_same_cards_all_succeed:
+        sqlite_removals_racing_a_purge_of_the_same_cards_all_succeed,
+        postgres_removals_racing_a_purge_of_the_same_cards_all_succeed;
+}
+
+/// Removing cards one by one while Keep cards off purges the same cards: every call succeeds, none
+/// is refused as a deadlock, and nothing of the connector is left.
+async fn removals_racing_a_purge_of_the_same_cards_all_succeed(db: Db) {
+    let o = org(&db).await;
+    let c = connector(&db, &o, "crm", KeyMode::Company).await;
+    for round in 0..5 {
+        db.set_keep_cards(c.id, true, o.by_admin(round)).await.unwrap();
+        let mut ids = Vec::new();
+        for i in 0..20 {
+            let kept = db.upsert_card(&card(c.id, &format!("D-{round}-{i}"), KeyKind::Company, None)).await.unwrap();
+            db.save_use(&use_of(o.alice.id, kept.id, false)).await.unwrap();
+            db.save_use(&use_of(o.bob.id, kept.id, true)).await.unwrap();
+            ids.push(kept.id);
+        }
+        // Newest first, so the removals meet the purge, which goes oldest first, in the middle.
+        let mut racing: Vec<_> = ids
+            .iter()
+            .rev()
+            .map(|&id| {
+                let db = db.clone();
+                let by = o.by_admin(round);
+                tokio::spawn(async move { db.remove_card(id, "the tool was unticked", by).await })
+            })
+            .collect();
+        let purge = {
+            let db = db.clone();
+            let by = o.by_admin(round);
+            tokio::spawn(async move { db.set_keep_cards(c.id, false, by).await.map(|_| ()) })
+        };
+        racing.push(purge);
+        for r in racing {
+            r.await.unwrap().expect("every removal and the purge succeed");
+        }
+        assert_eq!(db.counts(o.alice.id).await.unwrap(), (0, 0));
+        assert_eq!(db.counts(o.bob.id).await.unwrap(), (0, 0));
+        for id in ids {
+            assert_eq!(db.card(id).await.unwrap(), None);
+        }
+    }
+}
