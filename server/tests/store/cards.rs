@@ -343,3 +343,31 @@ async fn removals_racing_a_purge_of_the_same_cards_all_succeed(db: Db) {
         }
     }
 }
+
+on_both! {
+    a_use_saved_while_unkept_cards_go_is_kept_or_refused:
+        sqlite_a_use_saved_while_unkept_cards_go_is_kept_or_refused,
+        postgres_a_use_saved_while_unkept_cards_go_is_kept_or_refused;
+}
+
+/// The forgetting job removes cards nobody keeps while a read saves the first use of a new card: the
+/// save either lands before (the card and its use stay) or is refused (the card is gone); a save
+/// that succeeded is never undone by the job.
+async fn a_use_saved_while_unkept_cards_go_is_kept_or_refused(db: Db) {
+    let o = org(&db).await;
+    let c = connector(&db, &o, "crm", KeyMode::Company).await;
+    for i in 0..100 {
+        let fresh = db.upsert_card(&card(c.id, &format!("D-{i}"), KeyKind::Company, None)).await.unwrap();
+        let job = {
+            let db = db.clone();
+            let by = o.by_admin(5);
+            tokio::spawn(async move { db.remove_unkept_cards(by).await })
+        };
+        let saved = db.save_use(&use_of(o.alice.id, fresh.id, false)).await;
+        job.await.unwrap().expect("the job succeeds");
+        if saved.is_ok() {
+            assert_eq!(db.card_use(o.alice.id, fresh.id).await.unwrap(), Some(use_of(o.alice.id, fresh.id, false)));
+            assert_eq!(db.card(fresh.id).await.unwrap(), Some(fresh), "round {i}");
+        }
+    }
+}
