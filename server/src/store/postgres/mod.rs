@@ -123,11 +123,6 @@ pub(crate) async fn audit(
     Ok(())
 }
 
-/// Placeholder for a method not yet written for this backend.
-pub(crate) fn not_yet() -> StoreError {
-    StoreError::Backend("not yet written for PostgreSQL".into())
-}
-
 impl PgStore {
     /// Connects and applies migrations.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
