@@ -476,3 +476,99 @@ async fn a_bot_token_finds_its_bot(db: Db) {
     let clash = db.create_agent_token("dealbot", o.bob.id, "copy", "bot-secret", at(4)).await;
     assert!(clash.is_err(), "a secret is held by one token only: {clash:?}");
 }
+
+// Races on one bot's memory and one run's wakeups; the cases above are one writer at a time.
+on_both! {
+    racing_reflections_of_one_claim_keep_one_row: sqlite_racing_reflections_of_one_claim_keep_one_row,
+        postgres_racing_reflections_of_one_claim_keep_one_row;
+    racing_corrections_of_one_row_let_one_through: sqlite_racing_corrections_of_one_row_let_one_through,
+        postgres_racing_corrections_of_one_row_let_one_through;
+    racing_finishers_of_one_run_post_one_fallback: sqlite_racing_finishers_of_one_run_post_one_fallback,
+        postgres_racing_finishers_of_one_run_post_one_fallback;
+}
+
+/// Each reflection must see the rows the others added, so the same claim is one row seen by all.
+async fn racing_reflections_of_one_claim_keep_one_row(db: Db) {
+    org(&db).await;
+    let mut episodes = Vec::new();
+    for i in 0..8 {
+        episodes.push(db.insert_episode(&episode("dealbot", &format!("run-{i}"), None, i)).await.unwrap().id);
+    }
+    // A few rounds, each with a claim of its own, so the race is run more than once.
+    for round in 0..4 {
+        let claim = format!("Ask first ({round})");
+        let reflections: Vec<_> = episodes
+            .iter()
+            .map(|&e| {
+                let (db, claim) = (db.clone(), claim.clone());
+                tokio::spawn(async move { db.apply_ops("dealbot", e, &[add(&claim)], at(10)).await })
+            })
+            .collect();
+        for r in reflections {
+            r.await.unwrap().unwrap();
+        }
+    }
+    let rows = db.memory_rows("dealbot", true).await.unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for row in rows {
+        assert_eq!((row.times_seen, row.evidence), (8, episodes.clone()));
+    }
+}
+
+async fn racing_corrections_of_one_row_let_one_through(db: Db) {
+    org(&db).await;
+    let e1 = db.insert_episode(&episode("dealbot", "run-1", None, 1)).await.unwrap().id;
+    let e2 = db.insert_episode(&episode("dealbot", "run-2", None, 2)).await.unwrap().id;
+    let id = db.apply_ops("dealbot", e1, &[add("Ask first")], at(1)).await.unwrap().added[0];
+    let mut writers: Vec<_> = (0..6)
+        .map(|i| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.edit_memory(id, &format!("Ask first, {i}"), "person:ada@acme.test", at(3)).await.map(|_| ())
+            })
+        })
+        .collect();
+    let reword = [AudnOp::Reword { id, text: "Ask, then quote".into() }];
+    let db2 = db.clone();
+    writers.push(tokio::spawn(async move { db2.apply_ops("dealbot", e2, &reword, at(3)).await.map(|_| ()) }));
+    let db3 = db.clone();
+    writers.push(tokio::spawn(async move { db3.retire_memory(id, "wrong", "person:ada@acme.test", at(3)).await }));
+    let mut through = 0;
+    for w in writers {
+        match w.await.unwrap() {
+            Ok(()) => through += 1,
+            Err(StoreError::Changed { .. }) => {}
+            Err(other) => panic!("a loser is refused with Changed, not {other:?}"),
+        }
+    }
+    assert_eq!(through, 1);
+    let rows = db.memory_rows("dealbot", true).await.unwrap();
+    assert!(!rows.iter().find(|r| r.id == id).unwrap().active);
+    assert!(rows.len() <= 2, "one successor at most: {rows:?}");
+}
+
+async fn racing_finishers_of_one_run_post_one_fallback(db: Db) {
+    org(&db).await;
+    let t = db.create_task(&work("Call Globex", 1)).await.unwrap();
+    let a = db.open_wakeup("dealbot", Some(t.id), "assigned", at(2)).await.unwrap().id;
+    let b = db.open_wakeup("dealbot", Some(t.id), "comment", at(2)).await.unwrap().id;
+    let finishers: Vec<_> = (0..8)
+        .map(|i| {
+            let db = db.clone();
+            // Half name the wakeups the other way round: no order of asking may deadlock.
+            let ids = if i % 2 == 0 { vec![a, b] } else { vec![b, a] };
+            tokio::spawn(
+                async move { db.finish_wakeups(&ids, &format!("run-{i}"), ("blocked", "no report"), at(3)).await },
+            )
+        })
+        .collect();
+    let (mut closers, mut fallbacks) = (0, 0);
+    for f in finishers {
+        let done = f.await.unwrap().unwrap();
+        closers += u32::from(!done.wakeups.is_empty());
+        fallbacks += u32::from(done.fallback_posted);
+    }
+    assert_eq!((closers, fallbacks), (1, 1));
+    let log = db.task_log(t.id).await.unwrap();
+    assert_eq!(log.iter().filter(|e| e.status == "blocked").count(), 1, "{log:?}");
+}
