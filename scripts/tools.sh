@@ -42,3 +42,61 @@ ensure_chromium() {
     (cd end2end && npm ci --no-audit --no-fund)
   fi
 }
+
+# The tests' PostgreSQL: Debian's package, installed when missing.
+ensure_postgresql() {
+  if ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+    say "installing Debian's postgresql"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql
+  fi
+}
+
+# PostgreSQL's tools refuse to run as root (CI's user), so there they run as `postgres`.
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+# Starts a throwaway cluster for the tests on a free port, and exports ENGRAM_TEST_POSTGRES_URL,
+# an admin URL; each test makes its own database there. Durability is off: nothing in it is kept.
+# The caller stops it with stop_test_postgres (scripts/check does so from an EXIT trap).
+start_test_postgres() {
+  local bin port
+  bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  TEST_PG_DIR=$(mktemp -d)
+  TEST_PG_BIN=$bin
+  [ "$(id -u)" -eq 0 ] && chown postgres "$TEST_PG_DIR"
+  port=$(free_port)
+  say "starting a throwaway PostgreSQL ($("$bin/postgres" --version | awk '{print $3}')) on port $port"
+  (cd "$TEST_PG_DIR" && as_postgres "$bin/initdb" -D "$TEST_PG_DIR/data" -A trust -U postgres >"$TEST_PG_DIR/initdb.log")
+  (cd "$TEST_PG_DIR" && as_postgres "$bin/pg_ctl" -D "$TEST_PG_DIR/data" -l "$TEST_PG_DIR/log" -w \
+    -o "-p $port -k $TEST_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
+        -c full_page_writes=off -c max_connections=200" start >/dev/null)
+  export ENGRAM_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+stop_test_postgres() {
+  if [ -n "${TEST_PG_DIR:-}" ] && [ -d "$TEST_PG_DIR" ]; then
+    if [ -f "$TEST_PG_DIR/data/postmaster.pid" ]; then
+      (cd "$TEST_PG_DIR" && as_postgres "$TEST_PG_BIN/pg_ctl" -D "$TEST_PG_DIR/data" -m immediate stop >/dev/null) || true
+    fi
+    rm -rf "$TEST_PG_DIR"
+    TEST_PG_DIR=
+  fi
+}
+
+# A TCP port on 127.0.0.1 that nothing listens on.
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 20000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return
+    fi
+  done
+}

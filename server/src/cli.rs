@@ -1,7 +1,7 @@
 //! The `engram` command line.
 
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
-use crate::store::SqliteStore;
+use crate::store::{Backend, PgStore, SqliteStore};
 use engine::cores::{core_status, CoreScope};
 use engine::tokens::meter;
 use engine::{Engine, SystemClock};
@@ -77,16 +77,27 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
     let url = database
         .or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok())
         .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string());
-    let path = url.strip_prefix("sqlite://").unwrap_or(&url).split('?').next().unwrap_or("");
-    if !std::path::Path::new(path).exists() {
+    let backend = Backend::of(&url).map_err(|e| e.to_string())?;
+    let path = match backend {
+        Backend::Sqlite => url.strip_prefix("sqlite://").unwrap_or(&url).split('?').next().unwrap_or(""),
+        Backend::Postgres => "the PostgreSQL database",
+    };
+    if backend == Backend::Sqlite && !std::path::Path::new(path).exists() {
         return Err(format!("There is no database at {path}; start Engram (or the demo) first."));
     }
     // Every memory command reads only: no migration, no clean-up of what a read would remove.
-    let store = SqliteStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?;
+    let store: Arc<dyn engine::store::Store> = match backend {
+        Backend::Sqlite => {
+            Arc::new(SqliteStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?)
+        }
+        Backend::Postgres => {
+            Arc::new(PgStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?)
+        }
+    };
     if let Command::MemoryCards { who, person } = command {
         return cards(store, who, person.as_deref(), out).await;
     }
-    let engine = Engine::new(Arc::new(store), Arc::new(SystemClock));
+    let engine = Engine::new(store, Arc::new(SystemClock));
     let w = |e: std::io::Error| e.to_string();
     match command {
         Command::MemoryRoles => {
@@ -149,19 +160,20 @@ fn find_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a eng
         .ok_or_else(|| format!("There is no person called {who}"))
 }
 
-async fn cards(store: SqliteStore, who: &str, person: Option<&str>, out: &mut impl Write) -> Result<(), String> {
+async fn cards(
+    store: Arc<dyn engine::store::Store>,
+    who: &str,
+    person: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), String> {
     use engine::cards::service::PersonMemory;
-    use engine::store::OrgStore;
     let dir = store.directory().await.map_err(|e| e.to_string())?;
     let me = find_person(&dir, who)?;
     if me.left_at.is_some() {
         return Err(format!("{} has left and can no longer act here", me.name));
     }
-    let memory = PersonMemory::new(
-        Arc::new(store.clone()),
-        Arc::new(SystemClock),
-        Arc::new(crate::connector::HttpSource::default()),
-    );
+    let memory =
+        PersonMemory::new(store.clone(), Arc::new(SystemClock), Arc::new(crate::connector::HttpSource::default()));
     let w = |e: std::io::Error| e.to_string();
     match person {
         // Only the person reads their cards; anyone else (an admin) gets counts.

@@ -1,11 +1,10 @@
 //! The demo company: seeded once into an empty database, never over people's edits.
 
-use crate::store::SqliteStore;
 use chrono::Utc;
 use engine::auth::hash_password;
 use engine::cores::CoreScope;
 use engine::org::{Company, RoleSlug, TimeZoneName};
-use engine::store::{Actor, NewAgent, NewPerson, OrgStore};
+use engine::store::{Actor, NewAgent, NewPerson, Store};
 use engine::Engine;
 
 pub const DEMO_PASSWORD: &str = "engram-demo";
@@ -34,8 +33,8 @@ fn err(e: impl std::fmt::Display) -> SeedError {
 }
 
 /// Seeds the demo company if the database has no company yet. Returns whether it seeded.
-pub async fn seed_if_empty(store: &SqliteStore, engine: &Engine) -> Result<bool, SeedError> {
-    if !store.is_empty().await.map_err(err)? {
+pub async fn seed_if_empty(store: &dyn Store, engine: &Engine) -> Result<bool, SeedError> {
+    if store.company().await.map_err(err)?.is_some() {
         return Ok(false);
     }
     let actor = Actor { person: None, at: Utc::now() };
@@ -115,6 +114,22 @@ pub async fn seed_if_empty(store: &SqliteStore, engine: &Engine) -> Result<bool,
     Ok(true)
 }
 
+/// Where the demo keeps its bots' vault: where `ENGRAM_VAULT` says, else beside a database file.
+/// A database that is not a file has no "beside", so there `ENGRAM_VAULT` is required.
+pub fn demo_vault(vault: Option<&std::path::Path>, database_url: &str) -> Result<std::path::PathBuf, String> {
+    if let Some(v) = vault {
+        return Ok(v.to_path_buf());
+    }
+    let backend = crate::store::Backend::of(database_url).map_err(|e| e.to_string())?;
+    let is_file = backend == crate::store::Backend::Sqlite && !database_url.contains(":memory:");
+    if !is_file {
+        return Err("engram demo needs ENGRAM_VAULT, the folder for the demo bots' files, \
+                    when the database is not a file"
+            .to_string());
+    }
+    Ok(vault_beside(database_url))
+}
+
 /// The demo keeps its vault next to its database: ./data/vault beside ./data/engram.db.
 pub fn vault_beside(database_url: &str) -> std::path::PathBuf {
     let path = database_url.strip_prefix("sqlite://").unwrap_or(database_url).split('?').next().unwrap_or("");
@@ -123,4 +138,34 @@ pub fn vault_beside(database_url: &str) -> std::path::PathBuf {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."))
         .join("vault")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_demo_vault_is_beside_a_file_where_engram_vault_does_not_say() {
+        assert_eq!(demo_vault(None, "sqlite://data/engram.db").unwrap(), PathBuf::from("data/vault"));
+        assert_eq!(demo_vault(Some(Path::new("/v")), "sqlite://data/engram.db").unwrap(), PathBuf::from("/v"));
+        assert_eq!(demo_vault(Some(Path::new("/v")), "postgres://h/engram").unwrap(), PathBuf::from("/v"));
+    }
+
+    #[test]
+    fn an_unknown_database_is_refused_before_the_vault_is_asked_for() {
+        let e = demo_vault(None, "mysql://h/engram").unwrap_err();
+        assert!(e.starts_with("the database URL must begin with sqlite://"), "{e}");
+    }
+
+    #[test]
+    fn a_database_that_is_not_a_file_needs_engram_vault() {
+        for url in ["postgres://h/engram", "postgresql://h/engram", "sqlite::memory:"] {
+            let e = demo_vault(None, url).unwrap_err();
+            assert_eq!(
+                e,
+                "engram demo needs ENGRAM_VAULT, the folder for the demo bots' files, when the database is not a file"
+            );
+        }
+    }
 }

@@ -3,13 +3,12 @@
 
 use crate::acme_ats::AtsConfig;
 use crate::demo::demo_email;
-use crate::store::SqliteStore;
 use engine::cards::access::DataLabel;
 use engine::cards::service::PersonMemory;
 use engine::cards::source::{Freshness, KeyMode, RecordShape, ShapeField};
-use engine::cards::store::{CardStore, MyWorkQuery, NewConnector, OpenWhen, PrepareSetting};
+use engine::cards::store::{MyWorkQuery, NewConnector, OpenWhen, PrepareSetting};
 use engine::org::{PersonId, RoleId, RoleSlug};
-use engine::store::{Actor, OrgStore};
+use engine::store::{Actor, Store};
 use engine::Clock;
 use std::sync::Arc;
 
@@ -61,7 +60,7 @@ pub const TICKED: [&str; 7] =
 
 /// Sets up the connector to the demo source at `base_url`, and keeps the first cards.
 pub async fn seed(
-    store: &SqliteStore,
+    store: &dyn Store,
     memory: &PersonMemory,
     clock: Arc<dyn Clock>,
     base_url: &str,
@@ -150,7 +149,7 @@ fn memory_role(dir: &engine::org::Directory, p: &engine::org::Person) -> Option<
     }
 }
 
-async fn pin_first(store: &SqliteStore, person: PersonId) -> Result<(), String> {
+async fn pin_first(store: &dyn Store, person: PersonId) -> Result<(), String> {
     let kept = store.kept(person).await.map_err(|e| e.to_string())?;
     if let Some((_, mut u)) = kept.into_iter().next() {
         u.pinned = true;

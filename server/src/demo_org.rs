@@ -3,11 +3,10 @@
 //! show real content without a model.
 
 use crate::models::{Recorded, RecordedModel};
-use crate::store::SqliteStore;
 use crate::vault::FsVault;
 use engine::persona::service::{Caller, Org, RunReport};
-use engine::persona::store::PersonaStore;
 use engine::persona::vault::Vault;
+use engine::store::Store;
 use engine::Clock;
 use std::path::Path;
 use std::sync::Arc;
@@ -164,7 +163,7 @@ const REPLIES: [&str; 7] = [
 ];
 
 /// Records the demo runs if no bot has an episode yet. Returns whether it did.
-pub async fn seed_runs(store: &SqliteStore, vault_root: &Path, clock: Arc<dyn Clock>) -> Result<bool, String> {
+pub async fn seed_runs(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn Clock>) -> Result<bool, String> {
     for agent in ["scout", "helper", "builder"] {
         if !store.episodes(agent, None).await.map_err(|e| e.to_string())?.is_empty() {
             return Ok(false);
@@ -172,7 +171,7 @@ pub async fn seed_runs(store: &SqliteStore, vault_root: &Path, clock: Arc<dyn Cl
     }
     let recorded = Arc::new(RecordedModel::new(REPLIES.iter().map(|r| r.to_string()).collect()));
     let vault = Arc::new(FsVault::new(vault_root));
-    let org = Org::new(Arc::new(store.clone()), clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
+    let org = Org::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
     let op = Caller::Operator;
     let e = |e: engine::persona::service::PersonaError| e.to_string();
     for r in RUNS {

@@ -42,7 +42,13 @@ async fn main() -> ExitCode {
         Command::Serve { demo: with_demo } => {
             let mut settings = cli::serve_settings(inv.database);
             if with_demo {
-                let vault = settings.vault.clone().unwrap_or_else(|| demo::vault_beside(&settings.database_url));
+                let vault = match demo::demo_vault(settings.vault.as_deref(), &settings.database_url) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        let _ = writeln!(std::io::stderr(), "{e}");
+                        return ExitCode::from(2);
+                    }
+                };
                 match demo_org::ensure_vault(&vault).await {
                     Ok(true) => tracing::info!(vault = %vault.display(), "wrote the demo vault"),
                     Ok(false) => tracing::info!(vault = %vault.display(), "using the existing vault"),
@@ -83,17 +89,17 @@ async fn main() -> ExitCode {
                 }
             };
             if with_demo {
-                match demo::seed_if_empty(app.store(), app.engine()).await {
+                match demo::seed_if_empty(app.store().as_ref(), app.engine()).await {
                     Ok(true) => {
                         if let Some(vault) = &vault {
-                            match demo_org::seed_runs(app.store(), vault, Arc::new(SystemClock)).await {
+                            match demo_org::seed_runs(app.store().clone(), vault, Arc::new(SystemClock)).await {
                                 Ok(_) => tracing::info!("recorded the demo bots' first runs"),
                                 Err(e) => tracing::warn!(error = %e, "could not record the demo bots' runs"),
                             }
                         }
                         if let Some(url) = &source {
                             let clock = Arc::new(SystemClock);
-                            match server::demo_cards::seed(app.store(), app.memory(), clock, url).await {
+                            match server::demo_cards::seed(app.store().as_ref(), app.memory(), clock, url).await {
                                 Ok(()) => tracing::info!(source = %url, "connected the demo's Acme ATS"),
                                 Err(e) => tracing::warn!(error = %e, "could not connect the demo's Acme ATS"),
                             }

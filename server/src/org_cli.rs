@@ -5,7 +5,7 @@
 use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::startup::build_org;
-use crate::store::SqliteStore;
+use crate::store::AnyStore;
 use engine::persona::backlog::{Episode, MemoryRow};
 use engine::persona::service::{
     Caller, Org, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, RunReport, WakeDoneReport,
@@ -141,10 +141,15 @@ fn id(s: &str, what: &str) -> Result<i64, CliError> {
 
 /// Opens the store and builds the bots' side from the settings, as the server does.
 pub async fn open_org(settings: &Settings) -> Result<Org, CliError> {
-    let store = SqliteStore::open(&settings.database_url)
+    let store = AnyStore::open(&settings.database_url)
         .await
         .map_err(|e| CliError { code: 1, message: format!("could not open the database: {e}") })?;
-    Ok(build_org(settings, store, Arc::new(SystemClock), Arc::new(ConfiguredModels::start(settings.models.clone()))))
+    Ok(build_org(
+        settings,
+        store.shared(),
+        Arc::new(SystemClock),
+        Arc::new(ConfiguredModels::start(settings.models.clone())),
+    ))
 }
 
 /// Resolves `--as`: a bot on the roster by name, else a person by email or by the part before @.

@@ -1,7 +1,7 @@
 use crate::connector::HttpSource;
 use crate::models::ConfiguredModels;
 use crate::settings::Settings;
-use crate::store::SqliteStore;
+use crate::store::AnyStore;
 use crate::vault::FsVault;
 use crate::{api, auth, guard};
 use app::{shell, App};
@@ -12,6 +12,7 @@ use engine::cards::service::PersonMemory;
 use engine::persona::model::Models;
 use engine::persona::service::Org;
 use engine::persona::vault::Vault;
+use engine::store::Store;
 use engine::{Clock, Engine, SystemClock};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
@@ -20,8 +21,9 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_sessions::cookie::SameSite;
-use tower_sessions::{Expiry, SessionManagerLayer};
-use tower_sessions_sqlx_store::SqliteStore as SessionStore;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::{session_store, ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore};
+use tower_sessions_sqlx_store::{PostgresStore, SqliteStore as SqliteSessions};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -61,7 +63,7 @@ pub enum StartupError {
 pub struct Application {
     listener: TcpListener,
     router: Router,
-    store: SqliteStore,
+    store: Arc<dyn Store>,
     engine: Engine,
     org: Org,
     memory: PersonMemory,
@@ -84,23 +86,20 @@ impl Application {
                 std::fs::create_dir_all(dir)?;
             }
         }
-        let store =
-            SqliteStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
-        let engine = Engine::new(Arc::new(store.clone()), clock.clone());
+        let opened = AnyStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
+        let store = opened.shared();
+        let engine = Engine::new(store.clone(), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let org = build_org(&settings, store.clone(), clock.clone(), models.clone());
-        let memory =
-            PersonMemory::new(Arc::new(store.clone()), clock, Arc::new(HttpSource::default())).with_models(models);
+        let memory = PersonMemory::new(store.clone(), clock, Arc::new(HttpSource::default())).with_models(models);
         if settings.run_jobs {
             spawn_jobs(memory.clone());
         }
 
-        let sessions = SessionStore::new(store.pool().clone());
-        sessions.migrate().await.map_err(|e| StartupError::Sessions(e.to_string()))?;
+        let sessions = Sessions::open(&opened).await.map_err(|e| StartupError::Sessions(e.to_string()))?;
         tokio::spawn({
             let sessions = sessions.clone();
             async move {
-                use tower_sessions::ExpiredDeletion;
                 if let Err(e) = sessions.continuously_delete_expired(tokio::time::Duration::from_secs(600)).await {
                     tracing::error!(error = %e, "expired session clean-up stopped");
                 }
@@ -162,7 +161,7 @@ impl Application {
         self.listener.local_addr().map(|a| a.port()).unwrap_or(0)
     }
 
-    pub fn store(&self) -> &SqliteStore {
+    pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
 
@@ -184,9 +183,76 @@ impl Application {
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.
-pub fn build_org(settings: &Settings, store: SqliteStore, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Org {
+pub fn build_org(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Org {
     let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
-    Org::new(Arc::new(store), clock, vault, models, settings.reflect_max_per_day)
+    Org::new(store, clock, vault, models, settings.reflect_max_per_day)
+}
+
+/// Sessions live in the same database as everything else, so that several servers on one
+/// PostgreSQL database share them.
+#[derive(Clone, Debug)]
+enum Sessions {
+    Sqlite(SqliteSessions),
+    Postgres(PostgresStore),
+}
+
+impl Sessions {
+    /// Creates the session table if it is missing.
+    async fn open(store: &AnyStore) -> Result<Self, sqlx::Error> {
+        Ok(match store {
+            AnyStore::Sqlite(s) => {
+                let sessions = SqliteSessions::new(s.pool().clone());
+                sessions.migrate().await?;
+                Sessions::Sqlite(sessions)
+            }
+            AnyStore::Postgres(s) => {
+                let sessions = PostgresStore::new(s.pool().clone());
+                sessions.migrate().await?;
+                Sessions::Postgres(sessions)
+            }
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl SessionStore for Sessions {
+    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.create(record).await,
+            Sessions::Postgres(s) => s.create(record).await,
+        }
+    }
+
+    async fn save(&self, record: &Record) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.save(record).await,
+            Sessions::Postgres(s) => s.save(record).await,
+        }
+    }
+
+    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        match self {
+            Sessions::Sqlite(s) => s.load(id).await,
+            Sessions::Postgres(s) => s.load(id).await,
+        }
+    }
+
+    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.delete(id).await,
+            Sessions::Postgres(s) => s.delete(id).await,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl ExpiredDeletion for Sessions {
+    async fn delete_expired(&self) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.delete_expired().await,
+            Sessions::Postgres(s) => s.delete_expired().await,
+        }
+    }
 }
 
 /// Prepare my day and the forgetting job, checked every minute; each decides itself whether it

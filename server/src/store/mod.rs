@@ -1,7 +1,84 @@
-//! Storage adapters. Each backend implements the engine's store traits; SQLite is the first.
+//! Storage adapters. Each backend implements the engine's store traits: SQLite, the embedded
+//! default, and PostgreSQL, for several servers on one database. The database URL's scheme picks
+//! the backend.
 
 mod cards;
 mod persona;
+pub mod postgres;
 pub mod sqlite;
 
+use engine::store::{Store, StoreError};
+use std::sync::Arc;
+
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
+
+/// The backend a database URL names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// Only the scheme is quoted: the rest of a URL may hold a password.
+    #[error("the database URL must begin with sqlite:// or postgres:// (or postgresql://), not {0:?}")]
+    UnknownScheme(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Backend {
+    pub fn of(url: &str) -> Result<Self, OpenError> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            let scheme = url.split_once(':').map(|(s, _)| format!("{s}:")).unwrap_or_default();
+            Err(OpenError::UnknownScheme(scheme))
+        }
+    }
+}
+
+/// An open store of either backend; the server and the CLI hold it as `Arc<dyn Store>`, and keep
+/// the concrete one only where the backend matters (sessions share its pool).
+#[derive(Clone)]
+pub enum AnyStore {
+    Sqlite(SqliteStore),
+    Postgres(PgStore),
+}
+
+impl AnyStore {
+    /// Opens the database the URL names (creating a SQLite file if needed) and applies migrations.
+    pub async fn open(url: &str) -> Result<Self, OpenError> {
+        Ok(match Backend::of(url)? {
+            Backend::Sqlite => AnyStore::Sqlite(SqliteStore::open(url).await?),
+            Backend::Postgres => AnyStore::Postgres(PgStore::open(url).await?),
+        })
+    }
+
+    pub fn shared(&self) -> Arc<dyn Store> {
+        match self {
+            AnyStore::Sqlite(s) => Arc::new(s.clone()),
+            AnyStore::Postgres(s) => Arc::new(s.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scheme_picks_the_backend_and_an_unknown_one_is_named_without_the_rest() {
+        assert_eq!(Backend::of("sqlite://data/engram.db").unwrap(), Backend::Sqlite);
+        assert_eq!(Backend::of("sqlite::memory:").unwrap(), Backend::Sqlite);
+        assert_eq!(Backend::of("postgres://u@h/db").unwrap(), Backend::Postgres);
+        assert_eq!(Backend::of("postgresql://u@h/db").unwrap(), Backend::Postgres);
+        let e = Backend::of("mysql://root:secret@h/db").unwrap_err().to_string();
+        assert_eq!(e, "the database URL must begin with sqlite:// or postgres:// (or postgresql://), not \"mysql:\"");
+        assert!(Backend::of("data/engram.db").is_err());
+    }
+}

@@ -506,8 +506,9 @@ async fn a_broken_vault_file_is_named_with_its_problem() {
 async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let vault = app.vault();
-    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
-    assert!(server::demo_org::seed_runs(&store, &vault, std::sync::Arc::new(engine::SystemClock)).await.unwrap());
+    assert!(server::demo_org::seed_runs(app.store.clone(), &vault, std::sync::Arc::new(engine::SystemClock))
+        .await
+        .unwrap());
     let sam = app.sign_in("sam").await;
     let (s, html) = app.page(&sam, "/org/agents/scout").await;
     assert_eq!(s, StatusCode::OK);
@@ -541,8 +542,9 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_correction_in_the_browser_keeps_the_text() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
-    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
-    server::demo_org::seed_runs(&store, &app.vault(), std::sync::Arc::new(engine::SystemClock)).await.unwrap();
+    server::demo_org::seed_runs(app.store.clone(), &app.vault(), std::sync::Arc::new(engine::SystemClock))
+        .await
+        .unwrap();
     let sam = app.sign_in("sam").await;
     let long = "I prefer ".repeat(40);
     let r = app.form_post(&sam, "/fn/edit_memory_line", &[("id", "3"), ("agent", "scout"), ("text", &long)]).await;
@@ -806,15 +808,13 @@ async fn a_transcript_outside_the_bots_memory_is_refused_and_never_reaches_the_m
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_episode_recorded_with_a_protected_transcript_is_not_reflected_on() {
     use engine::persona::backlog::{NewEpisode, Outcome};
-    use engine::persona::store::PersonaStore;
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
     let outside = tempfile::tempdir().unwrap();
     let secrets = plant_secrets(&app, outside.path());
     model.reply(&ops(json!({"operations": [{"op": "none"}]})));
     // As an episode recorded before transcripts were checked would be.
-    let store = server::store::SqliteStore::open(&app.database_url).await.unwrap();
-    store
+    app.store
         .insert_episode(&NewEpisode {
             agent: "scout".into(),
             run: "old".into(),

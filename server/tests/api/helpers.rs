@@ -1,5 +1,8 @@
-//! Spawns the real server on port 0 with a fresh SQLite file and the demo company.
+//! Spawns the real server on port 0 with a fresh database and the demo company: a SQLite file,
+//! or, with `ENGRAM_TEST_BACKEND=postgres`, a new database on the PostgreSQL server that
+//! `ENGRAM_TEST_POSTGRES_URL` names (an admin URL; the database is dropped with the app).
 
+use engine::store::Store;
 use engine::{Clock, ManualClock};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
@@ -13,39 +16,77 @@ pub struct TestApp {
     pub database_url: String,
     /// What the server was built from, for running the CLI against the same database and vault.
     pub settings: Settings,
+    /// The server's own store, for fixtures the API does not offer.
+    pub store: Arc<dyn Store>,
     pub engine: engine::Engine,
     pub memory: engine::cards::service::PersonMemory,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,
+    /// The PostgreSQL database this app drops when it goes.
+    owned: Option<PgDatabase>,
+}
+
+/// The backend the integration tests run on, from `ENGRAM_TEST_BACKEND` (`sqlite`, the default, or
+/// `postgres`).
+pub fn postgres_backend() -> bool {
+    match std::env::var("ENGRAM_TEST_BACKEND").unwrap_or_default().as_str() {
+        "" | "sqlite" => false,
+        "postgres" => true,
+        other => panic!("ENGRAM_TEST_BACKEND must be sqlite or postgres, not {other:?}"),
+    }
+}
+
+/// A database of the test backend's kind: a file in `dir`, or a new PostgreSQL database.
+async fn fresh_database(dir: &TempDir) -> (String, Option<PgDatabase>) {
+    if postgres_backend() {
+        let db = PgDatabase::create().await;
+        (db.url.clone(), Some(db))
+    } else {
+        (format!("sqlite://{}/engram.db", dir.path().display()), None)
+    }
 }
 
 pub async fn spawn_app() -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    let database_url = format!("sqlite://{}/engram.db", dir.path().display());
-    let mut app = spawn_app_on(&database_url).await;
+    let (database_url, owned) = fresh_database(&dir).await;
+    let mut app = spawn_with(&database_url, |_| {}).await;
     app.dir = Some(dir);
+    app.owned = owned;
     app
 }
 
-/// Starts a server on an existing (or new) database file, as a restart would.
+/// The demo company on a new PostgreSQL database, whatever `ENGRAM_TEST_BACKEND` says.
+pub async fn spawn_postgres_app() -> TestApp {
+    let db = PgDatabase::create().await;
+    let mut app = spawn_with(&db.url, |_| {}).await;
+    app.dir = Some(tempfile::tempdir().expect("temp dir"));
+    app.owned = Some(db);
+    app
+}
+
+/// Starts a server on an existing (or new) database, as a restart would. A PostgreSQL database
+/// handed over by `stop` is dropped when this app goes.
 pub async fn spawn_app_on(database_url: &str) -> TestApp {
-    spawn_with(database_url, |_| {}).await
+    let mut app = spawn_with(database_url, |_| {}).await;
+    app.owned = PgDatabase::adopt(database_url);
+    app
 }
 
 /// The demo company with the models given.
 pub async fn spawn_app_with_models(models: server::models::ModelSettings) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    let database_url = format!("sqlite://{}/engram.db", dir.path().display());
+    let (database_url, owned) = fresh_database(&dir).await;
     let mut app = spawn_with(&database_url, move |s| s.models = models).await;
     app.dir = Some(dir);
+    app.owned = owned;
     app
 }
 
 /// A server with the demo vault in its temporary folder, and the models and cap given.
 pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    let database_url = format!("sqlite://{}/engram.db", dir.path().display());
+    let (database_url, owned) = fresh_database(&dir).await;
     let vault = dir.path().join("vault");
     server::demo_org::ensure_vault(&vault).await.expect("write the demo vault");
     let mut app = spawn_with(&database_url, move |s| {
@@ -55,6 +96,7 @@ pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: 
     })
     .await;
     app.dir = Some(dir);
+    app.owned = owned;
     app
 }
 
@@ -72,12 +114,76 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let app = Application::build_with_clock(settings.clone(), listener, clock.clone() as Arc<dyn Clock>)
         .await
         .expect("build the app");
-    seed_if_empty(app.store(), app.engine()).await.expect("seed the demo");
+    seed_if_empty(app.store().as_ref(), app.engine()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
+    let store = app.store().clone();
     let engine = app.engine().clone();
     let memory = app.memory().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, engine, memory, clock, server, dir: None }
+    TestApp { base, database_url, settings, store, engine, memory, clock, server, dir: None, owned: None }
+}
+
+/// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.
+pub struct PgDatabase {
+    pub url: String,
+    admin: String,
+    name: String,
+}
+
+const TEST_DATABASE_PREFIX: &str = "t_";
+
+impl PgDatabase {
+    fn admin_url() -> String {
+        std::env::var("ENGRAM_TEST_POSTGRES_URL").ok().filter(|u| !u.is_empty()).expect(
+            "set ENGRAM_TEST_POSTGRES_URL to a PostgreSQL admin URL, e.g. \
+             postgres://postgres@127.0.0.1:5432/postgres (scripts/check starts a server and sets it)",
+        )
+    }
+
+    fn url_for(admin: &str, name: &str) -> String {
+        let mut url = reqwest::Url::parse(admin).expect("ENGRAM_TEST_POSTGRES_URL is a URL");
+        url.set_path(name);
+        url.to_string()
+    }
+
+    pub async fn create() -> Self {
+        use sqlx::Connection;
+        let admin = Self::admin_url();
+        let name = format!("{TEST_DATABASE_PREFIX}{:016x}", rand::random::<u64>());
+        let mut conn = sqlx::PgConnection::connect(&admin).await.expect("connect to ENGRAM_TEST_POSTGRES_URL");
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create a test database");
+        conn.close().await.ok();
+        Self { url: Self::url_for(&admin, &name), admin, name }
+    }
+
+    /// The test database a URL names, if it is one.
+    fn adopt(url: &str) -> Option<Self> {
+        let name = url.strip_prefix("postgres")?.rsplit('/').next()?.split('?').next()?.to_string();
+        name.starts_with(TEST_DATABASE_PREFIX).then(|| {
+            let admin = Self::admin_url();
+            Self { url: url.to_string(), admin, name }
+        })
+    }
+}
+
+impl Drop for PgDatabase {
+    /// Drops the database, closing whatever connections remain; from a thread of its own, since
+    /// a test's runtime cannot block on its own work.
+    fn drop(&mut self) {
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        let dropped = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            rt.block_on(async {
+                use sqlx::Connection;
+                let mut conn = sqlx::PgConnection::connect(&admin).await.ok()?;
+                sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn).await.ok()
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Some(_))) {
+            tracing::warn!(database = %self.name, "could not drop a test database");
+        }
+    }
 }
 
 /// A browser-like client: keeps cookies, does not follow redirects.
@@ -90,11 +196,20 @@ pub fn client() -> Client {
         .expect("client")
 }
 
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // The server goes before its database does.
+        self.server.abort();
+    }
+}
+
 impl TestApp {
-    /// Stops the server and hands back its database folder, so another server can open it.
+    /// Stops the server and hands back its database folder, so another server can open it. A
+    /// PostgreSQL database is kept for the server that `spawn_app_on` starts on it next.
     pub async fn stop(mut self) -> TempDir {
         self.server.abort();
         let _ = (&mut self.server).await;
+        std::mem::forget(self.owned.take());
         self.dir.take().expect("a database folder")
     }
 

@@ -1,4 +1,4 @@
-//! Integration tests: the real server on port 0, a real SQLite file, driven over HTTP.
+//! Integration tests: the real server on port 0, a real SQLite file (or PostgreSQL database), driven over HTTP.
 
 mod auth;
 mod bots;
@@ -9,3 +9,4 @@ mod helpers;
 mod model_server;
 mod org;
 mod pages;
+mod postgres;

@@ -1,0 +1,162 @@
+//! The PostgreSQL backend, for organisations that run several servers on one database.
+//!
+//! How concurrent writers are kept apart, where SQLite would begin IMMEDIATE:
+//! - Core versions rely on the unique `(scope_key, version)` constraint: a save inserts the version
+//!   after the one it was based on, and the loser of a race gets the violation, which becomes the
+//!   retry-free refusal `StoreError::Changed { current }`. No row is locked.
+//! - Read-then-write on one existing row takes `SELECT … FOR UPDATE` on that row.
+//! - A count checked against a cap (calls per hour, per day) has no row to lock, so it takes a
+//!   transaction-scoped advisory lock (`pg_advisory_xact_lock`) on the ledger first: see `claim_call`.
+
+mod cards;
+mod org;
+mod persona;
+
+use chrono::{DateTime, Utc};
+use engine::store::Actor;
+use engine::store::StoreError;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{PgConnection, PgPool};
+use std::str::FromStr;
+use std::time::Duration;
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+#[derive(Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+pub(crate) fn backend(e: sqlx::Error) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// Advisory lock namespaces (the first key of `pg_advisory_xact_lock(int, int)`), one per ledger or
+/// cap, so that unrelated locks never wait on each other.
+pub(crate) mod locks {
+    pub const CONNECTOR_CALLS: i32 = 1;
+    pub const MODEL_CALLS: i32 = 2;
+}
+
+/// Serialises the rest of the transaction with every other one that takes the same lock; released
+/// at commit or rollback. The key is folded into 32 bits: a collision only serialises more than
+/// needed, it never lets two holders in at once.
+pub(crate) async fn lock(conn: &mut PgConnection, namespace: i32, key: i64) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
+        .bind(namespace)
+        .bind((key % i64::from(i32::MAX)) as i32)
+        .execute(conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
+/// memory's daily cap shares.
+pub(crate) enum CallLedger<'a> {
+    ConnectorRead { connector: i64, purpose: &'a str },
+    ModelCall { agent: &'a str, purpose: &'a str },
+}
+
+/// Takes one call from a limit of `limit` calls since `since`. The ledger's advisory lock is taken
+/// before counting, so two callers (on any server) can never both take the last call.
+pub(crate) async fn claim_call(
+    pool: &PgPool,
+    ledger: CallLedger<'_>,
+    since: DateTime<Utc>,
+    limit: u32,
+    at: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let mut tx = pool.begin().await.map_err(backend)?;
+    let count = match ledger {
+        CallLedger::ConnectorRead { connector, .. } => {
+            lock(&mut tx, locks::CONNECTOR_CALLS, connector).await?;
+            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = $1 AND at >= $2")
+                .bind(connector)
+                .bind(since)
+        }
+        CallLedger::ModelCall { .. } => {
+            lock(&mut tx, locks::MODEL_CALLS, 0).await?;
+            sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= $1").bind(since)
+        }
+    };
+    let used: i64 = count.fetch_one(&mut *tx).await.map_err(backend)?;
+    if used >= i64::from(limit) {
+        return Ok(false);
+    }
+    let record = match ledger {
+        CallLedger::ConnectorRead { connector, purpose } => {
+            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES ($1, $2, $3)")
+                .bind(connector)
+                .bind(purpose)
+        }
+        CallLedger::ModelCall { agent, purpose } => {
+            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES ($1, $2, $3)").bind(agent).bind(purpose)
+        }
+    };
+    record.bind(at).execute(&mut *tx).await.map_err(backend)?;
+    tx.commit().await.map_err(backend)?;
+    Ok(true)
+}
+
+/// Records one change in the audit log, inside the caller's transaction.
+pub(crate) async fn audit(
+    conn: &mut PgConnection,
+    actor: Actor,
+    action: &str,
+    subject: &str,
+    detail: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES ($1, $2, $3, $4, $5)")
+        .bind(actor.at)
+        .bind(actor.person.map(|p| p.0))
+        .bind(action)
+        .bind(subject)
+        .bind(detail)
+        .execute(conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+impl PgStore {
+    /// Connects and applies migrations.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let options = PgConnectOptions::from_str(url).map_err(backend)?;
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
+        Ok(Self { pool })
+    }
+
+    /// Connects without migrating, in sessions that refuse every write, for the CLI's read-only
+    /// commands.
+    pub async fn open_read_only(url: &str) -> Result<Self, StoreError> {
+        let options =
+            PgConnectOptions::from_str(url).map_err(backend)?.options([("default_transaction_read_only", "on")]);
+        let pool = PgPoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        Ok(Self { pool })
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.map_err(backend)?;
+        Ok(n == 0)
+    }
+}

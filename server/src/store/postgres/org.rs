@@ -1,0 +1,722 @@
+//! The organisation, role cores and API tokens on PostgreSQL, mirroring `store::sqlite` in
+//! behaviour: the same refusals, audit rows and ordering. Names sort by `COLLATE "C"` (byte order),
+//! as SQLite's default collation does, whatever the database's locale.
+
+use super::{audit, backend, is_unique_violation, PgStore};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion, SuggestionState};
+use engine::org::{
+    Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
+    TimeZoneName,
+};
+use engine::store::{Actor, ApiTokenInfo, CoreStore, Departure, NewAgent, NewPerson, OrgStore, StoreError, TokenStore};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, PgPool, Row};
+
+fn role_from(row: &PgRow) -> Result<Role, StoreError> {
+    let slug: String = row.get("slug");
+    Ok(Role {
+        id: RoleId(row.get("id")),
+        slug: RoleSlug::parse(&slug).map_err(|e| StoreError::Backend(e.to_string()))?,
+        name: row.get("name"),
+        company_core_limit: row.get::<i64, _>("company_core_limit") as u32,
+    })
+}
+
+fn team_from(row: &PgRow) -> Team {
+    Team {
+        id: TeamId(row.get("id")),
+        name: row.get("name"),
+        lead: row.get::<Option<i64>, _>("lead_id").map(PersonId),
+        role: row.get::<Option<i64>, _>("role_id").map(RoleId),
+    }
+}
+
+fn person_from(row: &PgRow) -> Person {
+    Person {
+        id: PersonId(row.get("id")),
+        name: row.get("name"),
+        email: row.get("email"),
+        is_admin: row.get("is_admin"),
+        main_team: row.get::<Option<i64>, _>("main_team_id").map(TeamId),
+        role_override: row.get::<Option<i64>, _>("role_override_id").map(RoleId),
+        left_at: row.get("left_at"),
+    }
+}
+
+fn agent_from(row: &PgRow) -> Agent {
+    Agent {
+        id: AgentId(row.get("id")),
+        name: row.get("name"),
+        template: row.get("template"),
+        role: row.get::<Option<i64>, _>("role_id").map(RoleId),
+        owner: PersonId(row.get("owner_id")),
+        team_copy: row.get::<Option<i64>, _>("team_copy_id").map(TeamId),
+    }
+}
+
+fn scope_from(key: &str) -> Result<CoreScope, StoreError> {
+    CoreScope::parse(key).map_err(|e| StoreError::Backend(format!("bad scope key {key}: {e}")))
+}
+
+fn version_from(row: &PgRow) -> Result<CoreVersion, StoreError> {
+    Ok(CoreVersion {
+        scope: scope_from(row.get("scope_key"))?,
+        version: row.get::<i64, _>("version") as u32,
+        text: row.get("body"),
+        tokens: row.get::<i64, _>("tokens") as u32,
+        author: row.get("author_name"),
+        note: row.get("note"),
+        restored_from: row.get::<Option<i64>, _>("restored_from").map(|v| v as u32),
+        saved_at: row.get("saved_at"),
+    })
+}
+
+fn suggestion_from(row: &PgRow) -> Result<Suggestion, StoreError> {
+    let state: String = row.get("state");
+    Ok(Suggestion {
+        id: row.get("id"),
+        scope: scope_from(row.get("scope_key"))?,
+        line: row.get("line"),
+        why: row.get("why"),
+        rests_on: row.get("rests_on"),
+        source: row.get("source"),
+        based_on: row.get::<i64, _>("based_on") as u32,
+        state: SuggestionState::parse(&state)
+            .ok_or_else(|| StoreError::Backend(format!("bad suggestion state {state}")))?,
+        created_at: row.get("created_at"),
+        decided_by: row.get("decided_by_name"),
+        decided_at: row.get("decided_at"),
+    })
+}
+
+fn token_from(row: &PgRow) -> ApiTokenInfo {
+    ApiTokenInfo {
+        id: row.get("id"),
+        name: row.get("name"),
+        created_at: row.get("created_at"),
+        last_used_at: row.get("last_used_at"),
+        revoked_at: row.get("revoked_at"),
+    }
+}
+
+const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v.note, v.restored_from, v.saved_at, \
+     p.name AS author_name FROM core_versions v JOIN people p ON p.id = v.author_id";
+
+const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
+     LEFT JOIN people p ON p.id = s.decided_by";
+
+const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, left_at";
+
+/// Inserts the version after `based_on`. Nothing is locked: of two saves based on the same version,
+/// the second to insert waits on the first's unique `(scope_key, version)` entry and, once that
+/// commits, gets the violation, which is the refusal. The caller's transaction is then aborted.
+async fn insert_version(conn: &mut PgConnection, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
+    let key = new.scope.key();
+    let current: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = $1")
+        .bind(&key)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(backend)?;
+    let current = current.unwrap_or(0) as u32;
+    if current != new.based_on {
+        return Err(StoreError::Changed { current });
+    }
+    let inserted = sqlx::query(
+        "INSERT INTO core_versions (scope_key, version, body, tokens, author_id, note, restored_from, saved_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(&key)
+    .bind(i64::from(current + 1))
+    .bind(&new.text)
+    .bind(i64::from(new.tokens))
+    .bind(new.author.0)
+    .bind(&new.note)
+    .bind(new.restored_from.map(i64::from))
+    .bind(new.at)
+    .execute(&mut *conn)
+    .await;
+    match inserted {
+        Ok(_) => {}
+        Err(e) if is_unique_violation(&e) => return Err(StoreError::Changed { current: current + 1 }),
+        Err(e) => return Err(backend(e)),
+    }
+    let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = $1 AND v.version = $2"))
+        .bind(&key)
+        .bind(i64::from(current + 1))
+        .fetch_one(conn)
+        .await
+        .map_err(backend)?;
+    version_from(&row)
+}
+
+#[async_trait]
+impl OrgStore for PgStore {
+    async fn company(&self) -> Result<Option<Company>, StoreError> {
+        let row = sqlx::query("SELECT name, time_zone FROM company WHERE id = 1")
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.map(|r| {
+            let tz: String = r.get("time_zone");
+            Ok(Company {
+                name: r.get("name"),
+                time_zone: TimeZoneName::parse(&tz).map_err(|e| StoreError::Backend(e.to_string()))?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query("INSERT INTO company (id, name, time_zone, created_at) VALUES (1, $1, $2, $3)")
+            .bind(&company.name)
+            .bind(company.time_zone.as_str())
+            .bind(actor.at)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate("company".into()) } else { backend(e) })?;
+        audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn directory(&self) -> Result<Directory, StoreError> {
+        // One snapshot, so the four lists agree with each other.
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let roles = sqlx::query("SELECT id, slug, name, company_core_limit FROM roles ORDER BY name COLLATE \"C\"")
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(role_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        let teams = sqlx::query("SELECT id, name, lead_id, role_id FROM teams ORDER BY name COLLATE \"C\"")
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(team_from)
+            .collect();
+        let people = sqlx::query(&format!("SELECT {PERSON_COLUMNS} FROM people ORDER BY name COLLATE \"C\""))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(person_from)
+            .collect();
+        let agents = sqlx::query(
+            "SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents ORDER BY name COLLATE \"C\"",
+        )
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(agent_from)
+        .collect();
+        tx.commit().await.map_err(backend)?;
+        Ok(Directory { people, teams, roles, agents })
+    }
+
+    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {PERSON_COLUMNS} FROM people WHERE id = $1"))
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(row.as_ref().map(person_from))
+    }
+
+    async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS}, password_hash FROM people WHERE email = $1 AND left_at IS NULL"
+        ))
+        .bind(email.trim().to_lowercase())
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(row.map(|r| (person_from(&r), r.get("password_hash"))))
+    }
+
+    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError> {
+        let row = sqlx::query("SELECT id, slug, name, company_core_limit FROM roles WHERE slug = $1")
+            .bind(slug.as_str())
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(role_from).transpose()
+    }
+
+    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError> {
+        let row = sqlx::query("SELECT id, slug, name, company_core_limit FROM roles WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(role_from).transpose()
+    }
+
+    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError> {
+        let row = sqlx::query("SELECT id, name, lead_id, role_id FROM teams WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(row.as_ref().map(team_from))
+    }
+
+    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
+        let row = sqlx::query("SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(row.as_ref().map(agent_from))
+    }
+
+    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO roles (slug, name, company_core_limit, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
+        )
+        .bind(slug.as_str())
+        .bind(name)
+        .bind(i64::from(limit))
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) })?;
+        audit(&mut tx, actor, "role.create", &slug.to_string(), name).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Role { id: RoleId(id), slug: slug.clone(), name: name.to_string(), company_core_limit: limit })
+    }
+
+    async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let id: i64 =
+            sqlx::query_scalar("INSERT INTO teams (name, role_id, created_at) VALUES ($1, $2, $3) RETURNING id")
+                .bind(name)
+                .bind(role.map(|r| r.0))
+                .bind(actor.at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(
+                    |e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) },
+                )?;
+        audit(&mut tx, actor, "team.create", &format!("team:{id}"), name).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Team { id: TeamId(id), name: name.to_string(), lead: None, role })
+    }
+
+    async fn create_person(&self, p: &NewPerson, actor: Actor) -> Result<Person, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let email = p.email.trim().to_lowercase();
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO people (name, email, password_hash, is_admin, main_team_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(&p.name)
+        .bind(&email)
+        .bind(&p.password_hash)
+        .bind(p.is_admin)
+        .bind(p.main_team.map(|t| t.0))
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(email.clone()) } else { backend(e) })?;
+        audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Person {
+            id: PersonId(id),
+            name: p.name.clone(),
+            email,
+            is_admin: p.is_admin,
+            main_team: p.main_team,
+            role_override: None,
+            left_at: None,
+        })
+    }
+
+    async fn create_agent(&self, a: &NewAgent, actor: Actor) -> Result<Agent, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(&a.name)
+        .bind(&a.template)
+        .bind(a.role.map(|r| r.0))
+        .bind(a.owner.0)
+        .bind(a.team_copy.map(|t| t.0))
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(a.name.clone()) } else { backend(e) })?;
+        audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &a.name).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Agent {
+            id: AgentId(id),
+            name: a.name.clone(),
+            template: a.template.clone(),
+            role: a.role,
+            owner: a.owner,
+            team_copy: a.team_copy,
+        })
+    }
+
+    async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        set_column(self.pool(), "teams", "role_id", team.0, role.map(|r| r.0), actor, "team.role", "team").await
+    }
+
+    async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
+        set_column(self.pool(), "teams", "lead_id", team.0, lead.map(|p| p.0), actor, "team.lead", "team").await
+    }
+
+    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        set_column(
+            self.pool(),
+            "people",
+            "role_override_id",
+            person.0,
+            role.map(|r| r.0),
+            actor,
+            "person.role",
+            "person",
+        )
+        .await
+    }
+
+    async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // The update locks the person's row: a second departure waits, then finds them gone.
+        let marked = sqlx::query("UPDATE people SET left_at = $1 WHERE id = $2 AND left_at IS NULL")
+            .bind(actor.at)
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if marked.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
+        }
+        let mut d = Departure::default();
+        for revoke in [
+            "UPDATE api_tokens SET revoked_at = $1 WHERE person_id = $2 AND revoked_at IS NULL",
+            "UPDATE agent_tokens SET revoked_at = $1 WHERE created_by = $2 AND revoked_at IS NULL",
+        ] {
+            let done = sqlx::query(revoke).bind(actor.at).bind(person.0).execute(&mut *tx).await.map_err(backend)?;
+            d.tokens += done.rows_affected() as u32;
+        }
+        // Uses go first and are counted here, before the cards' cascade could remove them unseen.
+        let uses = sqlx::query(
+            "DELETE FROM card_uses WHERE person_id = $1 OR card_id IN (SELECT id FROM cards WHERE read_as = $1)",
+        )
+        .bind(person.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        d.uses = uses.rows_affected() as u32;
+        let cards = sqlx::query("DELETE FROM cards WHERE read_as = $1")
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        d.cards = cards.rows_affected() as u32;
+        sqlx::query("DELETE FROM person_keys WHERE person_id = $1")
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query("UPDATE prepare_my_day SET enabled = FALSE WHERE person_id = $1")
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
+        audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(d)
+    }
+
+    async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        set_column(self.pool(), "agents", "role_id", agent.0, role.map(|r| r.0), actor, "agent.role", "agent").await
+    }
+
+    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError> {
+        set_column(
+            self.pool(),
+            "roles",
+            "company_core_limit",
+            role.0,
+            Some(i64::from(limit)),
+            actor,
+            "role.company_core_limit",
+            "role",
+        )
+        .await
+    }
+
+    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query("SELECT at, actor_id, action, subject, detail FROM audit_log ORDER BY id DESC LIMIT $1")
+            .bind(i64::from(limit))
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| AuditEntry {
+                at: r.get("at"),
+                actor: r.get::<Option<i64>, _>("actor_id").map(PersonId),
+                action: r.get("action"),
+                subject: r.get("subject"),
+                detail: r.get("detail"),
+            })
+            .collect())
+    }
+}
+
+/// Changes one nullable id column and records the old and new value in the audit log, together.
+/// The row is read `FOR UPDATE`, so the old value in the audit row is the one actually replaced.
+#[allow(clippy::too_many_arguments)]
+async fn set_column(
+    pool: &PgPool,
+    table: &'static str,
+    column: &'static str,
+    id: i64,
+    value: Option<i64>,
+    actor: Actor,
+    action: &str,
+    kind: &str,
+) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await.map_err(backend)?;
+    let old: Option<Option<i64>> =
+        sqlx::query_scalar(&format!("SELECT {column} FROM {table} WHERE id = $1 FOR UPDATE"))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+    let Some(old) = old else {
+        return Err(StoreError::NotFound(format!("{kind}:{id}")));
+    };
+    sqlx::query(&format!("UPDATE {table} SET {column} = $1 WHERE id = $2"))
+        .bind(value)
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+    let show = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "none".to_string());
+    audit(&mut tx, actor, action, &format!("{kind}:{id}"), &format!("{} -> {}", show(old), show(value))).await?;
+    tx.commit().await.map_err(backend)
+}
+
+#[async_trait]
+impl CoreStore for PgStore {
+    async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError> {
+        let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = $1 ORDER BY v.version DESC LIMIT 1"))
+            .bind(scope.key())
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(version_from).transpose()
+    }
+
+    async fn core_versions(
+        &self,
+        scope: &CoreScope,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<Vec<CoreVersion>, StoreError> {
+        // The unique (scope_key, version) index serves the range and the order.
+        sqlx::query(&format!(
+            "{VERSION_SELECT} WHERE v.scope_key = $1 AND v.version < $2 ORDER BY v.version DESC LIMIT $3"
+        ))
+        .bind(scope.key())
+        .bind(before.map_or(i64::MAX, i64::from))
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(version_from)
+        .collect()
+    }
+
+    async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError> {
+        let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = $1 AND v.version = $2"))
+            .bind(scope.key())
+            .bind(i64::from(version))
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(version_from).transpose()
+    }
+
+    async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let saved = insert_version(&mut tx, new).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(saved)
+    }
+
+    async fn suggestions(&self, scope: &CoreScope) -> Result<Vec<Suggestion>, StoreError> {
+        sqlx::query(&format!("{SUGGESTION_SELECT} WHERE s.scope_key = $1 ORDER BY s.id"))
+            .bind(scope.key())
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(suggestion_from)
+            .collect()
+    }
+
+    async fn suggestion(&self, id: i64) -> Result<Option<Suggestion>, StoreError> {
+        let row = sqlx::query(&format!("{SUGGESTION_SELECT} WHERE s.id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(suggestion_from).transpose()
+    }
+
+    async fn add_suggestion(&self, new: &NewSuggestion) -> Result<Suggestion, StoreError> {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO core_suggestions (scope_key, line, why, rests_on, source, based_on, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+        )
+        .bind(new.scope.key())
+        .bind(&new.line)
+        .bind(&new.why)
+        .bind(&new.rests_on)
+        .bind(&new.source)
+        .bind(i64::from(new.based_on))
+        .bind(new.at)
+        .fetch_one(self.pool())
+        .await
+        .map_err(backend)?;
+        self.suggestion(id).await?.ok_or_else(|| StoreError::NotFound(format!("suggestion:{id}")))
+    }
+
+    async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // Locked so that two accepts of one suggestion cannot both find it open.
+        let state: Option<String> = sqlx::query_scalar("SELECT state FROM core_suggestions WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if state.as_deref() != Some("open") {
+            return Err(StoreError::NotFound(format!("open suggestion:{id}")));
+        }
+        let saved = insert_version(&mut tx, new).await?;
+        sqlx::query(
+            "UPDATE core_suggestions SET state = 'accepted', decided_by = $1, decided_at = $2, result_version = $3 \
+             WHERE id = $4",
+        )
+        .bind(new.author.0)
+        .bind(new.at)
+        .bind(i64::from(saved.version))
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(saved)
+    }
+
+    async fn dismiss_suggestion(&self, id: i64, actor: Actor) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE core_suggestions SET state = 'dismissed', decided_by = $1, decided_at = $2 \
+             WHERE id = $3 AND state = 'open'",
+        )
+        .bind(actor.person.map(|p| p.0))
+        .bind(actor.at)
+        .bind(id)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("open suggestion:{id}")));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl TokenStore for PgStore {
+    async fn create_api_token(
+        &self,
+        person: PersonId,
+        name: &str,
+        secret_hash: &str,
+        actor: Actor,
+    ) -> Result<ApiTokenInfo, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let row = sqlx::query(
+            "INSERT INTO api_tokens (person_id, name, secret_hash, created_at) VALUES ($1, $2, $3, $4) \
+             RETURNING id, name, created_at, last_used_at, revoked_at",
+        )
+        .bind(person.0)
+        .bind(name)
+        .bind(secret_hash)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let info = token_from(&row);
+        audit(&mut tx, actor, "api_token.create", &format!("person:{person}"), &format!("token:{} {name}", info.id))
+            .await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(info)
+    }
+
+    async fn api_tokens(&self, person: PersonId) -> Result<Vec<ApiTokenInfo>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id, name, created_at, last_used_at, revoked_at FROM api_tokens WHERE person_id = $1 \
+             ORDER BY id DESC",
+        )
+        .bind(person.0)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(token_from)
+        .collect())
+    }
+
+    async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let done = sqlx::query(
+            "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND person_id = $3 AND revoked_at IS NULL",
+        )
+        .bind(actor.at)
+        .bind(id)
+        .bind(person.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        audit(&mut tx, actor, "api_token.revoke", &format!("person:{person}"), &format!("token:{id}")).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(true)
+    }
+
+    async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError> {
+        let row = sqlx::query(
+            "UPDATE api_tokens SET last_used_at = $1 WHERE secret_hash = $2 AND revoked_at IS NULL RETURNING person_id",
+        )
+        .bind(at)
+        .bind(secret_hash)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?;
+        match row {
+            Some(r) => Ok(self.person(PersonId(r.get("person_id"))).await?.filter(|p| p.left_at.is_none())),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,797 @@
+//! The PostgreSQL backend for the bots' side: tasks, wakeups, episodes, memory rows, the model-call
+//! cap and bot tokens. It mirrors `store/persona.rs` (SQLite) in behaviour.
+//!
+//! Where SQLite begins IMMEDIATE, this file keeps concurrent writers apart as follows:
+//! - Every write to a bot's memory rows (`apply_ops`, `edit_memory`, `retire_memory`,
+//!   `file_proposal`) first takes a transaction-scoped advisory lock on the bot's name, then reads
+//!   the rows it will change with `SELECT … FOR UPDATE`. The advisory lock matters for `apply_ops`:
+//!   its plan turns an add of a claim already held into a repeat, which only holds if a concurrent
+//!   reflection's new rows are visible to it, and a row lock cannot cover rows not yet inserted.
+//!   Taking the bot's lock before any row lock keeps the order the same everywhere (no deadlock).
+//! - `finish_wakeups` locks its wakeups (in id order) and then their task row before it reads the
+//!   task's log, and a posted status updates the task row before it writes the log, so a run's own
+//!   status and the fallback are never both posted.
+//! - The daily model-call cap is counted under the shared ledger's advisory lock (`claim_call`).
+//! - Settling a task, marking an episode corrected and using a token are single conditional
+//!   statements, atomic on their own.
+
+use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::org::PersonId;
+use engine::persona::apply::{plan, RowChange};
+use engine::persona::audn::AudnOp;
+use engine::persona::backlog::{
+    AppliedOps, Episode, Improvement, MemoryRow, NewEpisode, NewTask, Outcome, StatusEntry, Task, TaskKind, Wakeup,
+    RUN_STATUSES, STATUS_OPEN,
+};
+use engine::persona::render::MemoryKind;
+use engine::persona::store::{FinishedWake, PersonaStore};
+use engine::store::{Actor, StoreError};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+
+const TASK_COLUMNS: &str = "id, kind, title, body, status, author, assignee, owner_id, agent, target_path, diff, \
+     rationale, evidence, base_text, memory_id, closed_reason, created_at, updated_at";
+const EPISODE_COLUMNS: &str = "id, agent, run, trigger, task_id, outcome, corrected, turns, cost_usd, duration_s, \
+     summary, log_path, transcript_path, created_at";
+const MEMORY_COLUMNS: &str = "id, agent, kind, text, times_seen, first_seen, last_seen, state, closed_at, \
+     closed_reason, closed_by, superseded_by, promoted_to_proposal, proposal_task_id";
+
+/// The advisory-lock namespace (first key of `pg_advisory_xact_lock(int, int)`) for one bot's
+/// memory rows; the second key is the bot's name hashed by the server, so every server agrees.
+/// Chosen apart from the ledger namespaces in `super::locks`.
+const AGENT_MEMORY_LOCK: i32 = 301;
+
+fn bad(what: &str) -> StoreError {
+    StoreError::Backend(format!("unreadable {what}"))
+}
+
+fn task_from(row: &PgRow) -> Result<Task, StoreError> {
+    let kind = TaskKind::parse(row.get("kind")).ok_or_else(|| bad("task kind"))?;
+    let improve = match kind {
+        TaskKind::Improve => {
+            let evidence: String = row.get::<Option<String>, _>("evidence").unwrap_or_default();
+            Some(Improvement {
+                agent: row.get::<Option<String>, _>("agent").unwrap_or_default(),
+                target_path: row.get::<Option<String>, _>("target_path").unwrap_or_default(),
+                diff: row.get::<Option<String>, _>("diff").unwrap_or_default(),
+                rationale: row.get::<Option<String>, _>("rationale").unwrap_or_default(),
+                evidence: serde_json::from_str(&evidence).unwrap_or_default(),
+                base_text: row.get::<Option<String>, _>("base_text").unwrap_or_default(),
+                memory_id: row.get("memory_id"),
+            })
+        }
+        TaskKind::Work => None,
+    };
+    Ok(Task {
+        id: row.get("id"),
+        kind,
+        title: row.get("title"),
+        body: row.get("body"),
+        status: row.get("status"),
+        author: row.get("author"),
+        assignee: row.get("assignee"),
+        owner: row.get::<Option<i64>, _>("owner_id").map(PersonId),
+        improve,
+        closed_reason: row.get("closed_reason"),
+        created_at: row.get("created_at"),
+        updated_at: row.get("updated_at"),
+    })
+}
+
+fn wakeup_from(row: &PgRow) -> Wakeup {
+    Wakeup {
+        id: row.get("id"),
+        agent: row.get("agent"),
+        task: row.get("task_id"),
+        reason: row.get("reason"),
+        open: row.get::<String, _>("state") == "open",
+        run: row.get("run"),
+        opened_at: row.get("opened_at"),
+        closed_at: row.get("closed_at"),
+    }
+}
+
+fn episode_from(row: &PgRow) -> Result<Episode, StoreError> {
+    Ok(Episode {
+        id: row.get("id"),
+        agent: row.get("agent"),
+        run: row.get("run"),
+        trigger: row.get("trigger"),
+        task: row.get("task_id"),
+        outcome: Outcome::parse(row.get("outcome")).ok_or_else(|| bad("episode outcome"))?,
+        corrected: row.get("corrected"),
+        turns: row.get::<Option<i64>, _>("turns").map(|t| t as u32),
+        cost_usd: row.get("cost_usd"),
+        duration_s: row.get("duration_s"),
+        summary: row.get("summary"),
+        log_path: row.get("log_path"),
+        transcript_path: row.get("transcript_path"),
+        created_at: row.get("created_at"),
+    })
+}
+
+fn memory_from(row: &PgRow) -> Result<MemoryRow, StoreError> {
+    Ok(MemoryRow {
+        id: row.get("id"),
+        agent: row.get("agent"),
+        kind: MemoryKind::parse(row.get("kind")).ok_or_else(|| bad("memory kind"))?,
+        text: row.get("text"),
+        times_seen: row.get::<i64, _>("times_seen") as u32,
+        first_seen: row.get("first_seen"),
+        last_seen: row.get("last_seen"),
+        active: row.get::<String, _>("state") == "active",
+        closed_at: row.get("closed_at"),
+        closed_reason: row.get("closed_reason"),
+        closed_by: row.get("closed_by"),
+        superseded_by: row.get("superseded_by"),
+        promoted_to_proposal: row.get("promoted_to_proposal"),
+        proposal_task_id: row.get("proposal_task_id"),
+        evidence: Vec::new(),
+    })
+}
+
+async fn with_evidence(conn: &mut PgConnection, mut rows: Vec<MemoryRow>) -> Result<Vec<MemoryRow>, StoreError> {
+    for r in rows.iter_mut() {
+        r.evidence = sqlx::query_scalar(
+            "SELECT episode_id FROM org_agent_memory_evidence WHERE memory_id = $1 ORDER BY episode_id",
+        )
+        .bind(r.id)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+    }
+    Ok(rows)
+}
+
+/// Serialises this transaction with every other write to the bot's memory rows, until it ends.
+async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        .bind(AGENT_MEMORY_LOCK)
+        .bind(agent)
+        .execute(conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// Locks a row's bot for the rest of the transaction, then the row itself, and reads it; `NotFound`
+/// when there is no such row, `Changed` when it is no longer active.
+async fn lock_active_row(conn: &mut PgConnection, id: i64) -> Result<MemoryRow, StoreError> {
+    // A row's bot never changes, so reading it before the lock is safe.
+    let agent: String = sqlx::query_scalar("SELECT agent FROM org_agent_memory WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
+    lock_agent_memory(conn, &agent).await?;
+    let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = $1 FOR UPDATE"))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
+    let row = memory_from(&row)?;
+    if !row.active {
+        return Err(StoreError::Changed { current: 0 });
+    }
+    Ok(row)
+}
+
+async fn add_evidence(conn: &mut PgConnection, memory: i64, episodes: &[i64]) -> Result<(), StoreError> {
+    for e in episodes {
+        sqlx::query(
+            "INSERT INTO org_agent_memory_evidence (memory_id, episode_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        )
+        .bind(memory)
+        .bind(e)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    }
+    Ok(())
+}
+
+async fn evidence_of(conn: &mut PgConnection, memory: i64) -> Result<Vec<i64>, StoreError> {
+    sqlx::query_scalar("SELECT episode_id FROM org_agent_memory_evidence WHERE memory_id = $1 ORDER BY episode_id")
+        .bind(memory)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn insert_row(
+    conn: &mut PgConnection,
+    agent: &str,
+    kind: MemoryKind,
+    text: &str,
+    times_seen: u32,
+    first_seen: DateTime<Utc>,
+    last_seen: DateTime<Utc>,
+    at: DateTime<Utc>,
+) -> Result<i64, StoreError> {
+    sqlx::query_scalar(
+        "INSERT INTO org_agent_memory (agent, kind, text, times_seen, first_seen, last_seen, state, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'active', $7) RETURNING id",
+    )
+    .bind(agent)
+    .bind(kind.as_str())
+    .bind(text)
+    .bind(i64::from(times_seen))
+    .bind(first_seen)
+    .bind(last_seen)
+    .bind(at)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(backend)
+}
+
+async fn close_row(
+    conn: &mut PgConnection,
+    id: i64,
+    reason: &str,
+    by: &str,
+    superseded_by: Option<i64>,
+    at: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let done = sqlx::query(
+        "UPDATE org_agent_memory SET state = 'closed', closed_at = $1, closed_reason = $2, closed_by = $3, \
+         superseded_by = $4 WHERE id = $5 AND state = 'active'",
+    )
+    .bind(at)
+    .bind(reason)
+    .bind(by)
+    .bind(superseded_by)
+    .bind(id)
+    .execute(&mut *conn)
+    .await
+    .map_err(backend)?;
+    if done.rows_affected() == 1 {
+        Ok(())
+    } else {
+        Err(StoreError::Changed { current: 0 })
+    }
+}
+
+async fn mark_promoted(conn: &mut PgConnection, memory: i64, task: Option<i64>) -> Result<(), StoreError> {
+    sqlx::query("UPDATE org_agent_memory SET promoted_to_proposal = TRUE, proposal_task_id = $1 WHERE id = $2")
+        .bind(task)
+        .bind(memory)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// Replaces a row with new wording: the new row carries its count, first and last sighting,
+/// evidence and proposal, and the old row is closed as superseded by it.
+async fn supersede(
+    conn: &mut PgConnection,
+    old: &MemoryRow,
+    text: &str,
+    reason: &str,
+    by: &str,
+    at: DateTime<Utc>,
+) -> Result<i64, StoreError> {
+    let new = insert_row(conn, &old.agent, old.kind, text, old.times_seen, old.first_seen, old.last_seen, at).await?;
+    let evidence = evidence_of(conn, old.id).await?;
+    add_evidence(conn, new, &evidence).await?;
+    if old.promoted_to_proposal {
+        mark_promoted(conn, new, old.proposal_task_id).await?;
+    }
+    close_row(conn, old.id, reason, by, Some(new), at).await?;
+    Ok(new)
+}
+
+/// Posts a status on a task. The task row is updated first, so its row lock orders this post
+/// against `finish_wakeups`, which locks the task before it reads the log.
+async fn insert_status(
+    conn: &mut PgConnection,
+    task: i64,
+    status: &str,
+    note: &str,
+    by: &str,
+    at: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE tasks SET status = $1, updated_at = $2 WHERE id = $3")
+        .bind(status)
+        .bind(at)
+        .bind(task)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    sqlx::query("INSERT INTO task_status_log (task_id, status, note, by_who, at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(task)
+        .bind(status)
+        .bind(note)
+        .bind(by)
+        .bind(at)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+async fn insert_task(conn: &mut PgConnection, t: &NewTask) -> Result<i64, StoreError> {
+    let imp = t.improve.as_ref();
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO tasks (kind, title, body, status, author, assignee, owner_id, agent, target_path, diff, \
+         rationale, evidence, base_text, memory_id, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
+    )
+    .bind(t.kind.as_str())
+    .bind(&t.title)
+    .bind(&t.body)
+    .bind(STATUS_OPEN)
+    .bind(&t.author)
+    .bind(&t.assignee)
+    .bind(t.owner.map(|p| p.0))
+    .bind(imp.map(|i| i.agent.clone()).or_else(|| t.assignee.clone()))
+    .bind(imp.map(|i| i.target_path.clone()))
+    .bind(imp.map(|i| i.diff.clone()))
+    .bind(imp.map(|i| i.rationale.clone()))
+    .bind(imp.map(|i| serde_json::to_string(&i.evidence).unwrap_or_else(|_| "[]".into())))
+    .bind(imp.map(|i| i.base_text.clone()))
+    .bind(imp.and_then(|i| i.memory_id))
+    .bind(t.at)
+    .bind(t.at)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(backend)?;
+    insert_status(conn, id, STATUS_OPEN, "", &t.author, t.at).await?;
+    Ok(id)
+}
+
+impl PgStore {
+    async fn episode_by_id(&self, id: i64) -> Result<Option<Episode>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {EPISODE_COLUMNS} FROM org_agent_episodes WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(episode_from).transpose()
+    }
+}
+
+#[async_trait]
+impl PersonaStore for PgStore {
+    async fn create_task(&self, t: &NewTask) -> Result<Task, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let id = insert_task(&mut tx, t).await?;
+        tx.commit().await.map_err(backend)?;
+        self.task(id).await?.ok_or_else(|| StoreError::NotFound(format!("task {id}")))
+    }
+
+    async fn task(&self, id: i64) -> Result<Option<Task>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(task_from).transpose()
+    }
+
+    async fn task_log(&self, id: i64) -> Result<Vec<StatusEntry>, StoreError> {
+        let rows = sqlx::query("SELECT status, note, by_who, at FROM task_status_log WHERE task_id = $1 ORDER BY id")
+            .bind(id)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| StatusEntry { status: r.get("status"), note: r.get("note"), by: r.get("by_who"), at: r.get("at") })
+            .collect())
+    }
+
+    async fn improve_tasks(&self, agent: Option<&str>) -> Result<Vec<Task>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {TASK_COLUMNS} FROM tasks WHERE kind = 'improve' AND ($1::TEXT IS NULL OR agent = $1) \
+             ORDER BY id DESC"
+        ))
+        .bind(agent)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter().map(task_from).collect()
+    }
+
+    async fn post_task_status(
+        &self,
+        task: i64,
+        status: &str,
+        note: &str,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        insert_status(&mut tx, task, status, note, by, at).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn open_wakeup(
+        &self,
+        agent: &str,
+        task: Option<i64>,
+        reason: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Wakeup, StoreError> {
+        // Returned as stored, so it compares equal to the same wakeup read back later.
+        let row = sqlx::query(
+            "INSERT INTO wakeups (agent, task_id, reason, state, opened_at) VALUES ($1, $2, $3, 'open', $4) \
+             RETURNING *",
+        )
+        .bind(agent)
+        .bind(task)
+        .bind(reason)
+        .bind(at)
+        .fetch_one(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(wakeup_from(&row))
+    }
+
+    async fn wakeups(&self, ids: &[i64]) -> Result<Vec<Wakeup>, StoreError> {
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(r) = sqlx::query("SELECT * FROM wakeups WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?
+            {
+                out.push(wakeup_from(&r));
+            }
+        }
+        Ok(out)
+    }
+
+    async fn finish_wakeups(
+        &self,
+        ids: &[i64],
+        run: &str,
+        fallback: (&str, &str),
+        at: DateTime<Utc>,
+    ) -> Result<FinishedWake, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // All at once and in id order, so two runs finishing overlapping wakeups cannot deadlock.
+        sqlx::query("SELECT id FROM wakeups WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+            .bind(ids)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let mut closed = Vec::new();
+        let mut all = Vec::new();
+        for id in ids {
+            let r = sqlx::query("SELECT * FROM wakeups WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(backend)?
+                .ok_or_else(|| StoreError::NotFound(format!("wakeup {id}")))?;
+            let w = wakeup_from(&r);
+            if w.open {
+                let r = sqlx::query(
+                    "UPDATE wakeups SET state = 'closed', run = $1, closed_at = $2 WHERE id = $3 RETURNING *",
+                )
+                .bind(run)
+                .bind(at)
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
+                closed.push(wakeup_from(&r));
+            }
+            all.push(w);
+        }
+        let since = all.iter().map(|w| w.opened_at).min();
+        let task = all.iter().find_map(|w| w.task);
+        let mut posted = None;
+        let mut fallback_posted = false;
+        if let (Some(task), Some(since)) = (task, since) {
+            sqlx::query("SELECT id FROM tasks WHERE id = $1 FOR UPDATE")
+                .bind(task)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+            posted = sqlx::query_scalar(
+                "SELECT status FROM task_status_log WHERE task_id = $1 AND at >= $2 AND status = ANY($3) \
+                 ORDER BY id DESC LIMIT 1",
+            )
+            .bind(task)
+            .bind(since)
+            .bind(RUN_STATUSES.as_slice())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+            let terminal = posted.as_deref().is_some_and(|s| s != "in_progress");
+            if !terminal && !closed.is_empty() {
+                insert_status(&mut tx, task, fallback.0, fallback.1, "engram", at).await?;
+                fallback_posted = true;
+            }
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(FinishedWake { wakeups: closed, posted, fallback_posted })
+    }
+
+    async fn insert_episode(&self, e: &NewEpisode) -> Result<Episode, StoreError> {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO org_agent_episodes (agent, run, trigger, task_id, outcome, turns, cost_usd, duration_s, \
+             summary, log_path, transcript_path, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+        )
+        .bind(&e.agent)
+        .bind(&e.run)
+        .bind(&e.trigger)
+        .bind(e.task)
+        .bind(e.outcome.as_str())
+        .bind(e.turns.map(i64::from))
+        .bind(e.cost_usd)
+        .bind(e.duration_s)
+        .bind(&e.summary)
+        .bind(&e.log_path)
+        .bind(&e.transcript_path)
+        .bind(e.at)
+        .fetch_one(self.pool())
+        .await
+        .map_err(|err| {
+            if is_unique_violation(&err) {
+                StoreError::Duplicate(e.run.clone())
+            } else {
+                backend(err)
+            }
+        })?;
+        self.episode_by_id(id).await?.ok_or_else(|| StoreError::NotFound(format!("episode {id}")))
+    }
+
+    async fn episode_by_run(&self, agent: &str, run: &str) -> Result<Option<Episode>, StoreError> {
+        let row =
+            sqlx::query(&format!("SELECT {EPISODE_COLUMNS} FROM org_agent_episodes WHERE agent = $1 AND run = $2"))
+                .bind(agent)
+                .bind(run)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        row.as_ref().map(episode_from).transpose()
+    }
+
+    async fn episodes(&self, agent: &str, since: Option<DateTime<Utc>>) -> Result<Vec<Episode>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {EPISODE_COLUMNS} FROM org_agent_episodes \
+             WHERE agent = $1 AND ($2::TIMESTAMPTZ IS NULL OR created_at >= $2) ORDER BY created_at DESC, id DESC"
+        ))
+        .bind(agent)
+        .bind(since)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter().map(episode_from).collect()
+    }
+
+    async fn mark_corrected(&self, task: i64, agent: &str) -> Result<Option<Episode>, StoreError> {
+        let id: Option<i64> = sqlx::query_scalar(
+            "UPDATE org_agent_episodes SET corrected = TRUE WHERE id = (SELECT id FROM org_agent_episodes \
+             WHERE task_id = $1 AND agent = $2 ORDER BY created_at DESC, id DESC LIMIT 1) RETURNING id",
+        )
+        .bind(task)
+        .bind(agent)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?;
+        match id {
+            Some(id) => self.episode_by_id(id).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let rows = sqlx::query(&format!(
+            "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND ($2 OR state = 'active') ORDER BY id"
+        ))
+        .bind(agent)
+        .bind(include_closed)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        let rows = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
+        with_evidence(&mut conn, rows).await
+    }
+
+    async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(backend)?;
+        match row {
+            Some(r) => Ok(with_evidence(&mut conn, vec![memory_from(&r)?]).await?.pop()),
+            None => Ok(None),
+        }
+    }
+
+    async fn apply_ops(
+        &self,
+        agent: &str,
+        episode: i64,
+        ops: &[AudnOp],
+        at: DateTime<Utc>,
+    ) -> Result<AppliedOps, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        lock_agent_memory(&mut tx, agent).await?;
+        let rows = sqlx::query(&format!(
+            "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND state = 'active' ORDER BY id \
+             FOR UPDATE"
+        ))
+        .bind(agent)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let active = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
+        let active = with_evidence(&mut tx, active).await?;
+        let changes = plan(&active, ops, episode).map_err(|_| StoreError::Changed { current: 0 })?;
+        let mut out = AppliedOps::default();
+        let by = format!("reflect:episode:{episode}");
+        for change in changes {
+            match change {
+                RowChange::Insert { kind, text, evidence } => {
+                    let id = insert_row(&mut tx, agent, kind, &text, 1, at, at, at).await?;
+                    add_evidence(&mut tx, id, &evidence).await?;
+                    out.added.push(id);
+                }
+                RowChange::Bump { id, episode } => {
+                    sqlx::query(
+                        "UPDATE org_agent_memory SET times_seen = times_seen + 1, last_seen = $1 WHERE id = $2",
+                    )
+                    .bind(at)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                    add_evidence(&mut tx, id, &[episode]).await?;
+                    out.repeated.push(id);
+                }
+                RowChange::Supersede { old, kind, text, times_seen, first_seen, evidence, proposal, reason } => {
+                    let new = insert_row(&mut tx, agent, kind, &text, times_seen, first_seen, at, at).await?;
+                    add_evidence(&mut tx, new, &evidence).await?;
+                    if proposal.is_some() {
+                        mark_promoted(&mut tx, new, proposal).await?;
+                    }
+                    close_row(&mut tx, old, &reason, &by, Some(new), at).await?;
+                    out.reworded.push((old, new));
+                }
+                RowChange::Close { id, reason } => {
+                    close_row(&mut tx, id, &reason, &by, None, at).await?;
+                    out.deleted.push(id);
+                }
+            }
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(out)
+    }
+
+    async fn edit_memory(&self, id: i64, text: &str, by: &str, at: DateTime<Utc>) -> Result<MemoryRow, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let old = lock_active_row(&mut tx, id).await?;
+        let new = supersede(&mut tx, &old, text, &format!("corrected by {by}"), by, at).await?;
+        tx.commit().await.map_err(backend)?;
+        self.memory_row(new).await?.ok_or_else(|| StoreError::NotFound(format!("memory {new}")))
+    }
+
+    async fn retire_memory(&self, id: i64, reason: &str, by: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        lock_active_row(&mut tx, id).await?;
+        close_row(&mut tx, id, &format!("retired: {reason}"), by, None, at).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn claim_model_call(
+        &self,
+        agent: &str,
+        purpose: &str,
+        day_start: DateTime<Utc>,
+        cap: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        claim_call(self.pool(), CallLedger::ModelCall { agent, purpose }, day_start, cap, at).await
+    }
+
+    async fn model_calls_since(&self, since: DateTime<Utc>) -> Result<u32, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= $1")
+            .bind(since)
+            .fetch_one(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(n as u32)
+    }
+
+    async fn file_proposal(&self, task: &NewTask, memory_id: i64) -> Result<Task, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        lock_active_row(&mut tx, memory_id).await?;
+        let id = insert_task(&mut tx, task).await?;
+        mark_promoted(&mut tx, memory_id, Some(id)).await?;
+        tx.commit().await.map_err(backend)?;
+        self.task(id).await?.ok_or_else(|| StoreError::NotFound(format!("task {id}")))
+    }
+
+    async fn settle_task(
+        &self,
+        id: i64,
+        status: &str,
+        reason: Option<&str>,
+        by: PersonId,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // Conditional on the task still being open, so of two settlers exactly one changes it.
+        let done = sqlx::query(
+            "UPDATE tasks SET status = $1, closed_reason = $2, closed_by = $3, updated_at = $4 \
+             WHERE id = $5 AND status = $6",
+        )
+        .bind(status)
+        .bind(reason)
+        .bind(by.0)
+        .bind(at)
+        .bind(id)
+        .bind(STATUS_OPEN)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if done.rows_affected() != 1 {
+            return Err(StoreError::Changed { current: 0 });
+        }
+        sqlx::query("INSERT INTO task_status_log (task_id, status, note, by_who, at) VALUES ($1, $2, $3, $4, $5)")
+            .bind(id)
+            .bind(status)
+            .bind(reason.unwrap_or(""))
+            .bind(format!("person:{}", by.0))
+            .bind(at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let actor = Actor { person: Some(by), at };
+        audit(&mut tx, actor, &format!("improve.{status}"), &format!("task:{id}"), reason.unwrap_or("")).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn create_agent_token(
+        &self,
+        agent: &str,
+        by: PersonId,
+        name: &str,
+        secret_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<i64, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO agent_tokens (agent, created_by, name, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
+             RETURNING id",
+        )
+        .bind(agent)
+        .bind(by.0)
+        .bind(name)
+        .bind(secret_hash)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, Actor { person: Some(by), at }, "agent_token.create", &format!("agent:{agent}"), name).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(id)
+    }
+
+    async fn agent_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<String>, StoreError> {
+        let agent: Option<String> = sqlx::query_scalar(
+            "UPDATE agent_tokens SET last_used_at = $1 WHERE secret_hash = $2 AND revoked_at IS NULL RETURNING agent",
+        )
+        .bind(at)
+        .bind(secret_hash)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(agent)
+    }
+}

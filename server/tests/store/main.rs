@@ -1,0 +1,18 @@
+//! The store contract suite: what every backend must do, written once against the store traits
+//! (`Arc<dyn engine::store::Store>`) and run on each backend, as `sqlite_<case>` on a fresh SQLite
+//! file and `postgres_<case>` on a fresh PostgreSQL database.
+//!
+//! Every later change to a store, on either backend, must pass this whole suite on both. A new
+//! trait method gets its cases here, refusals included. SQLite is the reference: when a case
+//! passes there and fails on PostgreSQL, the PostgreSQL store is wrong.
+//!
+//! The PostgreSQL cases need `ENGRAM_TEST_POSTGRES_URL`, a server where they may create and drop
+//! databases; `scripts/check` starts one and sets it.
+
+mod backends;
+mod cards;
+mod connectors;
+mod cores;
+mod org;
+mod persona;
+mod tokens;
