@@ -93,21 +93,42 @@ fn wants_html(headers: &HeaderMap) -> bool {
 
 /// The sign-in page as `GET /signin` renders it for this session, for an answer that cannot be
 /// a redirect to it.
+///
+/// The browser shows it at the form's address, /auth/sign-in, which is no page of the app: the
+/// hydrated router would find nothing there and the page would fail to hydrate. So a first
+/// script (with the page's nonce) moves the address to the sign-in page's before the app starts;
+/// a reload then shows the sign-in page rather than posting the form again.
 async fn sign_in_page(state: &AppState, session: &Session, next: &str) -> Response {
     let uri = format!("/signin?next={}", encode_component(next));
-    let mut request = match Request::get(uri).body(Body::empty()) {
+    let mut request = match Request::get(&uri).body(Body::empty()) {
         Ok(r) => r,
-        Err(e) => {
-            tracing::error!(error = %e, "could not make the sign-in page's request");
-            return (StatusCode::INTERNAL_SERVER_ERROR, AuthError::Internal(e.to_string()).to_string()).into_response();
-        }
+        Err(e) => return page_failed(e.to_string()),
     };
     request.extensions_mut().insert(session.clone());
     let options = state.leptos_options.clone();
     let render = leptos_axum::render_app_async_with_context(crate::startup::page_context(state), move || {
         crate::startup::page_shell(options.clone())
     });
-    render(request).await
+    let (mut parts, body) = render(request).await.into_parts();
+    let html = match axum::body::to_bytes(body, usize::MAX).await.map(|b| String::from_utf8(b.to_vec())) {
+        Ok(Ok(html)) => html,
+        Ok(Err(e)) => return page_failed(e.to_string()),
+        Err(e) => return page_failed(e.to_string()),
+    };
+    let policy = parts.headers.get(header::CONTENT_SECURITY_POLICY).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let Some(nonce) = policy.split("'nonce-").nth(1).and_then(|rest| rest.split('\'').next()) else {
+        return page_failed("the sign-in page has no nonce".to_string());
+    };
+    // `uri` is percent-encoded, so it cannot end the script early.
+    let script = format!("<script nonce=\"{nonce}\">history.replaceState(null, \"\", \"{uri}\");</script>");
+    let html = html.replacen("<head>", &format!("<head>{script}"), 1);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(html))
+}
+
+fn page_failed(detail: String) -> Response {
+    tracing::error!(%detail, "could not render the sign-in page");
+    (StatusCode::INTERNAL_SERVER_ERROR, AuthError::Internal(detail).to_string()).into_response()
 }
 
 /// Ends the session on the server, not only in the browser.

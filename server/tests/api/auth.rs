@@ -274,7 +274,16 @@ async fn a_throttled_form_post_shows_the_sentence_on_the_sign_in_page() {
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(r.headers()["retry-after"], "300");
     assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let policy = r.headers()["content-security-policy"].to_str().unwrap().to_string();
     let html = plain(&r.text().await.unwrap());
+    // The browser shows it at the sign-in page's address, where the app can hydrate it.
+    let nonce = policy.split("'nonce-").nth(1).and_then(|n| n.split('\'').next()).expect("a nonce");
+    assert!(
+        html.contains(&format!(
+            "<script nonce=\"{nonce}\">history.replaceState(null, \"\", \"/signin?next=/company/roles\");</script>"
+        )),
+        "{html}"
+    );
     assert!(html.contains(THROTTLED), "{html}");
     assert!(html.contains(&format!("value=\"{ada}\"")), "the email typed stays in the form: {html}");
     assert!(html.contains("action=\"/auth/sign-in\""), "the form is there to try again: {html}");
