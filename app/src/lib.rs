@@ -19,7 +19,7 @@ pub mod teams;
 pub mod tokens;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path, SsrMode,
@@ -33,6 +33,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                // Named by its hash when cargo-leptos hashes the site's files, so it can be cached for good.
+                <HashedStylesheet options=options.clone() id="leptos"/>
                 <HydrationScripts options/>
                 <MetaTags/>
             </head>
@@ -49,7 +51,6 @@ pub fn App() -> impl IntoView {
     // Every page renders whole on the server, so it reads and posts the same without JavaScript.
     let mode = SsrMode::Async;
     view! {
-        <Stylesheet id="leptos" href="/pkg/engram.css"/>
         <Title text="Engram"/>
         <Router>
             <components::nav::Nav/>

@@ -10,7 +10,7 @@
 import { after, afterEach, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -81,9 +81,13 @@ function statusOf(url) {
  * vault is `dir`/vault, and its Acme ATS answers at sourceURL.
  */
 export async function startServer() {
-  for (const [what, p] of [['server binary', SERVER_BIN], ['site wasm', path.join(SITE_ROOT, 'pkg', 'engram.wasm')]]) {
-    if (!existsSync(p)) throw new Error(`The ${what} is missing at ${p}: run \`cargo leptos build\` first.`);
+  if (!existsSync(SERVER_BIN)) {
+    throw new Error(`The server binary is missing at ${SERVER_BIN}: run \`cargo leptos build\` first.`);
   }
+  // cargo-leptos names the wasm by its content's hash (engram.<hash>.wasm).
+  const pkg = path.join(SITE_ROOT, 'pkg');
+  const wasm = existsSync(pkg) && readdirSync(pkg).some((f) => /^engram(\.[A-Za-z0-9_-]{22})?\.wasm$/.test(f));
+  if (!wasm) throw new Error(`The site's wasm is missing in ${pkg}: run \`cargo leptos build\` first.`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'engram-e2e-'));
   // Both ports are found while both are held, so they can never be the same one.
   const [port, sourcePort] = await freePorts(2);

@@ -3,10 +3,12 @@
 use crate::org::Person;
 use crate::service::Engine;
 use crate::store::{Actor, ApiTokenInfo, StoreError};
+use crate::throttle::{throttled_message, Admission};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use blake2::{Blake2b512, Digest};
 use rand::RngCore;
+use std::net::IpAddr;
 
 /// The one message for an unknown email and a wrong password alike.
 pub const SIGN_IN_REFUSED: &str = "That email and password do not match an account";
@@ -19,6 +21,9 @@ pub enum AuthError {
     Invalid(String),
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
+    /// Too many attempts for this account or from this address; nothing was checked.
+    #[error("{}", throttled_message(*retry_after_secs))]
+    Throttled { retry_after_secs: u64 },
 }
 
 /// OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1.
@@ -75,7 +80,20 @@ fn internal(e: StoreError) -> AuthError {
 }
 
 impl Engine {
-    pub async fn sign_in(&self, email: &str, password: &str) -> Result<Person, AuthError> {
+    /// Checks a password typed at `client`, slowing down and then refusing repeated attempts
+    /// for one account or from one address (see `crate::throttle`).
+    pub async fn sign_in(&self, email: &str, password: &str, client: IpAddr) -> Result<Person, AuthError> {
+        match self.sign_in_throttle().begin(email, client, self.now()) {
+            Admission::Refuse { retry_after_secs } => return Err(AuthError::Throttled { retry_after_secs }),
+            Admission::Check { delay_ms: 0 } => {}
+            Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
+        }
+        let person = self.check_password(email, password).await?;
+        self.sign_in_throttle().succeeded(email, client);
+        Ok(person)
+    }
+
+    async fn check_password(&self, email: &str, password: &str) -> Result<Person, AuthError> {
         match self.store().credentials(email).await.map_err(internal)? {
             Some((person, hash)) => {
                 if verify_password(password.to_string(), hash).await? {

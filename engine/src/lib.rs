@@ -13,6 +13,7 @@ pub mod org;
 pub mod persona;
 pub mod service;
 pub mod store;
+pub mod throttle;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -18,6 +18,7 @@ use std::sync::Arc;
 pub struct Engine {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    throttle: Arc<crate::throttle::SignInThrottle>,
 }
 
 /// One role's line on Roles and core knowledge.
@@ -94,7 +95,7 @@ pub struct VersionView {
 
 impl Engine {
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
+        Self { store, clock, throttle: Arc::default() }
     }
 
     pub fn store(&self) -> &dyn Store {
@@ -103,6 +104,11 @@ impl Engine {
 
     pub fn now(&self) -> DateTime<Utc> {
         self.clock.now()
+    }
+
+    /// Sign-in attempts counted so far by this engine and its clones.
+    pub fn sign_in_throttle(&self) -> &crate::throttle::SignInThrottle {
+        &self.throttle
     }
 
     fn actor(&self, person: &Person) -> Actor {

@@ -88,6 +88,7 @@ impl From<AuthError> for ApiError {
             AuthError::Internal(detail) => ApiError::internal(detail),
             AuthError::Refused => ApiError::new(StatusCode::UNAUTHORIZED, "refused", e.to_string()),
             AuthError::Invalid(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", m),
+            AuthError::Throttled { .. } => ApiError::new(StatusCode::TOO_MANY_REQUESTS, "throttled", e.to_string()),
         }
     }
 }

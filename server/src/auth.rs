@@ -4,11 +4,14 @@ use crate::guard::encode_component;
 use crate::startup::AppState;
 use app::auth::load_sign_in::{SignInFlash, SIGN_IN_FLASH_KEY};
 use app::ssr::{begin_session, local_path};
-use axum::extract::State;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Form;
 use engine::auth::AuthError;
 use serde::Deserialize;
+use std::net::{IpAddr, SocketAddr};
 use tower_sessions::Session;
 
 #[derive(Deserialize)]
@@ -19,16 +22,39 @@ pub struct SignInForm {
     next: String,
 }
 
-pub async fn sign_in(State(state): State<AppState>, session: Session, Form(form): Form<SignInForm>) -> Response {
+/// The address sign-in attempts are counted against: the connected peer, or, behind a proxy the
+/// settings say to trust, the address that proxy appended to X-Forwarded-For (the last one;
+/// earlier ones are whatever the client sent).
+fn client_address(peer: SocketAddr, headers: &HeaderMap, trust_forwarded_for: bool) -> IpAddr {
+    if trust_forwarded_for {
+        let forwarded = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).next_back();
+        if let Some(ip) = forwarded.and_then(|v| v.rsplit(',').next()).and_then(|a| a.trim().parse().ok()) {
+            return ip;
+        }
+    }
+    peer.ip()
+}
+
+pub async fn sign_in(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    session: Session,
+    Form(form): Form<SignInForm>,
+) -> Response {
     let next = local_path(&form.next, "/");
-    let refused = |message: String| async {
+    let keep_form = |message: String| async {
         let flash = SignInFlash { email: form.email.trim().to_string(), message };
         if let Err(e) = session.insert(SIGN_IN_FLASH_KEY, flash).await {
             tracing::error!(error = %e, "could not keep the sign-in form");
         }
+    };
+    let refused = |message: String| async {
+        keep_form(message).await;
         Redirect::to(&format!("/signin?next={}", encode_component(&next))).into_response()
     };
-    match state.engine.sign_in(&form.email, &form.password).await {
+    let client = client_address(peer, &headers, state.trust_forwarded_for);
+    match state.engine.sign_in(&form.email, &form.password, client).await {
         Ok(person) => match begin_session(&session, &state.engine, &person).await {
             Ok(()) => {
                 tracing::info!(person = %person.id, "signed in");
@@ -43,8 +69,66 @@ pub async fn sign_in(State(state): State<AppState>, session: Session, Form(form)
             tracing::error!(%detail, "sign-in failed inside");
             refused(AuthError::Internal(detail).to_string()).await
         }
+        Err(e @ AuthError::Throttled { retry_after_secs }) => {
+            tracing::warn!(%client, "sign-in throttled");
+            let message = e.to_string();
+            let mut response = if wants_html(&headers) {
+                // A form post shows the sentence on the sign-in page itself, with the email kept.
+                keep_form(message).await;
+                sign_in_page(&state, &session, &next).await
+            } else {
+                ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], message).into_response()
+            };
+            *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            response
+        }
         Err(e) => refused(e.to_string()).await,
     }
+}
+
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/html"))
+}
+
+/// The sign-in page as `GET /signin` renders it for this session, for an answer that cannot be
+/// a redirect to it.
+///
+/// The browser shows it at the form's address, /auth/sign-in, which is no page of the app: the
+/// hydrated router would find nothing there and the page would fail to hydrate. So a first
+/// script (with the page's nonce) moves the address to the sign-in page's before the app starts;
+/// a reload then shows the sign-in page rather than posting the form again.
+async fn sign_in_page(state: &AppState, session: &Session, next: &str) -> Response {
+    let uri = format!("/signin?next={}", encode_component(next));
+    let mut request = match Request::get(&uri).body(Body::empty()) {
+        Ok(r) => r,
+        Err(e) => return page_failed(e.to_string()),
+    };
+    request.extensions_mut().insert(session.clone());
+    let options = state.leptos_options.clone();
+    let render = leptos_axum::render_app_async_with_context(crate::startup::page_context(state), move || {
+        crate::startup::page_shell(options.clone())
+    });
+    let (mut parts, body) = render(request).await.into_parts();
+    let html = match axum::body::to_bytes(body, usize::MAX).await.map(|b| String::from_utf8(b.to_vec())) {
+        Ok(Ok(html)) => html,
+        Ok(Err(e)) => return page_failed(e.to_string()),
+        Err(e) => return page_failed(e.to_string()),
+    };
+    let policy = parts.headers.get(header::CONTENT_SECURITY_POLICY).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let Some(nonce) = policy.split("'nonce-").nth(1).and_then(|rest| rest.split('\'').next()) else {
+        return page_failed("the sign-in page has no nonce".to_string());
+    };
+    // `uri` is percent-encoded, so it cannot end the script early.
+    let script = format!("<script nonce=\"{nonce}\">history.replaceState(null, \"\", \"{uri}\");</script>");
+    let html = html.replacen("<head>", &format!("<head>{script}"), 1);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(html))
+}
+
+fn page_failed(detail: String) -> Response {
+    tracing::error!(%detail, "could not render the sign-in page");
+    (StatusCode::INTERNAL_SERVER_ERROR, AuthError::Internal(detail).to_string()).into_response()
 }
 
 /// Ends the session on the server, not only in the browser.
@@ -53,4 +137,20 @@ pub async fn sign_out(session: Session) -> Response {
         tracing::error!(error = %e, "could not end a session");
     }
     Redirect::to("/signin").into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_address_is_the_peer_unless_a_trusted_proxy_names_it() {
+        let peer: SocketAddr = "10.0.0.2:40000".parse().unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert("x-forwarded-for", HeaderValue::from_static("203.0.113.9, 198.51.100.4"));
+        assert_eq!(client_address(peer, &headers, false), peer.ip(), "a client may send any X-Forwarded-For");
+        let appended: IpAddr = "198.51.100.4".parse().unwrap();
+        assert_eq!(client_address(peer, &headers, true), appended, "the proxy appends the address it saw");
+        assert_eq!(client_address(peer, &HeaderMap::new(), true), peer.ip());
+    }
 }

@@ -12,8 +12,10 @@ pub mod guard;
 pub mod models;
 pub mod org_api;
 pub mod org_cli;
+pub mod security;
 pub mod settings;
 pub mod startup;
+pub mod statics;
 pub mod store;
 pub mod vault;
 

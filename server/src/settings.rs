@@ -21,6 +21,9 @@ pub struct Settings {
     pub reflect_max_per_day: u32,
     /// Runs Prepare my day and the forgetting job in the background; tests drive them by hand.
     pub run_jobs: bool,
+    /// `ENGRAM_TRUST_FORWARDED_FOR=1`: behind a reverse proxy, count sign-in attempts by the
+    /// address the proxy appends to X-Forwarded-For rather than by the proxy's own.
+    pub trust_forwarded_for: bool,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
@@ -35,11 +38,18 @@ impl Settings {
             .and_then(|a| a.parse().ok())
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 3000)));
         let site_root = env("LEPTOS_SITE_ROOT").unwrap_or_else(|| "target/site".to_string());
+        let output_name = env("LEPTOS_OUTPUT_NAME").unwrap_or_else(|| "engram".to_string());
+        let pkg_dir = env("LEPTOS_SITE_PKG_DIR").unwrap_or_else(|| "pkg".to_string());
+        let hash_files = match env("LEPTOS_HASH_FILES") {
+            Some(v) => v == "true",
+            None => hashed_site(&std::path::Path::new(&site_root).join(&pkg_dir), &output_name),
+        };
         let leptos = LeptosOptions::builder()
-            .output_name(env("LEPTOS_OUTPUT_NAME").unwrap_or_else(|| "engram".to_string()))
+            .output_name(output_name)
             .site_root(site_root)
-            .site_pkg_dir(env("LEPTOS_SITE_PKG_DIR").unwrap_or_else(|| "pkg".to_string()))
+            .site_pkg_dir(pkg_dir)
             .site_addr(addr)
+            .hash_files(hash_files)
             .build();
         Self {
             database_url: env("ENGRAM_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string()),
@@ -53,6 +63,22 @@ impl Settings {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(engine::persona::service::DEFAULT_MAX_PER_DAY),
             run_jobs: true,
+            trust_forwarded_for: env("ENGRAM_TRUST_FORWARDED_FOR").is_some_and(|v| v == "1" || v == "true"),
         }
     }
+}
+
+/// Whether the site was built with hashed names, when cargo-leptos is not there to say: its hash
+/// file lies beside the binary (where Leptos reads the names from) and names a JS file the site
+/// has. A hash file left over from an earlier build names a file that is gone.
+fn hashed_site(pkg: &std::path::Path, output_name: &str) -> bool {
+    let Some(hash_file) = std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join("hash.txt"))) else {
+        return false;
+    };
+    let Ok(hashes) = std::fs::read_to_string(hash_file) else { return false };
+    hashes
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(kind, _)| kind.trim() == "js")
+        .is_some_and(|(_, hash)| pkg.join(format!("{output_name}.{}.js", hash.trim())).exists())
 }

@@ -3,10 +3,11 @@ use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;
-use crate::{api, auth, guard};
+use crate::{api, auth, guard, security, statics};
 use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
+use axum::serve::ListenerExt;
 use axum::{middleware, Router};
 use engine::cards::service::PersonMemory;
 use engine::persona::model::Models;
@@ -15,8 +16,9 @@ use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::{Clock, Engine, SystemClock};
 use leptos::config::LeptosOptions;
-use leptos::prelude::provide_context;
+use leptos::prelude::{provide_context, IntoView};
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -31,6 +33,8 @@ pub struct AppState {
     pub engine: Engine,
     pub org: Org,
     pub memory: PersonMemory,
+    /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
+    pub trust_forwarded_for: bool,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -121,37 +125,27 @@ impl Application {
             engine: engine.clone(),
             org: org.clone(),
             memory: memory.clone(),
+            trust_forwarded_for: settings.trust_forwarded_for,
         };
         let routes = app_routes();
+        let pkg_dir = leptos_options.site_pkg_dir.to_string();
 
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))
             .route("/auth/sign-out", post(auth::sign_out))
             .nest("/api", api::router())
             .nest("/api/org", crate::org_api::router())
-            .leptos_routes_with_context(
-                &state,
-                routes,
-                {
-                    let engine = engine.clone();
-                    let org = org.clone();
-                    let memory = memory.clone();
-                    move || {
-                        provide_context(engine.clone());
-                        provide_context(org.clone());
-                        provide_context(memory.clone());
-                    }
-                },
-                {
-                    let options = leptos_options.clone();
-                    move || shell(options.clone())
-                },
-            )
-            .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+            .nest(&format!("/{pkg_dir}"), statics::pkg_router(&leptos_options.site_root, &pkg_dir))
+            .leptos_routes_with_context(&state, routes, page_context(&state), {
+                let options = leptos_options.clone();
+                move || page_shell(options.clone())
+            })
+            .fallback(leptos_axum::file_and_error_handler::<AppState, _>(page_shell))
             .layer(middleware::from_fn_with_state(state.clone(), guard::pages_need_sign_in))
             .layer(session_layer)
             .layer(middleware::from_fn(guard::same_origin_writes))
             .layer(RequestBodyLimitLayer::new(settings.body_limit_bytes))
+            .layer(middleware::from_fn(security::headers))
             .with_state(state);
 
         Ok(Self { listener, router, store, engine, org, memory })
@@ -178,8 +172,33 @@ impl Application {
     }
 
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
-        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown_signal()).await
+        // Without TCP_NODELAY, a response written in two parts (a file's head, then its body)
+        // waits for the client's delayed ACK, some 40 ms per file on a kept-alive connection.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %e, "could not set TCP_NODELAY on a connection");
+            }
+        });
+        // Sign-in counts attempts by the connected address.
+        let service = self.router.into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(listener, service).with_graceful_shutdown(shutdown_signal()).await
     }
+}
+
+/// What every page render can use from context.
+pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let (engine, org, memory) = (state.engine.clone(), state.org.clone(), state.memory.clone());
+    move || {
+        provide_context(engine.clone());
+        provide_context(org.clone());
+        provide_context(memory.clone());
+    }
+}
+
+/// The app's shell, with the page's Content-Security-Policy for this render's nonce.
+pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
+    security::set_page_policy();
+    shell(options)
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.

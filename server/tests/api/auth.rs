@@ -195,3 +195,125 @@ async fn a_session_survives_a_server_restart() {
     assert_eq!(r.status(), StatusCode::OK, "the session is in the database, not in the process");
     assert_eq!(body(r).await["name"], "Alice Chen");
 }
+
+const THROTTLED: &str = "Too many sign-in attempts. Wait 5 minutes, then try again.";
+
+/// Six wrong passwords for `email`, one after another; returns how long each answer took.
+async fn six_wrong(app: &TestApp, email: &str) -> Vec<std::time::Duration> {
+    let c = client();
+    let mut took = Vec::new();
+    for _ in 0..6 {
+        let start = std::time::Instant::now();
+        let r = app.post_sign_in(&c, email, "wrong").await;
+        took.push(start.elapsed());
+        assert_eq!(r.status(), StatusCode::SEE_OTHER, "attempt {} for {email}", took.len());
+    }
+    took
+}
+
+async fn assert_throttled(r: reqwest::Response, what: &str) {
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS, "{what}");
+    assert_eq!(r.headers()["retry-after"], "300", "{what}");
+    assert_eq!(r.text().await.unwrap(), THROTTLED, "{what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_passwords_are_slowed_then_refused_alike_for_known_and_unknown_accounts() {
+    let (known, unknown) = tokio::join!(spawn_app(), spawn_app());
+    let ada = demo_email("ada");
+    let (known_took, unknown_took) = tokio::join!(six_wrong(&known, &ada), six_wrong(&unknown, "nobody@acme.example"));
+    for took in [&known_took, &unknown_took] {
+        // The fourth answer waits half a second, the fifth one, the sixth two.
+        for (i, least) in [(3, 500), (4, 1000), (5, 2000)] {
+            assert!(took[i] >= std::time::Duration::from_millis(least), "attempt {}: {took:?}", i + 1);
+        }
+    }
+    // Then no password is checked: the same sentence for an account that exists and one that
+    // does not, and even the right password waits.
+    assert_throttled(known.post_sign_in(&client(), &ada, "wrong").await, "ada").await;
+    assert_throttled(unknown.post_sign_in(&client(), "nobody@acme.example", "wrong").await, "nobody").await;
+    assert_throttled(known.post_sign_in(&client(), &ada, "engram-demo").await, "ada, right password").await;
+    // Case and spaces do not make another account.
+    assert_throttled(known.post_sign_in(&client(), &ada.to_uppercase(), "engram-demo").await, "ADA").await;
+
+    // After the wait the right password signs in.
+    known.clock.advance(chrono::Duration::seconds(300));
+    let c = client();
+    let r = known.post_sign_in(&c, &ada, "engram-demo").await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], "/");
+    assert_eq!(known.get_json(&c, "/api/me").await.0, StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_throttled_form_post_shows_the_sentence_on_the_sign_in_page() {
+    let app = spawn_app().await;
+    let ada = demo_email("ada");
+    // Sent all at once, they are still counted as they arrive.
+    let guesses: Vec<_> = (0..6)
+        .map(|_| {
+            let (url, ada) = (app.url("/auth/sign-in"), ada.clone());
+            tokio::spawn(async move {
+                client()
+                    .post(url)
+                    .form(&[("email", ada.as_str()), ("password", "wrong")])
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+            })
+        })
+        .collect();
+    for g in guesses {
+        assert_eq!(g.await.unwrap(), StatusCode::SEE_OTHER);
+    }
+    let c = client();
+    let r = app
+        .form_post(&c, "/auth/sign-in", &[("email", &ada), ("password", "engram-demo"), ("next", "/company/roles")])
+        .await;
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.headers()["retry-after"], "300");
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let policy = r.headers()["content-security-policy"].to_str().unwrap().to_string();
+    let html = plain(&r.text().await.unwrap());
+    // The browser shows it at the sign-in page's address, where the app can hydrate it.
+    let nonce = policy.split("'nonce-").nth(1).and_then(|n| n.split('\'').next()).expect("a nonce");
+    assert!(
+        html.contains(&format!(
+            "<script nonce=\"{nonce}\">history.replaceState(null, \"\", \"/signin?next=/company/roles\");</script>"
+        )),
+        "{html}"
+    );
+    assert!(html.contains(THROTTLED), "{html}");
+    assert!(html.contains(&format!("value=\"{ada}\"")), "the email typed stays in the form: {html}");
+    assert!(html.contains("action=\"/auth/sign-in\""), "the form is there to try again: {html}");
+    assert!(html.contains("value=\"/company/roles\""), "and still goes on to where it was going: {html}");
+    // The sentence was shown once, not kept for the next visit.
+    let (_, again) = app.page(&c, "/signin").await;
+    assert!(!again.contains(THROTTLED), "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_guessing_many_accounts_is_refused() {
+    let app = spawn_app().await;
+    let guesses: Vec<_> = (0..30)
+        .map(|i| {
+            let url = app.url("/auth/sign-in");
+            tokio::spawn(async move {
+                let email = format!("guess{i}@acme.example");
+                client()
+                    .post(url)
+                    .form(&[("email", email.as_str()), ("password", "wrong")])
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+            })
+        })
+        .collect();
+    for g in guesses {
+        assert_eq!(g.await.unwrap(), StatusCode::SEE_OTHER);
+    }
+    // An account never tried before is refused too: the address is locked.
+    assert_throttled(app.post_sign_in(&client(), &demo_email("bob"), "engram-demo").await, "bob").await;
+}

@@ -83,6 +83,21 @@ pub async fn spawn_app_with_models(models: server::models::ModelSettings) -> Tes
     app
 }
 
+/// The demo company, serving a site folder with these files (paths under the site's root).
+pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let database_url = format!("sqlite://{}/engram.db", dir.path().display());
+    let site = dir.path().join("site");
+    for (path, bytes) in files {
+        let path = site.join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("make the site's folders");
+        std::fs::write(path, bytes).expect("write a site file");
+    }
+    let mut app = spawn_with(&database_url, move |s| s.leptos.site_root = site.display().to_string().into()).await;
+    app.dir = Some(dir);
+    app
+}
+
 /// A server with the demo vault in its temporary folder, and the models and cap given.
 pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");

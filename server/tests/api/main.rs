@@ -6,6 +6,7 @@ mod cards;
 mod cli;
 mod cores;
 mod helpers;
+mod http;
 mod model_server;
 mod org;
 mod pages;

@@ -74,7 +74,8 @@ async fn thirty_two_concurrent_saves_on_one_version_give_exactly_one_new_version
     assert_eq!(created.len(), 1, "exactly one save wins");
     assert_eq!(refused, 31);
     let (_, versions) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}/versions")).await;
-    let numbers: Vec<i64> = versions.as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
+    let numbers: Vec<i64> =
+        versions["versions"].as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
     assert_eq!(numbers, vec![2, 1], "no lost or duplicated versions");
     let (_, view) = app.get_json(&ada, &format!("/api/memory/cores/{SALES}")).await;
     assert_eq!(view["current"]["text"], created[0]["text"]);
