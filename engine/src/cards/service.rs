@@ -1089,10 +1089,15 @@ impl PersonMemory {
     pub async fn prepare_due(&self) -> Result<Vec<(PersonId, usize)>, MemoryError> {
         let now = self.now();
         let mut ran = Vec::new();
-        for (pid, mut s) in self.store.prepare_enabled().await.map_err(internal)? {
+        for (pid, s) in self.store.prepare_enabled().await.map_err(internal)? {
             let zone = self.zone_of(pid).await?;
             let Some(due) = due_today(&s, zone, now) else { continue };
             let Some(person) = self.store.person(pid).await.map_err(internal)? else { continue };
+            // Claimed before it runs, so of several servers only one prepares the day; a query
+            // that fails is logged and skipped, not run again by another server.
+            if !self.store.claim_prepare(pid, &due.to_string()).await.map_err(internal)? {
+                continue;
+            }
             let mut kept = 0;
             if let Some(role) = self.role_id(&person).await? {
                 for q in self.store.my_work_queries(role).await.map_err(internal)? {
@@ -1104,8 +1109,6 @@ impl PersonMemory {
                     }
                 }
             }
-            s.last_local_date = Some(due.to_string());
-            self.store.save_prepare_setting(pid, &s).await.map_err(internal)?;
             ran.push((pid, kept));
         }
         Ok(ran)
@@ -1136,8 +1139,10 @@ impl PersonMemory {
             .unwrap_or(chrono_tz::UTC);
         let local = now.with_timezone(&zone);
         let today = local.date_naive().to_string();
+        // Claimed before the work, so of several servers on one database only one runs it. A run
+        // that fails partway is logged by the caller and not tried again until the next day.
         if local.time() < NaiveTime::from_hms_opt(FORGETTING_HOUR, 0, 0).unwrap_or(NaiveTime::MIN)
-            || self.store.job_last_run("forgetting").await.map_err(internal)?.as_deref() == Some(today.as_str())
+            || !self.store.claim_job_run("forgetting", &today).await.map_err(internal)?
         {
             return Ok(None);
         }
@@ -1182,7 +1187,6 @@ impl PersonMemory {
         }
         let cards =
             removed_cards.len() as u32 + self.store.remove_unkept_cards(self.actor(None)).await.map_err(internal)?;
-        self.store.set_job_run("forgetting", &today).await.map_err(internal)?;
         Ok(Some((uses, cards)))
     }
 }

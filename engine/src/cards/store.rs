@@ -246,7 +246,12 @@ pub trait CardStore: Send + Sync {
     /// Removes cards nobody keeps any more; returns how many.
     async fn remove_unkept_cards(&self, actor: Actor) -> Result<u32, StoreError>;
     async fn job_last_run(&self, name: &str) -> Result<Option<String>, StoreError>;
-    async fn set_job_run(&self, name: &str, local_date: &str) -> Result<(), StoreError>;
+    /// Claims a daily job's run for a local date: true for exactly one caller, however many
+    /// servers share the database, so the job runs once a day, not once a day per server.
+    async fn claim_job_run(&self, name: &str, local_date: &str) -> Result<bool, StoreError>;
+    /// Claims the person's Prepare my day for a local date, as `claim_job_run` does: true for
+    /// exactly one caller. False too when they have no setting.
+    async fn claim_prepare(&self, person: PersonId, local_date: &str) -> Result<bool, StoreError>;
 }
 
 /// A record the person forgot: kept out of their memory until `until`, unless they pin it back.

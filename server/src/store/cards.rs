@@ -807,16 +807,33 @@ impl CardStore for SqliteStore {
             .map_err(backend)
     }
 
-    async fn set_job_run(&self, name: &str, local_date: &str) -> Result<(), StoreError> {
-        sqlx::query(
+    async fn claim_job_run(&self, name: &str, local_date: &str) -> Result<bool, StoreError> {
+        // One statement: of racing claims for the same date, the unique name lets one insert or
+        // move the date, and the others find it already there and change nothing.
+        let done = sqlx::query(
             "INSERT INTO job_runs (name, last_local_date) VALUES (?, ?) \
-             ON CONFLICT (name) DO UPDATE SET last_local_date = excluded.last_local_date",
+             ON CONFLICT (name) DO UPDATE SET last_local_date = excluded.last_local_date \
+             WHERE job_runs.last_local_date <> excluded.last_local_date",
         )
         .bind(name)
         .bind(local_date)
         .execute(self.pool())
         .await
         .map_err(backend)?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn claim_prepare(&self, person: PersonId, local_date: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE prepare_my_day SET last_local_date = ? \
+             WHERE person_id = ? AND (last_local_date IS NULL OR last_local_date <> ?)",
+        )
+        .bind(local_date)
+        .bind(person.0)
+        .bind(local_date)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(done.rows_affected() == 1)
     }
 }

@@ -45,16 +45,19 @@ async fn a_session_is_honoured_by_another_server_on_the_same_postgresql_database
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn thirty_two_concurrent_saves_on_one_version_give_exactly_one_new_version_on_postgresql() {
+async fn thirty_two_concurrent_saves_split_across_two_servers_give_exactly_one_new_version() {
     let app = spawn_postgres_app().await;
     let ada = app.sign_in("ada").await;
     assert_eq!(app.save_core(&ada, SALES, 0, "base").await.status(), StatusCode::CREATED);
+    // A second server on the same database, as behind a load balancer.
+    let other = std::sync::Arc::new(spawn_app_on(&app.database_url).await);
+    let ada_on_other = other.sign_in("ada").await;
     let app = std::sync::Arc::new(app);
     let mut tasks = Vec::new();
     for i in 0..32 {
-        let (app, ada) = (app.clone(), ada.clone());
+        let (server, ada) = if i % 2 == 0 { (app.clone(), ada.clone()) } else { (other.clone(), ada_on_other.clone()) };
         tasks.push(tokio::spawn(async move {
-            let r = app.save_core(&ada, SALES, 1, &format!("writer {i}")).await;
+            let r = server.save_core(&ada, SALES, 1, &format!("writer {i}")).await;
             (r.status(), body(r).await)
         }));
     }
@@ -104,4 +107,20 @@ async fn the_clis_read_only_opening_of_postgresql_refuses_writes() {
     let refused = store.create_role(&slug, "Legal", 2000, Actor { person: None, at: chrono::Utc::now() }).await;
     assert!(refused.is_err(), "a read-only session cannot write");
     assert!(app.store.role(&slug).await.unwrap().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_forgetting_job_due_on_two_servers_runs_once() {
+    let first = spawn_postgres_app().await;
+    let second = spawn_app_on(&first.database_url).await;
+    // 02:01 in Kolkata tomorrow, on both servers' clocks.
+    let tomorrow = engine::Clock::now(first.clock.as_ref()).date_naive() + chrono::Duration::days(1);
+    let due = tomorrow.and_hms_opt(20, 31, 0).unwrap().and_utc();
+    first.clock.set(due);
+    second.clock.set(due);
+    let (a, b) = tokio::join!(first.memory.forgetting_due(), second.memory.forgetting_due());
+    let ran = [a.unwrap(), b.unwrap()].iter().filter(|r| r.is_some()).count();
+    assert_eq!(ran, 1, "one server runs the day's job");
+    assert_eq!(first.memory.forgetting_due().await.unwrap(), None, "and neither runs it again that day");
+    assert_eq!(second.memory.forgetting_due().await.unwrap(), None);
 }

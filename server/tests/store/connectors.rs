@@ -40,6 +40,8 @@ on_both! {
         postgres_agent_access_starts_internal_and_is_replaced;
     job_runs_remember_the_last_local_date: sqlite_job_runs_remember_the_last_local_date,
         postgres_job_runs_remember_the_last_local_date;
+    racing_claims_of_one_day_give_it_to_exactly_one: sqlite_racing_claims_of_one_day_give_it_to_exactly_one,
+        postgres_racing_claims_of_one_day_give_it_to_exactly_one;
 }
 
 pub fn new_connector(name: &str, key_mode: KeyMode) -> NewConnector {
@@ -358,9 +360,44 @@ async fn agent_access_starts_internal_and_is_replaced(db: Db) {
 
 async fn job_runs_remember_the_last_local_date(db: Db) {
     assert_eq!(db.job_last_run("forgetting").await.unwrap(), None);
-    db.set_job_run("forgetting", "2026-11-29").await.unwrap();
-    db.set_job_run("forgetting", "2026-11-30").await.unwrap();
-    db.set_job_run("prepare", "2026-11-28").await.unwrap();
+    assert!(db.claim_job_run("forgetting", "2026-11-29").await.unwrap(), "the first claim of a day");
+    assert!(!db.claim_job_run("forgetting", "2026-11-29").await.unwrap(), "the same day again");
+    assert!(db.claim_job_run("forgetting", "2026-11-30").await.unwrap(), "the next day");
+    assert!(db.claim_job_run("prepare", "2026-11-28").await.unwrap(), "each job its own");
     assert_eq!(db.job_last_run("forgetting").await.unwrap().as_deref(), Some("2026-11-30"));
     assert_eq!(db.job_last_run("prepare").await.unwrap().as_deref(), Some("2026-11-28"));
+}
+
+/// Several servers on one database each find the daily job due: one runs it.
+async fn racing_claims_of_one_day_give_it_to_exactly_one(db: Db) {
+    let o = org(&db).await;
+    let claims = (0..16).map(|_| {
+        let db = db.clone();
+        tokio::spawn(async move { db.claim_job_run("forgetting", "2026-12-01").await.unwrap() })
+    });
+    let won = futures_count(claims).await;
+    assert_eq!(won, 1, "one claim of the day wins");
+
+    let mut setting = PrepareSetting { enabled: true, ..PrepareSetting::default() };
+    setting.last_local_date = Some("2026-11-30".into());
+    db.save_prepare_setting(o.alice.id, &setting).await.unwrap();
+    let claims = (0..16).map(|_| {
+        let db = db.clone();
+        let alice = o.alice.id;
+        tokio::spawn(async move { db.claim_prepare(alice, "2026-12-01").await.unwrap() })
+    });
+    assert_eq!(futures_count(claims).await, 1, "one Prepare my day for the day");
+    assert!(!db.claim_prepare(o.alice.id, "2026-12-01").await.unwrap());
+    assert!(db.claim_prepare(o.alice.id, "2026-12-02").await.unwrap());
+    assert!(!db.claim_prepare(o.bob.id, "2026-12-01").await.unwrap(), "no setting, nothing to claim");
+    let kept = db.prepare_setting(o.alice.id).await.unwrap();
+    assert_eq!((kept.enabled, kept.last_local_date.as_deref()), (true, Some("2026-12-02")));
+}
+
+async fn futures_count(claims: impl Iterator<Item = tokio::task::JoinHandle<bool>>) -> usize {
+    let mut won = 0;
+    for c in claims.collect::<Vec<_>>() {
+        won += usize::from(c.await.unwrap());
+    }
+    won
 }
