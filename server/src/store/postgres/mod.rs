@@ -40,6 +40,9 @@ pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
 pub(crate) mod locks {
     pub const CONNECTOR_CALLS: i32 = 1;
     pub const MODEL_CALLS: i32 = 2;
+    /// One bot's memory rows. The second key is the bot's name hashed by the database
+    /// (`hashtext`), so every server agrees on it.
+    pub const AGENT_MEMORY: i32 = 301;
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released

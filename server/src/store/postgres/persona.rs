@@ -38,11 +38,6 @@ const EPISODE_COLUMNS: &str = "id, agent, run, trigger, task_id, outcome, correc
 const MEMORY_COLUMNS: &str = "id, agent, kind, text, times_seen, first_seen, last_seen, state, closed_at, \
      closed_reason, closed_by, superseded_by, promoted_to_proposal, proposal_task_id";
 
-/// The advisory-lock namespace (first key of `pg_advisory_xact_lock(int, int)`) for one bot's
-/// memory rows; the second key is the bot's name hashed by the server, so every server agrees.
-/// Chosen apart from the ledger namespaces in `super::locks`.
-const AGENT_MEMORY_LOCK: i32 = 301;
-
 fn bad(what: &str) -> StoreError {
     StoreError::Backend(format!("unreadable {what}"))
 }
@@ -148,7 +143,7 @@ async fn with_evidence(conn: &mut PgConnection, mut rows: Vec<MemoryRow>) -> Res
 /// Serialises this transaction with every other write to the bot's memory rows, until it ends.
 async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
     sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
-        .bind(AGENT_MEMORY_LOCK)
+        .bind(super::locks::AGENT_MEMORY)
         .bind(agent)
         .execute(conn)
         .await
