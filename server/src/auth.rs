@@ -83,7 +83,11 @@ pub async fn sign_in(
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
             response
         }
-        Err(e) => refused(e.to_string()).await,
+        // A refusal answers with a redirect, which the request's span does not count as one.
+        Err(e) => {
+            tracing::info!(reason = %e, "sign-in refused");
+            refused(e.to_string()).await
+        }
     }
 }
 

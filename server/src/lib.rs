@@ -12,6 +12,7 @@ pub mod guard;
 pub mod models;
 pub mod org_api;
 pub mod org_cli;
+pub mod request_id;
 pub mod security;
 pub mod settings;
 pub mod startup;

@@ -3,7 +3,7 @@ use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;
-use crate::{api, auth, guard, security, statics};
+use crate::{api, auth, guard, request_id, security, statics};
 use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
@@ -26,6 +26,7 @@ use tower_sessions::cookie::SameSite;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::{session_store, ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore};
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore as SqliteSessions};
+use tracing::Instrument;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -146,6 +147,7 @@ impl Application {
             .layer(middleware::from_fn(guard::same_origin_writes))
             .layer(RequestBodyLimitLayer::new(settings.body_limit_bytes))
             .layer(middleware::from_fn(security::headers))
+            .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
         Ok(Self { listener, router, store, engine, org, memory })
@@ -281,18 +283,36 @@ fn spawn_jobs(memory: PersonMemory) {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
-            match memory.prepare_due().await {
-                Ok(ran) if !ran.is_empty() => tracing::info!(people = ran.len(), "prepared the day"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "Prepare my day was skipped"),
-            }
-            match memory.forgetting_due().await {
-                Ok(Some((uses, cards))) => tracing::info!(uses, cards, "the forgetting job ran"),
-                Ok(None) => {}
-                Err(e) => tracing::warn!(error = %e, "the forgetting job was skipped"),
-            }
+            run_due_jobs(&memory).await;
         }
     });
+}
+
+/// One check of the timed jobs, each run in a span of its own.
+pub async fn run_due_jobs(memory: &PersonMemory) {
+    async {
+        match memory.prepare_due().await {
+            Ok(ran) if !ran.is_empty() => tracing::info!(people = ran.len(), "prepared the day"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "Prepare my day was skipped"),
+        }
+    }
+    .instrument(job_span("prepare_my_day"))
+    .await;
+    async {
+        match memory.forgetting_due().await {
+            Ok(Some((uses, cards))) => tracing::info!(uses, cards, "the forgetting job ran"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "the forgetting job was skipped"),
+        }
+    }
+    .instrument(job_span("forgetting"))
+    .await;
+}
+
+/// Each run of a job gets an id of its own, so its lines can be told from the previous run's.
+fn job_span(name: &'static str) -> tracing::Span {
+    tracing::info_span!("job", name, run = %request_id::new_id())
 }
 
 async fn shutdown_signal() {

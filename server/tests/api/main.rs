@@ -11,3 +11,4 @@ mod model_server;
 mod org;
 mod pages;
 mod postgres;
+mod tracing;
