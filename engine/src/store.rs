@@ -140,6 +140,41 @@ pub trait TokenStore: Send + Sync {
     async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError>;
 }
 
+/// What claiming an `Idempotency-Key` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdemClaim {
+    /// The key is now held by this request; it must be finished or released.
+    Fresh,
+    /// The same request was answered before: this is that answer.
+    Replay { status: u16, body: Vec<u8> },
+    /// The key was used for another request (another route or body).
+    Mismatch,
+    /// The same request is still being answered.
+    InFlight,
+}
+
+/// Idempotency keys, so a retried `POST` gets its first answer again. Keys are scoped to the
+/// caller; a key claimed before `stale_before` counts as never used.
+#[async_trait]
+pub trait IdempotencyStore: Send + Sync {
+    /// Claims the key atomically: of racing claims exactly one is `Fresh`.
+    async fn idem_claim(
+        &self,
+        scope: &str,
+        key: &str,
+        route: &str,
+        body_hash: &str,
+        at: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<IdemClaim, StoreError>;
+    /// Stores the answer of a claimed key.
+    async fn idem_finish(&self, scope: &str, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError>;
+    /// Frees an unfinished key, so that a refused request can be retried with it.
+    async fn idem_release(&self, scope: &str, key: &str) -> Result<(), StoreError>;
+    /// Forgets keys claimed before `before`; how many were forgotten.
+    async fn idem_purge_before(&self, before: DateTime<Utc>) -> Result<u64, StoreError>;
+}
+
 /// Everything a backend provides.
-pub trait Store: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore {}
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore> Store for T {}
+pub trait Store: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore {}
+impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore> Store for T {}

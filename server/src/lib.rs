@@ -9,6 +9,7 @@ pub mod demo;
 pub mod demo_cards;
 pub mod demo_org;
 pub mod guard;
+pub mod idempotency;
 pub mod models;
 pub mod org_api;
 pub mod org_cli;

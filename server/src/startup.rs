@@ -3,7 +3,7 @@ use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;
-use crate::{api, auth, guard, request_id, security, statics};
+use crate::{api, auth, guard, idempotency, request_id, security, statics};
 use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
@@ -98,7 +98,7 @@ impl Application {
         let org = build_org(&settings, store.clone(), clock.clone(), models.clone());
         let memory = PersonMemory::new(store.clone(), clock, Arc::new(HttpSource::default())).with_models(models);
         if settings.run_jobs {
-            spawn_jobs(memory.clone());
+            spawn_jobs(memory.clone(), engine.clone());
         }
 
         let sessions = Sessions::open(&opened).await.map_err(|e| StartupError::Sessions(e.to_string()))?;
@@ -134,8 +134,11 @@ impl Application {
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))
             .route("/auth/sign-out", post(auth::sign_out))
-            .nest("/api", api::router())
-            .nest("/api/org", crate::org_api::router())
+            .nest("/api", api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)))
+            .nest(
+                "/api/org",
+                crate::org_api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
+            )
             .nest(&format!("/{pkg_dir}"), statics::pkg_router(&leptos_options.site_root, &pkg_dir))
             .leptos_routes_with_context(&state, routes, page_context(&state), {
                 let options = leptos_options.clone();
@@ -278,12 +281,19 @@ impl ExpiredDeletion for Sessions {
 
 /// Prepare my day and the forgetting job, checked every minute; each decides itself whether it
 /// is due, so a restart never runs one twice in a day.
-fn spawn_jobs(memory: PersonMemory) {
+fn spawn_jobs(memory: PersonMemory, engine: Engine) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
             run_due_jobs(&memory).await;
+            let stale = engine.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
+            let purge = engine.store().idem_purge_before(stale);
+            if let Err(e) =
+                tracing::Instrument::instrument(purge, tracing::info_span!("job", name = "idempotency_purge")).await
+            {
+                tracing::warn!(error = %e, "old idempotency keys were not purged");
+            }
         }
     });
 }

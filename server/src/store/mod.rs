@@ -3,6 +3,7 @@
 //! the backend.
 
 mod cards;
+mod idempotency;
 mod persona;
 pub mod postgres;
 pub mod sqlite;

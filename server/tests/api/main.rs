@@ -7,6 +7,7 @@ mod cli;
 mod cores;
 mod helpers;
 mod http;
+mod idempotency;
 mod model_server;
 mod org;
 mod pages;

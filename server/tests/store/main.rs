@@ -13,6 +13,7 @@ mod backends;
 mod cards;
 mod connectors;
 mod cores;
+mod idempotency;
 mod org;
 mod persona;
 mod tokens;

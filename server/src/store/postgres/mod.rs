@@ -9,6 +9,7 @@
 //!   transaction-scoped advisory lock (`pg_advisory_xact_lock`) on the ledger first: see `claim_call`.
 
 mod cards;
+mod idempotency;
 mod org;
 mod persona;
 

@@ -1,0 +1,101 @@
+//! Idempotency keys on SQLite.
+
+use super::sqlite::{backend, SqliteStore};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::store::{IdemClaim, IdempotencyStore, StoreError};
+use sqlx::Row;
+
+#[async_trait]
+impl IdempotencyStore for SqliteStore {
+    async fn idem_claim(
+        &self,
+        scope: &str,
+        key: &str,
+        route: &str,
+        body_hash: &str,
+        at: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<IdemClaim, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        sqlx::query("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at < ?")
+            .bind(scope)
+            .bind(key)
+            .bind(stale_before)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let claimed = sqlx::query(
+            "INSERT INTO idempotency_keys (scope, key, route, body_hash, created_at) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (scope, key) DO NOTHING",
+        )
+        .bind(scope)
+        .bind(key)
+        .bind(route)
+        .bind(body_hash)
+        .bind(at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let found = if claimed.rows_affected() == 1 {
+            IdemClaim::Fresh
+        } else {
+            let row =
+                sqlx::query("SELECT route, body_hash, status, body FROM idempotency_keys WHERE scope = ? AND key = ?")
+                    .bind(scope)
+                    .bind(key)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+            // Gone between the insert and the read: released by a refusal a moment ago.
+            let Some(row) = row else {
+                tx.commit().await.map_err(backend)?;
+                return Ok(IdemClaim::InFlight);
+            };
+            let (was_route, was_hash): (String, String) = (row.get("route"), row.get("body_hash"));
+            let status: Option<i64> = row.get("status");
+            let body: Option<Vec<u8>> = row.get("body");
+            if was_route != route || was_hash != body_hash {
+                IdemClaim::Mismatch
+            } else {
+                match status {
+                    Some(status) => IdemClaim::Replay { status: status as u16, body: body.unwrap_or_default() },
+                    None => IdemClaim::InFlight,
+                }
+            }
+        };
+        tx.commit().await.map_err(backend)?;
+        Ok(found)
+    }
+
+    async fn idem_finish(&self, scope: &str, key: &str, status: u16, body: &[u8]) -> Result<(), StoreError> {
+        sqlx::query("UPDATE idempotency_keys SET status = ?, body = ? WHERE scope = ? AND key = ?")
+            .bind(i64::from(status))
+            .bind(body)
+            .bind(scope)
+            .bind(key)
+            .execute(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn idem_release(&self, scope: &str, key: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND status IS NULL")
+            .bind(scope)
+            .bind(key)
+            .execute(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn idem_purge_before(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM idempotency_keys WHERE created_at < ?")
+            .bind(before)
+            .execute(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(done.rows_affected())
+    }
+}
