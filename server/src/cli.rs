@@ -20,6 +20,8 @@ usage:
                                             read-only
   engram memory cards --person <person> --as <admin>
                                             counts only: what they say is theirs alone, read-only
+  engram keys rotate [--database URL]       re-seal every connector key under a new secret key; the new key
+                                            replaces the key file, or is printed once for ENGRAM_SECRET_KEY
   engram org …                              the bots' wakes, episodes and memory (engram org --help)
 
 The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
@@ -30,6 +32,7 @@ pub enum Command {
     MemoryRoles,
     MemoryCore(String),
     MemoryCards { who: String, person: Option<String> },
+    KeysRotate,
     Help,
 }
 
@@ -66,6 +69,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
         ["memory", "cards"] => {
             Command::MemoryCards { who: who.clone().ok_or("memory cards needs --as <person>")?, person: person.clone() }
         }
+        ["keys", "rotate"] => Command::KeysRotate,
         ["help"] => Command::Help,
         other => return Err(format!("unknown command: {}", other.join(" "))),
     };
@@ -227,7 +231,9 @@ mod tests {
         let inv = parse(&args("memory core company:role:sales --database sqlite://x.db")).unwrap();
         assert_eq!(inv.command, Command::MemoryCore("company:role:sales".into()));
         assert_eq!(inv.database.as_deref(), Some("sqlite://x.db"));
+        assert_eq!(parse(&args("keys rotate")).unwrap().command, Command::KeysRotate);
         assert!(parse(&args("memory")).is_err());
+        assert!(parse(&args("keys")).is_err());
         assert!(parse(&args("--nope")).is_err());
     }
 }

@@ -39,6 +39,17 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Command::KeysRotate => {
+            let settings = cli::serve_settings(inv.database);
+            let mut out = std::io::stdout().lock();
+            match server::secrets::rotate(&settings.database_url, &settings.secret_key, &mut out).await {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Serve { demo: with_demo } => {
             let mut settings = cli::serve_settings(inv.database);
             if with_demo {
