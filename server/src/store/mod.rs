@@ -6,7 +6,7 @@ mod cards;
 mod idempotency;
 mod persona;
 pub mod postgres;
-pub mod sealing;
+mod sealing;
 mod secrets;
 pub mod sqlite;
 
