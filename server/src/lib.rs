@@ -2,6 +2,7 @@
 
 pub mod acme_ats;
 pub mod api;
+pub mod archive;
 pub mod auth;
 pub mod cli;
 pub mod connector;

@@ -39,6 +39,14 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Command::Export { to } => {
+            let url = cli::database_url(inv.database);
+            report(server::archive::export(&url, std::path::Path::new(&to)).await)
+        }
+        Command::Import { from } => {
+            let url = cli::database_url(inv.database);
+            report(server::archive::import(&url, std::path::Path::new(&from)).await)
+        }
         Command::Serve { demo: with_demo } => {
             let mut settings = cli::serve_settings(inv.database);
             if with_demo {
@@ -121,6 +129,20 @@ async fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// Prints a finished move's summary, or its error.
+fn report(done: Result<String, server::archive::MoveError>) -> ExitCode {
+    match done {
+        Ok(summary) => {
+            let _ = writeln!(std::io::stdout(), "{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "{e}");
+            ExitCode::FAILURE
         }
     }
 }
