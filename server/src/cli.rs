@@ -25,6 +25,7 @@ usage:
                                             no keys, passwords, tokens or sessions
   engram import FILE [--database URL]       load an archive into an empty database (SQLite or
                                             PostgreSQL); everyone then sets a new password
+  engram password <email> [--database URL]  set that person's password to the first line of stdin
 
 The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
 
@@ -36,6 +37,7 @@ pub enum Command {
     MemoryCards { who: String, person: Option<String> },
     Export { to: String },
     Import { from: String },
+    Password { email: String },
     Help,
 }
 
@@ -77,6 +79,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
         ["export"] => Command::Export { to: to.clone().ok_or("export needs --to FILE")? },
         ["import", from] => Command::Import { from: from.to_string() },
         ["import"] => return Err("import needs the archive FILE".to_string()),
+        ["password", email] => Command::Password { email: email.to_string() },
         ["help"] => Command::Help,
         other => return Err(format!("unknown command: {}", other.join(" "))),
     };
@@ -252,5 +255,7 @@ mod tests {
         assert_eq!(parse(&args("import org.jsonl")).unwrap().command, Command::Import { from: "org.jsonl".into() });
         assert_eq!(parse(&args("export")).unwrap_err(), "export needs --to FILE");
         assert_eq!(parse(&args("import")).unwrap_err(), "import needs the archive FILE");
+        let inv = parse(&args("password ada@acme.example")).unwrap();
+        assert_eq!(inv.command, Command::Password { email: "ada@acme.example".into() });
     }
 }

@@ -14,6 +14,7 @@ pub mod idempotency;
 pub mod models;
 pub mod org_api;
 pub mod org_cli;
+pub mod password;
 pub mod request_id;
 pub mod security;
 pub mod settings;
