@@ -73,8 +73,8 @@ pub async fn export(url: &str, to: &Path) -> Result<String, MoveError> {
 /// in one transaction. Nobody's old password works afterwards. Returns the rows loaded per table.
 pub async fn import(url: &str, from: &Path) -> Result<String, MoveError> {
     let file = from.display().to_string();
-    let text = std::fs::read_to_string(from)
-        .map_err(|e| MoveError::ReadFile { file: file.clone(), detail: e.to_string() })?;
+    let text =
+        std::fs::read_to_string(from).map_err(|e| MoveError::ReadFile { file: file.clone(), detail: e.to_string() })?;
     // The whole archive is checked before the database is touched.
     let (_, tables) = archive::read(&text).map_err(|error| MoveError::Invalid { file: file.clone(), error })?;
     let at = location(url);

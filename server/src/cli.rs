@@ -219,9 +219,7 @@ async fn cards(
 
 /// The database a command names, else `$ENGRAM_DATABASE_URL`, else the default file.
 pub fn database_url(database: Option<String>) -> String {
-    database
-        .or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok())
-        .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string())
+    database.or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok()).unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string())
 }
 
 /// The settings for serving, with the database chosen on the command line if given.

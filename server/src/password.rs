@@ -42,7 +42,8 @@ pub async fn set_password(url: &str, email: &str, password: &str) -> Result<Stri
     let Some((person, _)) = store.credentials(email).await.map_err(failed)? else {
         return Err(PasswordError::NoPerson(email.to_string()));
     };
-    let hash = engine::auth::hash_password(password.to_string()).await.map_err(|e| PasswordError::Failed(e.to_string()))?;
+    let hash =
+        engine::auth::hash_password(password.to_string()).await.map_err(|e| PasswordError::Failed(e.to_string()))?;
     match store.set_password_hash(person.id, &hash, Actor { person: None, at: Utc::now() }).await {
         Ok(()) => Ok(format!("set a new password for {} <{}>", person.name, person.email)),
         Err(StoreError::NotFound(_)) => Err(PasswordError::NoPerson(email.to_string())),

@@ -193,8 +193,8 @@ pub fn read(text: &str) -> Result<(Header, Vec<TableRows>), ArchiveError> {
     for (i, text) in lines {
         let line = i + 1;
         let bad = |reason: String| ArchiveError::Line { line, reason };
-        let Line { table, mut row } =
-            serde_json::from_str(text).map_err(|e| bad(format!("not a row of the form {{\"table\":…,\"row\":{{…}}}}: {e}")))?;
+        let Line { table, mut row } = serde_json::from_str(text)
+            .map_err(|e| bad(format!("not a row of the form {{\"table\":…,\"row\":{{…}}}}: {e}")))?;
         let Some(rows) = tables.iter_mut().find(|t| t.table.name == table) else {
             return Err(bad(format!("{table:?} is not a table an archive carries")));
         };
@@ -202,8 +202,9 @@ pub fn read(text: &str) -> Result<(Header, Vec<TableRows>), ArchiveError> {
         let mut cells = Vec::with_capacity(t.columns.len());
         for column in t.columns {
             let value = row.remove(column.name).ok_or_else(|| bad(format!("{table}.{} is missing", column.name)))?;
-            let cell = Cell::from_json(column.kind, &value)
-                .ok_or_else(|| bad(format!("{table}.{} must be {}, not {value}", column.name, kind_name(column.kind))))?;
+            let cell = Cell::from_json(column.kind, &value).ok_or_else(|| {
+                bad(format!("{table}.{} must be {}, not {value}", column.name, kind_name(column.kind)))
+            })?;
             if cell == Cell::Null && !column.nullable {
                 return Err(bad(format!("{table}.{} may not be empty", column.name)));
             }
@@ -216,8 +217,12 @@ pub fn read(text: &str) -> Result<(Header, Vec<TableRows>), ArchiveError> {
                 format!("{table} has no column {extra:?}")
             }));
         }
-        let key: Vec<String> =
-            t.key.iter().filter_map(|k| t.columns.iter().position(|c| c.name == *k)).map(|i| format!("{:?}", cells[i])).collect();
+        let key: Vec<String> = t
+            .key
+            .iter()
+            .filter_map(|k| t.columns.iter().position(|c| c.name == *k))
+            .map(|i| format!("{:?}", cells[i]))
+            .collect();
         if !keys.insert((t.name, key)) {
             return Err(bad(format!("a second {table} row with the same {}", t.key.join(" and "))));
         }
@@ -230,7 +235,10 @@ pub fn read(text: &str) -> Result<(Header, Vec<TableRows>), ArchiveError> {
         }
     }
     if let Some(unknown) = header.rows.keys().find(|name| schema::table(name).is_none()) {
-        return Err(ArchiveError::Line { line: 1, reason: format!("the header counts {unknown:?}, which is not a table an archive carries") });
+        return Err(ArchiveError::Line {
+            line: 1,
+            reason: format!("the header counts {unknown:?}, which is not a table an archive carries"),
+        });
     }
     Ok((header, tables))
 }

@@ -95,13 +95,13 @@ pub const TABLES: &[Table] = &[
         identity: false,
         ..plain("company", &[c("id", Int), c("name", Text), c("time_zone", Text), c("created_at", Time)])
     },
-    plain("roles", &[c("id", Int), c("slug", Text), c("name", Text), c("company_core_limit", Int), c("created_at", Time)]),
+    plain(
+        "roles",
+        &[c("id", Int), c("slug", Text), c("name", Text), c("company_core_limit", Int), c("created_at", Time)],
+    ),
     Table {
         late: &["lead_id"],
-        ..plain(
-            "teams",
-            &[c("id", Int), c("name", Text), n("role_id", Int), n("lead_id", Int), c("created_at", Time)],
-        )
+        ..plain("teams", &[c("id", Int), c("name", Text), n("role_id", Int), n("lead_id", Int), c("created_at", Time)])
     },
     Table {
         hidden: &[("password_hash", Hidden::UnusablePassword)],

@@ -44,7 +44,10 @@ fn an_archive_reads_back_as_written_and_writes_the_same_lines_again() {
     let text = write(&sample(), "sqlite", at());
     let (header, rows) = header_and_rows(&text);
     assert!(header.starts_with(r#"{"format":"engram-archive","version":1,"exported_at":"2026-11-30T09:15:00.123456Z","source":"sqlite","rows":{"#));
-    assert_eq!(rows[0], r#"{"table":"company","row":{"created_at":"2026-11-30T09:15:00.123456Z","id":1,"name":"Acme","time_zone":"Asia/Kolkata"}}"#);
+    assert_eq!(
+        rows[0],
+        r#"{"table":"company","row":{"created_at":"2026-11-30T09:15:00.123456Z","id":1,"name":"Acme","time_zone":"Asia/Kolkata"}}"#
+    );
     assert!(rows[1].starts_with(r#"{"table":"people","row":{"created_at""#), "{}", rows[1]);
     assert!(rows[1].contains(r#""is_admin":true"#) && rows[1].contains(r#""left_at":null"#));
     let (read_header, tables) = read(&text).unwrap();
@@ -60,7 +63,8 @@ fn something_else_or_another_version_is_refused_with_a_sentence() {
     assert_eq!(read("").unwrap_err(), ArchiveError::NotAnArchive);
     assert_eq!(read("name,email\n").unwrap_err(), ArchiveError::NotAnArchive);
     assert_eq!(read(r#"{"format":"zip"}"#).unwrap_err(), ArchiveError::NotAnArchive);
-    let e = read(r#"{"format":"engram-archive","version":2,"exported_at":"x","source":"sqlite","rows":{}}"#).unwrap_err();
+    let e =
+        read(r#"{"format":"engram-archive","version":2,"exported_at":"x","source":"sqlite","rows":{}}"#).unwrap_err();
     assert_eq!(e.to_string(), "this archive is version 2; this Engram reads version 1 only");
 }
 
@@ -82,7 +86,10 @@ fn a_row_must_have_every_column_of_its_kind_and_nothing_hidden() {
     let good = write(&sample(), "sqlite", at()).lines().nth(2).unwrap().to_string();
     assert!(with_people_line(&good).is_ok());
     let hidden = good.replace(r#""email":"#, r#""password_hash":"$argon2id$…","email":"#);
-    assert_eq!(reason(with_people_line(&hidden).unwrap_err()), "3: people.password_hash is never carried in an archive");
+    assert_eq!(
+        reason(with_people_line(&hidden).unwrap_err()),
+        "3: people.password_hash is never carried in an archive"
+    );
     let extra = good.replace(r#""email":"#, r#""nickname":"A","email":"#);
     assert_eq!(reason(with_people_line(&extra).unwrap_err()), "3: people has no column \"nickname\"");
     let missing = good.replace(r#""is_admin":true,"#, "");
@@ -92,7 +99,10 @@ fn a_row_must_have_every_column_of_its_kind_and_nothing_hidden() {
     let empty = good.replace(r#""email":"ada@acme.example""#, r#""email":null"#);
     assert_eq!(reason(with_people_line(&empty).unwrap_err()), "3: people.email may not be empty");
     let bad_time = good.replace("2026-11-30T09:15:00.123456Z", "yesterday");
-    assert_eq!(reason(with_people_line(&bad_time).unwrap_err()), "3: people.created_at must be an RFC 3339 time, not \"yesterday\"");
+    assert_eq!(
+        reason(with_people_line(&bad_time).unwrap_err()),
+        "3: people.created_at must be an RFC 3339 time, not \"yesterday\""
+    );
     let unknown = r#"{"table":"api_tokens","row":{}}"#;
     assert_eq!(reason(with_people_line(unknown).unwrap_err()), "3: \"api_tokens\" is not a table an archive carries");
     let text = write(&sample(), "sqlite", at());

@@ -226,7 +226,11 @@ async fn the_engram_command_exports_imports_and_sets_a_password() {
                 .expect("run engram");
             child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
             let out = child.wait_with_output().expect("engram finishes");
-            (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
         })
     };
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
@@ -244,7 +248,8 @@ async fn the_engram_command_exports_imports_and_sets_a_password() {
     let (code, out, _) = engram(s(&["import", &f, "--database", &moved]), "").await.unwrap();
     assert_eq!(code, Some(0));
     assert!(out.starts_with(&format!("imported {f}: company 1,")), "{out}");
-    let (code, out, _) = engram(s(&["password", "eve@acme.example", "--database", &moved]), "correct horse\n").await.unwrap();
+    let (code, out, _) =
+        engram(s(&["password", "eve@acme.example", "--database", &moved]), "correct horse\n").await.unwrap();
     assert_eq!((code, out.as_str()), (Some(0), "set a new password for Eve Moreau <eve@acme.example>\n"));
     drop(app);
     let moved_app = spawn_app_on(&moved).await;

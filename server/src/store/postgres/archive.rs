@@ -47,7 +47,8 @@ impl ArchiveStore for PgStore {
 
     async fn export_tables(&self) -> Result<Vec<TableRows>, StoreError> {
         // One snapshot for every table, so servers writing meanwhile cannot tear the archive.
-        let mut tx = self.pool().begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await.map_err(backend)?;
+        let mut tx =
+            self.pool().begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await.map_err(backend)?;
         let mut out = Vec::with_capacity(TABLES.len());
         for table in TABLES {
             let rows = sqlx::query(&select_sql(table)).fetch_all(&mut *tx).await.map_err(backend)?;
