@@ -2,6 +2,7 @@
 //! default, and PostgreSQL, for several servers on one database. The database URL's scheme picks
 //! the backend.
 
+mod archive;
 mod cards;
 mod idempotency;
 mod persona;
