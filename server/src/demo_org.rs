@@ -2,7 +2,7 @@
 //! pipeline (wake, wake-done, reflect, proposal) with recorded model replies, so the agent pages
 //! show real content without a model.
 
-use crate::models::{Recorded, RecordedModel};
+use crate::llm::{Recorded, RecordedModel};
 use crate::vault::FsVault;
 use engine::persona::service::{Caller, Org, RunReport};
 use engine::persona::vault::Vault;

@@ -2,7 +2,7 @@
 //! people. The command line on the host is the operator; `--as` names the person (or bot) a
 //! command speaks for where the rules depend on who asks.
 
-use crate::models::ConfiguredModels;
+use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
 use crate::startup::build_org;
 use crate::store::AnyStore;

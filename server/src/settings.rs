@@ -1,4 +1,4 @@
-use crate::models::ModelSettings;
+use crate::llm::ModelSettings;
 use leptos::config::LeptosOptions;
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 use crate::connector::HttpSource;
-use crate::models::ConfiguredModels;
+use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;

@@ -1,5 +1,5 @@
 use crate::flash::Draft;
-use engine::service::CoreView;
+use engine::cores::service::CoreView;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::service::VersionView;
+use engine::cores::service::VersionView;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

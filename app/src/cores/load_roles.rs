@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::service::RolesOverview;
+use engine::cores::service::RolesOverview;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -563,8 +563,8 @@ async fn a_refused_correction_in_the_browser_keeps_the_text() {
 }
 
 /// `cheap` with a stand-in Ollama and a stand-in OpenAI-compatible API, both with a key.
-fn cheap(ollama: &str, openai: &str, timeout: Duration, probe_timeout: Duration) -> server::models::ModelSettings {
-    server::models::ModelSettings {
+fn cheap(ollama: &str, openai: &str, timeout: Duration, probe_timeout: Duration) -> server::llm::ModelSettings {
+    server::llm::ModelSettings {
         reflect_model: None,
         ollama_host: ollama.to_string(),
         openai_base_url: format!("{openai}/v1"),
@@ -673,7 +673,7 @@ async fn when_no_model_answers_the_step_is_skipped_the_episode_kept_and_the_page
 
     // Neither there at start-up and no key: the step is off before any call, and says what it tried.
     let dead = crate::model_server::dead_url();
-    let settings = server::models::ModelSettings { ollama_host: dead.clone(), ..Default::default() };
+    let settings = server::llm::ModelSettings { ollama_host: dead.clone(), ..Default::default() };
     let app = spawn_bots_app(settings, 200).await;
     let sam = token_for(&app, "sam").await;
     let done = run(&app, &sam, "scout", "n2", 3).await;

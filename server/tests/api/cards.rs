@@ -21,7 +21,7 @@ async fn spawn_cards() -> Cards {
     spawn_cards_with(crate::model_server::no_models()).await
 }
 
-async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {
+async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
     let app = spawn_app_with_models(models).await;
     let (ats, ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     server::demo_cards::seed(

@@ -74,7 +74,7 @@ pub async fn spawn_app_on(database_url: &str) -> TestApp {
 }
 
 /// The demo company with the models given.
-pub async fn spawn_app_with_models(models: server::models::ModelSettings) -> TestApp {
+pub async fn spawn_app_with_models(models: server::llm::ModelSettings) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     let mut app = spawn_with(&database_url, move |s| s.models = models).await;
@@ -99,7 +99,7 @@ pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
 }
 
 /// A server with the demo vault in its temporary folder, and the models and cap given.
-pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
+pub async fn spawn_bots_app(models: server::llm::ModelSettings, max_per_day: u32) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     let vault = dir.path().join("vault");
