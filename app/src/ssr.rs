@@ -17,8 +17,8 @@ pub fn engine() -> Result<Engine, ServerFnError> {
     use_context::<Engine>().ok_or_else(|| internal("the engine is not in the request context"))
 }
 
-pub fn org() -> Result<engine::persona::service::Org, ServerFnError> {
-    use_context::<engine::persona::service::Org>()
+pub fn bots() -> Result<engine::persona::service::Bots, ServerFnError> {
+    use_context::<engine::persona::service::Bots>()
         .ok_or_else(|| internal("the bots' side is not in the request context"))
 }
 

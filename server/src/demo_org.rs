@@ -4,7 +4,7 @@
 
 use crate::llm::{Recorded, RecordedModel};
 use crate::vault::FsVault;
-use engine::persona::service::{Caller, Org, RunReport};
+use engine::persona::service::{Bots, Caller, RunReport};
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::Clock;
@@ -171,14 +171,14 @@ pub async fn seed_runs(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn 
     }
     let recorded = Arc::new(RecordedModel::new(REPLIES.iter().map(|r| r.to_string()).collect()));
     let vault = Arc::new(FsVault::new(vault_root));
-    let org = Org::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
+    let bots = Bots::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
     let op = Caller::Operator;
     let e = |e: engine::persona::service::PersonaError| e.to_string();
     for r in RUNS {
-        let task = org.create_task(&op, r.agent, r.task, "").await.map_err(e)?;
-        let w = org.wake(&op, r.agent, Some(task.id), "assigned").await.map_err(e)?;
+        let task = bots.create_task(&op, r.agent, r.task, "").await.map_err(e)?;
+        let w = bots.wake(&op, r.agent, Some(task.id), "assigned").await.map_err(e)?;
         if let Some(status) = r.status {
-            org.post_status(&Caller::Bot(r.agent.to_string()), task.id, status, "").await.map_err(e)?;
+            bots.post_status(&Caller::Bot(r.agent.to_string()), task.id, status, "").await.map_err(e)?;
         }
         let transcript = if r.transcript.is_empty() {
             None
@@ -197,12 +197,12 @@ pub async fn seed_runs(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn 
             log_path: Some(format!("logs/{}.log", r.run)),
             transcript_path: transcript,
         };
-        let done = org.wake_done(&op, &[w.id], &report).await.map_err(e)?;
+        let done = bots.wake_done(&op, &[w.id], &report).await.map_err(e)?;
         for note in &done.notes {
             tracing::warn!(run = r.run, note, "demo run");
         }
         if r.redo {
-            org.redo(&op, task.id).await.map_err(e)?;
+            bots.redo(&op, task.id).await.map_err(e)?;
         }
     }
     Ok(true)

@@ -11,7 +11,7 @@ use axum::serve::ListenerExt;
 use axum::{middleware, Router};
 use engine::cards::service::PersonMemory;
 use engine::persona::model::Models;
-use engine::persona::service::Org;
+use engine::persona::service::Bots;
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::{Clock, Engine, SystemClock};
@@ -32,7 +32,7 @@ use tracing::Instrument;
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
-    pub org: Org,
+    pub bots: Bots,
     pub memory: PersonMemory,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
@@ -70,7 +70,7 @@ pub struct Application {
     router: Router,
     store: Arc<dyn Store>,
     engine: Engine,
-    org: Org,
+    bots: Bots,
     memory: PersonMemory,
 }
 
@@ -95,7 +95,7 @@ impl Application {
         let store = opened.shared();
         let engine = Engine::new(store.clone(), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
-        let org = build_org(&settings, store.clone(), clock.clone(), models.clone());
+        let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
         let memory = PersonMemory::new(store.clone(), clock, Arc::new(HttpSource::default())).with_models(models);
         if settings.run_jobs {
             spawn_jobs(memory.clone(), engine.clone());
@@ -124,7 +124,7 @@ impl Application {
         let state = AppState {
             leptos_options: leptos_options.clone(),
             engine: engine.clone(),
-            org: org.clone(),
+            bots: bots.clone(),
             memory: memory.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
         };
@@ -153,7 +153,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, engine, org, memory })
+        Ok(Self { listener, router, store, engine, bots, memory })
     }
 
     pub fn port(&self) -> u16 {
@@ -168,8 +168,8 @@ impl Application {
         &self.engine
     }
 
-    pub fn org(&self) -> &Org {
-        &self.org
+    pub fn bots(&self) -> &Bots {
+        &self.bots
     }
 
     pub fn memory(&self) -> &PersonMemory {
@@ -192,10 +192,10 @@ impl Application {
 
 /// What every page render can use from context.
 pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
-    let (engine, org, memory) = (state.engine.clone(), state.org.clone(), state.memory.clone());
+    let (engine, bots, memory) = (state.engine.clone(), state.bots.clone(), state.memory.clone());
     move || {
         provide_context(engine.clone());
-        provide_context(org.clone());
+        provide_context(bots.clone());
         provide_context(memory.clone());
     }
 }
@@ -207,9 +207,9 @@ pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.
-pub fn build_org(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Org {
+pub fn build_bots(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Bots {
     let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
-    Org::new(store, clock, vault, models, settings.reflect_max_per_day)
+    Bots::new(store, clock, vault, models, settings.reflect_max_per_day)
 }
 
 /// Sessions live in the same database as everything else, so that several servers on one

@@ -19,8 +19,8 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
     use crate::ssr::*;
     use engine::persona::service::{Caller, PersonaError};
     let (_, me) = signed_in().await?;
-    let org = org()?;
-    let page = match org.agent_page(&Caller::Person(me), &name).await {
+    let bots = bots()?;
+    let page = match bots.agent_page(&Caller::Person(me), &name).await {
         Ok(p) => p,
         Err(e) => {
             if matches!(e, PersonaError::NotOnRoster(_)) {

@@ -12,7 +12,7 @@ pub struct RosterData {
 pub async fn load_roster() -> Result<RosterData, ServerFnError> {
     use crate::ssr::*;
     let (_, _me) = signed_in().await?;
-    let org = org()?;
-    let lines = org.roster_lines().await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
-    Ok(RosterData { lines, model: org.model_status() })
+    let bots = bots()?;
+    let lines = bots.roster_lines().await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
+    Ok(RosterData { lines, model: bots.model_status() })
 }

@@ -76,7 +76,7 @@ impl Engine {
 }
 
 /// A bot's own token: it reads only that bot's rows. Only the bot's owner makes one.
-impl crate::persona::service::Org {
+impl crate::persona::service::Bots {
     pub async fn create_agent_token(
         &self,
         owner: &Person,

@@ -1,6 +1,6 @@
 //! Improve: proposals a bot files against its own files, and the person who applies or closes them.
 
-use super::{internal, one_line, Caller, Org, PersonaError};
+use super::{internal, one_line, Bots, Caller, PersonaError};
 use crate::persona::audn::MAX_REPLY_BYTES;
 use crate::persona::backlog::{
     Improvement, MemoryRow, NewTask, Task, TaskKind, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN,
@@ -47,7 +47,7 @@ struct ProposalReply {
     rationale: String,
 }
 
-impl Org {
+impl Bots {
     /// Files a proposal for each friction or anti-pattern that has recurred enough, within the
     /// weekly cap. Returns what happened, for the report; failures are never fatal.
     pub(super) async fn propose_due(&self, a: &RosterAgent, config: &MemoryConfig) -> Vec<String> {

@@ -73,7 +73,7 @@ impl Caller {
 }
 
 #[derive(Clone)]
-pub struct Org {
+pub struct Bots {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     vault: Option<Arc<dyn Vault>>,
@@ -95,7 +95,7 @@ fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
     Ok(t.to_string())
 }
 
-impl Org {
+impl Bots {
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,

@@ -1,7 +1,7 @@
 //! What the pages and the CLI read: the roster, a bot's page, its memory and stats, and the
 //! corrections a person makes there.
 
-use super::{internal, one_line, Caller, ImproveCard, Org, PersonaError};
+use super::{internal, one_line, Bots, Caller, ImproveCard, PersonaError};
 use crate::org::Person;
 use crate::persona::backlog::{Episode, MemoryRow, Outcome, Task, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN};
 use crate::persona::config::{EffectiveConfig, MemoryConfig};
@@ -88,7 +88,7 @@ pub struct RosterLine {
     pub active: u32,
 }
 
-impl Org {
+impl Bots {
     pub async fn roster_lines(&self) -> Result<Vec<RosterLine>, PersonaError> {
         let roster = self.roster().await?;
         let mut out = Vec::new();

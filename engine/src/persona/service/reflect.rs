@@ -1,7 +1,7 @@
 //! Reflect: after an episode, the model reads it and the bot's memory lines are added, seen
 //! again, reworded or closed.
 
-use super::{internal, one_line, Caller, Org, PersonaError, RunReport};
+use super::{internal, one_line, Bots, Caller, PersonaError, RunReport};
 use crate::persona::audn::{parse_reply, AudnError, AudnOp};
 use crate::persona::backlog::{AppliedOps, Episode, Outcome};
 use crate::persona::model::{reflect_prompt, ModelChoice, EXCERPT_BYTES, REFLECT_SYSTEM};
@@ -26,7 +26,7 @@ pub struct ReflectReport {
     pub proposals: Vec<String>,
 }
 
-impl Org {
+impl Bots {
     /// `engram org reflect`: the reflect step for a run, recording its episode first if no
     /// wake-done did.
     pub async fn reflect(

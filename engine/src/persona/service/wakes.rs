@@ -1,6 +1,6 @@
 //! Wakes: a bot is woken, posts its status, and its wake is closed as an episode.
 
-use super::{internal, one_line, Caller, Org, PersonaError, ReflectReport};
+use super::{internal, one_line, Bots, Caller, PersonaError, ReflectReport};
 use crate::persona::backlog::{
     summarise_run, Episode, NewEpisode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, RUN_STATUSES,
 };
@@ -34,7 +34,7 @@ pub struct WakeDoneReport {
     pub notes: Vec<String>,
 }
 
-impl Org {
+impl Bots {
     pub async fn wake(
         &self,
         caller: &Caller,
