@@ -12,8 +12,6 @@ pub mod diff;
 pub mod org;
 pub mod persona;
 pub mod store;
-pub mod throttle;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use org::service::Engine;

@@ -55,7 +55,7 @@ impl FromRequestParts<AppState> for OrgCaller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts) {
-            if let Some(p) = state.engine.person_for_token(token).await? {
+            if let Some(p) = state.auth.person_for_token(token).await? {
                 return Ok(OrgCaller(Caller::Person(p)));
             }
             return match state.bots.agent_for_token(token).await.map_err(ApiError::internal)? {

@@ -9,12 +9,15 @@ use axum::extract::FromRef;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
+use engine::auth::service::AuthService;
 use engine::cards::service::PersonMemory;
+use engine::cores::service::CoreService;
+use engine::org::service::OrgService;
 use engine::persona::model::Models;
 use engine::persona::service::Bots;
 use engine::persona::vault::Vault;
 use engine::store::Store;
-use engine::{Clock, Engine, SystemClock};
+use engine::{Clock, SystemClock};
 use leptos::config::LeptosOptions;
 use leptos::prelude::{provide_context, IntoView};
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -31,7 +34,11 @@ use tracing::Instrument;
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub engine: Engine,
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub cores: CoreService,
+    pub org: OrgService,
+    pub auth: AuthService,
     pub bots: Bots,
     pub memory: PersonMemory,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
@@ -69,7 +76,9 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     store: Arc<dyn Store>,
-    engine: Engine,
+    cores: CoreService,
+    org: OrgService,
+    auth: AuthService,
     bots: Bots,
     memory: PersonMemory,
 }
@@ -93,12 +102,15 @@ impl Application {
         }
         let opened = AnyStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
         let store = opened.shared();
-        let engine = Engine::new(store.clone(), clock.clone());
+        let cores = CoreService::new(store.clone(), clock.clone());
+        let org = OrgService::new(store.clone(), clock.clone());
+        let auth = AuthService::new(store.clone(), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
-        let memory = PersonMemory::new(store.clone(), clock, Arc::new(HttpSource::default())).with_models(models);
+        let memory =
+            PersonMemory::new(store.clone(), clock.clone(), Arc::new(HttpSource::default())).with_models(models);
         if settings.run_jobs {
-            spawn_jobs(memory.clone(), engine.clone());
+            spawn_jobs(memory.clone(), store.clone(), clock.clone());
         }
 
         let sessions = Sessions::open(&opened).await.map_err(|e| StartupError::Sessions(e.to_string()))?;
@@ -123,7 +135,11 @@ impl Application {
         leptos_options.site_addr = listener.local_addr()?;
         let state = AppState {
             leptos_options: leptos_options.clone(),
-            engine: engine.clone(),
+            store: store.clone(),
+            clock: clock.clone(),
+            cores: cores.clone(),
+            org: org.clone(),
+            auth: auth.clone(),
             bots: bots.clone(),
             memory: memory.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
@@ -153,7 +169,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, engine, bots, memory })
+        Ok(Self { listener, router, store, cores, org, auth, bots, memory })
     }
 
     pub fn port(&self) -> u16 {
@@ -164,8 +180,16 @@ impl Application {
         &self.store
     }
 
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    pub fn cores(&self) -> &CoreService {
+        &self.cores
+    }
+
+    pub fn org(&self) -> &OrgService {
+        &self.org
+    }
+
+    pub fn auth(&self) -> &AuthService {
+        &self.auth
     }
 
     pub fn bots(&self) -> &Bots {
@@ -192,9 +216,12 @@ impl Application {
 
 /// What every page render can use from context.
 pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
-    let (engine, bots, memory) = (state.engine.clone(), state.bots.clone(), state.memory.clone());
+    let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
+    let (bots, memory) = (state.bots.clone(), state.memory.clone());
     move || {
-        provide_context(engine.clone());
+        provide_context(cores.clone());
+        provide_context(org.clone());
+        provide_context(auth.clone());
         provide_context(bots.clone());
         provide_context(memory.clone());
     }
@@ -281,14 +308,14 @@ impl ExpiredDeletion for Sessions {
 
 /// Prepare my day and the forgetting job, checked every minute; each decides itself whether it
 /// is due, so a restart never runs one twice in a day.
-fn spawn_jobs(memory: PersonMemory, engine: Engine) {
+fn spawn_jobs(memory: PersonMemory, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
             run_due_jobs(&memory).await;
-            let stale = engine.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
-            let purge = engine.store().idem_purge_before(stale);
+            let stale = clock.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
+            let purge = store.idem_purge_before(stale);
             if let Err(e) =
                 tracing::Instrument::instrument(purge, tracing::info_span!("job", name = "idempotency_purge")).await
             {

@@ -7,7 +7,7 @@ pub async fn apply_improvement(id: i64, back: String) -> Result<(), ServerFnErro
     use crate::paths::IMPROVE;
     use crate::ssr::*;
     use engine::persona::service::Caller;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = local_path(&back, IMPROVE);
     let notice = match bots()?.apply_improvement(&Caller::Person(me), id).await {
         Ok(t) => Notice::ok(format!(

@@ -18,7 +18,7 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
     use crate::paths::org_agent;
     use crate::ssr::*;
     use engine::persona::service::{Caller, PersonaError};
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let bots = bots()?;
     let page = match bots.agent_page(&Caller::Person(me), &name).await {
         Ok(p) => p,

@@ -1,13 +1,14 @@
 //! Passwords and personal API tokens.
 
 use crate::store::StoreError;
-use crate::throttle::throttled_message;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use blake2::{Blake2b512, Digest};
 use rand::RngCore;
+use throttle::throttled_message;
 
 pub mod service;
+pub mod throttle;
 
 /// The one message for an unknown email and a wrong password alike.
 pub const SIGN_IN_REFUSED: &str = "That email and password do not match an account";

@@ -1,28 +1,51 @@
 //! Sign-in, with its throttle, and the personal and bot API tokens.
 
+use super::throttle::{Admission, SignInThrottle};
 use super::{hash_api_token, internal, new_api_token, verify_password, AuthError, DUMMY_HASH, TOKEN_PREFIX};
-use crate::org::service::Engine;
-use crate::org::Person;
-use crate::store::{Actor, ApiTokenInfo, StoreError};
-use crate::throttle::Admission;
+use crate::clock::Clock;
+use crate::org::{Person, PersonId};
+use crate::store::{Actor, ApiTokenInfo, Store, StoreError};
+use chrono::{DateTime, Utc};
 use std::net::IpAddr;
+use std::sync::Arc;
 
-impl Engine {
+/// Sign-in and the personal tokens. Its clones share one throttle.
+#[derive(Clone)]
+pub struct AuthService {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    throttle: Arc<SignInThrottle>,
+}
+
+impl AuthService {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock, throttle: Arc::default() }
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// The person a session speaks for, as the store has them now.
+    pub async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        self.store.person(id).await
+    }
+
     /// Checks a password typed at `client`, slowing down and then refusing repeated attempts
-    /// for one account or from one address (see `crate::throttle`).
+    /// for one account or from one address (see `super::throttle`).
     pub async fn sign_in(&self, email: &str, password: &str, client: IpAddr) -> Result<Person, AuthError> {
-        match self.sign_in_throttle().begin(email, client, self.now()) {
+        match self.throttle.begin(email, client, self.now()) {
             Admission::Refuse { retry_after_secs } => return Err(AuthError::Throttled { retry_after_secs }),
             Admission::Check { delay_ms: 0 } => {}
             Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
         }
         let person = self.check_password(email, password).await?;
-        self.sign_in_throttle().succeeded(email, client);
+        self.throttle.succeeded(email, client);
         Ok(person)
     }
 
     async fn check_password(&self, email: &str, password: &str) -> Result<Person, AuthError> {
-        match self.store().credentials(email).await.map_err(internal)? {
+        match self.store.credentials(email).await.map_err(internal)? {
             Some((person, hash)) => {
                 if verify_password(password.to_string(), hash).await? {
                     Ok(person)
@@ -49,17 +72,17 @@ impl Engine {
         let secret = new_api_token();
         let actor = Actor { person: Some(person.id), at: self.now() };
         let info =
-            self.store().create_api_token(person.id, name, &hash_api_token(&secret), actor).await.map_err(internal)?;
+            self.store.create_api_token(person.id, name, &hash_api_token(&secret), actor).await.map_err(internal)?;
         Ok((info, secret))
     }
 
     pub async fn api_tokens(&self, person: &Person) -> Result<Vec<ApiTokenInfo>, AuthError> {
-        self.store().api_tokens(person.id).await.map_err(internal)
+        self.store.api_tokens(person.id).await.map_err(internal)
     }
 
     pub async fn revoke_api_token(&self, person: &Person, id: i64) -> Result<(), AuthError> {
         let actor = Actor { person: Some(person.id), at: self.now() };
-        if self.store().revoke_api_token(person.id, id, actor).await.map_err(internal)? {
+        if self.store.revoke_api_token(person.id, id, actor).await.map_err(internal)? {
             Ok(())
         } else {
             Err(AuthError::Invalid("You have no such token, or it was already revoked".to_string()))
@@ -71,7 +94,7 @@ impl Engine {
         if !secret.starts_with(TOKEN_PREFIX) {
             return Ok(None);
         }
-        self.store().person_by_token(&hash_api_token(secret), self.now()).await.map_err(internal)
+        self.store.person_by_token(&hash_api_token(secret), self.now()).await.map_err(internal)
     }
 }
 

@@ -1,16 +1,25 @@
 //! The core use cases: reading a core and its History, saving, restoring, limits and suggestions.
 
+use crate::clock::Clock;
 use crate::cores::{
     check_company_limit, parse_note, text_with_line, CoreError, CoreScope, CoreSubject, CoreVersion, NewCoreVersion,
     NewSuggestion, Suggestion, SuggestionState, HISTORY_PAGE, NO_ROLE_NOTICE,
 };
 use crate::diff::{diff_lines, DiffLine};
-use crate::org::service::Engine;
 use crate::org::{Person, Role, RoleSlug};
-use crate::store::StoreError;
+use crate::store::{Actor, Store, StoreError};
 use crate::tokens::count_tokens;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The core use cases. Each checks who is asking and what the rules allow, then makes one store
+/// call.
+#[derive(Clone)]
+pub struct CoreService {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
 
 /// One role's line on Roles and core knowledge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,7 +93,15 @@ pub struct VersionView {
     pub may_restore: bool,
 }
 
-impl Engine {
+impl CoreService {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
+    fn actor(&self, person: &Person) -> Actor {
+        Actor { person: Some(person.id), at: self.clock.now() }
+    }
+
     /// Resolves a scope to the role or team it belongs to.
     pub async fn core_subject(&self, scope: &CoreScope) -> Result<CoreSubject, CoreError> {
         match scope {

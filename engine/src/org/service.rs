@@ -1,44 +1,26 @@
-//! The engine's operations: each checks who is asking and what the rules allow, then makes one
-//! store call. Server functions, the API and the CLI all come through here.
+//! The organisation's use cases: roles, teams and their leads, people's roles, agents' roles, and
+//! the rules for someone who leaves. Each checks who is asking and what the rules allow, then makes
+//! one store call.
 
 use crate::clock::Clock;
 use crate::cores::COMPANY_CORE_LIMIT;
 use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId};
 use crate::store::{Actor, Store, StoreError};
-use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 #[derive(Clone)]
-pub struct Engine {
-    pub(crate) store: Arc<dyn Store>,
-    pub(crate) clock: Arc<dyn Clock>,
-    throttle: Arc<crate::throttle::SignInThrottle>,
+pub struct OrgService {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
 }
 
-impl Engine {
+impl OrgService {
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock, throttle: Arc::default() }
+        Self { store, clock }
     }
 
-    pub fn store(&self) -> &dyn Store {
-        self.store.as_ref()
-    }
-
-    pub fn now(&self) -> DateTime<Utc> {
-        self.clock.now()
-    }
-
-    /// Sign-in attempts counted so far by this engine and its clones.
-    pub fn sign_in_throttle(&self) -> &crate::throttle::SignInThrottle {
-        &self.throttle
-    }
-
-    pub(crate) fn actor(&self, person: &Person) -> Actor {
+    fn actor(&self, person: &Person) -> Actor {
         Actor { person: Some(person.id), at: self.clock.now() }
-    }
-
-    pub async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
-        self.store.person(id).await
     }
 
     pub async fn directory(&self) -> Result<Directory, StoreError> {

@@ -18,7 +18,8 @@ pub struct TestApp {
     pub settings: Settings,
     /// The server's own store, for fixtures the API does not offer.
     pub store: Arc<dyn Store>,
-    pub engine: engine::Engine,
+    pub cores: engine::cores::service::CoreService,
+    pub org: engine::org::service::OrgService,
     pub memory: engine::cards::service::PersonMemory,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
@@ -129,13 +130,14 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let app = Application::build_with_clock(settings.clone(), listener, clock.clone() as Arc<dyn Clock>)
         .await
         .expect("build the app");
-    seed_if_empty(app.store().as_ref(), app.engine()).await.expect("seed the demo");
+    seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
     let store = app.store().clone();
-    let engine = app.engine().clone();
+    let cores = app.cores().clone();
+    let org = app.org().clone();
     let memory = app.memory().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, store, engine, memory, clock, server, dir: None, owned: None }
+    TestApp { base, database_url, settings, store, cores, org, memory, clock, server, dir: None, owned: None }
 }
 
 /// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.
