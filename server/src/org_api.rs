@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::persona::service::{Caller, PersonaError, ProposalOutcome, RunReport};
+use engine::persona::service::{Caller, PersonaError, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -89,7 +89,7 @@ async fn wake(State(s): State<AppState>, OrgCaller(c): OrgCaller, Json(b): Json<
 struct WakeDone {
     wakeups: Vec<i64>,
     #[serde(flatten)]
-    report: RunReport,
+    report: WakeReport,
 }
 
 async fn wake_done(
@@ -107,7 +107,7 @@ struct Reflect {
     #[serde(default)]
     dry_run: bool,
     #[serde(flatten)]
-    report: RunReport,
+    report: WakeReport,
 }
 
 async fn reflect(

@@ -8,7 +8,7 @@ use crate::startup::build_bots;
 use crate::store::AnyStore;
 use engine::persona::backlog::{Episode, MemoryRow};
 use engine::persona::service::{
-    Bots, Caller, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, RunReport, WakeDoneReport,
+    Bots, Caller, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, WakeDoneReport, WakeReport,
 };
 use engine::SystemClock;
 use std::collections::HashMap;
@@ -121,9 +121,9 @@ impl Args {
         self.switches.iter().any(|s| s == k)
     }
 
-    fn report(&self) -> Result<RunReport, CliError> {
-        Ok(RunReport {
-            run: self.need("--run")?.to_string(),
+    fn report(&self) -> Result<WakeReport, CliError> {
+        Ok(WakeReport {
+            wake: self.need("--run")?.to_string(),
             exit: self.num("--exit")?.unwrap_or(0),
             result: self.get("--result").unwrap_or("").to_string(),
             turns: self.num("--turns")?,
@@ -210,7 +210,7 @@ fn episode_line(e: &Episode) -> String {
         "episode {} {} run {} {}{} turns {} cost {} — {}",
         e.id,
         e.created_at.format("%Y-%m-%d %H:%M"),
-        e.run,
+        e.wake,
         e.outcome.as_str(),
         if e.corrected { " (corrected)" } else { "" },
         e.turns.map(|t| t.to_string()).unwrap_or_else(|| "?".into()),
@@ -299,7 +299,7 @@ pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> 
         }
         ["task", "redo", task] => {
             let e = bots.redo(&who, id(task, "the task")?).await.map_err(refused)?;
-            lines.push(format!("marked episode {} ({}, run {}) as corrected", e.id, e.agent, e.run));
+            lines.push(format!("marked episode {} ({}, run {}) as corrected", e.id, e.agent, e.wake));
         }
         ["memory", "episodes", agent] => {
             let eps = bots.episodes(&who, agent).await.map_err(refused)?;
@@ -382,7 +382,7 @@ mod tests {
             .unwrap();
         assert_eq!(a.words, vec!["wake-done", "1,2"]);
         let r = a.report().unwrap();
-        assert_eq!((r.run.as_str(), r.exit, r.result.as_str()), ("r1", 3, "ok"));
+        assert_eq!((r.wake.as_str(), r.exit, r.result.as_str()), ("r1", 3, "ok"));
         assert!(a.on("--dry-run"));
         assert_eq!(Args::parse(&args(&["--nope"])).err().unwrap().code, 2);
         assert_eq!(Args::parse(&args(&["--run"])).err().unwrap().code, 2);

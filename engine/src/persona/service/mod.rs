@@ -21,7 +21,7 @@ mod wakes;
 pub use improve::{ImproveCard, ProposalOutcome};
 pub use pages::{AgentPage, RosterLine, Stats};
 pub use reflect::{ReflectOutcome, ReflectReport};
-pub use wakes::{RunReport, WakeDoneReport};
+pub use wakes::{WakeDoneReport, WakeReport};
 
 pub const DEFAULT_MAX_PER_DAY: u32 = 200;
 const MAX_TEXT_CHARS: usize = 300;
@@ -43,7 +43,7 @@ pub enum PersonaError {
     Changed(String),
     #[error("{0}")]
     Refused(ProposalRefusal),
-    /// A run's transcript the memory steps will not read; nothing was changed.
+    /// A wake's transcript the memory steps will not read; nothing was changed.
     #[error("The transcript {path} was refused: {why}")]
     TranscriptRefused { path: String, why: OffLimits },
     #[error("Something went wrong on our side; nothing was changed. Try again.")]

@@ -272,7 +272,7 @@ mod tests {
         Episode {
             id,
             agent: "scout".into(),
-            run: format!("r{id}"),
+            wake: format!("r{id}"),
             trigger: "task".into(),
             task: Some(1),
             outcome,

@@ -1,7 +1,7 @@
 //! Reflect: after an episode, the model reads it and the bot's memory lines are added, seen
 //! again, reworded or closed.
 
-use super::{internal, one_line, Bots, Caller, PersonaError, RunReport};
+use super::{internal, one_line, Bots, Caller, PersonaError, WakeReport};
 use crate::persona::audn::{parse_reply, AudnError, AudnOp};
 use crate::persona::backlog::{AppliedOps, Episode, Outcome};
 use crate::persona::model::{reflect_prompt, ModelChoice, EXCERPT_BYTES, REFLECT_SYSTEM};
@@ -27,22 +27,22 @@ pub struct ReflectReport {
 }
 
 impl Bots {
-    /// `engram org reflect`: the reflect step for a run, recording its episode first if no
+    /// `engram org reflect`: the reflect step for a wake, recording its episode first if no
     /// wake-done did.
     pub async fn reflect(
         &self,
         caller: &Caller,
         agent: &str,
         reason: &str,
-        report: &RunReport,
+        report: &WakeReport,
         dry_run: bool,
     ) -> Result<ReflectReport, PersonaError> {
         let (_, a) = self.agent(agent).await?;
         Self::may_dispatch(caller, &a)?;
-        let run = one_line(&report.run, "run id")?;
+        let wake = one_line(&report.wake, "run id")?;
         let reason = one_line(reason, "reason")?;
         self.check_transcript(report).await?;
-        let (episode, trigger) = match self.store.episode_by_run(agent, &run).await.map_err(internal)? {
+        let (episode, trigger) = match self.store.episode_by_wake(agent, &wake).await.map_err(internal)? {
             // A retry of an existing episode is asked for by name, so no trigger is checked.
             Some(e) => (e, None),
             None => {
@@ -118,7 +118,7 @@ impl Bots {
                 tracing::warn!(agent, episode = episode.id, model = model.name(), error = %e, "the reflect call failed");
                 return skipped(format!(
                     "the model call failed: {e}; retry with engram org reflect {agent} --run {}",
-                    episode.run
+                    episode.wake
                 ));
             }
         };

@@ -2,17 +2,19 @@
 
 use super::{internal, one_line, Bots, Caller, PersonaError, ReflectReport};
 use crate::persona::backlog::{
-    summarise_run, Episode, NewEpisode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, RUN_STATUSES,
+    summarise_wake, Episode, NewEpisode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, WAKE_STATUSES,
 };
 use crate::persona::proposal::check_vault_path;
 use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 
-/// A finished run, as the dispatcher reports it.
+/// A finished wake, as the dispatcher reports it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct RunReport {
-    pub run: String,
+pub struct WakeReport {
+    /// The dispatcher's name for the wake; `run` on the wire, as the dispatcher sends it.
+    #[serde(rename = "run")]
+    pub wake: String,
     pub exit: i32,
     pub result: String,
     pub turns: Option<u32>,
@@ -26,7 +28,7 @@ pub struct RunReport {
 pub struct WakeDoneReport {
     pub closed: Vec<i64>,
     pub fallback_posted: bool,
-    /// True when this run was already recorded: nothing was done.
+    /// True when this wake was already recorded: nothing was done.
     pub duplicate: bool,
     pub episode: Option<Episode>,
     pub reflect: Option<ReflectReport>,
@@ -79,7 +81,7 @@ impl Bots {
         self.store.create_task(&t).await.map_err(internal)
     }
 
-    /// A run posts its status on its task: the operator, the owner, or the bot it is assigned to.
+    /// A wake posts its status on its task: the operator, the owner, or the bot it is assigned to.
     pub async fn post_status(&self, caller: &Caller, task: i64, status: &str, note: &str) -> Result<(), PersonaError> {
         let t = self
             .store
@@ -87,10 +89,10 @@ impl Bots {
             .await
             .map_err(internal)?
             .ok_or_else(|| PersonaError::NotFound(format!("There is no task #{task}")))?;
-        if !RUN_STATUSES.contains(&status) {
+        if !WAKE_STATUSES.contains(&status) {
             return Err(PersonaError::Invalid(format!(
                 "A run's status is one of {}; not {status:?}",
-                RUN_STATUSES.join(", ")
+                WAKE_STATUSES.join(", ")
             )));
         }
         let allowed = match caller {
@@ -104,18 +106,18 @@ impl Bots {
         self.store.post_task_status(task, status, note.trim(), &caller.label(), self.now()).await.map_err(internal)
     }
 
-    /// Closes the run's wakeups and posts a fallback status if the run left none; then, never
+    /// Closes the wake's wakeups and posts a fallback status if the wake left none; then, never
     /// fatally, records the episode and reflects.
     pub async fn wake_done(
         &self,
         caller: &Caller,
         ids: &[i64],
-        report: &RunReport,
+        report: &WakeReport,
     ) -> Result<WakeDoneReport, PersonaError> {
         if ids.is_empty() {
             return Err(PersonaError::Invalid("Name at least one wakeup".to_string()));
         }
-        let run = one_line(&report.run, "run id")?;
+        let wake = one_line(&report.wake, "run id")?;
         self.check_transcript(report).await?;
         let wakeups = self.store.wakeups(ids).await.map_err(internal)?;
         if let Some(missing) = ids.iter().find(|id| !wakeups.iter().any(|w| w.id == **id)) {
@@ -130,7 +132,7 @@ impl Bots {
             let (_, a) = self.agent(&agent).await?;
             Self::may_dispatch(caller, &a)?;
         }
-        if let Some(existing) = self.store.episode_by_run(&agent, &run).await.map_err(internal)? {
+        if let Some(existing) = self.store.episode_by_wake(&agent, &wake).await.map_err(internal)? {
             return Ok(WakeDoneReport {
                 closed: Vec::new(),
                 fallback_posted: false,
@@ -140,9 +142,9 @@ impl Bots {
                 notes: Vec::new(),
             });
         }
-        let note = format!("fallback: run {run} exited {} without posting a status", report.exit);
+        let note = format!("fallback: run {wake} exited {} without posting a status", report.exit);
         let finished =
-            self.store.finish_wakeups(ids, &run, (FALLBACK_STATUS, &note), self.now()).await.map_err(internal)?;
+            self.store.finish_wakeups(ids, &wake, (FALLBACK_STATUS, &note), self.now()).await.map_err(internal)?;
         let mut out = WakeDoneReport {
             closed: finished.wakeups.iter().map(|w| w.id).collect(),
             fallback_posted: finished.fallback_posted,
@@ -152,13 +154,13 @@ impl Bots {
             notes: Vec::new(),
         };
         let first = &wakeups[0];
-        let outcome = Outcome::of_run(finished.posted.as_deref(), report.exit);
+        let outcome = Outcome::of_wake(finished.posted.as_deref(), report.exit);
         match self.record_episode(&agent, &first.reason, first.task, outcome, report).await {
             Ok((episode, true)) => {
                 match self.reflect_episode(&agent, &episode, "wake_done", false).await {
                     Ok(r) => out.reflect = Some(r),
                     Err(e) => {
-                        tracing::warn!(agent, run, error = %e, "reflect after wake-done was skipped");
+                        tracing::warn!(agent, wake, error = %e, "reflect after wake-done was skipped");
                         out.notes.push(format!("reflect was skipped: {e}"));
                     }
                 }
@@ -169,7 +171,7 @@ impl Bots {
                 out.episode = Some(episode);
             }
             Err(e) => {
-                tracing::warn!(agent, run, error = %e, "the episode was not recorded");
+                tracing::warn!(agent, wake, error = %e, "the episode was not recorded");
                 out.notes.push(format!("the episode was not recorded: {e}"));
             }
         }
@@ -182,16 +184,16 @@ impl Bots {
         trigger: &str,
         task: Option<i64>,
         outcome: Outcome,
-        report: &RunReport,
+        report: &WakeReport,
     ) -> Result<(Episode, bool), PersonaError> {
         let title = match task {
             Some(t) => self.store.task(t).await.map_err(internal)?.map(|t| t.title),
             None => None,
         };
-        let summary = summarise_run(outcome, task.zip(title.as_deref()), report.turns, &report.result);
+        let summary = summarise_wake(outcome, task.zip(title.as_deref()), report.turns, &report.result);
         let new = NewEpisode {
             agent: agent.to_string(),
-            run: report.run.trim().to_string(),
+            wake: report.wake.trim().to_string(),
             trigger: trigger.to_string(),
             task,
             outcome,
@@ -206,16 +208,16 @@ impl Bots {
         match self.store.insert_episode(&new).await {
             Ok(e) => Ok((e, true)),
             Err(StoreError::Duplicate(_)) => {
-                let e = self.store.episode_by_run(agent, &new.run).await.map_err(internal)?;
+                let e = self.store.episode_by_wake(agent, &new.wake).await.map_err(internal)?;
                 e.map(|e| (e, false)).ok_or_else(|| PersonaError::Internal("a duplicate episode vanished".into()))
             }
             Err(e) => Err(internal(e)),
         }
     }
 
-    /// A run's transcript is refused on the way in, before anything is changed. Without a vault
+    /// A wake's transcript is refused on the way in, before anything is changed. Without a vault
     /// nothing is ever read, so only the rule itself applies.
-    pub(super) async fn check_transcript(&self, report: &RunReport) -> Result<(), PersonaError> {
+    pub(super) async fn check_transcript(&self, report: &WakeReport) -> Result<(), PersonaError> {
         let Some(path) = &report.transcript_path else { return Ok(()) };
         let refuse = |why| PersonaError::TranscriptRefused { path: path.clone(), why };
         if self.vault.is_none() {
