@@ -1,5 +1,8 @@
 //! The operations on the bots' side: wakes, episodes, reflect, the core block, corrections and
 //! self-improvement proposals. The CLI, `/api` and the pages all come through here.
+//!
+//! One use case to a file: `wakes` (wake, wake-done, episodes), `reflect`, `improve` and `pages`.
+//! This file holds the service, its error, who may do what, and the steps they share.
 
 use super::backlog::MemoryRow;
 use super::config::MemoryConfig;
