@@ -140,7 +140,7 @@ async fn rich(db: &Db) {
     db.upsert_card(&card(crm.id, "D-1", KeyKind::Company, None)).await.unwrap();
     let episode = NewEpisode {
         agent: "dealbot".into(),
-        run: "run-1".into(),
+        wake: "run-1".into(),
         trigger: "wakeup".into(),
         task: None,
         outcome: Outcome::Done,
