@@ -17,9 +17,11 @@ pub mod request_id;
 pub mod security;
 pub mod settings;
 pub mod startup;
+pub mod state;
 pub mod statics;
 pub mod store;
 pub mod vault;
 
 pub use settings::Settings;
-pub use startup::{AppState, Application};
+pub use startup::Application;
+pub use state::AppState;

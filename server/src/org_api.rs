@@ -2,7 +2,7 @@
 //! token; a bot's own token may only read that bot's rows.
 
 use crate::api::{bearer, session_person, ApiError};
-use crate::startup::AppState;
+use crate::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::StatusCode;

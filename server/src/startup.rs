@@ -3,9 +3,9 @@ use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;
+use crate::state::{page_context, page_shell, AppState};
 use crate::{api, auth, guard, idempotency, request_id, security, statics};
-use app::{shell, App};
-use axum::extract::FromRef;
+use app::App;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
@@ -15,8 +15,6 @@ use engine::persona::service::Org;
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::{Clock, Engine, SystemClock};
-use leptos::config::LeptosOptions;
-use leptos::prelude::{provide_context, IntoView};
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,22 +25,6 @@ use tower_sessions::session::{Id, Record};
 use tower_sessions::{session_store, ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore};
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore as SqliteSessions};
 use tracing::Instrument;
-
-#[derive(Clone)]
-pub struct AppState {
-    pub leptos_options: LeptosOptions,
-    pub engine: Engine,
-    pub org: Org,
-    pub memory: PersonMemory,
-    /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
-    pub trust_forwarded_for: bool,
-}
-
-impl FromRef<AppState> for LeptosOptions {
-    fn from_ref(state: &AppState) -> Self {
-        state.leptos_options.clone()
-    }
-}
 
 /// The app's routes, generated once per process.
 ///
@@ -188,22 +170,6 @@ impl Application {
         let service = self.router.into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(listener, service).with_graceful_shutdown(shutdown_signal()).await
     }
-}
-
-/// What every page render can use from context.
-pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
-    let (engine, org, memory) = (state.engine.clone(), state.org.clone(), state.memory.clone());
-    move || {
-        provide_context(engine.clone());
-        provide_context(org.clone());
-        provide_context(memory.clone());
-    }
-}
-
-/// The app's shell, with the page's Content-Security-Policy for this render's nonce.
-pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
-    security::set_page_policy();
-    shell(options)
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.

@@ -1,0 +1,42 @@
+//! What every handler and page render shares. The routers and `startup` both use it; it uses neither.
+
+use crate::security;
+use app::shell;
+use axum::extract::FromRef;
+use engine::cards::service::PersonMemory;
+use engine::persona::service::Org;
+use engine::Engine;
+use leptos::config::LeptosOptions;
+use leptos::prelude::{provide_context, IntoView};
+
+#[derive(Clone)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub engine: Engine,
+    pub org: Org,
+    pub memory: PersonMemory,
+    /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
+    pub trust_forwarded_for: bool,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
+
+/// What every page render can use from context.
+pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let (engine, org, memory) = (state.engine.clone(), state.org.clone(), state.memory.clone());
+    move || {
+        provide_context(engine.clone());
+        provide_context(org.clone());
+        provide_context(memory.clone());
+    }
+}
+
+/// The app's shell, with the page's Content-Security-Policy for this render's nonce.
+pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
+    security::set_page_policy();
+    shell(options)
+}
