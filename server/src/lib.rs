@@ -1,13 +1,9 @@
 //! The `engram` server: router, sessions, storage, the API and the CLI.
 
-pub mod acme_ats;
 pub mod api;
 pub mod auth;
 pub mod cli;
 pub mod connector;
-pub mod demo;
-pub mod demo_cards;
-pub mod demo_org;
 pub mod guard;
 pub mod idempotency;
 pub mod models;

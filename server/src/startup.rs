@@ -1,9 +1,9 @@
 use crate::connector::HttpSource;
 use crate::models::ConfiguredModels;
 use crate::settings::Settings;
+use crate::state::{page_context, page_shell, AppState};
 use crate::store::AnyStore;
 use crate::vault::FsVault;
-use crate::state::{page_context, page_shell, AppState};
 use crate::{api, auth, guard, idempotency, request_id, security, statics};
 use app::App;
 use axum::routing::post;
