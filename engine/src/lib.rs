@@ -9,6 +9,7 @@ pub mod cards;
 pub mod clock;
 pub mod cores;
 pub mod diff;
+pub mod error;
 pub mod org;
 pub mod persona;
 pub mod service;
@@ -17,4 +18,5 @@ pub mod throttle;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{ErrorKind, UserSafe};
 pub use service::Engine;

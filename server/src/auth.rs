@@ -10,6 +10,8 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Form;
 use engine::auth::AuthError;
+use engine::error::INTERNAL_MESSAGE;
+use engine::UserSafe;
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 use tower_sessions::Session;
@@ -62,13 +64,9 @@ pub async fn sign_in(
             }
             Err(e) => {
                 tracing::error!(error = %e, "could not start a session");
-                refused(AuthError::Internal(e).to_string()).await
+                refused(INTERNAL_MESSAGE.to_string()).await
             }
         },
-        Err(AuthError::Internal(detail)) => {
-            tracing::error!(%detail, "sign-in failed inside");
-            refused(AuthError::Internal(detail).to_string()).await
-        }
         Err(e @ AuthError::Throttled { retry_after_secs }) => {
             tracing::warn!(%client, "sign-in throttled");
             let message = e.to_string();
@@ -85,8 +83,10 @@ pub async fn sign_in(
         }
         // A refusal answers with a redirect, which the request's span does not count as one.
         Err(e) => {
-            tracing::info!(reason = %e, "sign-in refused");
-            refused(e.to_string()).await
+            if e.internal_detail().is_none() {
+                tracing::info!(reason = %e, "sign-in refused");
+            }
+            refused(app::ssr::refusal(&e)).await
         }
     }
 }
@@ -132,7 +132,7 @@ async fn sign_in_page(state: &AppState, session: &Session, next: &str) -> Respon
 
 fn page_failed(detail: String) -> Response {
     tracing::error!(%detail, "could not render the sign-in page");
-    (StatusCode::INTERNAL_SERVER_ERROR, AuthError::Internal(detail).to_string()).into_response()
+    (StatusCode::INTERNAL_SERVER_ERROR, INTERNAL_MESSAGE).into_response()
 }
 
 /// Ends the session on the server, not only in the browser.

@@ -11,7 +11,7 @@ use engine::persona::backlog::{Episode, MemoryRow};
 use engine::persona::service::{
     Caller, Org, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, RunReport, WakeDoneReport,
 };
-use engine::SystemClock;
+use engine::{SystemClock, UserSafe};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -27,12 +27,13 @@ fn usage(m: impl Into<String>) -> CliError {
     CliError { code: 2, message: format!("{}\n\nFor more information, try 'engram org --help'.", m.into()) }
 }
 
+/// A refusal exits 3 with the reason, the seed's contract for the dispatcher; anything else 1.
 fn refused(e: PersonaError) -> CliError {
     let code = if matches!(e, PersonaError::Refused(_) | PersonaError::TranscriptRefused { .. }) { 3 } else { 1 };
-    if let PersonaError::Internal(detail) = &e {
+    if let Some(detail) = e.internal_detail() {
         tracing::error!(%detail, "internal error in the command line");
     }
-    CliError { code, message: e.to_string() }
+    CliError { code, message: e.user_message() }
 }
 
 fn io(e: std::io::Error) -> CliError {

@@ -13,6 +13,6 @@ pub async fn load_roster() -> Result<RosterData, ServerFnError> {
     use crate::ssr::*;
     let (_, _me) = signed_in().await?;
     let org = org()?;
-    let lines = org.roster_lines().await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
+    let lines = org.roster_lines().await.map_err(refused)?;
     Ok(RosterData { lines, model: org.model_status() })
 }
