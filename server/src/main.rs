@@ -1,6 +1,5 @@
 use clap::Parser;
 use engine::persona::vault::Vault;
-use engine::SystemClock;
 use server::cli::{self, Cli, Command};
 use server::vault::FsVault;
 use server::{org_cli, Application};
@@ -92,24 +91,9 @@ async fn serve(mut settings: server::Settings, with_demo: bool) -> ExitCode {
         }
     };
     if with_demo {
-        match demo::company::seed_if_empty(app.store().as_ref(), app.engine()).await {
-            Ok(true) => {
-                if let Some(vault) = &vault {
-                    let vault: Arc<dyn Vault> = Arc::new(FsVault::new(vault));
-                    match demo::bots::seed_runs(app.store().clone(), vault, Arc::new(SystemClock)).await {
-                        Ok(_) => tracing::info!("recorded the demo bots' first runs"),
-                        Err(e) => tracing::warn!(error = %e, "could not record the demo bots' runs"),
-                    }
-                }
-                if let Some(url) = &source {
-                    let clock = Arc::new(SystemClock);
-                    match demo::cards::seed(app.store().as_ref(), app.memory(), clock, url).await {
-                        Ok(()) => tracing::info!(source = %url, "connected the demo's Acme ATS"),
-                        Err(e) => tracing::warn!(error = %e, "could not connect the demo's Acme ATS"),
-                    }
-                }
-                tracing::info!("the demo company is ready; sign in as ada@acme.example")
-            }
+        let vault = vault.map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
+        match demo::seed_if_empty(app.store().clone(), app.engine(), app.memory(), vault, source.as_deref()).await {
+            Ok(true) => tracing::info!("the demo company is ready; sign in as ada@acme.example"),
             Ok(false) => tracing::info!("reusing the existing data"),
             Err(e) => {
                 tracing::error!(error = %e, "could not seed the demo");
