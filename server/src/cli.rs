@@ -34,8 +34,19 @@ pub enum Command {
     /// Read the company's memory; read-only
     #[command(subcommand)]
     Memory(Memory),
+    /// The secret key that seals connector keys
+    #[command(subcommand)]
+    Keys(Keys),
     /// The bots' wakes, episodes and memory
     Org(crate::org_cli::OrgArgs),
+}
+
+/// `engram keys …`.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Keys {
+    /// Re-seal every connector key under a new secret key; the new key replaces the key file, or
+    /// is printed once for ENGRAM_SECRET_KEY
+    Rotate,
 }
 
 /// `engram memory …`: each opens the database read-only and changes nothing.
@@ -244,7 +255,8 @@ mod tests {
         let cli = parse("--database=sqlite://y.db memory cards --as alice").unwrap();
         assert_eq!(cli.database.as_deref(), Some("sqlite://y.db"));
         assert!(matches!(cli.command, Some(Command::Memory(Memory::Cards { who, person: None })) if who == "alice"));
-        for bad in ["memory", "--nope", "memory cards", "nope"] {
+        assert!(matches!(parse("keys rotate").unwrap().command, Some(Command::Keys(Keys::Rotate))));
+        for bad in ["memory", "--nope", "memory cards", "nope", "keys"] {
             assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad}");
         }
     }

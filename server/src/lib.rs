@@ -10,6 +10,7 @@ pub mod models;
 pub mod org_api;
 pub mod org_cli;
 pub mod request_id;
+pub mod secrets;
 pub mod security;
 pub mod settings;
 pub mod startup;

@@ -1,6 +1,6 @@
 use clap::Parser;
 use engine::persona::vault::Vault;
-use server::cli::{self, Cli, Command};
+use server::cli::{self, Cli, Command, Keys};
 use server::vault::FsVault;
 use server::{org_cli, Application};
 use std::io::Write;
@@ -23,6 +23,17 @@ async fn main() -> ExitCode {
             let mut out = std::io::stdout().lock();
             match cli::run_memory(&memory, cli.database, &mut out).await {
                 Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(Command::Keys(Keys::Rotate)) => {
+            let settings = cli::serve_settings(cli.database);
+            let mut out = std::io::stdout().lock();
+            match server::secrets::rotate(&settings.database_url, &settings.secret_key, &mut out).await {
+                Ok(_) => ExitCode::SUCCESS,
                 Err(e) => {
                     let _ = writeln!(std::io::stderr(), "{e}");
                     ExitCode::FAILURE
