@@ -1,10 +1,13 @@
 //! What every server function shares: the services, the signed-in person, flash messages across a
-//! redirect, and turning engine errors into sentences.
+//! redirect, and turning engine errors into sentences (the one path to a page notice).
 
+use crate::flash::{notice_key, Notice};
 use engine::auth::service::AuthService;
 use engine::cores::service::CoreService;
+use engine::error::INTERNAL_MESSAGE;
 use engine::org::service::OrgService;
 use engine::org::{Person, PersonId};
+use engine::UserSafe;
 use leptos::prelude::*;
 use serde::{de::DeserializeOwned, Serialize};
 use tower_sessions::Session;
@@ -35,13 +38,6 @@ pub fn bots() -> Result<engine::persona::service::Bots, ServerFnError> {
 pub fn memory() -> Result<engine::cards::service::PersonMemory, ServerFnError> {
     use_context::<engine::cards::service::PersonMemory>()
         .ok_or_else(|| internal("person memory is not in the request context"))
-}
-
-pub fn memory_refusal(e: &engine::cards::service::MemoryError) -> String {
-    if let engine::cards::service::MemoryError::Internal(detail) = e {
-        tracing::error!(%detail, "person memory operation failed");
-    }
-    e.to_string()
 }
 
 pub async fn session() -> Result<Session, ServerFnError> {
@@ -94,32 +90,35 @@ pub async fn take_flash<T: DeserializeOwned>(key: &str) -> Result<Option<T>, Ser
     session().await?.remove(key).await.map_err(internal)
 }
 
-/// Logs what went wrong inside and gives the person a plain sentence instead.
+/// Logs what went wrong inside and gives the person a plain sentence instead; for failures that
+/// are not the engine's (the session layer, the request context).
 pub fn internal(detail: impl std::fmt::Display) -> ServerFnError {
     tracing::error!(%detail, "internal error in a server function");
-    ServerFnError::new("Something went wrong on our side; nothing was changed. Try again.")
+    ServerFnError::new(INTERNAL_MESSAGE)
 }
 
-/// An engine refusal as the sentence a person reads; internals are logged, never shown.
-pub fn refusal(e: &engine::cores::CoreError) -> String {
-    if let engine::cores::CoreError::Internal(detail) = e {
-        tracing::error!(%detail, "core operation failed");
+/// An engine error as the sentence a page shows; what went wrong inside is logged here, once,
+/// and never shown.
+pub fn refusal(e: &impl UserSafe) -> String {
+    if let Some(detail) = e.internal_detail() {
+        tracing::error!(%detail, code = e.code(), "internal error in a server function");
     }
-    e.to_string()
+    e.user_message()
 }
 
-pub fn org_refusal(e: &engine::org::OrgError) -> String {
-    if let engine::org::OrgError::Internal(detail) = e {
-        tracing::error!(%detail, "organisation change failed");
-    }
-    e.to_string()
+/// An engine error as a server function's error: `.map_err(refused)?`.
+pub fn refused(e: impl UserSafe) -> ServerFnError {
+    ServerFnError::new(refusal(&e))
 }
 
-pub fn persona_refusal(e: &engine::persona::service::PersonaError) -> String {
-    if let engine::persona::service::PersonaError::Internal(detail) = e {
-        tracing::error!(%detail, "bots' side operation failed");
-    }
-    e.to_string()
+/// The usual ending of a form post: the outcome goes to the notice of the page at `to`, and the
+/// browser back to `to`. A query in `to` only says what the page opens, so the notice is the
+/// page's own.
+pub async fn notice_back(to: &str, notice: Notice) -> Result<(), ServerFnError> {
+    let page = to.split('?').next().unwrap_or(to);
+    set_flash(&notice_key(page), &notice).await?;
+    go_to(to);
+    Ok(())
 }
 
 /// The page answers 404 (the page itself still says why in words).

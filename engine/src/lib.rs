@@ -10,9 +10,11 @@ pub mod cards;
 pub mod clock;
 pub mod cores;
 pub mod diff;
+pub mod error;
 pub mod org;
 pub mod persona;
 pub mod store;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{ErrorKind, UserSafe};

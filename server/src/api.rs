@@ -1,18 +1,20 @@
-//! The JSON API under /api. Refusals carry a code in `error` and the plain sentence in `message`.
+//! The JSON API under /api. Refusals carry a code in `error` and the plain sentence in `message`,
+//! both from the engine error itself (see `ApiError::refusal`).
 //!
 //! Memory (cores included) is served only to a person signed in with a session: an API token is
 //! refused with `session_required`, whoever holds it.
 
-use crate::startup::AppState;
+use crate::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use engine::auth::AuthError;
-use engine::cores::{parse_before, CoreError, CoreScope};
+use engine::cores::{parse_before, CoreScope};
+use engine::error::INTERNAL_MESSAGE;
 use engine::org::{Person, RoleSlug};
+use engine::{ErrorKind, UserSafe};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::HashMap;
@@ -37,6 +39,7 @@ pub fn router() -> Router<AppState> {
         .route("/memory/suggestions/{id}/dismiss", post(dismiss_suggestion))
 }
 
+/// A refusal as the API answers it: a status, a code for `error` and the sentence for `message`.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
@@ -48,13 +51,32 @@ impl ApiError {
     pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         Self { status, code, message: message.into() }
     }
+
+    /// For failures that are not the engine's (the session layer, reading a body): logged, and
+    /// answered with the plain sentence.
     pub(crate) fn internal(detail: impl std::fmt::Display) -> Self {
         tracing::error!(%detail, "internal error in the API");
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "Something went wrong on our side; nothing was changed. Try again.",
-        )
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", INTERNAL_MESSAGE)
+    }
+
+    /// The one path from an engine error to the API's answer: the error's own code and sentence,
+    /// with the status for its kind.
+    pub(crate) fn refusal(e: &impl UserSafe) -> Self {
+        if let Some(detail) = e.internal_detail() {
+            return Self::internal(detail);
+        }
+        let status = match e.kind() {
+            ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
+            ErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorKind::NotAllowed => StatusCode::FORBIDDEN,
+            ErrorKind::Unauthorized => StatusCode::UNAUTHORIZED,
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::Throttled => StatusCode::TOO_MANY_REQUESTS,
+            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        Self::new(status, e.code(), e.user_message())
     }
 }
 
@@ -64,32 +86,10 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<CoreError> for ApiError {
-    fn from(e: CoreError) -> Self {
-        let status = match &e {
-            CoreError::NotAllowed(_) => StatusCode::FORBIDDEN,
-            CoreError::OverLimit { .. } | CoreError::SuggestionOverLimit { .. } | CoreError::Invalid(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
-            CoreError::Changed { .. } | CoreError::SuggestionStale { .. } | CoreError::SuggestionDecided(_) => {
-                StatusCode::CONFLICT
-            }
-            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
-            CoreError::BadBefore => StatusCode::BAD_REQUEST,
-            CoreError::Internal(detail) => return ApiError::internal(detail),
-        };
-        ApiError::new(status, e.code(), e.to_string())
-    }
-}
-
-impl From<AuthError> for ApiError {
-    fn from(e: AuthError) -> Self {
-        match e {
-            AuthError::Internal(detail) => ApiError::internal(detail),
-            AuthError::Refused => ApiError::new(StatusCode::UNAUTHORIZED, "refused", e.to_string()),
-            AuthError::Invalid(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", m),
-            AuthError::Throttled { .. } => ApiError::new(StatusCode::TOO_MANY_REQUESTS, "throttled", e.to_string()),
-        }
+/// So a handler's `?` on any engine error answers through [`ApiError::refusal`].
+impl<E: UserSafe> From<E> for ApiError {
+    fn from(e: E) -> Self {
+        ApiError::refusal(&e)
     }
 }
 
@@ -189,10 +189,7 @@ async fn revoke_token(
 
 /// The person's own cards; only to them, in their session.
 async fn my_cards(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
-    let cards = s.memory.my_cards(&p).await.map_err(|e| match e {
-        engine::cards::service::MemoryError::Internal(d) => ApiError::internal(d),
-        other => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "refused", other.to_string()),
-    })?;
+    let cards = s.memory.my_cards(&p).await?;
     Ok(Json(cards).into_response())
 }
 

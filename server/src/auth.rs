@@ -1,7 +1,7 @@
 //! Sign-in and sign-out: the only handlers that start and end sessions.
 
 use crate::guard::encode_component;
-use crate::startup::AppState;
+use crate::state::AppState;
 use app::auth::load_sign_in::{SignInFlash, SIGN_IN_FLASH_KEY};
 use app::ssr::{begin_session, local_path};
 use axum::body::Body;
@@ -10,6 +10,8 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Form;
 use engine::auth::AuthError;
+use engine::error::INTERNAL_MESSAGE;
+use engine::UserSafe;
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 use tower_sessions::Session;
@@ -62,13 +64,9 @@ pub async fn sign_in(
             }
             Err(e) => {
                 tracing::error!(error = %e, "could not start a session");
-                refused(AuthError::Internal(e).to_string()).await
+                refused(INTERNAL_MESSAGE.to_string()).await
             }
         },
-        Err(AuthError::Internal(detail)) => {
-            tracing::error!(%detail, "sign-in failed inside");
-            refused(AuthError::Internal(detail).to_string()).await
-        }
         Err(e @ AuthError::Throttled { retry_after_secs }) => {
             tracing::warn!(%client, "sign-in throttled");
             let message = e.to_string();
@@ -85,8 +83,10 @@ pub async fn sign_in(
         }
         // A refusal answers with a redirect, which the request's span does not count as one.
         Err(e) => {
-            tracing::info!(reason = %e, "sign-in refused");
-            refused(e.to_string()).await
+            if e.internal_detail().is_none() {
+                tracing::info!(reason = %e, "sign-in refused");
+            }
+            refused(app::ssr::refusal(&e)).await
         }
     }
 }
@@ -110,8 +110,8 @@ async fn sign_in_page(state: &AppState, session: &Session, next: &str) -> Respon
     };
     request.extensions_mut().insert(session.clone());
     let options = state.leptos_options.clone();
-    let render = leptos_axum::render_app_async_with_context(crate::startup::page_context(state), move || {
-        crate::startup::page_shell(options.clone())
+    let render = leptos_axum::render_app_async_with_context(crate::state::page_context(state), move || {
+        crate::state::page_shell(options.clone())
     });
     let (mut parts, body) = render(request).await.into_parts();
     let html = match axum::body::to_bytes(body, usize::MAX).await.map(|b| String::from_utf8(b.to_vec())) {
@@ -132,7 +132,7 @@ async fn sign_in_page(state: &AppState, session: &Session, next: &str) -> Respon
 
 fn page_failed(detail: String) -> Response {
     tracing::error!(%detail, "could not render the sign-in page");
-    (StatusCode::INTERNAL_SERVER_ERROR, AuthError::Internal(detail).to_string()).into_response()
+    (StatusCode::INTERNAL_SERVER_ERROR, INTERNAL_MESSAGE).into_response()
 }
 
 /// Ends the session on the server, not only in the browser.

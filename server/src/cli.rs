@@ -2,6 +2,7 @@
 
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
 use crate::store::{Backend, PgStore, SqliteStore};
+use clap::{Parser, Subcommand};
 use engine::cores::service::CoreService;
 use engine::cores::{core_status, CoreScope};
 use engine::org::service::OrgService;
@@ -10,90 +11,88 @@ use engine::SystemClock;
 use std::io::Write;
 use std::sync::Arc;
 
-pub const USAGE: &str = "\
-usage:
-  engram [serve] [--database URL]           serve Engram
-  engram demo [--database URL]              seed the demo company if the database is empty, then serve
-  engram memory roles [--database URL]      each role's company core, read-only
-  engram memory core <scope> [--database URL]
-                                            one core's text, version and who saved it, read-only;
-                                            <scope> is company:role:<role> or team:<id>
-  engram memory cards --as <person>         the cards kept for that person's work, one line each,
-                                            read-only
-  engram memory cards --person <person> --as <admin>
-                                            counts only: what they say is theirs alone, read-only
-  engram keys rotate [--database URL]       re-seal every connector key under a new secret key; the new key
-                                            replaces the key file, or is printed once for ENGRAM_SECRET_KEY
-  engram org …                              the bots' wakes, episodes and memory (engram org --help)
-  engram export --to FILE [--database URL]  the whole organisation as an archive file, read-only;
-                                            no keys, passwords, tokens or sessions
-  engram import FILE [--database URL]       load an archive into an empty database (SQLite or
-                                            PostgreSQL); everyone then sets a new password
-  engram password <email> [--database URL]  set that person's password to the first line of stdin
-
-The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    Serve { demo: bool },
-    MemoryRoles,
-    MemoryCore(String),
-    MemoryCards { who: String, person: Option<String> },
-    KeysRotate,
-    Export { to: String },
-    Import { from: String },
-    Password { email: String },
-    Help,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invocation {
-    pub command: Command,
+/// `engram`: serves Engram, or runs one command against its database.
+#[derive(Debug, Parser)]
+#[command(
+    name = "engram",
+    about = "Engram: the company's memory, its people's cards and its bots' memory",
+    after_help = "The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db."
+)]
+pub struct Cli {
+    /// The database, sqlite://… or postgres://…
+    #[arg(long, global = true, value_name = "URL")]
     pub database: Option<String>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
 }
 
-/// Parses the arguments after the program name.
-pub fn parse(args: &[String]) -> Result<Invocation, String> {
-    let mut database = None;
-    let mut who = None;
-    let mut person = None;
-    let mut to = None;
-    let mut words = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--database" => database = Some(it.next().ok_or("--database needs a URL")?.clone()),
-            "--as" => who = Some(it.next().ok_or("--as needs a person")?.clone()),
-            "--person" => person = Some(it.next().ok_or("--person needs a person")?.clone()),
-            "--to" => to = Some(it.next().ok_or("--to needs a file")?.clone()),
-            s if s.starts_with("--database=") => database = Some(s["--database=".len()..].to_string()),
-            "-h" | "--help" => words.push("help".to_string()),
-            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
-            s => words.push(s.to_string()),
-        }
-    }
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let command = match words.as_slice() {
-        [] | ["serve"] => Command::Serve { demo: false },
-        ["demo"] => Command::Serve { demo: true },
-        ["memory", "roles"] => Command::MemoryRoles,
-        ["memory", "core", scope] => Command::MemoryCore(scope.to_string()),
-        ["memory", "cards"] => {
-            Command::MemoryCards { who: who.clone().ok_or("memory cards needs --as <person>")?, person: person.clone() }
-        }
-        ["keys", "rotate"] => Command::KeysRotate,
-        ["export"] => Command::Export { to: to.clone().ok_or("export needs --to FILE")? },
-        ["import", from] => Command::Import { from: from.to_string() },
-        ["import"] => return Err("import needs the archive FILE".to_string()),
-        ["password", email] => Command::Password { email: email.to_string() },
-        ["help"] => Command::Help,
-        other => return Err(format!("unknown command: {}", other.join(" "))),
-    };
-    Ok(Invocation { command, database })
+/// One variant and one match arm in `main` per command.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve Engram (the default)
+    Serve,
+    /// Seed the demo company if the database is empty, then serve it with its Acme ATS
+    Demo,
+    /// Read the company's memory; read-only
+    #[command(subcommand)]
+    Memory(Memory),
+    /// The secret key that seals connector keys
+    #[command(subcommand)]
+    Keys(Keys),
+    /// The bots' wakes, episodes and memory
+    Org(crate::org_cli::OrgArgs),
+    /// Write the whole organisation as an archive file, read-only; no keys, passwords, tokens or
+    /// sessions
+    Export {
+        /// The archive file to write
+        #[arg(long, value_name = "FILE")]
+        to: std::path::PathBuf,
+    },
+    /// Load an archive into an empty database (SQLite or PostgreSQL); everyone then sets a new
+    /// password
+    Import {
+        /// The archive file to load
+        #[arg(value_name = "FILE")]
+        from: std::path::PathBuf,
+    },
+    /// Set a person's password to the first line of stdin
+    Password {
+        /// The person's email
+        email: String,
+    },
+}
+
+/// `engram keys …`.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Keys {
+    /// Re-seal every connector key under a new secret key; the new key replaces the key file, or
+    /// is printed once for ENGRAM_SECRET_KEY
+    Rotate,
+}
+
+/// `engram memory …`: each opens the database read-only and changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Memory {
+    /// Each role's company core
+    Roles,
+    /// One core's text, version and who saved it
+    Core {
+        /// company:role:<role> or team:<id>
+        scope: String,
+    },
+    /// The cards kept for a person's work, one line each; with --person, counts only
+    Cards {
+        /// The person asking, by email or the part before the @
+        #[arg(long = "as", value_name = "PERSON")]
+        who: String,
+        /// Whose cards to count: what they say is theirs alone
+        #[arg(long, value_name = "PERSON")]
+        person: Option<String>,
+    },
 }
 
 /// Runs a memory command against the database, which it opens read-only and never changes.
-pub async fn run_memory(command: &Command, database: Option<String>, out: &mut impl Write) -> Result<(), String> {
+pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut impl Write) -> Result<(), String> {
     let url = database
         .or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok())
         .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string());
@@ -114,14 +113,14 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
             Arc::new(PgStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?)
         }
     };
-    if let Command::MemoryCards { who, person } = command {
+    if let Memory::Cards { who, person } = command {
         return cards(store, who, person.as_deref(), out).await;
     }
     let org = OrgService::new(store.clone(), Arc::new(SystemClock));
     let cores = CoreService::new(store, Arc::new(SystemClock));
     let w = |e: std::io::Error| e.to_string();
     match command {
-        Command::MemoryRoles => {
+        Memory::Roles => {
             let dir = org.directory().await.map_err(|e| e.to_string())?;
             for role in &dir.roles {
                 let (_, current) =
@@ -135,7 +134,7 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
                 writeln!(out, "{} ({}): {status}", role.name, role.slug).map_err(w)?;
             }
         }
-        Command::MemoryCore(key) => {
+        Memory::Core { scope: key } => {
             let scope = CoreScope::parse(key).map_err(|e| e.to_string())?;
             let (subject, current) = cores.current_core(&scope).await.map_err(|e| e.to_string())?;
             match current {
@@ -166,7 +165,7 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
                 .map_err(w)?,
             }
         }
-        _ => return Err("not a memory command".to_string()),
+        Memory::Cards { .. } => unreachable!("answered above"),
     }
     Ok(())
 }
@@ -238,31 +237,87 @@ pub fn serve_settings(database: Option<String>) -> Settings {
     settings
 }
 
+/// Where the demo keeps its bots' vault: where `ENGRAM_VAULT` says, else beside a database file.
+/// A database that is not a file has no "beside", so there `ENGRAM_VAULT` is required.
+pub fn demo_vault(vault: Option<&std::path::Path>, database_url: &str) -> Result<std::path::PathBuf, String> {
+    if let Some(v) = vault {
+        return Ok(v.to_path_buf());
+    }
+    let backend = crate::store::Backend::of(database_url).map_err(|e| e.to_string())?;
+    let is_file = backend == crate::store::Backend::Sqlite && !database_url.contains(":memory:");
+    if !is_file {
+        return Err("engram demo needs ENGRAM_VAULT, the folder for the demo bots' files, \
+                    when the database is not a file"
+            .to_string());
+    }
+    Ok(vault_beside(database_url))
+}
+
+/// The demo keeps its vault next to its database: ./data/vault beside ./data/engram.db.
+pub fn vault_beside(database_url: &str) -> std::path::PathBuf {
+    let path = database_url.strip_prefix("sqlite://").unwrap_or(database_url).split('?').next().unwrap_or("");
+    std::path::Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+        .join("vault")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::{Path, PathBuf};
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn parse(s: &str) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("engram").chain(s.split_whitespace()))
     }
 
     #[test]
     fn parses_commands() {
-        assert_eq!(parse(&args("")).unwrap().command, Command::Serve { demo: false });
-        assert_eq!(parse(&args("demo")).unwrap().command, Command::Serve { demo: true });
-        let inv = parse(&args("memory core company:role:sales --database sqlite://x.db")).unwrap();
-        assert_eq!(inv.command, Command::MemoryCore("company:role:sales".into()));
-        assert_eq!(inv.database.as_deref(), Some("sqlite://x.db"));
-        assert_eq!(parse(&args("keys rotate")).unwrap().command, Command::KeysRotate);
-        assert!(parse(&args("memory")).is_err());
-        assert!(parse(&args("keys")).is_err());
-        assert!(parse(&args("--nope")).is_err());
-        let inv = parse(&args("export --to org.jsonl --database sqlite://x.db")).unwrap();
-        assert_eq!(inv.command, Command::Export { to: "org.jsonl".into() });
-        assert_eq!(parse(&args("import org.jsonl")).unwrap().command, Command::Import { from: "org.jsonl".into() });
-        assert_eq!(parse(&args("export")).unwrap_err(), "export needs --to FILE");
-        assert_eq!(parse(&args("import")).unwrap_err(), "import needs the archive FILE");
-        let inv = parse(&args("password ada@acme.example")).unwrap();
-        assert_eq!(inv.command, Command::Password { email: "ada@acme.example".into() });
+        assert!(parse("").unwrap().command.is_none());
+        assert!(matches!(parse("demo").unwrap().command, Some(Command::Demo)));
+        let cli = parse("memory core company:role:sales --database sqlite://x.db").unwrap();
+        assert!(matches!(cli.command, Some(Command::Memory(Memory::Core { scope })) if scope == "company:role:sales"));
+        assert_eq!(cli.database.as_deref(), Some("sqlite://x.db"));
+        let cli = parse("--database=sqlite://y.db memory cards --as alice").unwrap();
+        assert_eq!(cli.database.as_deref(), Some("sqlite://y.db"));
+        assert!(matches!(cli.command, Some(Command::Memory(Memory::Cards { who, person: None })) if who == "alice"));
+        assert!(matches!(parse("keys rotate").unwrap().command, Some(Command::Keys(Keys::Rotate))));
+        assert!(
+            matches!(parse("export --to org.jsonl").unwrap().command, Some(Command::Export { to }) if to == Path::new("org.jsonl"))
+        );
+        assert!(
+            matches!(parse("import org.jsonl").unwrap().command, Some(Command::Import { from }) if from == Path::new("org.jsonl"))
+        );
+        assert!(
+            matches!(parse("password ada@acme.example").unwrap().command, Some(Command::Password { email }) if email == "ada@acme.example")
+        );
+        for bad in ["memory", "--nope", "memory cards", "nope", "keys", "export", "import", "password"] {
+            assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_demo_vault_is_beside_a_file_where_engram_vault_does_not_say() {
+        assert_eq!(demo_vault(None, "sqlite://data/engram.db").unwrap(), PathBuf::from("data/vault"));
+        assert_eq!(demo_vault(Some(Path::new("/v")), "sqlite://data/engram.db").unwrap(), PathBuf::from("/v"));
+        assert_eq!(demo_vault(Some(Path::new("/v")), "postgres://h/engram").unwrap(), PathBuf::from("/v"));
+    }
+
+    #[test]
+    fn an_unknown_database_is_refused_before_the_vault_is_asked_for() {
+        let e = demo_vault(None, "mysql://h/engram").unwrap_err();
+        assert!(e.starts_with("the database URL must begin with sqlite://"), "{e}");
+    }
+
+    #[test]
+    fn a_database_that_is_not_a_file_needs_engram_vault() {
+        for url in ["postgres://h/engram", "postgresql://h/engram", "sqlite::memory:"] {
+            let e = demo_vault(None, url).unwrap_err();
+            assert_eq!(
+                e,
+                "engram demo needs ENGRAM_VAULT, the folder for the demo bots' files, when the database is not a file"
+            );
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! runs. Only a 2xx answer is kept; a refusal frees the key, so the caller can fix and retry.
 
 use crate::api::{bearer, session_person};
-use crate::startup::AppState;
+use crate::state::AppState;
 use axum::body::{to_bytes, Body};
 use axum::extract::{OriginalUri, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};

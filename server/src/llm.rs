@@ -443,45 +443,6 @@ impl Models for ConfiguredModels {
     }
 }
 
-/// Replays recorded replies in order: the demo seeds its episodes through the real pipeline with
-/// these, so no model is needed to show real content.
-pub struct RecordedModel {
-    replies: std::sync::Mutex<std::collections::VecDeque<String>>,
-}
-
-impl RecordedModel {
-    pub fn new(replies: Vec<String>) -> Self {
-        Self { replies: std::sync::Mutex::new(replies.into()) }
-    }
-}
-
-#[async_trait]
-impl ChatModel for RecordedModel {
-    fn name(&self) -> String {
-        "recorded/demo".to_string()
-    }
-
-    async fn chat(&self, _system: &str, _user: &str) -> Result<String, ModelError> {
-        let mut q = self.replies.lock().map_err(|_| ModelError::BadResponse("poisoned".into()))?;
-        q.pop_front().ok_or_else(|| ModelError::Unreachable("no recorded reply left".into()))
-    }
-}
-
-pub struct Recorded(pub Arc<RecordedModel>);
-
-impl Models for Recorded {
-    fn resolve(&self, agent_model: &str) -> ModelChoice {
-        if agent_model == "off" {
-            return ModelChoice::Off("this agent's reflect.model is off".into());
-        }
-        ModelChoice::Use(self.0.clone())
-    }
-
-    fn describe(&self) -> String {
-        "Reflect replays recorded replies.".to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,14 +2,14 @@
 //! token; a bot's own token may only read that bot's rows.
 
 use crate::api::{bearer, session_person, ApiError};
-use crate::startup::AppState;
+use crate::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::persona::service::{Caller, PersonaError, ProposalOutcome, WakeReport};
+use engine::persona::service::{Caller, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -31,23 +31,6 @@ pub fn router() -> Router<AppState> {
         .route("/improve/{id}/close", post(close))
 }
 
-impl From<PersonaError> for ApiError {
-    fn from(e: PersonaError) -> Self {
-        let (status, code) = match &e {
-            PersonaError::Vault(_) => (StatusCode::SERVICE_UNAVAILABLE, "vault"),
-            PersonaError::NotOnRoster(_) => (StatusCode::NOT_FOUND, "not_on_roster"),
-            PersonaError::NotAllowed(_) => (StatusCode::FORBIDDEN, "not_allowed"),
-            PersonaError::Invalid(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
-            PersonaError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
-            PersonaError::Changed(_) => (StatusCode::CONFLICT, "changed"),
-            PersonaError::Refused(_) => (StatusCode::UNPROCESSABLE_ENTITY, "proposal_refused"),
-            PersonaError::TranscriptRefused { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "transcript_refused"),
-            PersonaError::Internal(detail) => return ApiError::internal(detail),
-        };
-        ApiError::new(status, code, e.to_string())
-    }
-}
-
 /// A person (session or personal token) or a bot (its own token).
 pub struct OrgCaller(pub Caller);
 
@@ -58,7 +41,7 @@ impl FromRequestParts<AppState> for OrgCaller {
             if let Some(p) = state.auth.person_for_token(token).await? {
                 return Ok(OrgCaller(Caller::Person(p)));
             }
-            return match state.bots.agent_for_token(token).await.map_err(ApiError::internal)? {
+            return match state.bots.agent_for_token(token).await? {
                 Some(agent) => Ok(OrgCaller(Caller::Bot(agent))),
                 None => {
                     Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))

@@ -6,32 +6,14 @@ use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
 use crate::startup::build_bots;
 use crate::store::AnyStore;
+use clap::{Args, Subcommand};
 use engine::persona::backlog::{Episode, MemoryRow};
 use engine::persona::service::{
     Bots, Caller, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, WakeDoneReport, WakeReport,
 };
-use engine::SystemClock;
-use std::collections::HashMap;
+use engine::{SystemClock, UserSafe};
 use std::io::Write;
 use std::sync::Arc;
-
-pub const ORG_USAGE: &str = "\
-usage (each also takes --database URL; the vault is $ENGRAM_VAULT):
-  engram org wake <agent> [--task T] --reason R
-  engram org wake-done <ids> --run R --exit N --result \"…\" [--turns N] [--cost USD] [--duration S]
-                       [--log path] [--transcript path]           <ids> is a comma-separated list
-  engram org reflect <agent> --run R [--reason chat|task|…] [--dry-run]
-  engram org task new <agent> \"<title>\" [--body B]
-  engram org task status <task> <status> [--note N] [--as <agent>]
-  engram org task redo <task>
-  engram org memory <agent> [--all] [--as <person or agent>]
-  engram org memory episodes <agent> [--as <person or agent>]
-  engram org memory stats <agent> [--days N] [--as <person or agent>]
-  engram org memory edit <id> \"<text>\" --as <person>
-  engram org memory retire <id> \"<why>\" --as <person>
-  engram org propose-improvement <agent> --memory-id <id> [--dry-run]
-                       exits 3 with the reason when refused, 1 when no model gave a usable answer
-  engram org token <agent> --as <owner> [--name N]       prints a token for the bot itself";
 
 /// A failed command: the exit code and the sentence for stderr.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,98 +22,170 @@ pub struct CliError {
     pub message: String,
 }
 
+/// Bad input the parser could not see, refused as clap refuses its own: exit 2.
 fn usage(m: impl Into<String>) -> CliError {
-    CliError { code: 2, message: format!("{}\n\n{ORG_USAGE}", m.into()) }
+    CliError { code: 2, message: format!("{}\n\nFor more information, try 'engram org --help'.", m.into()) }
 }
 
+/// A refusal exits 3 with the reason, the seed's contract for the dispatcher; anything else 1.
 fn refused(e: PersonaError) -> CliError {
     let code = if matches!(e, PersonaError::Refused(_) | PersonaError::TranscriptRefused { .. }) { 3 } else { 1 };
-    if let PersonaError::Internal(detail) = &e {
+    if let Some(detail) = e.internal_detail() {
         tracing::error!(%detail, "internal error in the command line");
     }
-    CliError { code, message: e.to_string() }
+    CliError { code, message: e.user_message() }
 }
 
 fn io(e: std::io::Error) -> CliError {
     CliError { code: 1, message: e.to_string() }
 }
 
-const VALUED: [&str; 16] = [
-    "--task",
-    "--reason",
-    "--run",
-    "--exit",
-    "--result",
-    "--turns",
-    "--cost",
-    "--duration",
-    "--log",
-    "--transcript",
-    "--as",
-    "--days",
-    "--memory-id",
-    "--note",
-    "--body",
-    "--name",
-];
-const SWITCHES: [&str; 2] = ["--all", "--dry-run"];
-
-struct Args {
-    words: Vec<String>,
-    opts: HashMap<String, String>,
-    switches: Vec<String>,
+/// `engram org …`: the commands the dispatcher runs after each wake, and the memory commands.
+#[derive(Debug, Args)]
+pub struct OrgArgs {
+    /// The person or bot the command speaks for (by email, the part before @, or the bot's name);
+    /// the host's operator when left out
+    #[arg(long = "as", global = true, value_name = "WHO")]
+    pub who: Option<String>,
+    #[command(subcommand)]
+    pub command: OrgCommand,
 }
 
-impl Args {
-    fn parse(args: &[String]) -> Result<Self, CliError> {
-        let mut words = Vec::new();
-        let mut opts = HashMap::new();
-        let mut switches = Vec::new();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if let Some((k, v)) = a.split_once('=').filter(|(k, _)| VALUED.contains(k)) {
-                opts.insert(k.to_string(), v.to_string());
-            } else if VALUED.contains(&a.as_str()) {
-                let v = it.next().ok_or_else(|| usage(format!("{a} needs a value")))?;
-                opts.insert(a.clone(), v.clone());
-            } else if SWITCHES.contains(&a.as_str()) {
-                switches.push(a.clone());
-            } else if a.starts_with("--") {
-                return Err(usage(format!("unknown option {a}")));
-            } else {
-                words.push(a.clone());
-            }
+#[derive(Debug, Subcommand)]
+pub enum OrgCommand {
+    /// Wake a bot; prints the wakeup id
+    Wake {
+        agent: String,
+        #[arg(long)]
+        task: Option<String>,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Close wakeups after a run and record its episode
+    WakeDone {
+        /// A comma-separated list of wakeup ids
+        ids: String,
+        #[command(flatten)]
+        report: Report,
+    },
+    /// Reflect on a run's episode
+    Reflect {
+        agent: String,
+        #[command(flatten)]
+        report: Report,
+        /// chat, task, …
+        #[arg(long, default_value = "task")]
+        reason: String,
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// A bot's tasks
+    #[command(subcommand)]
+    Task(TaskCommand),
+    /// A bot's memory lines, episodes and stats; edits and retirements by people
+    Memory(MemoryArgs),
+    /// Propose a change to a bot's prose from a memory line; exits 3 with the reason when
+    /// refused, 1 when no model gave a usable answer
+    ProposeImprovement {
+        agent: String,
+        #[arg(long, value_name = "ID")]
+        memory_id: String,
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Print a token for the bot itself
+    Token {
+        agent: String,
+        #[arg(long, default_value = "dispatcher")]
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// File a task; prints its id
+    New {
+        agent: String,
+        title: String,
+        #[arg(long, default_value = "")]
+        body: String,
+    },
+    /// What a run posts on its task
+    Status {
+        task: String,
+        status: String,
+        #[arg(long, default_value = "")]
+        note: String,
+    },
+    /// The reviewer sent it back: marks its episode corrected
+    Redo { task: String },
+}
+
+/// `engram org memory <agent> [--all]`, or one of its subcommands.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct MemoryArgs {
+    #[command(subcommand)]
+    pub command: Option<MemoryCommand>,
+    /// The bot whose memory lines to show
+    #[arg(required = true)]
+    pub agent: Option<String>,
+    /// Closed lines too
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// A bot's episodes
+    Episodes { agent: String },
+    /// Corrections and cost per completed card
+    Stats {
+        agent: String,
+        #[arg(long, default_value_t = 30)]
+        days: u32,
+    },
+    /// Close a line and write its successor (--as a person)
+    Edit { id: String, text: String },
+    /// Retire a line (--as a person)
+    Retire { id: String, why: String },
+}
+
+/// What a run reports when it ends.
+#[derive(Debug, Args)]
+pub struct Report {
+    #[arg(long)]
+    run: String,
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    exit: i32,
+    #[arg(long, default_value = "")]
+    result: String,
+    #[arg(long)]
+    turns: Option<u32>,
+    /// In USD
+    #[arg(long)]
+    cost: Option<f64>,
+    /// In seconds
+    #[arg(long)]
+    duration: Option<f64>,
+    #[arg(long, value_name = "PATH")]
+    log: Option<String>,
+    #[arg(long, value_name = "PATH")]
+    transcript: Option<String>,
+}
+
+impl Report {
+    fn run_report(&self) -> WakeReport {
+        WakeReport {
+            wake: self.run.clone(),
+            exit: self.exit,
+            result: self.result.clone(),
+            turns: self.turns,
+            cost_usd: self.cost,
+            duration_s: self.duration,
+            log_path: self.log.clone(),
+            transcript_path: self.transcript.clone(),
         }
-        Ok(Self { words, opts, switches })
-    }
-
-    fn get(&self, k: &str) -> Option<&str> {
-        self.opts.get(k).map(String::as_str)
-    }
-
-    fn need(&self, k: &str) -> Result<&str, CliError> {
-        self.get(k).ok_or_else(|| usage(format!("{k} is required")))
-    }
-
-    fn num<T: std::str::FromStr>(&self, k: &str) -> Result<Option<T>, CliError> {
-        self.get(k).map(|v| v.parse::<T>().map_err(|_| usage(format!("{k} must be a number, not {v:?}")))).transpose()
-    }
-
-    fn on(&self, k: &str) -> bool {
-        self.switches.iter().any(|s| s == k)
-    }
-
-    fn report(&self) -> Result<WakeReport, CliError> {
-        Ok(WakeReport {
-            wake: self.need("--run")?.to_string(),
-            exit: self.num("--exit")?.unwrap_or(0),
-            result: self.get("--result").unwrap_or("").to_string(),
-            turns: self.num("--turns")?,
-            cost_usd: self.num("--cost")?,
-            duration_s: self.num("--duration")?,
-            log_path: self.get("--log").map(str::to_string),
-            transcript_path: self.get("--transcript").map(str::to_string),
-        })
     }
 }
 
@@ -264,74 +318,70 @@ fn wake_done_lines(r: &WakeDoneReport) -> Vec<String> {
     out
 }
 
-/// Runs `engram org <args>`, writing what it prints to `out`.
-pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> Result<(), CliError> {
-    let a = Args::parse(args)?;
-    let words: Vec<&str> = a.words.iter().map(String::as_str).collect();
+/// Runs `engram org …`, writing what it prints to `out`.
+pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> Result<(), CliError> {
     let bots = open_bots(settings).await?;
-    let who = caller(&bots, a.get("--as")).await?;
+    let who = caller(&bots, args.who.as_deref()).await?;
     let mut lines: Vec<String> = Vec::new();
-    match words.as_slice() {
-        ["wake", agent] => {
-            let task = a.get("--task").map(|t| id(t, "--task")).transpose()?;
-            let w = bots.wake(&who, agent, task, a.need("--reason")?).await.map_err(refused)?;
+    match &args.command {
+        OrgCommand::Wake { agent, task, reason } => {
+            let task = task.as_deref().map(|t| id(t, "--task")).transpose()?;
+            let w = bots.wake(&who, agent, task, reason).await.map_err(refused)?;
             lines.push(w.id.to_string());
         }
-        ["wake-done", ids] => {
+        OrgCommand::WakeDone { ids, report } => {
             let ids = ids.split(',').map(|i| id(i.trim(), "a wakeup id")).collect::<Result<Vec<_>, _>>()?;
-            let r = bots.wake_done(&who, &ids, &a.report()?).await.map_err(refused)?;
+            let r = bots.wake_done(&who, &ids, &report.run_report()).await.map_err(refused)?;
             lines.extend(wake_done_lines(&r));
         }
-        ["reflect", agent] => {
-            let reason = a.get("--reason").unwrap_or("task");
-            let r = bots.reflect(&who, agent, reason, &a.report()?, a.on("--dry-run")).await.map_err(refused)?;
+        OrgCommand::Reflect { agent, report, reason, dry_run } => {
+            let r = bots.reflect(&who, agent, reason, &report.run_report(), *dry_run).await.map_err(refused)?;
             lines.extend(reflect_lines(&r));
         }
-        ["task", "new", agent, title] => {
-            let t = bots.create_task(&who, agent, title, a.get("--body").unwrap_or("")).await.map_err(refused)?;
+        OrgCommand::Task(TaskCommand::New { agent, title, body }) => {
+            let t = bots.create_task(&who, agent, title, body).await.map_err(refused)?;
             lines.push(t.id.to_string());
         }
-        ["task", "status", task, status] => {
-            bots.post_status(&who, id(task, "the task")?, status, a.get("--note").unwrap_or(""))
-                .await
-                .map_err(refused)?;
+        OrgCommand::Task(TaskCommand::Status { task, status, note }) => {
+            bots.post_status(&who, id(task, "the task")?, status, note).await.map_err(refused)?;
             lines.push(format!("task #{task} is {status}"));
         }
-        ["task", "redo", task] => {
+        OrgCommand::Task(TaskCommand::Redo { task }) => {
             let e = bots.redo(&who, id(task, "the task")?).await.map_err(refused)?;
             lines.push(format!("marked episode {} ({}, run {}) as corrected", e.id, e.agent, e.wake));
         }
-        ["memory", "episodes", agent] => {
+        OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Episodes { agent }), .. }) => {
             let eps = bots.episodes(&who, agent).await.map_err(refused)?;
             if eps.is_empty() {
                 lines.push(format!("{agent} has no episodes yet"));
             }
             lines.extend(eps.iter().map(episode_line));
         }
-        ["memory", "stats", agent] => {
-            let s = bots.stats(&who, agent, a.num("--days")?.unwrap_or(30)).await.map_err(refused)?;
+        OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Stats { agent, days }), .. }) => {
+            let s = bots.stats(&who, agent, *days).await.map_err(refused)?;
             lines.extend(s.lines(agent));
         }
-        ["memory", "edit", row, text] => {
+        OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Edit { id: row, text }), .. }) => {
             let who = person_caller(who)?;
             let new = bots.edit_memory(&who, id(row, "the line")?, text).await.map_err(refused)?;
             lines.push(format!("line #{row} is closed; #{} supersedes it", new.id));
         }
-        ["memory", "retire", row, why] => {
+        OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Retire { id: row, why }), .. }) => {
             let who = person_caller(who)?;
             bots.retire_memory(&who, id(row, "the line")?, why).await.map_err(refused)?;
             lines.push(format!("line #{row} is retired"));
         }
-        ["memory", agent] => {
-            let rows = bots.memory(&who, agent, a.on("--all")).await.map_err(refused)?;
+        OrgCommand::Memory(MemoryArgs { command: None, agent, all }) => {
+            let agent = agent.as_deref().ok_or_else(|| usage("name the bot whose memory to show"))?;
+            let rows = bots.memory(&who, agent, *all).await.map_err(refused)?;
             if rows.is_empty() {
                 lines.push(format!("{agent} has no memory lines yet"));
             }
             lines.extend(rows.iter().map(memory_line));
         }
-        ["propose-improvement", agent] => {
-            let row = id(a.need("--memory-id")?, "--memory-id")?;
-            match bots.propose_improvement(&who, agent, row, a.on("--dry-run")).await.map_err(refused)? {
+        OrgCommand::ProposeImprovement { agent, memory_id, dry_run } => {
+            let row = id(memory_id, "--memory-id")?;
+            match bots.propose_improvement(&who, agent, row, *dry_run).await.map_err(refused)? {
                 ProposalOutcome::Filed(t) => lines.push(format!("filed improve card #{}: {}", t.id, t.title)),
                 ProposalOutcome::DryRun { path, diff, rationale, changed_lines } => {
                     lines.push(format!("dry run: {changed_lines} changed lines in {path}; nothing was filed"));
@@ -347,15 +397,11 @@ pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> 
                 }
             }
         }
-        ["token", agent] => {
+        OrgCommand::Token { agent, name } => {
             let Caller::Person(owner) = person_caller(who)? else { unreachable!("person_caller returns a person") };
-            let secret = bots
-                .create_agent_token(&owner, agent, a.get("--name").unwrap_or("dispatcher"))
-                .await
-                .map_err(refused)?;
+            let secret = bots.create_agent_token(&owner, agent, name).await.map_err(refused)?;
             lines.push(secret);
         }
-        _ => return Err(usage(format!("unknown command: org {}", words.join(" ")))),
     }
     for l in lines {
         writeln!(out, "{l}").map_err(io)?;
@@ -370,23 +416,34 @@ pub fn settings(database: Option<String>) -> Settings {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
 
-    fn args(s: &[&str]) -> Vec<String> {
-        s.iter().map(|s| s.to_string()).collect()
+    fn org(args: &[&str]) -> Result<super::OrgArgs, clap::Error> {
+        match Cli::try_parse_from(["engram", "org"].iter().chain(args))?.command {
+            Some(Command::Org(org)) => Ok(org),
+            other => panic!("not an org command: {other:?}"),
+        }
     }
 
     #[test]
     fn options_and_words_are_told_apart() {
-        let a = Args::parse(&args(&["wake-done", "1,2", "--run", "r1", "--exit=3", "--dry-run", "--result", "ok"]))
-            .unwrap();
-        assert_eq!(a.words, vec!["wake-done", "1,2"]);
-        let r = a.report().unwrap();
-        assert_eq!((r.wake.as_str(), r.exit, r.result.as_str()), ("r1", 3, "ok"));
-        assert!(a.on("--dry-run"));
-        assert_eq!(Args::parse(&args(&["--nope"])).err().unwrap().code, 2);
-        assert_eq!(Args::parse(&args(&["--run"])).err().unwrap().code, 2);
-        let bad = Args::parse(&args(&["--turns", "many", "--run", "r"])).unwrap();
-        assert_eq!(bad.report().unwrap_err().code, 2);
+        let a = org(&["wake-done", "1,2", "--run", "r1", "--exit=3", "--dry-run", "--result", "ok"]);
+        assert_eq!(a.unwrap_err().exit_code(), 2, "wake-done has no --dry-run");
+        let a = org(&["wake-done", "1,2", "--run", "r1", "--exit=-3", "--result", "ok", "--as", "scout"]).unwrap();
+        let super::OrgCommand::WakeDone { ids, report } = a.command else { panic!("{a:?}") };
+        let r = report.run_report();
+        assert_eq!((ids.as_str(), r.wake.as_str(), r.exit, r.result.as_str()), ("1,2", "r1", -3, "ok"));
+        assert_eq!(a.who.as_deref(), Some("scout"));
+        let m = org(&["memory", "episodes", "scout"]).unwrap();
+        assert!(matches!(m.command, super::OrgCommand::Memory(super::MemoryArgs { command: Some(_), .. })));
+        let m = org(&["memory", "scout", "--all"]).unwrap();
+        assert!(
+            matches!(m.command, super::OrgCommand::Memory(super::MemoryArgs { command: None, all: true, agent: Some(ref a) }) if a == "scout")
+        );
+        for bad in [&["--nope"][..], &["wake-done", "1", "--run"], &["wake-done", "1", "--turns", "many", "--run", "r"]]
+        {
+            assert_eq!(org(bad).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
     }
 }

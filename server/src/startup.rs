@@ -1,11 +1,11 @@
 use crate::connector::HttpSource;
 use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
+use crate::state::{page_context, page_shell, AppState};
 use crate::store::AnyStore;
 use crate::vault::FsVault;
 use crate::{api, auth, guard, idempotency, request_id, secrets, security, statics};
-use app::{shell, App};
-use axum::extract::FromRef;
+use app::App;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
@@ -18,8 +18,6 @@ use engine::persona::service::Bots;
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::{Clock, SystemClock};
-use leptos::config::LeptosOptions;
-use leptos::prelude::{provide_context, IntoView};
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -30,26 +28,6 @@ use tower_sessions::session::{Id, Record};
 use tower_sessions::{session_store, ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore};
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore as SqliteSessions};
 use tracing::Instrument;
-
-#[derive(Clone)]
-pub struct AppState {
-    pub leptos_options: LeptosOptions,
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
-    pub cores: CoreService,
-    pub org: OrgService,
-    pub auth: AuthService,
-    pub bots: Bots,
-    pub memory: PersonMemory,
-    /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
-    pub trust_forwarded_for: bool,
-}
-
-impl FromRef<AppState> for LeptosOptions {
-    fn from_ref(state: &AppState) -> Self {
-        state.leptos_options.clone()
-    }
-}
 
 /// The app's routes, generated once per process.
 ///
@@ -216,25 +194,6 @@ impl Application {
         let service = self.router.into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(listener, service).with_graceful_shutdown(shutdown_signal()).await
     }
-}
-
-/// What every page render can use from context.
-pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
-    let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
-    let (bots, memory) = (state.bots.clone(), state.memory.clone());
-    move || {
-        provide_context(cores.clone());
-        provide_context(org.clone());
-        provide_context(auth.clone());
-        provide_context(bots.clone());
-        provide_context(memory.clone());
-    }
-}
-
-/// The app's shell, with the page's Content-Security-Policy for this render's nonce.
-pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
-    security::set_page_policy();
-    shell(options)
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.

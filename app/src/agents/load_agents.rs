@@ -17,8 +17,8 @@ pub struct AgentsData {
 pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     use crate::{flash::notice_key, paths::AGENTS, ssr::*};
     let me = signed_in().await?;
-    let directory = org()?.directory().await.map_err(internal)?;
+    let directory = org()?.directory().await.map_err(refused)?;
     let notice = take_flash(&notice_key(AGENTS)).await?;
-    let access = memory()?.access_lines().await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let access = memory()?.access_lines().await.map_err(refused)?;
     Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access })
 }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// The agent's Department role, changed by whoever manages the agent.
 #[server(prefix = "/fn", endpoint = "set_agent_role")]
 pub async fn set_agent_role(agent: i64, role: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::AGENTS;
     use crate::ssr::*;
     use engine::org::AgentId;
@@ -11,9 +11,7 @@ pub async fn set_agent_role(agent: i64, role: String) -> Result<(), ServerFnErro
     let role = role_choice(&role)?;
     let notice = match org()?.set_agent_role(&me, AgentId(agent), role).await {
         Ok(()) => Notice::ok("Saved the agent's department role"),
-        Err(e) => Notice::refused(org_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(AGENTS), &notice).await?;
-    go_to(AGENTS);
-    Ok(())
+    notice_back(AGENTS, notice).await
 }

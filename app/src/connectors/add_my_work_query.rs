@@ -8,16 +8,14 @@ pub async fn add_my_work_query(
     arguments: String,
     label: String,
 ) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
     let back = connector(id);
     let notice = match memory()?.add_query(&me, engine::org::RoleId(role), id, &tool, &arguments, &label).await {
         Ok(q) => Notice::ok(format!("Added \u{201c}{}\u{201d}", q.label)),
-        Err(e) => Notice::refused(memory_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

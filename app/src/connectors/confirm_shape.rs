@@ -11,7 +11,7 @@ pub async fn confirm_shape(
     get_tool: String,
     fields: String,
 ) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::connector;
     use crate::ssr::*;
     use engine::cards::source::{RecordShape, ShapeField};
@@ -42,10 +42,8 @@ pub async fn confirm_shape(
         };
         match memory()?.confirm_shape(&me, &shape).await {
             Ok(()) => Notice::ok(format!("Confirmed what {tool} returns: cards of kind {}", shape.kind)),
-            Err(e) => Notice::refused(memory_refusal(&e)),
+            Err(e) => Notice::refused(refusal(&e)),
         }
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

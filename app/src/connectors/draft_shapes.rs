@@ -4,7 +4,7 @@ use leptos::prelude::*;
 /// answer the drafts already made, without a call.
 #[server(prefix = "/fn", endpoint = "draft_shapes")]
 pub async fn draft_shapes(id: i64) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
@@ -16,9 +16,7 @@ pub async fn draft_shapes(id: i64) -> Result<(), ServerFnError> {
         Ok((d, false)) => {
             Notice::ok(format!("Drafted {} shapes from one sample each; confirm or edit each below", d.len()))
         }
-        Err(e) => Notice::refused(memory_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -15,7 +15,7 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let sheet = memory()?.sheet(&me, id).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let sheet = memory()?.sheet(&me, id).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&connector(id))).await?;
     Ok(SheetData { sheet, notice })
 }

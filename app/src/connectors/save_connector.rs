@@ -17,7 +17,7 @@ pub async fn save_connector(
     free_text_hard: u32,
     hourly_limit: u32,
 ) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::connector;
     use crate::ssr::*;
     use engine::cards::access::DataLabel;
@@ -38,14 +38,12 @@ pub async fn save_connector(
                 c.hourly_limit = hourly_limit;
                 match memory.save_settings(&me, &c).await {
                     Ok(line) => Notice::ok(line),
-                    Err(e) => Notice::refused(memory_refusal(&e)),
+                    Err(e) => Notice::refused(refusal(&e)),
                 }
             }
-            Err(e) => Notice::refused(memory_refusal(&e)),
+            Err(e) => Notice::refused(refusal(&e)),
         },
         _ => Notice::refused("Choose a key mode and a data label from the lists"),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

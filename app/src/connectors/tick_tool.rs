@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// Ticks or unticks one read tool. Unticking may remove cards no tool reads any more.
 #[server(prefix = "/fn", endpoint = "tick_tool")]
 pub async fn tick_tool(id: i64, tool: String, on: bool) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
@@ -22,13 +22,11 @@ pub async fn tick_tool(id: i64, tool: String, on: bool) -> Result<(), ServerFnEr
                 }
                 match memory.save_settings(&me, &c).await {
                     Ok(line) => Notice::ok(line),
-                    Err(e) => Notice::refused(memory_refusal(&e)),
+                    Err(e) => Notice::refused(refusal(&e)),
                 }
             }
         }
-        Err(e) => Notice::refused(memory_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -15,8 +15,8 @@ pub async fn load_core_editor(scope: String) -> Result<EditorData, ServerFnError
     use crate::{flash::draft_key, ssr::*};
     use engine::cores::CoreScope;
     let me = signed_in().await?;
-    let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let view = cores()?.core_view(&me, &scope, None).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let scope = CoreScope::parse(&scope).map_err(refused)?;
+    let view = cores()?.core_view(&me, &scope, None).await.map_err(refused)?;
     let draft = take_flash(&draft_key(&scope.key())).await?;
     Ok(EditorData { view, draft })
 }

@@ -15,9 +15,9 @@ pub async fn load_core_page(scope: String, before: Option<String>) -> Result<Cor
     use crate::{flash::notice_key, paths::core_home, ssr::*};
     use engine::cores::{parse_before, CoreScope};
     let me = signed_in().await?;
-    let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let before = before.as_deref().map(parse_before).transpose().map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let view = cores()?.core_view(&me, &scope, before).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let scope = CoreScope::parse(&scope).map_err(refused)?;
+    let before = before.as_deref().map(parse_before).transpose().map_err(refused)?;
+    let view = cores()?.core_view(&me, &scope, before).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&core_home(&scope))).await?;
     Ok(CorePage { view, notice })
 }

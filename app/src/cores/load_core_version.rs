@@ -14,8 +14,8 @@ pub async fn load_core_version(scope: String, version: u32) -> Result<VersionPag
     use crate::{flash::notice_key, paths::core_version, ssr::*};
     use engine::cores::CoreScope;
     let me = signed_in().await?;
-    let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let view = cores()?.version_view(&me, &scope, version).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let scope = CoreScope::parse(&scope).map_err(refused)?;
+    let view = cores()?.version_view(&me, &scope, version).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&core_version(&scope, version))).await?;
     Ok(VersionPage { view, notice })
 }

@@ -14,7 +14,7 @@ pub struct RolesPageData {
 pub async fn load_roles(page: String) -> Result<RolesPageData, ServerFnError> {
     use crate::{flash::notice_key, ssr::*};
     let me = signed_in().await?;
-    let overview = cores()?.roles_overview(&me).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let overview = cores()?.roles_overview(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&local_path(&page, crate::paths::ROLES))).await?;
     Ok(RolesPageData { overview, notice })
 }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// Company core limit, then Set limit.
 #[server(prefix = "/fn", endpoint = "set_core_limit")]
 pub async fn set_core_limit(role: String, limit: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::core_home;
     use crate::ssr::*;
     use engine::cores::{CoreError, CoreScope};
@@ -20,7 +20,5 @@ pub async fn set_core_limit(role: String, limit: String) -> Result<(), ServerFnE
         Ok(n) => Notice::ok(format!("The company core limit is now {} tokens", format_count(n))),
         Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&home), &notice).await?;
-    go_to(&home);
-    Ok(())
+    notice_back(&home, notice).await
 }

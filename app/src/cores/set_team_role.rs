@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// Puts a team in a role (or none). `back` is the page the form was on.
 #[server(prefix = "/fn", endpoint = "set_team_role")]
 pub async fn set_team_role(team: i64, role: String, back: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::ssr::*;
     use engine::org::TeamId;
     let me = signed_in().await?;
@@ -11,9 +11,7 @@ pub async fn set_team_role(team: i64, role: String, back: String) -> Result<(), 
     let role = role_choice(&role)?;
     let notice = match org()?.set_team_role(&me, TeamId(team), role).await {
         Ok(()) => Notice::ok("Saved the team's role"),
-        Err(e) => Notice::refused(org_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -41,14 +41,13 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     use crate::ssr::*;
     let me = signed_in().await?;
     let memory = memory()?;
-    let cards = memory.my_cards(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
-    let (prepare, prepare_line) =
-        memory.prepare_status(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let cards = memory.my_cards(&me).await.map_err(refused)?;
+    let (prepare, prepare_line) = memory.prepare_status(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(MY_MEMORY)).await?;
     let confirm = forget.and_then(|id| cards.iter().find(|c| c.card == id).cloned());
-    let own_keys = memory.own_key_connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
-    let own_zone = memory.own_zone(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
-    let forgotten = memory.forgotten(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
+    let own_keys = memory.own_key_connectors(&me).await.map_err(refused)?;
+    let own_zone = memory.own_zone(&me).await.map_err(refused)?;
+    let forgotten = memory.forgotten(&me).await.map_err(refused)?;
     let prepare_draft = take_flash(&draft_key(PREPARE_DRAFT)).await?;
     Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone, forgotten, prepare_draft })
 }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// Reads the card again from its source, as the person and with the key it was kept with.
 #[server(prefix = "/fn", endpoint = "refresh_card")]
 pub async fn refresh_card(id: i64, record: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     use engine::cards::service::RefreshOutcome;
@@ -11,9 +11,7 @@ pub async fn refresh_card(id: i64, record: String) -> Result<(), ServerFnError> 
     let notice = match memory()?.refresh(&me, id).await {
         Ok(o @ RefreshOutcome::NotChecked(_)) => Notice::refused(format!("{record}: {}", o.sentence())),
         Ok(o) => Notice::ok(format!("{record}: {}", o.sentence())),
-        Err(e) => Notice::refused(memory_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(MY_MEMORY), &notice).await?;
-    go_to(MY_MEMORY);
-    Ok(())
+    notice_back(MY_MEMORY, notice).await
 }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// Writes the card's change into the vault file, or says why not; nothing is written on refusal.
 #[server(prefix = "/fn", endpoint = "apply_improvement")]
 pub async fn apply_improvement(id: i64, back: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::IMPROVE;
     use crate::ssr::*;
     use engine::persona::service::Caller;
@@ -14,9 +14,7 @@ pub async fn apply_improvement(id: i64, back: String) -> Result<(), ServerFnErro
             "Applied improve card #{id}: {} is changed",
             t.improve.map(|i| i.target_path).unwrap_or_default()
         )),
-        Err(e) => Notice::refused(persona_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 #[server(prefix = "/fn", endpoint = "close_improvement")]
 pub async fn close_improvement(id: i64, back: String, reason: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::IMPROVE;
     use crate::ssr::*;
     use engine::persona::service::Caller;
@@ -10,9 +10,7 @@ pub async fn close_improvement(id: i64, back: String, reason: String) -> Result<
     let back = local_path(&back, IMPROVE);
     let notice = match bots()?.close_improvement(&Caller::Person(me), id, &reason).await {
         Ok(_) => Notice::ok(format!("Closed improve card #{id}; nothing was changed in the vault")),
-        Err(e) => Notice::refused(persona_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// Closes the line and inserts the correction that supersedes it. A refusal keeps the text.
 #[server(prefix = "/fn", endpoint = "edit_memory_line")]
 pub async fn edit_memory_line(id: i64, agent: String, text: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::org_agent;
     use crate::ssr::*;
     use engine::persona::service::Caller;
@@ -13,10 +13,8 @@ pub async fn edit_memory_line(id: i64, agent: String, text: String) -> Result<()
         Ok(new) => Notice::ok(format!("Corrected line #{id}; #{} supersedes it and core.md is re-rendered", new.id)),
         Err(e) => {
             set_flash(&memory_draft_key(id), &text).await?;
-            Notice::refused(persona_refusal(&e))
+            Notice::refused(refusal(&e))
         }
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -26,7 +26,7 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
             if matches!(e, PersonaError::NotOnRoster(_)) {
                 not_found();
             }
-            return Err(ServerFnError::new(persona_refusal(&e)));
+            return Err(ServerFnError::new(refusal(&e)));
         }
     };
     let notice = take_flash(&notice_key(&org_agent(&name))).await?;

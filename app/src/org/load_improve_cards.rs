@@ -16,8 +16,7 @@ pub async fn load_improve_cards() -> Result<ImproveData, ServerFnError> {
     use crate::ssr::*;
     use engine::persona::service::Caller;
     let me = signed_in().await?;
-    let cards =
-        bots()?.improve_cards(&Caller::Person(me)).await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
+    let cards = bots()?.improve_cards(&Caller::Person(me)).await.map_err(refused)?;
     let notice = take_flash(&notice_key(IMPROVE)).await?;
     Ok(ImproveData { cards, notice })
 }

@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 #[server(prefix = "/fn", endpoint = "retire_memory_line")]
 pub async fn retire_memory_line(id: i64, agent: String, reason: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::org_agent;
     use crate::ssr::*;
     use engine::persona::service::Caller;
@@ -10,9 +10,7 @@ pub async fn retire_memory_line(id: i64, agent: String, reason: String) -> Resul
     let back = org_agent(&agent);
     let notice = match bots()?.retire_memory(&Caller::Person(me), id, &reason).await {
         Ok(()) => Notice::ok(format!("Retired line #{id}; it stays in the closed lines with your reason")),
-        Err(e) => Notice::refused(persona_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(&back), &notice).await?;
-    go_to(&back);
-    Ok(())
+    notice_back(&back, notice).await
 }

@@ -18,15 +18,10 @@ pub async fn load_people(person: Option<i64>) -> Result<PeopleData, ServerFnErro
     if !me.is_admin {
         return Err(ServerFnError::new("Only an admin can see People"));
     }
-    let directory = org()?.directory().await.map_err(internal)?;
+    let directory = org()?.directory().await.map_err(refused)?;
     let notice = take_flash(&notice_key(PEOPLE)).await?;
     let memory_counts = match person {
-        Some(id) => Some(
-            memory()?
-                .counts_line(&me, engine::org::PersonId(id))
-                .await
-                .map_err(|e| ServerFnError::new(memory_refusal(&e)))?,
-        ),
+        Some(id) => Some(memory()?.counts_line(&me, engine::org::PersonId(id)).await.map_err(refused)?),
         None => None,
     };
     Ok(PeopleData { directory, notice, memory_counts })

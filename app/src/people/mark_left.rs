@@ -4,16 +4,14 @@ use leptos::prelude::*;
 /// of records goes.
 #[server(prefix = "/fn", endpoint = "mark_left")]
 pub async fn mark_left(person: i64) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::PEOPLE;
     use crate::ssr::*;
     use engine::org::PersonId;
     let me = signed_in().await?;
     let notice = match org()?.person_leaves(&me, PersonId(person)).await {
         Ok(sentence) => Notice::ok(sentence),
-        Err(e) => Notice::refused(org_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(PEOPLE), &notice).await?;
-    go_to(&format!("{PEOPLE}?person={person}"));
-    Ok(())
+    notice_back(&format!("{PEOPLE}?person={person}"), notice).await
 }

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 /// The drawer's Department role: a role of their own, or back to their team's.
 #[server(prefix = "/fn", endpoint = "set_person_role")]
 pub async fn set_person_role(person: i64, role: String) -> Result<(), ServerFnError> {
-    use crate::flash::{notice_key, Notice};
+    use crate::flash::Notice;
     use crate::paths::PEOPLE;
     use crate::ssr::*;
     use engine::org::PersonId;
@@ -11,9 +11,7 @@ pub async fn set_person_role(person: i64, role: String) -> Result<(), ServerFnEr
     let role = role_choice(&role)?;
     let notice = match org()?.set_person_role(&me, PersonId(person), role).await {
         Ok(()) => Notice::ok("Saved their department role"),
-        Err(e) => Notice::refused(org_refusal(&e)),
+        Err(e) => Notice::refused(refusal(&e)),
     };
-    set_flash(&notice_key(PEOPLE), &notice).await?;
-    go_to(&format!("{PEOPLE}?person={person}"));
-    Ok(())
+    notice_back(&format!("{PEOPLE}?person={person}"), notice).await
 }

@@ -17,7 +17,7 @@ pub const NEW_SECRET_KEY: &str = "new_api_token";
 pub async fn load_tokens() -> Result<TokensData, ServerFnError> {
     use crate::{flash::notice_key, paths::TOKENS, ssr::*};
     let me = signed_in().await?;
-    let tokens = auth()?.api_tokens(&me).await.map_err(internal)?;
+    let tokens = auth()?.api_tokens(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(TOKENS)).await?;
     let new_secret = take_flash(NEW_SECRET_KEY).await?;
     Ok(TokensData { tokens, notice, new_secret })

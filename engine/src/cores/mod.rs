@@ -280,24 +280,6 @@ pub enum CoreError {
     Internal(String),
 }
 
-impl CoreError {
-    /// A short code for the API's `error` field.
-    pub fn code(&self) -> &'static str {
-        match self {
-            CoreError::NotAllowed(_) => "not_allowed",
-            CoreError::OverLimit { .. } => "over_limit",
-            CoreError::Changed { .. } => "changed",
-            CoreError::SuggestionStale { .. } => "suggestion_stale",
-            CoreError::SuggestionOverLimit { .. } => "over_limit",
-            CoreError::SuggestionDecided(_) => "already_decided",
-            CoreError::NotFound(_) => "not_found",
-            CoreError::Invalid(_) => "invalid",
-            CoreError::BadBefore => "invalid_before",
-            CoreError::Internal(_) => "internal",
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

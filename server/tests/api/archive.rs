@@ -3,10 +3,10 @@
 //! refused untouched; and a server on the imported database serves it once people set new passwords.
 
 use crate::helpers::*;
+use demo::acme_ats::AtsConfig;
+use demo::company::{demo_email, DEMO_PASSWORD};
 use engine::{Clock, SystemClock};
 use reqwest::StatusCode;
-use server::acme_ats::AtsConfig;
-use server::demo::{demo_email, DEMO_PASSWORD};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -21,12 +21,13 @@ async fn enrich(app: &TestApp, vault: &Path) {
     for (based_on, text) in texts.iter().enumerate() {
         assert_eq!(app.save_core(&ada, SALES, based_on as u32, text).await.status(), StatusCode::CREATED);
     }
-    let (ats, _ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
-    server::demo_cards::seed(app.store.as_ref(), &app.memory, app.clock.clone() as Arc<dyn Clock>, &ats)
+    let (ats, _ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    demo::cards::seed(app.store.as_ref(), &app.memory, app.clock.clone() as Arc<dyn Clock>, &ats)
         .await
         .expect("connect the source");
-    server::demo_org::ensure_vault(vault).await.expect("write the demo vault");
-    assert!(server::demo_org::seed_episodes(app.store.clone(), vault, Arc::new(SystemClock)).await.unwrap());
+    let vault: Arc<dyn engine::persona::vault::Vault> = Arc::new(server::vault::FsVault::new(vault));
+    demo::bots::ensure_vault(vault.as_ref()).await.expect("write the demo vault");
+    assert!(demo::bots::seed_episodes(app.store.clone(), vault, Arc::new(SystemClock)).await.unwrap());
 }
 
 /// Each version's time to the microsecond, as an archive keeps it (SQLite keeps nanoseconds).

@@ -1,7 +1,7 @@
 use crate::helpers::*;
+use demo::company::demo_email;
 use reqwest::StatusCode;
 use serde_json::json;
-use server::demo::demo_email;
 
 fn session_cookie(r: &reqwest::Response) -> Option<String> {
     r.headers()

@@ -505,8 +505,7 @@ async fn a_broken_vault_file_is_named_with_its_problem() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
-    let vault = app.vault();
-    assert!(server::demo_org::seed_episodes(app.store.clone(), &vault, std::sync::Arc::new(engine::SystemClock))
+    assert!(demo::bots::seed_episodes(app.store.clone(), app.fs_vault(), std::sync::Arc::new(engine::SystemClock))
         .await
         .unwrap());
     let sam = app.sign_in("sam").await;
@@ -542,7 +541,7 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_correction_in_the_browser_keeps_the_text() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
-    server::demo_org::seed_episodes(app.store.clone(), &app.vault(), std::sync::Arc::new(engine::SystemClock))
+    demo::bots::seed_episodes(app.store.clone(), app.fs_vault(), std::sync::Arc::new(engine::SystemClock))
         .await
         .unwrap();
     let sam = app.sign_in("sam").await;

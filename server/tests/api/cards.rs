@@ -3,12 +3,12 @@
 
 use crate::helpers::*;
 use chrono::{DateTime, Utc};
+use demo::acme_ats::AtsConfig;
 use engine::cards::service::RefreshOutcome;
 use engine::cards::source::KeyMode;
 use engine::org::Person;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
-use server::acme_ats::AtsConfig;
 
 struct Cards {
     app: TestApp,
@@ -23,15 +23,10 @@ async fn spawn_cards() -> Cards {
 
 async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
     let app = spawn_app_with_models(models).await;
-    let (ats, ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
-    server::demo_cards::seed(
-        app.store.as_ref(),
-        &app.memory,
-        app.clock.clone() as std::sync::Arc<dyn engine::Clock>,
-        &ats,
-    )
-    .await
-    .expect("connect the source");
+    let (ats, ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    demo::cards::seed(app.store.as_ref(), &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &ats)
+        .await
+        .expect("connect the source");
     Cards { app, ats, ats_task, connector: 1 }
 }
 
@@ -239,19 +234,19 @@ async fn cards_are_for_their_person_in_a_session_and_an_admin_sees_counts_only()
     assert!(!mine.contains("Nimbus Logistics"), "Ada's own page holds only her cards");
 
     let mut out = Vec::new();
-    let cmd = server::cli::Command::MemoryCards { who: "alice".into(), person: None };
+    let cmd = server::cli::Memory::Cards { who: "alice".into(), person: None };
     server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("L-1001 lead · Acme ATS · read") && text.contains("(pinned)"), "{text}");
     let mut out = Vec::new();
-    let cmd = server::cli::Command::MemoryCards { who: "ada".into(), person: Some("alice".into()) };
+    let cmd = server::cli::Memory::Cards { who: "ada".into(), person: Some("alice".into()) };
     server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "Alice Chen has 2 cards kept (1 pinned) and 2 lists. What they say is theirs alone.\n"
     );
     let mut out = Vec::new();
-    let cmd = server::cli::Command::MemoryCards { who: "sam".into(), person: Some("alice".into()) };
+    let cmd = server::cli::Memory::Cards { who: "sam".into(), person: Some("alice".into()) };
     let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
     assert_eq!(refused, "Only an admin sees another person's counts");
 }
@@ -598,12 +593,12 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     // Her session, her password and her token no longer work.
     let r = browser.get(c.app.url("/profile/memory")).send().await.unwrap();
     assert!(r.status().is_redirection(), "signed out: {}", r.status());
-    let r = c.app.post_sign_in(&client(), &server::demo::demo_email("alice"), server::demo::DEMO_PASSWORD).await;
+    let r = c.app.post_sign_in(&client(), &demo::company::demo_email("alice"), demo::company::DEMO_PASSWORD).await;
     assert!(r.headers()["location"].to_str().unwrap().starts_with("/signin"), "sign-in refused");
     let r = Client::new().get(c.app.url("/api/me")).bearer_auth(&token).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     let mut out = Vec::new();
-    let cmd = server::cli::Command::MemoryCards { who: "alice".into(), person: None };
+    let cmd = server::cli::Memory::Cards { who: "alice".into(), person: None };
     let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
     assert_eq!(refused, "Alice Chen has left and can no longer act here");
 
@@ -712,7 +707,7 @@ async fn memory_state(url: &str, who: &Person) -> ((u32, u32), usize, Vec<u8>) {
     (counts, audit, std::fs::read(path).unwrap())
 }
 
-async fn memory_cli(url: &str, cmd: server::cli::Command) -> String {
+async fn memory_cli(url: &str, cmd: server::cli::Memory) -> String {
     let mut out = Vec::new();
     server::cli::run_memory(&cmd, Some(url.to_string()), &mut out).await.unwrap();
     String::from_utf8(out).unwrap()
@@ -720,7 +715,7 @@ async fn memory_cli(url: &str, cmd: server::cli::Command) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_memory_command_reads_without_changing_the_database() {
-    use server::cli::Command;
+    use server::cli::Memory;
     // This one compares the SQLite file byte for byte; the read-only opening of a PostgreSQL
     // database is tested in postgres.rs.
     if crate::helpers::postgres_backend() {
@@ -746,12 +741,12 @@ async fn every_memory_command_reads_without_changing_the_database() {
     let before = memory_state(&url, &alice).await;
     assert!(before.0 .0 > 0, "Alice still has use rows to lose");
 
-    let mine = memory_cli(&url, Command::MemoryCards { who: "alice".into(), person: None }).await;
+    let mine = memory_cli(&url, Memory::Cards { who: "alice".into(), person: None }).await;
     assert_eq!(mine, "Alice Chen has no cards kept\n", "what may not be shown is left out");
-    let counts = memory_cli(&url, Command::MemoryCards { who: "ada".into(), person: Some("alice".into()) }).await;
+    let counts = memory_cli(&url, Memory::Cards { who: "ada".into(), person: Some("alice".into()) }).await;
     assert_eq!(counts, "Alice Chen has 0 cards kept (0 pinned) and 2 lists. What they say is theirs alone.\n");
-    assert!(memory_cli(&url, Command::MemoryRoles).await.contains("Sales (role:sales)"));
-    memory_cli(&url, Command::MemoryCore("company:role:sales".into())).await;
+    assert!(memory_cli(&url, Memory::Roles).await.contains("Sales (role:sales)"));
+    memory_cli(&url, Memory::Core { scope: "company:role:sales".into() }).await;
 
     let after = memory_state(&url, &alice).await;
     assert_eq!(after.0, before.0, "no use row went");
@@ -878,16 +873,11 @@ async fn spawn_partial(ats: &str) -> Partial {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_field_the_source_leaves_out_is_unknown_never_a_change() {
     let app = spawn_app().await;
-    let (ats, _ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    let (ats, _ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     let partial = spawn_partial(&ats).await;
-    server::demo_cards::seed(
-        &*app.store,
-        &app.memory,
-        app.clock.clone() as std::sync::Arc<dyn engine::Clock>,
-        &partial.base,
-    )
-    .await
-    .expect("connect the source");
+    demo::cards::seed(&*app.store, &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &partial.base)
+        .await
+        .expect("connect the source");
     let alice = person(&app, "alice").await;
     let l2 = card_of(&app, &alice, "L-1002").await.expect("L-1002 is kept for Alice");
     let mut rec = lead(&ats, "L-1002").await;

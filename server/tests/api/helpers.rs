@@ -2,11 +2,11 @@
 //! or, with `ENGRAM_TEST_BACKEND=postgres`, a new database on the PostgreSQL server that
 //! `ENGRAM_TEST_POSTGRES_URL` names (an admin URL; the database is dropped with the app).
 
+use demo::company::{demo_email, seed_if_empty, DEMO_PASSWORD};
 use engine::store::Store;
 use engine::{Clock, ManualClock};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
-use server::demo::{demo_email, seed_if_empty, DEMO_PASSWORD};
 use server::secrets::KeySetting;
 use server::{Application, Settings};
 use std::sync::Arc;
@@ -123,7 +123,7 @@ pub async fn spawn_bots_app(models: server::llm::ModelSettings, max_per_day: u32
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     let vault = dir.path().join("vault");
-    server::demo_org::ensure_vault(&vault).await.expect("write the demo vault");
+    demo::bots::ensure_vault(&server::vault::FsVault::new(&vault)).await.expect("write the demo vault");
     let mut app = spawn_with(&database_url, move |s| {
         s.vault = Some(vault);
         s.models = models;
@@ -258,11 +258,19 @@ impl TestApp {
         self.settings.vault.clone().expect("a vault")
     }
 
+    /// The vault as the server reads and writes it.
+    pub fn fs_vault(&self) -> std::sync::Arc<dyn engine::persona::vault::Vault> {
+        std::sync::Arc::new(server::vault::FsVault::new(self.vault()))
+    }
+
     /// Runs `engram org <args>` in process against this server's database and vault.
     pub async fn org_cli(&self, args: &[&str]) -> Result<String, server::org_cli::CliError> {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        use clap::Parser;
+        let parsed = server::cli::Cli::try_parse_from(["engram", "org"].iter().chain(args))
+            .map_err(|e| server::org_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
+        let Some(server::cli::Command::Org(org)) = parsed.command else { panic!("not an org command: {args:?}") };
         let mut out = Vec::new();
-        server::org_cli::run(&args, &self.settings, &mut out).await?;
+        server::org_cli::run(&org, &self.settings, &mut out).await?;
         Ok(String::from_utf8(out).expect("utf-8"))
     }
 

@@ -3,10 +3,10 @@
 //! start with a sentence, and after `engram keys rotate` the source still gets the right keys.
 
 use crate::helpers::*;
+use demo::acme_ats::AtsConfig;
 use engine::cards::service::RefreshOutcome;
 use engine::cards::source::KeyMode;
 use engine::org::Person;
-use server::acme_ats::AtsConfig;
 use server::secrets::{KeySetting, SecretKey};
 use server::{Application, Settings};
 use std::os::unix::fs::PermissionsExt;
@@ -14,9 +14,9 @@ use std::path::PathBuf;
 
 /// The demo company with the demo's Acme ATS connected: its company key and people's own keys.
 async fn with_source(app: &TestApp) -> (String, tokio::task::JoinHandle<std::io::Result<()>>) {
-    let (ats, task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    let (ats, task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     let clock = app.clock.clone() as std::sync::Arc<dyn engine::Clock>;
-    server::demo_cards::seed(app.store.as_ref(), &app.memory, clock, &ats).await.expect("connect the source");
+    demo::cards::seed(app.store.as_ref(), &app.memory, clock, &ats).await.expect("connect the source");
     (ats, task)
 }
 

@@ -1,8 +1,8 @@
 //! Every request has an id, sent back in `X-Request-Id` and written on its log lines.
 
 use crate::helpers::{client, spawn_app};
+use demo::company::demo_email;
 use reqwest::StatusCode;
-use server::demo::demo_email;
 use std::sync::{Mutex, OnceLock};
 
 /// Everything the server logs in this test process. The server answers on other threads than

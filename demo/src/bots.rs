@@ -2,31 +2,29 @@
 //! pipeline (wake, wake-done, reflect, proposal) with recorded model replies, so the agent pages
 //! show real content without a model.
 
-use crate::llm::{Recorded, RecordedModel};
-use crate::vault::FsVault;
+use async_trait::async_trait;
+use engine::persona::model::{ChatModel, ModelChoice, ModelError, Models};
 use engine::persona::service::{Bots, Caller, WakeReport};
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::Clock;
-use std::path::Path;
 use std::sync::Arc;
 
 /// The vault the demo ships, written out when the folder has no configuration yet.
 pub const VAULT_FILES: [(&str, &str); 9] = [
-    (".agents/org/org.yaml", include_str!("../../demo/vault/.agents/org/org.yaml")),
-    (".agents/org/org-agents.json", include_str!("../../demo/vault/.agents/org/org-agents.json")),
-    (".agents/org/memory/scout.md", include_str!("../../demo/vault/.agents/org/memory/scout.md")),
-    (".agents/org/memory/helper.md", include_str!("../../demo/vault/.agents/org/memory/helper.md")),
-    (".agents/org/memory/builder.md", include_str!("../../demo/vault/.agents/org/memory/builder.md")),
-    ("knowledge/scout/qualifying.md", include_str!("../../demo/vault/knowledge/scout/qualifying.md")),
-    ("knowledge/helper/refunds.md", include_str!("../../demo/vault/knowledge/helper/refunds.md")),
-    ("knowledge/builder/releases.md", include_str!("../../demo/vault/knowledge/builder/releases.md")),
+    (".agents/org/org.yaml", include_str!("../vault/.agents/org/org.yaml")),
+    (".agents/org/org-agents.json", include_str!("../vault/.agents/org/org-agents.json")),
+    (".agents/org/memory/scout.md", include_str!("../vault/.agents/org/memory/scout.md")),
+    (".agents/org/memory/helper.md", include_str!("../vault/.agents/org/memory/helper.md")),
+    (".agents/org/memory/builder.md", include_str!("../vault/.agents/org/memory/builder.md")),
+    ("knowledge/scout/qualifying.md", include_str!("../vault/knowledge/scout/qualifying.md")),
+    ("knowledge/helper/refunds.md", include_str!("../vault/knowledge/helper/refunds.md")),
+    ("knowledge/builder/releases.md", include_str!("../vault/knowledge/builder/releases.md")),
     (".agents/org/runs/README.md", "Transcripts of the bots' runs, one JSON line per tool call or result.\n"),
 ];
 
-/// Writes the demo vault into `root` unless it already holds a configuration.
-pub async fn ensure_vault(root: &Path) -> Result<bool, String> {
-    let vault = FsVault::new(root);
+/// Writes the demo vault unless it already holds a configuration.
+pub async fn ensure_vault(vault: &dyn Vault) -> Result<bool, String> {
     if vault.read(engine::persona::vault::ORG_AGENTS_JSON).await.map_err(|e| e.to_string())?.is_some() {
         return Ok(false);
     }
@@ -162,15 +160,18 @@ const REPLIES: [&str; 7] = [
     r#"{"operations": [{"op": "none"}]}"#,
 ];
 
-/// Records the demo wakes if no bot has an episode yet. Returns whether it did.
-pub async fn seed_episodes(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn Clock>) -> Result<bool, String> {
+/// Records the demo runs if no bot has an episode yet. Returns whether it did.
+pub async fn seed_episodes(
+    store: Arc<dyn Store>,
+    vault: Arc<dyn Vault>,
+    clock: Arc<dyn Clock>,
+) -> Result<bool, String> {
     for agent in ["scout", "helper", "builder"] {
         if !store.episodes(agent, None).await.map_err(|e| e.to_string())?.is_empty() {
             return Ok(false);
         }
     }
     let recorded = Arc::new(RecordedModel::new(REPLIES.iter().map(|r| r.to_string()).collect()));
-    let vault = Arc::new(FsVault::new(vault_root));
     let bots = Bots::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
     let op = Caller::Operator;
     let e = |e: engine::persona::service::PersonaError| e.to_string();
@@ -206,4 +207,43 @@ pub async fn seed_episodes(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<
         }
     }
     Ok(true)
+}
+
+/// Replays recorded replies in order: the demo seeds its episodes through the real pipeline with
+/// these, so no model is needed to show real content.
+pub struct RecordedModel {
+    replies: std::sync::Mutex<std::collections::VecDeque<String>>,
+}
+
+impl RecordedModel {
+    pub fn new(replies: Vec<String>) -> Self {
+        Self { replies: std::sync::Mutex::new(replies.into()) }
+    }
+}
+
+#[async_trait]
+impl ChatModel for RecordedModel {
+    fn name(&self) -> String {
+        "recorded/demo".to_string()
+    }
+
+    async fn chat(&self, _system: &str, _user: &str) -> Result<String, ModelError> {
+        let mut q = self.replies.lock().map_err(|_| ModelError::BadResponse("poisoned".into()))?;
+        q.pop_front().ok_or_else(|| ModelError::Unreachable("no recorded reply left".into()))
+    }
+}
+
+pub struct Recorded(pub Arc<RecordedModel>);
+
+impl Models for Recorded {
+    fn resolve(&self, agent_model: &str) -> ModelChoice {
+        if agent_model == "off" {
+            return ModelChoice::Off("this agent's reflect.model is off".into());
+        }
+        ModelChoice::Use(self.0.clone())
+    }
+
+    fn describe(&self) -> String {
+        "Reflect replays recorded replies.".to_string()
+    }
 }

@@ -2,7 +2,7 @@
 //! "my work" queries, and the first cards, kept through the real pipeline (a read as each person).
 
 use crate::acme_ats::AtsConfig;
-use crate::demo::demo_email;
+use crate::company::demo_email;
 use engine::cards::access::DataLabel;
 use engine::cards::service::PersonMemory;
 use engine::cards::source::{Freshness, KeyMode, RecordShape, ShapeField};

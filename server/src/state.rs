@@ -1,0 +1,54 @@
+//! What every handler and page render shares. The routers and `startup` both use it; it uses neither.
+
+use crate::security;
+use app::shell;
+use axum::extract::FromRef;
+use engine::auth::service::AuthService;
+use engine::cards::service::PersonMemory;
+use engine::cores::service::CoreService;
+use engine::org::service::OrgService;
+use engine::persona::service::Bots;
+use engine::store::Store;
+use engine::Clock;
+use leptos::config::LeptosOptions;
+use leptos::prelude::{provide_context, IntoView};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub cores: CoreService,
+    pub org: OrgService,
+    pub auth: AuthService,
+    pub bots: Bots,
+    pub memory: PersonMemory,
+    /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
+    pub trust_forwarded_for: bool,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
+
+/// What every page render can use from context.
+pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
+    let (bots, memory) = (state.bots.clone(), state.memory.clone());
+    move || {
+        provide_context(cores.clone());
+        provide_context(org.clone());
+        provide_context(auth.clone());
+        provide_context(bots.clone());
+        provide_context(memory.clone());
+    }
+}
+
+/// The app's shell, with the page's Content-Security-Policy for this render's nonce.
+pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
+    security::set_page_policy();
+    shell(options)
+}
