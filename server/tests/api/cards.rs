@@ -702,7 +702,7 @@ async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
 
 /// What `engram memory …` could change, read without writing.
 async fn memory_state(url: &str, who: &Person) -> ((u32, u32), usize, Vec<u8>) {
-    use engine::cards::store::CardStore;
+    use engine::cards::store::KeptCardStore;
     use engine::store::OrgStore;
     let store = server::store::SqliteStore::open_read_only(url).await.unwrap();
     let counts = store.counts(who.id).await.unwrap();
