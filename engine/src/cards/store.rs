@@ -2,7 +2,7 @@
 
 use super::access::{CardOrigin, DataLabel, KeyKind};
 use super::activation::UseSummary;
-use super::select::CardField;
+use super::source::CardField;
 use super::source::{Connector, Freshness, KeyMode, RecordShape};
 use crate::org::{PersonId, RoleId};
 use crate::store::{Actor, StoreError};

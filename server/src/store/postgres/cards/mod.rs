@@ -21,7 +21,7 @@ use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
-use engine::cards::select::CardField;
+use engine::cards::source::CardField;
 use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
 use engine::cards::store::{
     after_read, Card, CardUse, Forgotten, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
