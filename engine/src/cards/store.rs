@@ -209,6 +209,11 @@ pub trait KeptCardStore: Send + Sync {
     /// Inserts the card, or updates the one with the same identity (connector, kind, record,
     /// key kind, person read as), keeping what [`after_read`] says it holds.
     async fn upsert_card(&self, card: &NewCard) -> Result<Card, StoreError>;
+    /// Keeps one record for a person in one transaction: finds or makes its card as `upsert_card`
+    /// does, reads what [`plan_keep`](super::keep::plan_keep) needs and carries out its plan,
+    /// removing (audited) the use it evicts. Returns whether the person keeps the record; the
+    /// card is brought up to date either way.
+    async fn keep_card(&self, keep: &super::keep::Keep, actor: Actor) -> Result<bool, StoreError>;
     async fn card(&self, id: i64) -> Result<Option<Card>, StoreError>;
     /// Removes the card and every use of it, with an audited reason.
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;

@@ -14,6 +14,7 @@ mod cards;
 mod connectors;
 mod cores;
 mod idempotency;
+mod keep;
 mod org;
 mod persona;
 mod tokens;

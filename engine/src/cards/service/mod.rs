@@ -17,7 +17,7 @@ pub use reading::{FieldChange, RefreshOutcome};
 pub use views::CardView;
 
 use crate::cards::access::{decide, Decision, KeyKind, Reader};
-use crate::cards::activation::{admit, rank_score, use_weight, Admission, Use, UseSummary, CARD_CAP};
+use crate::cards::activation::{rank_score, use_weight};
 use crate::cards::source::CardField;
 use crate::cards::source::{keep_fields, Connector, KeyMode, ReadKey, RecordShape, Source, SourceError};
 use crate::cards::store::{Card, CardUse, MyWorkQuery, NewCard, PrepareSetting};

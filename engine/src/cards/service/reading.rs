@@ -2,6 +2,7 @@
 //! and Refresh reads one card again.
 
 use super::*;
+use crate::cards::keep::Keep;
 
 /// How a record comes to be kept: by a read, weighed by how many records it returned, or by the
 /// person pinning back a record they forgot.
@@ -82,6 +83,8 @@ impl PersonMemory {
         Ok(kept)
     }
 
+    /// Keeps one record for the person: the store finds or makes its card, records the use and
+    /// holds the cap, all in one transaction (see [`crate::cards::keep`]).
     pub(super) async fn keep(
         &self,
         person: &Person,
@@ -99,70 +102,29 @@ impl PersonMemory {
             return Ok(false);
         }
         let Some(read) = keep_fields(shape, record) else { return Ok(false) };
-        let record_id = read.id;
         let now = self.now();
-        let read_as = kind.is_personal().then_some(person.id);
         let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
-        let card = self
-            .store
-            .upsert_card(&NewCard {
+        let keep = Keep {
+            person: person.id,
+            card: NewCard {
                 connector: c.id,
                 tool: shape.tool.clone(),
                 kind: shape.kind.clone(),
-                record_id: record_id.clone(),
+                record_id: read.id,
                 version: read.version,
                 fields: read.fields,
                 missing: read.missing,
                 read_with: kind,
-                read_as,
+                read_as: kind.is_personal().then_some(person.id),
                 label_when_read: c.label,
                 open_when,
                 read_at: now,
-            })
-            .await
-            .map_err(internal)?;
-        let existing = self.store.card_use(person.id, card.id).await.map_err(internal)?;
-        let is_new = existing.is_none();
-        if is_new && !pin_back {
-            let forgotten =
-                self.store.forgotten_until(person.id, c.id, &shape.kind, &record_id).await.map_err(internal)?;
-            if forgotten.is_some_and(|until| until > now) {
-                return Ok(false);
-            }
-        }
-        let mut u = existing.unwrap_or(CardUse {
-            person: person.id,
-            card: card.id,
-            summary: UseSummary::default(),
-            pinned: false,
-            last_use: now,
-        });
-        u.summary.record(Use { at: now, weight });
-        u.last_use = now;
-        u.pinned |= pin_back;
-        // A pinned card never needs to outrank anything: pins sit above the cap's contest.
-        if is_new && !u.pinned {
-            // A new card gets in only when it outranks the weakest kept one; pinned cards stay.
-            let new_score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
-            let others: Vec<(Card, CardUse)> =
-                self.store.kept(person.id).await.map_err(internal)?.into_iter().filter(|(_, u)| !u.pinned).collect();
-            let (kept, pinned) = self.store.counts(person.id).await.map_err(internal)?;
-            let room = (CARD_CAP as u32).saturating_sub(pinned) as usize;
-            let scores: Vec<f64> =
-                others.iter().map(|(c, u)| rank_score(u.summary.activation(now), u.pinned, c.open_work)).collect();
-            debug_assert_eq!(others.len() as u32 + pinned, kept);
-            match admit(&scores, room, new_score) {
-                Admission::Admit => {}
-                Admission::AdmitEvicting(i) => self
-                    .store
-                    .remove_use(person.id, others[i].0.id, "outranked by a new card", self.actor(None))
-                    .await
-                    .map_err(internal)?,
-                Admission::Refuse => return Ok(false),
-            }
-        }
-        self.store.save_use(&u).await.map_err(internal)?;
-        Ok(true)
+            },
+            weight,
+            pin_back,
+            at: now,
+        };
+        self.store.keep_card(&keep, self.actor(None)).await.map_err(internal)
     }
 
     /// Reads the card again from its source, as the person and with the key it was kept with.
