@@ -16,6 +16,48 @@ pub struct Sheet {
     pub roles: Vec<(i64, String)>,
 }
 
+/// The setup sheet's settings, as its form sends them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsForm {
+    pub key_mode: String,
+    pub label: String,
+    pub keep_cards: bool,
+    pub killed: bool,
+    pub structured: crate::cards::source::Freshness,
+    pub free_text: crate::cards::source::Freshness,
+    pub hourly_limit: u32,
+}
+
+/// A shape as the admin confirms it on the sheet: `fields` holds one field a line,
+/// `name: structured` or `name: free text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeForm {
+    pub connector: i64,
+    pub tool: String,
+    pub kind: String,
+    pub id_field: String,
+    pub version_field: String,
+    pub get_tool: String,
+    pub fields: String,
+}
+
+/// Reads the shape form's fields, one a line; a line that is neither kind is refused by name.
+pub fn parse_shape_fields(text: &str) -> Result<Vec<crate::cards::source::ShapeField>, MemoryError> {
+    let mut parsed = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match line.split_once(':') {
+            Some((n, k)) if !n.trim().is_empty() && matches!(k.trim(), "structured" | "free text") => parsed
+                .push(crate::cards::source::ShapeField { name: n.trim().to_string(), free_text: k.trim() == "free text" }),
+            _ => {
+                return Err(MemoryError::Invalid(format!(
+                    "Write each field as \u{201c}name: structured\u{201d} or \u{201c}name: free text\u{201d}; not \u{201c}{line}\u{201d}"
+                )))
+            }
+        }
+    }
+    Ok(parsed)
+}
+
 /// Asking again for the same tools within this long answers the drafts already made.
 pub const DRAFT_REUSE_MINS: i64 = 10;
 
@@ -329,6 +371,70 @@ impl PersonMemory {
         self.store.set_keep_cards(connector, on, actor).await.map_err(internal)
     }
 
+    /// The sheet's form: the key mode and label must be ones the lists offer; then as
+    /// [`save_settings`](Self::save_settings).
+    pub async fn save_settings_form(
+        &self,
+        admin: &Person,
+        id: i64,
+        form: &SettingsForm,
+    ) -> Result<String, MemoryError> {
+        Self::admin(admin)?;
+        let (Some(mode), Some(label)) =
+            (KeyMode::parse(&form.key_mode), crate::cards::access::DataLabel::parse(&form.label))
+        else {
+            return Err(MemoryError::Invalid("Choose a key mode and a data label from the lists".into()));
+        };
+        let mut c = self.connector(id).await?;
+        c.key_mode = mode;
+        c.label = label;
+        c.keep_cards = form.keep_cards;
+        c.killed = form.killed;
+        c.structured = form.structured;
+        c.free_text = form.free_text;
+        c.hourly_limit = form.hourly_limit;
+        self.save_settings(admin, &c).await
+    }
+
+    /// Ticks or unticks one read tool. Only a read tool the source lists now can be ticked;
+    /// unticking may remove cards no tool reads any more.
+    pub async fn tick_tool(&self, admin: &Person, id: i64, tool: &str, on: bool) -> Result<String, MemoryError> {
+        Self::admin(admin)?;
+        let mut c = self.connector(id).await?;
+        if on {
+            let listed = match self.store.company_key(id).await.map_err(internal)? {
+                Some(key) => self.source.tools(&c.base_url, &key).await.unwrap_or_default(),
+                None => Vec::new(),
+            };
+            if !listed.iter().any(|t| t.access == "read" && t.name == tool) {
+                return Err(MemoryError::Invalid(format!("{tool} is not a read tool the source lists")));
+            }
+        }
+        c.ticked.retain(|t| t != tool);
+        if on {
+            c.ticked.push(tool.to_string());
+        }
+        self.save_settings(admin, &c).await
+    }
+
+    /// The sheet's shape form: its fields are read, then the shape is confirmed as
+    /// [`confirm_shape`](Self::confirm_shape) does. Returns the shape confirmed.
+    pub async fn confirm_shape_form(&self, admin: &Person, form: &ShapeForm) -> Result<RecordShape, MemoryError> {
+        Self::admin(admin)?;
+        let shape = RecordShape {
+            connector: form.connector,
+            tool: form.tool.clone(),
+            kind: form.kind.trim().to_string(),
+            id_field: form.id_field.trim().to_string(),
+            version_field: Some(form.version_field.trim().to_string()).filter(|v| !v.is_empty()),
+            fields: parse_shape_fields(&form.fields)?,
+            get_tool: form.get_tool.trim().to_string(),
+            confirmed: true,
+        };
+        self.confirm_shape(admin, &shape).await?;
+        Ok(shape)
+    }
+
     pub async fn set_key_mode(
         &self,
         admin: &Person,
@@ -340,5 +446,27 @@ impl PersonMemory {
         self.connector(connector).await?;
         let actor = Actor { person: Some(admin.id), at: self.now() };
         self.store.set_key_mode(connector, mode, own_key_tools, actor).await.map_err(internal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cards::source::ShapeField;
+
+    #[test]
+    fn shape_fields_are_read_one_a_line_and_a_bad_line_is_named() {
+        let f = |name: &str, free_text| ShapeField { name: name.into(), free_text };
+        assert_eq!(
+            parse_shape_fields("company: structured\n\n  notes : free text \n").unwrap(),
+            vec![f("company", false), f("notes", true)]
+        );
+        assert_eq!(parse_shape_fields("").unwrap(), vec![]);
+        for bad in ["company", "company: number", ": structured"] {
+            let Err(MemoryError::Invalid(why)) = parse_shape_fields(&format!("stage: structured\n{bad}")) else {
+                panic!("{bad} was accepted")
+            };
+            assert!(why.ends_with(&format!("not \u{201c}{}\u{201d}", bad.trim())), "{why}");
+        }
     }
 }

@@ -10,7 +10,7 @@ mod prepare;
 mod reading;
 mod views;
 
-pub use connectors::{Sheet, DRAFT_REUSE_MINS};
+pub use connectors::{parse_shape_fields, SettingsForm, ShapeForm, Sheet, DRAFT_REUSE_MINS};
 pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
 pub use prepare::{due_today, PREPARE_WINDOW_MINS};
 pub use reading::{FieldChange, RefreshOutcome};
