@@ -10,14 +10,14 @@ use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use server::acme_ats::AtsConfig;
 
-struct Cards {
-    app: TestApp,
-    ats: String,
+pub(crate) struct Cards {
+    pub(crate) app: TestApp,
+    pub(crate) ats: String,
     ats_task: tokio::task::JoinHandle<std::io::Result<()>>,
     connector: i64,
 }
 
-async fn spawn_cards() -> Cards {
+pub(crate) async fn spawn_cards() -> Cards {
     spawn_cards_with(crate::model_server::no_models()).await
 }
 
@@ -35,12 +35,12 @@ async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {
     Cards { app, ats, ats_task, connector: 1 }
 }
 
-async fn person(app: &TestApp, login: &str) -> Person {
+pub(crate) async fn person(app: &TestApp, login: &str) -> Person {
     let (p, _) = app.engine.store().credentials(&format!("{login}@acme.example")).await.unwrap().unwrap();
     p
 }
 
-async fn card_of(app: &TestApp, who: &Person, record: &str) -> Option<i64> {
+pub(crate) async fn card_of(app: &TestApp, who: &Person, record: &str) -> Option<i64> {
     app.memory.my_cards(who).await.unwrap().into_iter().find(|c| c.record_id == record).map(|c| c.card)
 }
 

@@ -12,4 +12,5 @@ mod model_server;
 mod org;
 mod pages;
 mod postgres;
+mod racing_reads;
 mod tracing;
