@@ -3,6 +3,7 @@
 //! Nothing here knows about HTTP, Leptos or SQL. The pure parts (token counting, limits, diffs)
 //! compile to wasm so the browser's meter counts exactly as the server does.
 
+pub mod archive;
 #[cfg(feature = "server")]
 pub mod auth;
 pub mod cards;

@@ -3,7 +3,7 @@ use crate::models::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;
-use crate::{api, auth, guard, idempotency, request_id, security, statics};
+use crate::{api, auth, guard, idempotency, request_id, secrets, security, statics};
 use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
@@ -59,6 +59,8 @@ fn app_routes() -> Vec<leptos_axum::AxumRouteListing> {
 pub enum StartupError {
     #[error("could not open the database: {0}")]
     Database(String),
+    #[error(transparent)]
+    Secrets(#[from] secrets::SecretError),
     #[error("could not set up sessions: {0}")]
     Sessions(String),
     #[error("could not serve: {0}")]
@@ -92,6 +94,8 @@ impl Application {
             }
         }
         let opened = AnyStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
+        // Before anything is served: a wrong or missing key stops the start here, never a source's read later.
+        let opened = secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
         let store = opened.shared();
         let engine = Engine::new(store.clone(), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));

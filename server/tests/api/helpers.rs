@@ -7,9 +7,13 @@ use engine::{Clock, ManualClock};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
 use server::demo::{demo_email, seed_if_empty, DEMO_PASSWORD};
+use server::secrets::KeySetting;
 use server::{Application, Settings};
 use std::sync::Arc;
 use tempfile::TempDir;
+
+/// The secret key of the test servers on PostgreSQL.
+pub const TEST_SECRET_KEY: &str = "dGVzdCBzZXJ2ZXJzJyBzZWNyZXQga2V5LCAzMiBieXQ=";
 
 pub struct TestApp {
     pub base: String,
@@ -68,8 +72,23 @@ pub async fn spawn_postgres_app() -> TestApp {
 /// Starts a server on an existing (or new) database, as a restart would. A PostgreSQL database
 /// handed over by `stop` is dropped when this app goes.
 pub async fn spawn_app_on(database_url: &str) -> TestApp {
-    let mut app = spawn_with(database_url, |_| {}).await;
+    spawn_app_on_with(database_url, |_| {}).await
+}
+
+/// As `spawn_app_on`, with the settings changed first.
+pub async fn spawn_app_on_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut app = spawn_with(database_url, configure).await;
     app.owned = PgDatabase::adopt(database_url);
+    app
+}
+
+/// The demo company on a fresh database of the test backend, with the settings changed first.
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (database_url, owned) = fresh_database(&dir).await;
+    let mut app = spawn_with(&database_url, configure).await;
+    app.dir = Some(dir);
+    app.owned = owned;
     app
 }
 
@@ -123,6 +142,11 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     // No test reaches a model it did not start, whatever runs on this machine.
     settings.models = crate::model_server::no_models();
     settings.run_jobs = false;
+    // A PostgreSQL database has no folder beside it for a key file; every server a test starts on
+    // one (a restart, a second server) shares this key, as servers on one database share theirs.
+    if !database_url.starts_with("sqlite:") && settings.secret_key == KeySetting::BesideDatabase {
+        settings.secret_key = KeySetting::Given(TEST_SECRET_KEY.to_string());
+    }
     configure(&mut settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let clock = Arc::new(ManualClock::new(chrono::Utc::now()));

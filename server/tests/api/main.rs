@@ -1,5 +1,6 @@
 //! Integration tests: the real server on port 0, a real SQLite file (or PostgreSQL database), driven over HTTP.
 
+mod archive;
 mod auth;
 mod bots;
 mod cards;
@@ -13,4 +14,5 @@ mod org;
 mod pages;
 mod postgres;
 mod racing_reads;
+mod secrets;
 mod tracing;
