@@ -12,10 +12,7 @@ pub mod cores;
 pub mod diff;
 pub mod org;
 pub mod persona;
-pub mod service;
 pub mod store;
-pub mod throttle;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use service::Engine;

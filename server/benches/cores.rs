@@ -2,11 +2,12 @@
 //! Run with `cargo bench -p server --bench cores`. Figures are printed, never asserted.
 
 use chrono::Utc;
+use engine::cores::service::CoreService;
 use engine::cores::CoreScope;
 use engine::org::{Company, RoleSlug, TimeZoneName};
 use engine::store::{Actor, NewPerson, OrgStore};
 use engine::tokens::count_tokens;
-use engine::{Engine, SystemClock};
+use engine::SystemClock;
 use server::store::SqliteStore;
 use std::hint::black_box;
 use std::io::Write;
@@ -87,7 +88,7 @@ async fn bench_core_saves(out: &mut impl Write) {
         )
         .await
         .unwrap();
-    let engine = Engine::new(Arc::new(store), Arc::new(SystemClock));
+    let cores = CoreService::new(Arc::new(store), Arc::new(SystemClock));
     let scope = CoreScope::Company(slug);
     let base =
         "Stages: New, Qualified, Proposal, Won, Lost.\nDiscounts over 15% need the lead's approval.\n".repeat(10);
@@ -97,7 +98,7 @@ async fn bench_core_saves(out: &mut impl Write) {
     for v in 0..saves {
         let text = format!("{base}Revision {v}.");
         let t = Instant::now();
-        engine.save_core(&admin, &scope, v, &text, "bench").await.expect("save");
+        cores.save_core(&admin, &scope, v, &text, "bench").await.expect("save");
         latencies.push(t.elapsed());
     }
     let total = start.elapsed();

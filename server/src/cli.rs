@@ -2,9 +2,11 @@
 
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
 use crate::store::{Backend, PgStore, SqliteStore};
+use engine::cores::service::CoreService;
 use engine::cores::{core_status, CoreScope};
+use engine::org::service::OrgService;
 use engine::tokens::meter;
-use engine::{Engine, SystemClock};
+use engine::SystemClock;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -115,14 +117,15 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
     if let Command::MemoryCards { who, person } = command {
         return cards(store, who, person.as_deref(), out).await;
     }
-    let engine = Engine::new(store, Arc::new(SystemClock));
+    let org = OrgService::new(store.clone(), Arc::new(SystemClock));
+    let cores = CoreService::new(store, Arc::new(SystemClock));
     let w = |e: std::io::Error| e.to_string();
     match command {
         Command::MemoryRoles => {
-            let dir = engine.directory().await.map_err(|e| e.to_string())?;
+            let dir = org.directory().await.map_err(|e| e.to_string())?;
             for role in &dir.roles {
                 let (_, current) =
-                    engine.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(|e| e.to_string())?;
+                    cores.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(|e| e.to_string())?;
                 let status = core_status(
                     "company core",
                     current.as_ref().map(|c| c.version),
@@ -134,7 +137,7 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
         }
         Command::MemoryCore(key) => {
             let scope = CoreScope::parse(key).map_err(|e| e.to_string())?;
-            let (subject, current) = engine.current_core(&scope).await.map_err(|e| e.to_string())?;
+            let (subject, current) = cores.current_core(&scope).await.map_err(|e| e.to_string())?;
             match current {
                 Some(c) => {
                     writeln!(

@@ -11,7 +11,7 @@ pub mod demo_cards;
 pub mod demo_org;
 pub mod guard;
 pub mod idempotency;
-pub mod models;
+pub mod llm;
 pub mod org_api;
 pub mod org_cli;
 pub mod password;

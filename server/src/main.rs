@@ -128,10 +128,10 @@ async fn main() -> ExitCode {
                 }
             };
             if with_demo {
-                match demo::seed_if_empty(app.store().as_ref(), app.engine()).await {
+                match demo::seed_if_empty(app.store().as_ref(), app.cores()).await {
                     Ok(true) => {
                         if let Some(vault) = &vault {
-                            match demo_org::seed_runs(app.store().clone(), vault, Arc::new(SystemClock)).await {
+                            match demo_org::seed_episodes(app.store().clone(), vault, Arc::new(SystemClock)).await {
                                 Ok(_) => tracing::info!("recorded the demo bots' first runs"),
                                 Err(e) => tracing::warn!(error = %e, "could not record the demo bots' runs"),
                             }

@@ -15,7 +15,7 @@ pub async fn confirm_shape(
     use crate::paths::connector;
     use crate::ssr::*;
     use engine::cards::service::ShapeForm;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = connector(id);
     let form = ShapeForm { connector: id, tool, kind, id_field, version_field, get_tool, fields };
     let notice = match memory()?.confirm_shape_form(&me, &form).await {

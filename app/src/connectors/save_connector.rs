@@ -22,7 +22,7 @@ pub async fn save_connector(
     use crate::ssr::*;
     use engine::cards::service::SettingsForm;
     use engine::cards::source::Freshness;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = connector(id);
     let form = SettingsForm {
         key_mode,

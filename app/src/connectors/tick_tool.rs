@@ -6,7 +6,7 @@ pub async fn tick_tool(id: i64, tool: String, on: bool) -> Result<(), ServerFnEr
     use crate::flash::{notice_key, Notice};
     use crate::paths::connector;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = connector(id);
     let notice = match memory()?.tick_tool(&me, id, &tool, on).await {
         Ok(line) => Notice::ok(line),

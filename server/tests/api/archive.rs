@@ -26,7 +26,7 @@ async fn enrich(app: &TestApp, vault: &Path) {
         .await
         .expect("connect the source");
     server::demo_org::ensure_vault(vault).await.expect("write the demo vault");
-    assert!(server::demo_org::seed_runs(app.store.clone(), vault, Arc::new(SystemClock)).await.unwrap());
+    assert!(server::demo_org::seed_episodes(app.store.clone(), vault, Arc::new(SystemClock)).await.unwrap());
 }
 
 /// Each version's time to the microsecond, as an archive keeps it (SQLite keeps nanoseconds).

@@ -22,7 +22,8 @@ pub struct TestApp {
     pub settings: Settings,
     /// The server's own store, for fixtures the API does not offer.
     pub store: Arc<dyn Store>,
-    pub engine: engine::Engine,
+    pub cores: engine::cores::service::CoreService,
+    pub org: engine::org::service::OrgService,
     pub memory: engine::cards::service::PersonMemory,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
@@ -93,7 +94,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
 }
 
 /// The demo company with the models given.
-pub async fn spawn_app_with_models(models: server::models::ModelSettings) -> TestApp {
+pub async fn spawn_app_with_models(models: server::llm::ModelSettings) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     let mut app = spawn_with(&database_url, move |s| s.models = models).await;
@@ -118,7 +119,7 @@ pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
 }
 
 /// A server with the demo vault in its temporary folder, and the models and cap given.
-pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
+pub async fn spawn_bots_app(models: server::llm::ModelSettings, max_per_day: u32) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     let vault = dir.path().join("vault");
@@ -153,13 +154,14 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let app = Application::build_with_clock(settings.clone(), listener, clock.clone() as Arc<dyn Clock>)
         .await
         .expect("build the app");
-    seed_if_empty(app.store().as_ref(), app.engine()).await.expect("seed the demo");
+    seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
     let store = app.store().clone();
-    let engine = app.engine().clone();
+    let cores = app.cores().clone();
+    let org = app.org().clone();
     let memory = app.memory().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, store, engine, memory, clock, server, dir: None, owned: None }
+    TestApp { base, database_url, settings, store, cores, org, memory, clock, server, dir: None, owned: None }
 }
 
 /// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.

@@ -32,7 +32,7 @@ async fn racing_pin_backs_of_one_record_keep_one_card() {
         assert!(p.await.unwrap().expect("an answer").is_redirection());
     }
 
-    let uses = c.app.engine.store().all_uses().await.unwrap();
+    let uses = c.app.store.all_uses().await.unwrap();
     let hers: Vec<_> = uses.iter().filter(|(card, u)| u.person == alice.id && card.record_id == "L-1002").collect();
     assert_eq!(hers.len(), 1, "one card of the record, kept once: {hers:?}");
     assert!(hers[0].1.pinned, "pinned back");

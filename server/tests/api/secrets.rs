@@ -56,7 +56,7 @@ async fn refused_start(settings: Settings) -> String {
 }
 
 async fn person(app: &TestApp, login: &str) -> Person {
-    app.engine.store().credentials(&format!("{login}@acme.example")).await.unwrap().unwrap().0
+    app.store.credentials(&format!("{login}@acme.example")).await.unwrap().unwrap().0
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,7 +139,7 @@ async fn a_wrong_or_missing_key_stops_the_start_with_a_sentence() {
     }
     // The right key still starts it, and the source's key still opens.
     let app = spawn_app_on(&url).await;
-    assert_eq!(app.engine.store().company_key(1).await.unwrap().as_deref(), Some("acme-ats-company-key"));
+    assert_eq!(app.store.company_key(1).await.unwrap().as_deref(), Some("acme-ats-company-key"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -191,7 +191,7 @@ async fn after_a_rotation_the_source_still_gets_the_right_keys_and_the_old_key_o
 
     let app = spawn_app_on_with(&url, move |s| s.secret_key = new).await;
     // The source refuses any key but the right one: a read that succeeds was sent the right key.
-    let queries = app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let queries = app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = queries.iter().find(|q| q.label == "My open deals").expect("Sales has it");
     assert!(app.memory.run_query(&alice, open_deals).await.unwrap() >= 1, "read with Alice's own key");
     let lead = app.memory.my_cards(&alice).await.unwrap().into_iter().find(|c| c.record_id == "L-1001").unwrap();
@@ -199,5 +199,5 @@ async fn after_a_rotation_the_source_still_gets_the_right_keys_and_the_old_key_o
     let sue = person(&app, "sue").await;
     let ticket = app.memory.my_cards(&sue).await.unwrap().into_iter().find(|c| c.record_id == "T-4411").unwrap();
     assert_eq!(app.memory.refresh(&sue, ticket.card).await.unwrap(), RefreshOutcome::NoChange, "the company key");
-    assert_eq!(app.engine.store().company_key(1).await.unwrap().as_deref(), Some("acme-ats-company-key"));
+    assert_eq!(app.store.company_key(1).await.unwrap().as_deref(), Some("acme-ats-company-key"));
 }

@@ -3,7 +3,7 @@
 //! empty, or an archive that breaks a rule halfway, changes nothing. Each case gets two fresh
 //! databases of its backend: the one exported from and the one imported into.
 
-use crate::backends::{actor, at, org, Db, POSTGRES_URL_VAR};
+use crate::backends::{actor, at, org, unlocked, Db, POSTGRES_URL_VAR};
 use crate::connectors::{card, connector};
 use engine::archive::{self, ArchiveError, ArchiveStore, TableRows};
 use engine::cards::access::KeyKind;
@@ -13,6 +13,7 @@ use engine::persona::audn::AudnOp;
 use engine::persona::backlog::{NewEpisode, Outcome};
 use engine::persona::render::MemoryKind;
 use engine::store::NewPerson;
+use server::store::AnyStore;
 use sqlx::{Connection, Executor, PgConnection};
 use std::future::Future;
 use std::sync::Arc;
@@ -29,6 +30,14 @@ fn side<S: engine::store::Store + ArchiveStore + 'static>(store: S) -> Side {
     Side { db: store.clone(), archive: store }
 }
 
+/// Unlocked with the suite's secret key, as a served store is, so fixtures may keep connector keys.
+async fn keyed(store: AnyStore) -> Side {
+    match unlocked(store).await {
+        AnyStore::Sqlite(s) => side(s),
+        AnyStore::Postgres(s) => side(s),
+    }
+}
+
 async fn on_sqlite_pair<F, Fut>(case: F)
 where
     F: FnOnce(Side, Side) -> Fut,
@@ -38,7 +47,7 @@ where
     let open = |name: &str| format!("sqlite://{}/{name}.db", dir.path().display());
     let from = server::store::SqliteStore::open(&open("from")).await.expect("open a fresh SQLite file");
     let to = server::store::SqliteStore::open(&open("to")).await.expect("open a fresh SQLite file");
-    case(side(from), side(to)).await;
+    case(keyed(AnyStore::Sqlite(from)).await, keyed(AnyStore::Sqlite(to)).await).await;
 }
 
 async fn on_postgres_pair<F, Fut>(case: F)
@@ -68,7 +77,8 @@ where
     }
     let to = stores.pop().expect("two stores");
     let from = stores.pop().expect("two stores");
-    let outcome = tokio::spawn(case(side(from), side(to))).await;
+    let (from, to) = (keyed(AnyStore::Postgres(from)).await, keyed(AnyStore::Postgres(to)).await);
+    let outcome = tokio::spawn(case(from, to)).await;
     for name in &names {
         conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str()).await.expect("drop a test database");
     }
@@ -130,7 +140,7 @@ async fn rich(db: &Db) {
     db.upsert_card(&card(crm.id, "D-1", KeyKind::Company, None)).await.unwrap();
     let episode = NewEpisode {
         agent: "dealbot".into(),
-        run: "run-1".into(),
+        wake: "run-1".into(),
         trigger: "wakeup".into(),
         task: None,
         outcome: Outcome::Done,

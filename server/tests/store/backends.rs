@@ -79,7 +79,7 @@ pub fn suite_key() -> Arc<SecretBox> {
     Arc::new(SecretBox::new(&SecretKey::parse(SUITE_KEY).expect("the suite's key parses")))
 }
 
-async fn unlocked(store: AnyStore) -> AnyStore {
+pub async fn unlocked(store: AnyStore) -> AnyStore {
     store.unlock(suite_key(), at(0)).await.expect("unlock a fresh database").0
 }
 
