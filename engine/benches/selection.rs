@@ -6,7 +6,8 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use engine::cards::activation::{exact_activation, rank_score, use_weight, Use, UseSummary};
-use engine::cards::select::{select_cards, Candidate, CardField};
+use engine::cards::select::{select_cards, Candidate};
+use engine::cards::source::CardField;
 use std::hint::black_box;
 use std::time::Instant;
 

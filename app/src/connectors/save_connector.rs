@@ -20,30 +20,22 @@ pub async fn save_connector(
     use crate::flash::Notice;
     use crate::paths::connector;
     use crate::ssr::*;
-    use engine::cards::access::DataLabel;
-    use engine::cards::source::{Freshness, KeyMode};
+    use engine::cards::service::SettingsForm;
+    use engine::cards::source::Freshness;
     let me = signed_in().await?;
-    let memory = memory()?;
     let back = connector(id);
-    let notice = match (KeyMode::parse(&key_mode), DataLabel::parse(&label)) {
-        (Some(mode), Some(label)) => match memory.sheet(&me, id).await {
-            Ok(sheet) => {
-                let mut c = sheet.connector;
-                c.key_mode = mode;
-                c.label = label;
-                c.keep_cards = keep_cards.is_some();
-                c.killed = killed.is_some();
-                c.structured = Freshness { soft_mins: structured_soft, hard_mins: structured_hard };
-                c.free_text = Freshness { soft_mins: free_text_soft, hard_mins: free_text_hard };
-                c.hourly_limit = hourly_limit;
-                match memory.save_settings(&me, &c).await {
-                    Ok(line) => Notice::ok(line),
-                    Err(e) => Notice::refused(refusal(&e)),
-                }
-            }
-            Err(e) => Notice::refused(refusal(&e)),
-        },
-        _ => Notice::refused("Choose a key mode and a data label from the lists"),
+    let form = SettingsForm {
+        key_mode,
+        label,
+        keep_cards: keep_cards.is_some(),
+        killed: killed.is_some(),
+        structured: Freshness { soft_mins: structured_soft, hard_mins: structured_hard },
+        free_text: Freshness { soft_mins: free_text_soft, hard_mins: free_text_hard },
+        hourly_limit,
+    };
+    let notice = match memory()?.save_settings_form(&me, id, &form).await {
+        Ok(line) => Notice::ok(line),
+        Err(e) => Notice::refused(refusal(&e)),
     };
     notice_back(&back, notice).await
 }

@@ -1,19 +1,12 @@
 //! Which of a person's cards a run gets for a question: those that match it, ranked by match and
 //! by the person's use, at most 25, made up to 10 with pinned and open-work cards.
 
+use super::source::{CardField, FreshnessNow};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 pub const MAX_SELECTED: usize = 25;
 pub const PAD_TO: usize = 10;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CardField {
-    pub name: String,
-    pub value: String,
-    /// Notes, subjects, descriptions: text someone outside wrote.
-    pub free_text: bool,
-}
 
 /// A kept card as the selection sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,7 +37,7 @@ pub struct Selected {
     /// Against its connector's limits now, for the fields that load; set by the caller, which
     /// knows the card's read time and connector.
     #[serde(default)]
-    pub freshness: super::source::FreshnessNow,
+    pub freshness: FreshnessNow,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

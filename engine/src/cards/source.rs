@@ -53,6 +53,15 @@ pub struct Freshness {
     pub hard_mins: u32,
 }
 
+/// One field of a kept record, as its shape keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardField {
+    pub name: String,
+    pub value: String,
+    /// Notes, subjects, descriptions: text someone outside wrote.
+    pub free_text: bool,
+}
+
 /// How a kept card stands against its connector's freshness limits now, for the fields that load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -231,7 +240,7 @@ pub struct KeptRecord {
     pub id: String,
     pub version: Option<String>,
     /// The shape's fields the answer carried, as text.
-    pub fields: Vec<super::select::CardField>,
+    pub fields: Vec<CardField>,
     /// The shape's fields the answer did not carry: unknown, never a change.
     pub missing: Vec<String>,
 }
@@ -250,9 +259,7 @@ pub fn keep_fields(shape: &RecordShape, record: &Value) -> Option<KeptRecord> {
     let mut missing = Vec::new();
     for f in &shape.fields {
         match record.get(&f.name) {
-            Some(v) => {
-                fields.push(super::select::CardField { name: f.name.clone(), value: text(v), free_text: f.free_text })
-            }
+            Some(v) => fields.push(CardField { name: f.name.clone(), value: text(v), free_text: f.free_text }),
             None => missing.push(f.name.clone()),
         }
     }

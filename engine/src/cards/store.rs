@@ -2,7 +2,7 @@
 
 use super::access::{CardOrigin, DataLabel, KeyKind};
 use super::activation::UseSummary;
-use super::select::CardField;
+use super::source::CardField;
 use super::source::{Connector, Freshness, KeyMode, RecordShape};
 use crate::org::{PersonId, RoleId};
 use crate::store::{Actor, StoreError};
@@ -140,8 +140,9 @@ impl Default for PrepareSetting {
     }
 }
 
+/// Connectors, their keys and record shapes, the hourly limit of reads, and what each agent holds.
 #[async_trait]
-pub trait CardStore: Send + Sync {
+pub trait ConnectorStore: Send + Sync {
     async fn connectors(&self) -> Result<Vec<Connector>, StoreError>;
     async fn connector(&self, id: i64) -> Result<Option<Connector>, StoreError>;
     async fn create_connector(
@@ -168,7 +169,6 @@ pub trait CardStore: Send + Sync {
         actor: Actor,
     ) -> Result<(), StoreError>;
     async fn open_when(&self, connector: i64, tool: &str) -> Result<Option<OpenWhen>, StoreError>;
-
     /// Sets Keep cards; turning it off removes the connector's cards in the same transaction.
     /// Returns how many cards were removed.
     async fn set_keep_cards(&self, connector: i64, on: bool, actor: Actor) -> Result<u32, StoreError>;
@@ -192,10 +192,28 @@ pub trait CardStore: Send + Sync {
         limit: u32,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
+    /// The toolsets an agent holds and the label its model is cleared for.
+    async fn agent_access(&self, agent: crate::org::AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError>;
+    async fn set_agent_access(
+        &self,
+        agent: crate::org::AgentId,
+        clearance: DataLabel,
+        toolsets: &[i64],
+        actor: Actor,
+    ) -> Result<(), StoreError>;
+}
 
+/// Cards and each person's use of them.
+#[async_trait]
+pub trait KeptCardStore: Send + Sync {
     /// Inserts the card, or updates the one with the same identity (connector, kind, record,
     /// key kind, person read as), keeping what [`after_read`] says it holds.
     async fn upsert_card(&self, card: &NewCard) -> Result<Card, StoreError>;
+    /// Keeps one record for a person in one transaction: finds or makes its card as `upsert_card`
+    /// does, reads what [`plan_keep`](super::keep::plan_keep) needs and carries out its plan,
+    /// removing (audited) the use it evicts. Returns whether the person keeps the record; the
+    /// card is brought up to date either way.
+    async fn keep_card(&self, keep: &super::keep::Keep, actor: Actor) -> Result<bool, StoreError>;
     async fn card(&self, id: i64) -> Result<Option<Card>, StoreError>;
     /// Removes the card and every use of it, with an audited reason.
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
@@ -204,6 +222,13 @@ pub trait CardStore: Send + Sync {
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;
     /// Removes one person's use of a card (their place on it), with an audited reason.
     async fn remove_use(&self, person: PersonId, card: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
+    /// (cards kept, of them pinned)
+    async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError>;
+}
+
+/// Forgotten records, and the daily forgetting job's removals and claim.
+#[async_trait]
+pub trait ForgettingStore: Send + Sync {
     /// Removes the person's use and keeps the record out of their memory until `until`, in one
     /// transaction.
     async fn forget(&self, person: PersonId, card: &Card, until: DateTime<Utc>, actor: Actor)
@@ -219,28 +244,6 @@ pub trait CardStore: Send + Sync {
         kind: &str,
         record_id: &str,
     ) -> Result<Option<DateTime<Utc>>, StoreError>;
-    /// (cards kept, of them pinned)
-    async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError>;
-
-    async fn my_work_queries(&self, role: RoleId) -> Result<Vec<MyWorkQuery>, StoreError>;
-    async fn add_my_work_query(&self, q: &MyWorkQuery, actor: Actor) -> Result<MyWorkQuery, StoreError>;
-    async fn prepare_setting(&self, person: PersonId) -> Result<PrepareSetting, StoreError>;
-    async fn save_prepare_setting(&self, person: PersonId, s: &PrepareSetting) -> Result<(), StoreError>;
-    /// People who turned Prepare my day on.
-    async fn prepare_enabled(&self) -> Result<Vec<(PersonId, PrepareSetting)>, StoreError>;
-    async fn person_time_zone(&self, person: PersonId) -> Result<Option<String>, StoreError>;
-    async fn set_person_time_zone(&self, person: PersonId, zone: Option<&str>, actor: Actor) -> Result<(), StoreError>;
-
-    /// The toolsets an agent holds and the label its model is cleared for.
-    async fn agent_access(&self, agent: crate::org::AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError>;
-    async fn set_agent_access(
-        &self,
-        agent: crate::org::AgentId,
-        clearance: DataLabel,
-        toolsets: &[i64],
-        actor: Actor,
-    ) -> Result<(), StoreError>;
-
     /// Every person's use of every card, for the forgetting job.
     async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError>;
     /// Removes cards nobody keeps any more; returns how many.
@@ -249,10 +252,27 @@ pub trait CardStore: Send + Sync {
     /// Claims a daily job's run for a local date: true for exactly one caller, however many
     /// servers share the database, so the job runs once a day, not once a day per server.
     async fn claim_job_run(&self, name: &str, local_date: &str) -> Result<bool, StoreError>;
+}
+
+/// Prepare my day: settings, zones, the roles' "my work" queries and the daily claim.
+#[async_trait]
+pub trait PrepareStore: Send + Sync {
+    async fn my_work_queries(&self, role: RoleId) -> Result<Vec<MyWorkQuery>, StoreError>;
+    async fn add_my_work_query(&self, q: &MyWorkQuery, actor: Actor) -> Result<MyWorkQuery, StoreError>;
+    async fn prepare_setting(&self, person: PersonId) -> Result<PrepareSetting, StoreError>;
+    async fn save_prepare_setting(&self, person: PersonId, s: &PrepareSetting) -> Result<(), StoreError>;
+    /// People who turned Prepare my day on.
+    async fn prepare_enabled(&self) -> Result<Vec<(PersonId, PrepareSetting)>, StoreError>;
+    async fn person_time_zone(&self, person: PersonId) -> Result<Option<String>, StoreError>;
+    async fn set_person_time_zone(&self, person: PersonId, zone: Option<&str>, actor: Actor) -> Result<(), StoreError>;
     /// Claims the person's Prepare my day for a local date, as `claim_job_run` does: true for
     /// exactly one caller. False too when they have no setting.
     async fn claim_prepare(&self, person: PersonId, local_date: &str) -> Result<bool, StoreError>;
 }
+
+/// Every store of person memory, for callers that use several of its parts.
+pub trait CardStore: ConnectorStore + KeptCardStore + ForgettingStore + PrepareStore {}
+impl<T: ConnectorStore + KeptCardStore + ForgettingStore + PrepareStore> CardStore for T {}
 
 /// A record the person forgot: kept out of their memory until `until`, unless they pin it back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,14 +10,14 @@ use engine::org::Person;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 
-struct Cards {
-    app: TestApp,
-    ats: String,
+pub(crate) struct Cards {
+    pub(crate) app: TestApp,
+    pub(crate) ats: String,
     ats_task: tokio::task::JoinHandle<std::io::Result<()>>,
     connector: i64,
 }
 
-async fn spawn_cards() -> Cards {
+pub(crate) async fn spawn_cards() -> Cards {
     spawn_cards_with(crate::model_server::no_models()).await
 }
 
@@ -30,12 +30,12 @@ async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
     Cards { app, ats, ats_task, connector: 1 }
 }
 
-async fn person(app: &TestApp, login: &str) -> Person {
+pub(crate) async fn person(app: &TestApp, login: &str) -> Person {
     let (p, _) = app.store.credentials(&format!("{login}@acme.example")).await.unwrap().unwrap();
     p
 }
 
-async fn card_of(app: &TestApp, who: &Person, record: &str) -> Option<i64> {
+pub(crate) async fn card_of(app: &TestApp, who: &Person, record: &str) -> Option<i64> {
     app.memory.my_cards(who).await.unwrap().into_iter().find(|c| c.record_id == record).map(|c| c.card)
 }
 
@@ -697,7 +697,7 @@ async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
 
 /// What `engram memory …` could change, read without writing.
 async fn memory_state(url: &str, who: &Person) -> ((u32, u32), usize, Vec<u8>) {
-    use engine::cards::store::CardStore;
+    use engine::cards::store::KeptCardStore;
     use engine::store::OrgStore;
     let store = server::store::SqliteStore::open_read_only(url).await.unwrap();
     let counts = store.counts(who.id).await.unwrap();

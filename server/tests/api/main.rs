@@ -13,5 +13,6 @@ mod model_server;
 mod org;
 mod pages;
 mod postgres;
+mod racing_reads;
 mod secrets;
 mod tracing;

@@ -5,7 +5,7 @@ use crate::backends::{at, on_both, org, Db};
 use crate::connectors::{card, connector};
 use engine::cards::access::{DataLabel, KeyKind};
 use engine::cards::activation::{Use, UseSummary, CARD_CAP};
-use engine::cards::select::CardField;
+use engine::cards::source::CardField;
 use engine::cards::source::KeyMode;
 use engine::cards::store::{CardUse, Forgotten, NewCard, OpenWhen, PrepareSetting};
 use engine::org::PersonId;

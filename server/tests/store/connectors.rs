@@ -70,7 +70,7 @@ pub fn card(connector: i64, record: &str, read_with: KeyKind, read_as: Option<Pe
         kind: "deal".into(),
         record_id: record.into(),
         version: Some("v1".into()),
-        fields: vec![engine::cards::select::CardField {
+        fields: vec![engine::cards::source::CardField {
             name: "stage".into(),
             value: "proposal".into(),
             free_text: false,

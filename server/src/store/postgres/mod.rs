@@ -48,6 +48,8 @@ pub(crate) mod locks {
     /// One bot's memory rows. The second key is the bot's name hashed by the database
     /// (`hashtext`), so every server agrees on it.
     pub const AGENT_MEMORY: i32 = 301;
+    /// One person's kept cards, while a keep decides and saves their use against the cap.
+    pub const PERSON_CARDS: i32 = 401;
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released

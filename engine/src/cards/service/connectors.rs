@@ -1,0 +1,472 @@
+//! The admin's connectors: creating one, its setup sheet and settings, drafting and confirming
+//! record shapes, the roles' "my work" queries, and people's own keys.
+
+use super::*;
+
+/// A connector's setup sheet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sheet {
+    pub connector: Connector,
+    /// The read tools the source lists, or why they could not be listed.
+    pub read_tools: Result<Vec<crate::cards::source::ToolInfo>, String>,
+    pub shapes: Vec<RecordShape>,
+    /// Drafts made in the last 10 minutes, not yet confirmed.
+    pub drafts: Vec<RecordShape>,
+    pub queries: Vec<(String, MyWorkQuery)>,
+    pub roles: Vec<(i64, String)>,
+}
+
+/// The setup sheet's settings, as its form sends them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsForm {
+    pub key_mode: String,
+    pub label: String,
+    pub keep_cards: bool,
+    pub killed: bool,
+    pub structured: crate::cards::source::Freshness,
+    pub free_text: crate::cards::source::Freshness,
+    pub hourly_limit: u32,
+}
+
+/// A shape as the admin confirms it on the sheet: `fields` holds one field a line,
+/// `name: structured` or `name: free text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeForm {
+    pub connector: i64,
+    pub tool: String,
+    pub kind: String,
+    pub id_field: String,
+    pub version_field: String,
+    pub get_tool: String,
+    pub fields: String,
+}
+
+/// Reads the shape form's fields, one a line; a line that is neither kind is refused by name.
+pub fn parse_shape_fields(text: &str) -> Result<Vec<crate::cards::source::ShapeField>, MemoryError> {
+    let mut parsed = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match line.split_once(':') {
+            Some((n, k)) if !n.trim().is_empty() && matches!(k.trim(), "structured" | "free text") => parsed
+                .push(crate::cards::source::ShapeField { name: n.trim().to_string(), free_text: k.trim() == "free text" }),
+            _ => {
+                return Err(MemoryError::Invalid(format!(
+                    "Write each field as \u{201c}name: structured\u{201d} or \u{201c}name: free text\u{201d}; not \u{201c}{line}\u{201d}"
+                )))
+            }
+        }
+    }
+    Ok(parsed)
+}
+
+/// Asking again for the same tools within this long answers the drafts already made.
+pub const DRAFT_REUSE_MINS: i64 = 10;
+
+impl PersonMemory {
+    /// A new connector, read with the company key until an admin says otherwise. The key is
+    /// checked against the source's tool list, then stored and never shown again.
+    pub async fn create_connector(
+        &self,
+        admin: &Person,
+        name: &str,
+        base_url: &str,
+        company_key: &str,
+    ) -> Result<Connector, MemoryError> {
+        Self::admin(admin)?;
+        let (name, base_url, key) = (name.trim(), base_url.trim().trim_end_matches('/'), company_key.trim());
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(MemoryError::Invalid("Give the connector a name of at most 60 characters".into()));
+        }
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(MemoryError::Invalid("The base URL starts with http:// or https://".into()));
+        }
+        if key.is_empty() {
+            return Err(MemoryError::Invalid("Enter the company key; it is stored and never shown again".into()));
+        }
+        match self.source.tools(base_url, key).await {
+            Ok(_) => {}
+            Err(SourceError::Unauthorized) | Err(SourceError::Forbidden) => {
+                return Err(MemoryError::Invalid(format!("{base_url} refused that key; nothing was saved")))
+            }
+            Err(e) => return Err(MemoryError::Invalid(format!("{base_url}: {e}; nothing was saved"))),
+        }
+        let new = crate::cards::store::NewConnector {
+            name: name.into(),
+            base_url: base_url.into(),
+            key_mode: KeyMode::Company,
+            ticked: vec![],
+            label: crate::cards::access::DataLabel::Internal,
+            admits_roles: vec![],
+            keep_cards: true,
+            structured: crate::cards::source::Freshness { soft_mins: 60, hard_mins: 24 * 60 },
+            free_text: crate::cards::source::Freshness { soft_mins: 30, hard_mins: 12 * 60 },
+            hourly_limit: 600,
+        };
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.create_connector(&new, Some(key), actor).await.map_err(|e| match e {
+            StoreError::Duplicate(_) => MemoryError::Invalid(format!("There is already a connector called {name}")),
+            e => internal(e),
+        })
+    }
+
+    /// The connectors that read with people's own keys, and whether this person gave theirs.
+    pub async fn own_key_connectors(&self, person: &Person) -> Result<Vec<(i64, String, bool)>, MemoryError> {
+        let mut out = Vec::new();
+        for c in self.store.connectors().await.map_err(internal)? {
+            if c.key_kinds_in_use().contains(&KeyKind::OwnKey) {
+                let has = self.store.person_key(c.id, person.id).await.map_err(internal)?.is_some();
+                out.push((c.id, c.name, has));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A person's own key for a connector: stored, never shown again.
+    pub async fn set_own_key(&self, person: &Person, connector: i64, key: &str) -> Result<(), MemoryError> {
+        let c = self.connector(connector).await?;
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(MemoryError::Invalid(format!("Enter your key for {}", c.name)));
+        }
+        let actor = Actor { person: Some(person.id), at: self.now() };
+        self.store.set_person_key(c.id, person.id, key, actor).await.map_err(internal)
+    }
+
+    pub async fn connectors(&self, admin: &Person) -> Result<Vec<Connector>, MemoryError> {
+        Self::admin(admin)?;
+        self.store.connectors().await.map_err(internal)
+    }
+
+    fn draft_key(c: &Connector) -> (i64, String) {
+        let mut t = c.ticked.clone();
+        t.sort();
+        (c.id, t.join(","))
+    }
+
+    fn fresh_drafts(&self, c: &Connector) -> Option<Vec<RecordShape>> {
+        let now = self.now();
+        let cache = self.drafts.lock().ok()?;
+        cache
+            .get(&Self::draft_key(c))
+            .filter(|(at, _)| now - *at < Duration::minutes(DRAFT_REUSE_MINS))
+            .map(|(_, d)| d.clone())
+    }
+
+    pub async fn sheet(&self, admin: &Person, id: i64) -> Result<Sheet, MemoryError> {
+        Self::admin(admin)?;
+        let c = self.connector(id).await?;
+        let read_tools = match self.store.company_key(id).await.map_err(internal)? {
+            Some(key) => self
+                .source
+                .tools(&c.base_url, &key)
+                .await
+                .map(|t| t.into_iter().filter(|t| t.access == "read").collect())
+                .map_err(|e| format!("{}: {e}", c.name)),
+            None => Err(format!("{} has no company key", c.name)),
+        };
+        let dir = self.store.directory().await.map_err(internal)?;
+        let mut queries = Vec::new();
+        for r in &dir.roles {
+            for q in self.store.my_work_queries(r.id).await.map_err(internal)? {
+                if q.connector == id {
+                    queries.push((r.name.clone(), q));
+                }
+            }
+        }
+        Ok(Sheet {
+            shapes: self.store.shapes(id).await.map_err(internal)?,
+            drafts: self.fresh_drafts(&c).unwrap_or_default(),
+            roles: dir.roles.iter().map(|r| (r.id.0, r.name.clone())).collect(),
+            connector: c,
+            read_tools,
+            queries,
+        })
+    }
+
+    /// Saves the sheet's settings. Moving the key mode or turning Keep cards off removes what
+    /// must go at once; the returned sentence says how much.
+    pub async fn save_settings(&self, admin: &Person, new: &Connector) -> Result<String, MemoryError> {
+        Self::admin(admin)?;
+        let old = self.connector(new.id).await?;
+        if new.structured.soft_mins > new.structured.hard_mins || new.free_text.soft_mins > new.free_text.hard_mins {
+            return Err(MemoryError::Invalid("A soft limit cannot be longer than its hard limit".to_string()));
+        }
+        if new.hourly_limit == 0 {
+            return Err(MemoryError::Invalid("The hourly limit must be at least 1 read".to_string()));
+        }
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.update_connector(new, actor).await.map_err(internal)?;
+        let mut removed = 0;
+        if old.key_mode != new.key_mode || old.own_key_tools != new.own_key_tools || old.ticked != new.ticked {
+            removed +=
+                self.store.set_key_mode(new.id, new.key_mode, &new.own_key_tools, actor).await.map_err(internal)?;
+        }
+        if old.keep_cards != new.keep_cards {
+            removed += self.store.set_keep_cards(new.id, new.keep_cards, actor).await.map_err(internal)?;
+        }
+        if old.killed != new.killed {
+            self.store.set_killed(new.id, new.killed, actor).await.map_err(internal)?;
+        }
+        Ok(match removed {
+            0 => format!("Saved {}", new.name),
+            n => format!("Saved {}; {n} card{} removed at once", new.name, if n == 1 { " was" } else { "s were" }),
+        })
+    }
+
+    /// Calls each ticked read tool once with the company key and drafts what it returns. Returns
+    /// the drafts and whether they were the ones already made in the last 10 minutes.
+    pub async fn draft_shapes(&self, admin: &Person, id: i64) -> Result<(Vec<RecordShape>, bool), MemoryError> {
+        Self::admin(admin)?;
+        let c = self.connector(id).await?;
+        if let Some(d) = self.fresh_drafts(&c) {
+            return Ok((d, true));
+        }
+        let listed = match self.store.company_key(id).await.map_err(internal)? {
+            Some(key) => self.source.tools(&c.base_url, &key).await.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut ticked: Vec<&String> = c.ticked.iter().collect();
+        // Lists first, so a get tool can be sampled with an id a list returned.
+        ticked.sort_by_key(|t| !(t.starts_with("list_") || t.starts_with("search_")));
+        let mut ids: std::collections::HashMap<String, String> = Default::default();
+        let mut drafts = Vec::new();
+        for tool in ticked {
+            let info = listed.iter().find(|t| &t.name == tool);
+            let required: Vec<String> = info
+                .and_then(|t| t.parameters.as_object())
+                .map(|p| {
+                    p.iter()
+                        .filter(|(_, v)| v.get("required").and_then(Value::as_bool) == Some(true))
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut args = serde_json::Map::new();
+            let kind = crate::cards::draft::kind_of(tool);
+            for r in &required {
+                let v = match r.as_str() {
+                    "id" => match ids.get(&kind) {
+                        Some(id) => id.clone(),
+                        None => continue,
+                    },
+                    _ => "a".to_string(),
+                };
+                args.insert(r.clone(), Value::String(v));
+            }
+            if required.iter().any(|r| !args.contains_key(r)) {
+                continue;
+            }
+            let sample = match self.call(&c, &ReadKey::Company, tool, &Value::Object(args), "draft").await {
+                Ok(Ok(v)) => v,
+                Ok(Err(e)) => {
+                    tracing::info!(tool, error = %e, "no sample for a draft");
+                    continue;
+                }
+                Err(refusal) => return Err(MemoryError::Invalid(refusal.to_string())),
+            };
+            let Some(shape) = self.draft_one(&c, tool, &sample).await else { continue };
+            if let Some(rec) = crate::cards::draft::first_record(&sample) {
+                if let Some(id) = rec.get(&shape.id_field).and_then(Value::as_str) {
+                    ids.insert(shape.kind.clone(), id.to_string());
+                }
+            }
+            drafts.push(shape);
+        }
+        if let Ok(mut cache) = self.drafts.lock() {
+            cache.insert(Self::draft_key(&c), (self.now(), drafts.clone()));
+        }
+        Ok((drafts, false))
+    }
+
+    async fn draft_one(&self, c: &Connector, tool: &str, sample: &Value) -> Option<RecordShape> {
+        use crate::persona::model::ModelChoice;
+        if let Some(models) = &self.models {
+            if let ModelChoice::Use(m) = models.resolve("cheap") {
+                match m.chat(crate::cards::draft::DRAFT_SYSTEM, &crate::cards::draft::draft_prompt(tool, sample)).await
+                {
+                    Ok(reply) => {
+                        if let Some(s) = crate::cards::draft::read_model_draft(&reply, c.id, tool, &c.ticked, sample) {
+                            return Some(s);
+                        }
+                        tracing::info!(tool, "the model's draft was unusable; drafting by rules");
+                    }
+                    Err(e) => tracing::warn!(tool, error = %e, "the draft model failed; drafting by rules"),
+                }
+            }
+        }
+        crate::cards::draft::draft_by_rules(c.id, tool, &c.ticked, sample)
+    }
+
+    /// An admin confirms (or edits, then confirms) a shape.
+    pub async fn confirm_shape(&self, admin: &Person, shape: &RecordShape) -> Result<(), MemoryError> {
+        Self::admin(admin)?;
+        let c = self.connector(shape.connector).await?;
+        if c.reads_with(&shape.tool).is_none() {
+            return Err(MemoryError::Invalid(format!("{} is not a ticked read tool of {}", shape.tool, c.name)));
+        }
+        if shape.kind.trim().is_empty() || shape.id_field.trim().is_empty() || shape.fields.is_empty() {
+            return Err(MemoryError::Invalid(
+                "A shape needs a kind, an id field and at least one field to keep".into(),
+            ));
+        }
+        let open = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+        let confirmed = RecordShape { confirmed: true, ..shape.clone() };
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.save_shape(&confirmed, open.as_ref(), actor).await.map_err(internal)
+    }
+
+    /// A role's "my work" query, checked when saved (and again each time it runs).
+    pub async fn add_query(
+        &self,
+        admin: &Person,
+        role: crate::org::RoleId,
+        connector: i64,
+        tool: &str,
+        arguments: &str,
+        label: &str,
+    ) -> Result<MyWorkQuery, MemoryError> {
+        Self::admin(admin)?;
+        let c = self.connector(connector).await?;
+        if c.killed {
+            return Err(MemoryError::Invalid(format!(
+                "{} is switched off; a my-work query needs a live connector",
+                c.name
+            )));
+        }
+        if c.reads_with(tool).is_none() {
+            return Err(MemoryError::Invalid(format!("{tool} is not a ticked read tool of {}", c.name)));
+        }
+        let parsed: Value = serde_json::from_str(arguments.trim()).map_err(|_| {
+            MemoryError::Invalid("The arguments must be a JSON object, such as {\"owner\": \"{me}\"}".into())
+        })?;
+        if !parsed.is_object() {
+            return Err(MemoryError::Invalid(
+                "The arguments must be a JSON object, such as {\"owner\": \"{me}\"}".into(),
+            ));
+        }
+        let label = label.trim();
+        if label.is_empty() || label.chars().count() > 80 {
+            return Err(MemoryError::Invalid("Give the query a name of at most 80 characters".into()));
+        }
+        let dir = self.store.directory().await.map_err(internal)?;
+        if dir.role(role).is_none() {
+            return Err(MemoryError::NotFound("There is no such role".into()));
+        }
+        let q = MyWorkQuery {
+            id: 0,
+            role,
+            connector,
+            tool: tool.into(),
+            arguments: parsed.to_string(),
+            label: label.into(),
+        };
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.add_my_work_query(&q, actor).await.map_err(internal)
+    }
+
+    /// Turning Keep cards off removes the connector's cards at once.
+    pub async fn set_keep_cards(&self, admin: &Person, connector: i64, on: bool) -> Result<u32, MemoryError> {
+        Self::admin(admin)?;
+        self.connector(connector).await?;
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.set_keep_cards(connector, on, actor).await.map_err(internal)
+    }
+
+    /// The sheet's form: the key mode and label must be ones the lists offer; then as
+    /// [`save_settings`](Self::save_settings).
+    pub async fn save_settings_form(
+        &self,
+        admin: &Person,
+        id: i64,
+        form: &SettingsForm,
+    ) -> Result<String, MemoryError> {
+        Self::admin(admin)?;
+        let (Some(mode), Some(label)) =
+            (KeyMode::parse(&form.key_mode), crate::cards::access::DataLabel::parse(&form.label))
+        else {
+            return Err(MemoryError::Invalid("Choose a key mode and a data label from the lists".into()));
+        };
+        let mut c = self.connector(id).await?;
+        c.key_mode = mode;
+        c.label = label;
+        c.keep_cards = form.keep_cards;
+        c.killed = form.killed;
+        c.structured = form.structured;
+        c.free_text = form.free_text;
+        c.hourly_limit = form.hourly_limit;
+        self.save_settings(admin, &c).await
+    }
+
+    /// Ticks or unticks one read tool. Only a read tool the source lists now can be ticked;
+    /// unticking may remove cards no tool reads any more.
+    pub async fn tick_tool(&self, admin: &Person, id: i64, tool: &str, on: bool) -> Result<String, MemoryError> {
+        Self::admin(admin)?;
+        let mut c = self.connector(id).await?;
+        if on {
+            let listed = match self.store.company_key(id).await.map_err(internal)? {
+                Some(key) => self.source.tools(&c.base_url, &key).await.unwrap_or_default(),
+                None => Vec::new(),
+            };
+            if !listed.iter().any(|t| t.access == "read" && t.name == tool) {
+                return Err(MemoryError::Invalid(format!("{tool} is not a read tool the source lists")));
+            }
+        }
+        c.ticked.retain(|t| t != tool);
+        if on {
+            c.ticked.push(tool.to_string());
+        }
+        self.save_settings(admin, &c).await
+    }
+
+    /// The sheet's shape form: its fields are read, then the shape is confirmed as
+    /// [`confirm_shape`](Self::confirm_shape) does. Returns the shape confirmed.
+    pub async fn confirm_shape_form(&self, admin: &Person, form: &ShapeForm) -> Result<RecordShape, MemoryError> {
+        Self::admin(admin)?;
+        let shape = RecordShape {
+            connector: form.connector,
+            tool: form.tool.clone(),
+            kind: form.kind.trim().to_string(),
+            id_field: form.id_field.trim().to_string(),
+            version_field: Some(form.version_field.trim().to_string()).filter(|v| !v.is_empty()),
+            fields: parse_shape_fields(&form.fields)?,
+            get_tool: form.get_tool.trim().to_string(),
+            confirmed: true,
+        };
+        self.confirm_shape(admin, &shape).await?;
+        Ok(shape)
+    }
+
+    pub async fn set_key_mode(
+        &self,
+        admin: &Person,
+        connector: i64,
+        mode: KeyMode,
+        own_key_tools: &[String],
+    ) -> Result<u32, MemoryError> {
+        Self::admin(admin)?;
+        self.connector(connector).await?;
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.set_key_mode(connector, mode, own_key_tools, actor).await.map_err(internal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cards::source::ShapeField;
+
+    #[test]
+    fn shape_fields_are_read_one_a_line_and_a_bad_line_is_named() {
+        let f = |name: &str, free_text| ShapeField { name: name.into(), free_text };
+        assert_eq!(
+            parse_shape_fields("company: structured\n\n  notes : free text \n").unwrap(),
+            vec![f("company", false), f("notes", true)]
+        );
+        assert_eq!(parse_shape_fields("").unwrap(), vec![]);
+        for bad in ["company", "company: number", ": structured"] {
+            let Err(MemoryError::Invalid(why)) = parse_shape_fields(&format!("stage: structured\n{bad}")) else {
+                panic!("{bad} was accepted")
+            };
+            assert!(why.ends_with(&format!("not \u{201c}{}\u{201d}", bad.trim())), "{why}");
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! Person memory's operations: keeping cards from reads made as a person, listing, pinning,
+//! forgetting and refreshing them, the admin's switches, Prepare my day and the forgetting job.
+//!
+//! This module holds the service, its constructor and the helpers the use cases share; each use
+//! case is a file of its own.
+
+mod connectors;
+mod forgetting;
+mod prepare;
+mod reading;
+mod views;
+
+pub use connectors::{parse_shape_fields, SettingsForm, ShapeForm, Sheet, DRAFT_REUSE_MINS};
+pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
+pub use prepare::{due_today, PREPARE_WINDOW_MINS};
+pub use reading::{FieldChange, RefreshOutcome};
+pub use views::CardView;
+
+use crate::cards::access::{decide, Decision, KeyKind, Reader};
+use crate::cards::activation::{rank_score, use_weight};
+use crate::cards::source::CardField;
+use crate::cards::source::{keep_fields, Connector, KeyMode, ReadKey, RecordShape, Source, SourceError};
+use crate::cards::store::{Card, CardUse, MyWorkQuery, NewCard, PrepareSetting};
+use crate::clock::Clock;
+use crate::org::{Person, PersonId, RoleSource};
+use crate::store::{Actor, Store, StoreError};
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    NotAllowed(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("Something went wrong on our side; nothing was changed. Try again.")]
+    Internal(String),
+}
+
+fn internal(e: StoreError) -> MemoryError {
+    MemoryError::Internal(e.to_string())
+}
+
+pub fn age_words(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let mins = (now - at).num_minutes().max(0);
+    match mins {
+        0 => "just now".to_string(),
+        1..=59 => format!("{mins} min ago"),
+        60..=2879 => format!("{} h ago", mins / 60),
+        _ => format!("{} days ago", mins / 1440),
+    }
+}
+
+type DraftCache = Arc<std::sync::Mutex<std::collections::HashMap<(i64, String), (DateTime<Utc>, Vec<RecordShape>)>>>;
+
+#[derive(Clone)]
+pub struct PersonMemory {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    source: Arc<dyn Source>,
+    models: Option<Arc<dyn crate::persona::model::Models>>,
+    drafts: DraftCache,
+}
+
+/// Why a read was not made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadRefusal {
+    Killed(String),
+    Limit(String, u32),
+    NeedsOwnKey(String),
+    NoCompanyKey(String),
+    /// The connector's toolset does not admit the person: they could not fetch it themselves.
+    NotAdmitted(String),
+    /// Whether they are admitted could not be decided; the sentence is already safe to show.
+    Undecided(String),
+}
+
+impl std::fmt::Display for ReadRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadRefusal::Killed(s) => write!(f, "{s} is switched off"),
+            ReadRefusal::Limit(s, n) => write!(f, "{s}'s hourly limit of {n} reads is spent"),
+            ReadRefusal::NeedsOwnKey(s) => write!(f, "{s} reads with your own key, and you have not given one"),
+            ReadRefusal::NoCompanyKey(s) => write!(f, "{s} has no company key"),
+            ReadRefusal::NotAdmitted(s) => write!(f, "{s} does not admit your role"),
+            ReadRefusal::Undecided(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// A 403: the source would not let this person read the record, which says nothing of whether it
+/// still exists.
+fn refused_read(c: &Connector) -> String {
+    format!("{} refused the read (forbidden)", c.name)
+}
+
+/// Why a card the access decision removes must go, for the audit log.
+fn removal_reason(c: &Connector, card: &Card) -> String {
+    if c.keep_cards {
+        format!("no tool of {} reads with the {} key any more", c.name, card.read_with.as_str().replace('_', " "))
+    } else {
+        format!("Keep cards is off for {}", c.name)
+    }
+}
+
+impl PersonMemory {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
+        Self { store, clock, source, models: None, drafts: Default::default() }
+    }
+
+    /// Drafts record shapes with the configured model, falling back to plain rules.
+    pub fn with_models(mut self, models: Arc<dyn crate::persona::model::Models>) -> Self {
+        self.models = Some(models);
+        self
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    fn actor(&self, person: Option<PersonId>) -> Actor {
+        Actor { person, at: self.now() }
+    }
+
+    async fn connector(&self, id: i64) -> Result<Connector, MemoryError> {
+        self.store
+            .connector(id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| MemoryError::NotFound("There is no such connector".into()))
+    }
+
+    async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        let role = match person.department_role(&dir.teams) {
+            RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
+            RoleSource::None => None,
+        };
+        Ok(role.and_then(|r| dir.role(r)).map(|r| r.slug.as_str().to_string()))
+    }
+
+    async fn reader(&self, person: &Person) -> Result<Reader, MemoryError> {
+        Ok(Reader { person: person.id, role: self.role_slug(person).await?, work_for: Some(person.id) })
+    }
+
+    async fn role_id(&self, person: &Person) -> Result<Option<crate::org::RoleId>, MemoryError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        Ok(match person.department_role(&dir.teams) {
+            RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
+            RoleSource::None => None,
+        })
+    }
+
+    /// The zone Prepare my day reads its time in: the person's own, else the company's.
+    pub async fn zone_of(&self, person: PersonId) -> Result<chrono_tz::Tz, MemoryError> {
+        let own = self.store.person_time_zone(person).await.map_err(internal)?;
+        let company = self.store.company().await.map_err(internal)?.map(|c| c.time_zone.as_str().to_string());
+        let name = own.or(company).unwrap_or_else(|| "UTC".to_string());
+        name.parse().map_err(|_| MemoryError::Internal(format!("unknown zone {name}")))
+    }
+
+    fn admin(person: &Person) -> Result<(), MemoryError> {
+        if person.is_admin {
+            Ok(())
+        } else {
+            Err(MemoryError::NotAllowed("Only an admin can change a connector".to_string()))
+        }
+    }
+
+    /// The key a tool reads with now, for this person; or why no read may be made. Every read
+    /// made as a person comes here, so a toolset that does not admit them reads nothing for them.
+    async fn key_for(&self, c: &Connector, tool: &str, person: &Person) -> Result<(KeyKind, ReadKey), ReadRefusal> {
+        let reader = self.reader(person).await.map_err(|e| {
+            tracing::error!(error = ?e, "could not read the directory to decide a read");
+            ReadRefusal::Undecided(e.to_string())
+        })?;
+        if !crate::cards::access::admits(&c.admits_roles, &reader) {
+            return Err(ReadRefusal::NotAdmitted(c.name.clone()));
+        }
+        let kind = c.reads_with(tool).unwrap_or(c.key_mode.key_kind());
+        let key = match kind {
+            KeyKind::Company => ReadKey::Company,
+            KeyKind::ActingFor => ReadKey::ActingFor(person.email.clone()),
+            KeyKind::OwnKey => match self.store.person_key(c.id, person.id).await {
+                Ok(Some(k)) => ReadKey::OwnKey(k),
+                _ => return Err(ReadRefusal::NeedsOwnKey(c.name.clone())),
+            },
+        };
+        Ok((kind, key))
+    }
+
+    /// Every read goes through the kill switch and the hourly limit.
+    async fn call(
+        &self,
+        c: &Connector,
+        key: &ReadKey,
+        tool: &str,
+        args: &Value,
+        purpose: &str,
+    ) -> Result<Result<Value, SourceError>, ReadRefusal> {
+        if c.killed {
+            return Err(ReadRefusal::Killed(c.name.clone()));
+        }
+        let company_key = self.store.company_key(c.id).await.ok().flatten();
+        if !matches!(key, ReadKey::OwnKey(_)) && company_key.is_none() {
+            return Err(ReadRefusal::NoCompanyKey(c.name.clone()));
+        }
+        let now = self.now();
+        let claimed = self.store.claim_read(c.id, purpose, now - Duration::hours(1), c.hourly_limit, now).await;
+        if !matches!(claimed, Ok(true)) {
+            return Err(ReadRefusal::Limit(c.name.clone(), c.hourly_limit));
+        }
+        Ok(self.source.call(&c.base_url, company_key.as_deref(), key, tool, args).await)
+    }
+
+    async fn own_use(&self, person: &Person, card: i64) -> Result<(Card, CardUse), MemoryError> {
+        let not_yours = || MemoryError::NotFound("You keep no such card".to_string());
+        let u = self.store.card_use(person.id, card).await.map_err(internal)?.ok_or_else(not_yours)?;
+        let c = self.store.card(card).await.map_err(internal)?.ok_or_else(not_yours)?;
+        Ok((c, u))
+    }
+}

@@ -1,0 +1,237 @@
+//! Reading as a person: a read through a connector's confirmed shape keeps its records as cards,
+//! and Refresh reads one card again.
+
+use super::*;
+use crate::cards::keep::Keep;
+
+/// How a record comes to be kept: by a read, weighed by how many records it returned, or by the
+/// person pinning back a record they forgot.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Keeping {
+    Read(f64),
+    PinBack,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldChange {
+    pub name: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// What Refresh found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefreshOutcome {
+    Changed(Vec<FieldChange>),
+    NoChange,
+    /// Gone at the source: the card was removed.
+    Gone(String),
+    NotChecked(String),
+}
+
+impl RefreshOutcome {
+    pub fn sentence(&self) -> String {
+        match self {
+            RefreshOutcome::Changed(changes) => format!(
+                "changed: {}",
+                changes
+                    .iter()
+                    .map(|c| format!("{} ({} → {})", c.name, c.before, c.after))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            RefreshOutcome::NoChange => "no change".to_string(),
+            RefreshOutcome::Gone(source) => format!("no longer at {source}"),
+            RefreshOutcome::NotChecked(why) => format!("not checked: {why}"),
+        }
+    }
+}
+
+impl PersonMemory {
+    /// Reads with a tool as the person and keeps what its confirmed shape keeps. Returns how many
+    /// records were kept; a tool with no confirmed shape keeps nothing.
+    pub async fn read_as(
+        &self,
+        person: &Person,
+        connector: i64,
+        tool: &str,
+        args: &Value,
+        purpose: &str,
+    ) -> Result<usize, String> {
+        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+        if c.reads_with(tool).is_none() {
+            return Err(format!("{tool} is not a ticked read tool of {}", c.name));
+        }
+        let (kind, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
+        let value = match self.call(&c, &key, tool, args, purpose).await.map_err(|r| r.to_string())? {
+            Ok(v) => v,
+            Err(e) => return Err(format!("{}: {e}", c.name)),
+        };
+        let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
+        let Some(shape) = shapes.into_iter().find(|s| s.tool == tool && s.confirmed) else { return Ok(0) };
+        let records: Vec<Value> = match value.get("records").and_then(Value::as_array) {
+            Some(list) => list.clone(),
+            None => vec![value],
+        };
+        let weight = use_weight(records.len());
+        let mut kept = 0;
+        for r in &records {
+            if self.keep(person, &c, &shape, kind, r, Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
+                kept += 1;
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Keeps one record for the person: the store finds or makes its card, records the use and
+    /// holds the cap, all in one transaction (see [`crate::cards::keep`]).
+    pub(super) async fn keep(
+        &self,
+        person: &Person,
+        c: &Connector,
+        shape: &RecordShape,
+        kind: KeyKind,
+        record: &Value,
+        how: Keeping,
+    ) -> Result<bool, MemoryError> {
+        let (weight, pin_back) = match how {
+            Keeping::Read(weight) => (weight, false),
+            Keeping::PinBack => (1.0, true),
+        };
+        if !c.keep_cards {
+            return Ok(false);
+        }
+        let Some(read) = keep_fields(shape, record) else { return Ok(false) };
+        let now = self.now();
+        let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+        let keep = Keep {
+            person: person.id,
+            card: NewCard {
+                connector: c.id,
+                tool: shape.tool.clone(),
+                kind: shape.kind.clone(),
+                record_id: read.id,
+                version: read.version,
+                fields: read.fields,
+                missing: read.missing,
+                read_with: kind,
+                read_as: kind.is_personal().then_some(person.id),
+                label_when_read: c.label,
+                open_when,
+                read_at: now,
+            },
+            weight,
+            pin_back,
+            at: now,
+        };
+        self.store.keep_card(&keep, self.actor(None)).await.map_err(internal)
+    }
+
+    /// Reads the card again from its source, as the person and with the key it was kept with.
+    pub async fn refresh(&self, person: &Person, card: i64) -> Result<RefreshOutcome, MemoryError> {
+        let (card, _) = self.own_use(person, card).await?;
+        let c = self.connector(card.connector).await?;
+        let shape = self.store.shapes(c.id).await.map_err(internal)?.into_iter().find(|s| s.tool == card.tool);
+        let Some(shape) = shape else {
+            return Ok(RefreshOutcome::NotChecked(format!("{} no longer has a shape for {}", c.name, card.tool)));
+        };
+        let get_tool = shape.get_tool.clone();
+        let now_kind = c.reads_with(&get_tool);
+        if now_kind != Some(card.read_with) {
+            return Ok(RefreshOutcome::NotChecked(format!(
+                "reading it again would need another key than the one it was kept with ({})",
+                card.read_with.as_str().replace('_', " ")
+            )));
+        }
+        if card.read_with.is_personal() && card.read_as != Some(person.id) {
+            return Ok(RefreshOutcome::NotChecked("it was read as someone else".into()));
+        }
+        let key = match self.key_for(&c, &get_tool, person).await {
+            Ok((_, k)) => k,
+            Err(r) => return Ok(RefreshOutcome::NotChecked(r.to_string())),
+        };
+        let args = serde_json::json!({ shape.id_field.clone(): card.record_id });
+        let result = match self.call(&c, &key, &get_tool, &args, "refresh").await {
+            Ok(r) => r,
+            Err(refusal) => return Ok(RefreshOutcome::NotChecked(refusal.to_string())),
+        };
+        match result {
+            Ok(record) => {
+                let Some(read) = keep_fields(&shape, &record) else {
+                    return Ok(RefreshOutcome::NotChecked(format!("{} answered a record without its id", c.name)));
+                };
+                // Only what the source returned can change; a field it left out is unknown.
+                let changes: Vec<FieldChange> = read
+                    .fields
+                    .iter()
+                    .filter_map(|f| {
+                        let before =
+                            card.fields.iter().find(|o| o.name == f.name).map(|o| o.value.clone()).unwrap_or_default();
+                        (before != f.value).then(|| FieldChange {
+                            name: f.name.clone(),
+                            before,
+                            after: f.value.clone(),
+                        })
+                    })
+                    .collect();
+                let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+                self.store
+                    .upsert_card(&NewCard {
+                        connector: c.id,
+                        tool: card.tool.clone(),
+                        kind: card.kind.clone(),
+                        record_id: card.record_id.clone(),
+                        version: read.version,
+                        open_when,
+                        fields: read.fields,
+                        missing: read.missing,
+                        read_with: card.read_with,
+                        read_as: card.read_as,
+                        label_when_read: card.label_when_read.max(c.label),
+                        read_at: self.now(),
+                    })
+                    .await
+                    .map_err(internal)?;
+                Ok(if changes.is_empty() { RefreshOutcome::NoChange } else { RefreshOutcome::Changed(changes) })
+            }
+            Err(SourceError::NotFound) => {
+                let reason = format!("gone at {}", c.name);
+                self.store.remove_card(card.id, &reason, self.actor(Some(person.id))).await.map_err(internal)?;
+                Ok(RefreshOutcome::Gone(c.name.clone()))
+            }
+            Err(SourceError::Forbidden) => {
+                // They lost access at the source: their place on the card goes. The record may
+                // well still exist, so nothing says it is gone.
+                let reason = format!("{} refused their read", c.name);
+                self.store
+                    .remove_use(person.id, card.id, &reason, self.actor(Some(person.id)))
+                    .await
+                    .map_err(internal)?;
+                Ok(RefreshOutcome::NotChecked(refused_read(&c)))
+            }
+            // A source that is down never removes anything.
+            Err(e) => Ok(RefreshOutcome::NotChecked(format!("{}: {e}", c.name))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refresh_outcomes_read_as_the_seed_words_them() {
+        let c = RefreshOutcome::Changed(vec![FieldChange {
+            name: "stage".into(),
+            before: "Qualified".into(),
+            after: "Proposal".into(),
+        }]);
+        assert_eq!(c.sentence(), "changed: stage (Qualified → Proposal)");
+        assert_eq!(RefreshOutcome::NoChange.sentence(), "no change");
+        assert_eq!(RefreshOutcome::Gone("Acme ATS".into()).sentence(), "no longer at Acme ATS");
+        assert_eq!(
+            RefreshOutcome::NotChecked("Acme ATS is switched off".into()).sentence(),
+            "not checked: Acme ATS is switched off"
+        );
+    }
+}

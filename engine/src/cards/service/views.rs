@@ -1,0 +1,246 @@
+//! What a person's memory shows: "What I'm working on", the cards selected for a question, the
+//! agents' access, pins, and the counts an admin may see.
+
+use super::*;
+
+/// One line of "What I'm working on".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardView {
+    pub card: i64,
+    pub kind: String,
+    pub record_id: String,
+    pub source: String,
+    /// "lead · Acme ATS · read 2 h ago"
+    pub line: String,
+    pub fields: Vec<CardField>,
+    /// Fields the last read from the source did not return: shown with their stored value, as
+    /// unknown.
+    pub not_returned: Vec<String>,
+    pub pinned: bool,
+    pub open_work: bool,
+    pub class: String,
+}
+
+impl PersonMemory {
+    /// Decides each of the person's kept cards now, for them and (in a run) the agent, without
+    /// carrying anything out.
+    async fn decided(
+        &self,
+        person: &Person,
+        agent: Option<&crate::cards::access::RunningAgent>,
+    ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
+        let reader = self.reader(person).await?;
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut out = Vec::new();
+        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
+            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
+            let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent);
+            out.push((card, u, c.clone(), decision));
+        }
+        Ok(out)
+    }
+
+    /// As `decided`, and carries out what must go: a card no tool may keep any more is removed;
+    /// a use whose person is no longer admitted goes. Returns what may be shown, with its
+    /// connector and class.
+    async fn settle(
+        &self,
+        person: &Person,
+        agent: Option<&crate::cards::access::RunningAgent>,
+    ) -> Result<Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>, MemoryError> {
+        let mut shown = Vec::new();
+        for (card, u, c, decision) in self.decided(person, agent).await? {
+            match decision {
+                Decision::Remove => self
+                    .store
+                    .remove_card(card.id, &removal_reason(&c, &card), self.actor(None))
+                    .await
+                    .map_err(internal)?,
+                Decision::DropUse => self
+                    .store
+                    .remove_use(person.id, card.id, &format!("no longer admitted to {}", c.name), self.actor(None))
+                    .await
+                    .map_err(internal)?,
+                Decision::Hide(_) => {}
+                Decision::Show(class) => shown.push((card, u, c, class)),
+            }
+        }
+        Ok(shown)
+    }
+
+    /// "What I'm working on": the cards kept for the person's own work, strongest first, each
+    /// decided now. Cards and uses that must go are removed here too.
+    pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
+        let shown = self.settle(person, None).await?;
+        Ok(self.views(shown))
+    }
+
+    /// What `my_cards` would show, changing nothing: a card or use that must go is left out here
+    /// and left in place for the next read that may write. For the read-only command line.
+    pub async fn my_cards_read_only(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
+        let shown = self
+            .decided(person, None)
+            .await?
+            .into_iter()
+            .filter_map(|(card, u, c, d)| match d {
+                Decision::Show(class) => Some((card, u, c, class)),
+                _ => None,
+            })
+            .collect();
+        Ok(self.views(shown))
+    }
+
+    fn views(&self, shown: Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>) -> Vec<CardView> {
+        let now = self.now();
+        let mut out: Vec<(f64, CardView)> = shown
+            .into_iter()
+            .map(|(card, u, c, class)| {
+                let score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
+                let view = CardView {
+                    card: card.id,
+                    line: format!("{} · {} · read {}", card.kind, c.name, age_words(card.read_at, now)),
+                    kind: card.kind,
+                    record_id: card.record_id,
+                    source: c.name,
+                    fields: card.fields,
+                    not_returned: card.not_returned,
+                    pinned: u.pinned,
+                    open_work: card.open_work,
+                    class: class.as_str().to_string(),
+                };
+                (score, view)
+            })
+            .collect();
+        out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.card.cmp(&b.1.card)));
+        out.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// The cards for a question in a run acting for `person`: each decided now for the person and
+    /// the agent, ranked by the person's use, then selected (at most 25, made up to 10 with pinned
+    /// and open work; free text only when the question names it).
+    pub async fn select_for(
+        &self,
+        person: &Person,
+        question: &str,
+        agent: Option<&crate::cards::access::RunningAgent>,
+    ) -> Result<crate::cards::select::Selection, MemoryError> {
+        let now = self.now();
+        let shown = self.settle(person, agent).await?;
+        let candidates: Vec<_> = shown
+            .iter()
+            .map(|(card, u, _, _)| crate::cards::select::Candidate {
+                card_id: card.id,
+                score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
+                record_id: card.record_id.clone(),
+                fields: card.fields.clone(),
+                pinned: u.pinned,
+                open_work: card.open_work,
+            })
+            .collect();
+        let mut selection = crate::cards::select::select_cards(question, &candidates);
+        for s in &mut selection.cards {
+            if let Some((card, _, c, _)) = shown.iter().find(|(card, ..)| card.id == s.card_id) {
+                s.freshness = c.freshness(card.read_at, now, s.fields.iter().any(|f| f.free_text));
+            }
+        }
+        Ok(selection)
+    }
+
+    /// A company agent as the access decision sees it: the toolsets it holds and its clearance.
+    pub async fn running_agent(
+        &self,
+        agent: crate::org::AgentId,
+    ) -> Result<crate::cards::access::RunningAgent, MemoryError> {
+        let (cleared_for, holds_toolsets) = self
+            .store
+            .agent_access(agent)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
+        Ok(crate::cards::access::RunningAgent { holds_toolsets, cleared_for })
+    }
+
+    /// Per company agent, in words: "Holds Acme ATS · cleared for internal data".
+    pub async fn access_lines(&self) -> Result<Vec<(i64, String)>, MemoryError> {
+        let dir = self.store.directory().await.map_err(internal)?;
+        let connectors = self.store.connectors().await.map_err(internal)?;
+        let mut out = Vec::new();
+        for a in &dir.agents {
+            let r = self.running_agent(a.id).await?;
+            let names: Vec<String> =
+                connectors.iter().filter(|c| r.holds_toolsets.contains(&c.id)).map(|c| c.name.clone()).collect();
+            let holds = if names.is_empty() { "no toolsets".to_string() } else { names.join(", ") };
+            out.push((a.id.0, format!("Holds {holds} · cleared for {} data", r.cleared_for.as_str())));
+        }
+        Ok(out)
+    }
+
+    /// An admin, or the agent's owner, sets what it holds and what it is cleared for.
+    pub async fn set_agent_access(
+        &self,
+        by: &Person,
+        agent: crate::org::AgentId,
+        clearance: crate::cards::access::DataLabel,
+        toolsets: &[i64],
+    ) -> Result<(), MemoryError> {
+        let a = self
+            .store
+            .agent(agent)
+            .await
+            .map_err(internal)?
+            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
+        if !(by.is_admin || a.owner == by.id) {
+            return Err(MemoryError::NotAllowed("Only an admin or the agent's owner can change what it holds".into()));
+        }
+        let actor = Actor { person: Some(by.id), at: self.now() };
+        self.store.set_agent_access(agent, clearance, toolsets, actor).await.map_err(internal)
+    }
+
+    pub async fn pin(&self, person: &Person, card: i64, pinned: bool) -> Result<(), MemoryError> {
+        let (_, mut u) = self.own_use(person, card).await?;
+        u.pinned = pinned;
+        self.store.save_use(&u).await.map_err(internal)
+    }
+
+    /// What an admin sees on a person's panel: how much is kept, never what it says.
+    pub async fn counts_line(&self, admin: &Person, person: PersonId) -> Result<String, MemoryError> {
+        if !admin.is_admin {
+            return Err(MemoryError::NotAllowed("Only an admin sees these counts".to_string()));
+        }
+        // Counted as of now: uses the person lost access to are gone before they are counted.
+        if let Some(p) = self.store.person(person).await.map_err(internal)? {
+            self.settle(&p, None).await?;
+        }
+        let (kept, pinned) = self.store.counts(person).await.map_err(internal)?;
+        Ok(format!(
+            "Memory: {kept} record{} kept ({pinned} pinned), 0 lessons in use. What they say is theirs alone.",
+            if kept == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// For the CLI: "Alice Chen has 12 cards kept (1 pinned) and 1 list. What they say is theirs
+    /// alone." It changes nothing: cards and uses that must go are not counted, and are left in
+    /// place for the next read that may write.
+    pub async fn counts_sentence(&self, admin: &Person, person: &Person) -> Result<String, MemoryError> {
+        if !admin.is_admin && admin.id != person.id {
+            return Err(MemoryError::NotAllowed("Only an admin sees another person's counts".to_string()));
+        }
+        let staying: Vec<_> = self
+            .decided(person, None)
+            .await?
+            .into_iter()
+            .filter(|(.., d)| !matches!(d, Decision::Remove | Decision::DropUse))
+            .collect();
+        let (kept, pinned) = (staying.len(), staying.iter().filter(|(_, u, ..)| u.pinned).count());
+        let lists = match self.role_id(person).await? {
+            Some(r) => self.store.my_work_queries(r).await.map_err(internal)?.len(),
+            None => 0,
+        };
+        Ok(format!(
+            "{} has {kept} card{} kept ({pinned} pinned) and {lists} list{}. What they say is theirs alone.",
+            person.name,
+            if kept == 1 { "" } else { "s" },
+            if lists == 1 { "" } else { "s" }
+        ))
+    }
+}

@@ -1,0 +1,222 @@
+//! The SQLite backend's KeptCardStore: cards and each person's use of them.
+
+use super::*;
+use engine::cards::keep::{plan_keep, Keep, KeepFound, KeepPlan, EVICTED};
+use engine::cards::store::KeptCardStore;
+
+#[async_trait]
+impl KeptCardStore for SqliteStore {
+    async fn upsert_card(&self, c: &NewCard) -> Result<Card, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let card = upsert_in(&mut tx, c).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(card)
+    }
+
+    async fn keep_card(&self, keep: &Keep, actor: Actor) -> Result<bool, StoreError> {
+        // One IMMEDIATE transaction: no other writer runs between reading the person's cards and
+        // saving the use, so racing reads neither make two uses nor go over the cap.
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let card = upsert_in(&mut tx, &keep.card).await?;
+        let existing = card_use_in(&mut tx, keep.person, card.id).await?;
+        let found = if existing.is_some() {
+            KeepFound { existing, ..Default::default() }
+        } else {
+            let forgotten_until = sqlx::query_scalar(
+                "SELECT until FROM forgotten_records WHERE person_id = ? AND connector_id = ? AND kind = ? \
+                 AND record_id = ? AND lifted_at IS NULL",
+            )
+            .bind(keep.person.0)
+            .bind(card.connector)
+            .bind(&card.kind)
+            .bind(&card.record_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+            KeepFound { existing, forgotten_until, kept: kept_in(&mut tx, keep.person).await? }
+        };
+        let kept = match plan_keep(keep, &card, found) {
+            KeepPlan::Save { card_use, evict } => {
+                if let Some(evicted) = evict {
+                    remove_use_in(&mut tx, keep.person, evicted, EVICTED, actor).await?;
+                }
+                save_use_in(&mut tx, &card_use).await?;
+                true
+            }
+            KeepPlan::KeptOut | KeepPlan::Outranked => false,
+        };
+        tx.commit().await.map_err(backend)?;
+        Ok(kept)
+    }
+
+    async fn card(&self, id: i64) -> Result<Option<Card>, StoreError> {
+        card_in(&mut *self.pool().acquire().await.map_err(backend)?, id).await
+    }
+
+    async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        delete_card(&mut tx, id).await?;
+        audit(&mut tx, actor, "card.remove", &format!("card:{id}"), reason).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError> {
+        kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
+    }
+
+    async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
+        card_use_in(&mut *self.pool().acquire().await.map_err(backend)?, person, card).await
+    }
+
+    async fn save_use(&self, u: &CardUse) -> Result<(), StoreError> {
+        save_use_in(&mut *self.pool().acquire().await.map_err(backend)?, u).await
+    }
+
+    async fn remove_use(&self, person: PersonId, card: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        remove_use_in(&mut tx, person, card, reason, actor).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError> {
+        let (kept, pinned): (i64, Option<i64>) =
+            sqlx::query_as("SELECT COUNT(*), SUM(pinned) FROM card_uses WHERE person_id = ?")
+                .bind(person.0)
+                .fetch_one(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok((kept as u32, pinned.unwrap_or(0) as u32))
+    }
+}
+
+/// Inserts the card, or updates the one with the same identity, keeping what `after_read` says.
+async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, StoreError> {
+    let existing: Option<(i64, String)> = sqlx::query_as(
+        "SELECT id, fields FROM cards WHERE connector_id = ? AND kind = ? AND record_id = ? AND read_with = ? \
+         AND COALESCE(read_as, 0) = ?",
+    )
+    .bind(c.connector)
+    .bind(&c.kind)
+    .bind(&c.record_id)
+    .bind(c.read_with.as_str())
+    .bind(c.read_as.map(|p| p.0).unwrap_or(0))
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(backend)?;
+    let id = match existing {
+        Some((id, stored)) => {
+            let stored: Vec<CardField> = serde_json::from_str(&stored).map_err(|_| bad("card fields"))?;
+            let after = after_read(&stored, c);
+            sqlx::query(
+                "UPDATE cards SET tool = ?, version = ?, fields = ?, not_returned = ?, label_when_read = ?, \
+                 open_work = ?, read_at = ? WHERE id = ?",
+            )
+            .bind(&c.tool)
+            .bind(&c.version)
+            .bind(to_json(&after.fields))
+            .bind(to_json(&after.not_returned))
+            .bind(c.label_when_read.as_str())
+            .bind(i64::from(after.open_work))
+            .bind(c.read_at)
+            .bind(id)
+            .execute(&mut *conn)
+            .await
+            .map_err(backend)?;
+            id
+        }
+        None => {
+            let after = after_read(&[], c);
+            sqlx::query_scalar(
+                "INSERT INTO cards (connector_id, tool, kind, record_id, version, fields, not_returned, read_with, \
+                 read_as, label_when_read, open_work, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 RETURNING id",
+            )
+            .bind(c.connector)
+            .bind(&c.tool)
+            .bind(&c.kind)
+            .bind(&c.record_id)
+            .bind(&c.version)
+            .bind(to_json(&after.fields))
+            .bind(to_json(&after.not_returned))
+            .bind(c.read_with.as_str())
+            .bind(c.read_as.map(|p| p.0))
+            .bind(c.label_when_read.as_str())
+            .bind(i64::from(after.open_work))
+            .bind(c.read_at)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(backend)?
+        }
+    };
+    card_in(conn, id).await?.ok_or_else(|| StoreError::NotFound(format!("card {id}")))
+}
+
+async fn card_in(conn: &mut SqliteConnection, id: i64) -> Result<Option<Card>, StoreError> {
+    let row = sqlx::query(&format!("SELECT {CARD_COLUMNS} FROM cards WHERE id = ?"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map_err(backend)?;
+    row.as_ref().map(card_from).transpose()
+}
+
+async fn kept_in(conn: &mut SqliteConnection, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError> {
+    let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+    let rows = sqlx::query(&format!(
+        "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use FROM card_uses u \
+         JOIN cards c ON c.id = u.card_id WHERE u.person_id = ? ORDER BY c.id"
+    ))
+    .bind(person.0)
+    .fetch_all(conn)
+    .await
+    .map_err(backend)?;
+    rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
+}
+
+async fn card_use_in(conn: &mut SqliteConnection, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
+    let row = sqlx::query("SELECT * FROM card_uses WHERE person_id = ? AND card_id = ?")
+        .bind(person.0)
+        .bind(card)
+        .fetch_optional(conn)
+        .await
+        .map_err(backend)?;
+    row.as_ref().map(use_from).transpose()
+}
+
+async fn save_use_in(conn: &mut SqliteConnection, u: &CardUse) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO card_uses (person_id, card_id, summary, pinned, last_use) VALUES (?, ?, ?, ?, ?) \
+         ON CONFLICT (person_id, card_id) DO UPDATE SET summary = excluded.summary, pinned = excluded.pinned, \
+         last_use = excluded.last_use",
+    )
+    .bind(u.person.0)
+    .bind(u.card)
+    .bind(to_json(&u.summary))
+    .bind(i64::from(u.pinned))
+    .bind(u.last_use)
+    .execute(conn)
+    .await
+    .map_err(backend)?;
+    Ok(())
+}
+
+/// Removes one person's use of a card, audited when there was one to remove.
+async fn remove_use_in(
+    conn: &mut SqliteConnection,
+    person: PersonId,
+    card: i64,
+    reason: &str,
+    actor: Actor,
+) -> Result<(), StoreError> {
+    let gone = sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
+        .bind(person.0)
+        .bind(card)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    if gone.rows_affected() > 0 {
+        audit(conn, actor, "card_use.remove", &format!("person:{}", person.0), &format!("card:{card}: {reason}"))
+            .await?;
+    }
+    Ok(())
+}

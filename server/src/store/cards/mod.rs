@@ -1,0 +1,113 @@
+//! The SQLite backend for person memory: connectors, record shapes, cards and people's use of them.
+
+mod connectors;
+mod forgetting;
+mod kept;
+mod prepare;
+
+use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::cards::access::{DataLabel, KeyKind};
+use engine::cards::source::CardField;
+use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
+use engine::cards::store::{
+    after_read, Card, CardUse, Forgotten, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
+};
+use engine::org::{PersonId, RoleId};
+use engine::store::{Actor, StoreError};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+const CARD_COLUMNS: &str = "id, connector_id, tool, kind, record_id, version, fields, read_with, read_as, \
+     label_when_read, open_work, read_at, not_returned";
+
+fn bad(what: &str) -> StoreError {
+    StoreError::Backend(format!("unreadable {what}"))
+}
+
+fn json_list(row: &SqliteRow, col: &str) -> Vec<String> {
+    serde_json::from_str(&row.get::<String, _>(col)).unwrap_or_default()
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+fn connector_from(row: &SqliteRow) -> Result<Connector, StoreError> {
+    Ok(Connector {
+        id: row.get("id"),
+        name: row.get("name"),
+        base_url: row.get("base_url"),
+        key_mode: KeyMode::parse(row.get("key_mode")).ok_or_else(|| bad("key mode"))?,
+        own_key_tools: json_list(row, "own_key_tools"),
+        ticked: json_list(row, "ticked"),
+        label: DataLabel::parse(row.get("label")).ok_or_else(|| bad("label"))?,
+        admits_roles: json_list(row, "admits_roles"),
+        keep_cards: row.get::<i64, _>("keep_cards") != 0,
+        structured: Freshness {
+            soft_mins: row.get::<i64, _>("structured_soft_mins") as u32,
+            hard_mins: row.get::<i64, _>("structured_hard_mins") as u32,
+        },
+        free_text: Freshness {
+            soft_mins: row.get::<i64, _>("free_text_soft_mins") as u32,
+            hard_mins: row.get::<i64, _>("free_text_hard_mins") as u32,
+        },
+        hourly_limit: row.get::<i64, _>("hourly_limit") as u32,
+        killed: row.get::<i64, _>("killed") != 0,
+        has_company_key: row.get::<Option<String>, _>("company_key").is_some(),
+    })
+}
+
+fn card_from(row: &SqliteRow) -> Result<Card, StoreError> {
+    Ok(Card {
+        id: row.get("id"),
+        connector: row.get("connector_id"),
+        tool: row.get("tool"),
+        kind: row.get("kind"),
+        record_id: row.get("record_id"),
+        version: row.get("version"),
+        fields: serde_json::from_str(&row.get::<String, _>("fields")).map_err(|_| bad("card fields"))?,
+        read_with: KeyKind::parse(row.get("read_with")).ok_or_else(|| bad("key kind"))?,
+        read_as: row.get::<Option<i64>, _>("read_as").map(PersonId),
+        label_when_read: DataLabel::parse(row.get("label_when_read")).ok_or_else(|| bad("label"))?,
+        open_work: row.get::<i64, _>("open_work") != 0,
+        read_at: row.get("read_at"),
+        not_returned: serde_json::from_str(&row.get::<String, _>("not_returned"))
+            .map_err(|_| bad("card's fields not returned"))?,
+    })
+}
+
+fn use_from(row: &SqliteRow) -> Result<CardUse, StoreError> {
+    Ok(CardUse {
+        person: PersonId(row.get("person_id")),
+        card: row.get("card_id"),
+        summary: serde_json::from_str(&row.get::<String, _>("summary")).map_err(|_| bad("use summary"))?,
+        pinned: row.get::<i64, _>("pinned") != 0,
+        last_use: row.get("last_use"),
+    })
+}
+
+/// Removes the connector's cards whose key kind is not among `kinds` (all of them when empty).
+async fn purge(conn: &mut SqliteConnection, connector: i64, kinds: &[KeyKind]) -> Result<u32, StoreError> {
+    let ids: Vec<(i64, String)> = sqlx::query_as("SELECT id, read_with FROM cards WHERE connector_id = ?")
+        .bind(connector)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+    let mut removed = 0;
+    for (id, kind) in ids {
+        if KeyKind::parse(&kind).is_some_and(|k| kinds.contains(&k)) {
+            continue;
+        }
+        delete_card(conn, id).await?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+async fn delete_card(conn: &mut SqliteConnection, id: i64) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM card_uses WHERE card_id = ?").bind(id).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("DELETE FROM cards WHERE id = ?").bind(id).execute(&mut *conn).await.map_err(backend)?;
+    Ok(())
+}

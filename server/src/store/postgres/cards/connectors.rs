@@ -1,0 +1,340 @@
+//! The PostgreSQL backend's ConnectorStore: connectors, their keys and record shapes, the hourly limit of reads, and what each agent holds.
+
+use super::*;
+use crate::secrets::{Place, SecretBox};
+use crate::store::sealing::{check_still_opens, open_stored, sealer};
+use engine::cards::store::ConnectorStore;
+
+impl PgStore {
+    /// The sealer for a key written in this transaction, once the key check (read `FOR SHARE`, so a
+    /// rotation waits for this write or this write for it) says it is still the database's key.
+    async fn sealer_in(&self, conn: &mut PgConnection) -> Result<&SecretBox, StoreError> {
+        let sealer = sealer(self.secrets())?;
+        check_still_opens(sealer, super::super::secrets::key_check(conn).await?)?;
+        Ok(sealer)
+    }
+}
+
+#[async_trait]
+impl ConnectorStore for PgStore {
+    async fn connectors(&self) -> Result<Vec<Connector>, StoreError> {
+        // COLLATE "C" orders by bytes, as SQLite's BINARY does, whatever the database's locale.
+        let rows = sqlx::query("SELECT * FROM connectors ORDER BY name COLLATE \"C\"")
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        rows.iter().map(connector_from).collect()
+    }
+
+    async fn connector(&self, id: i64) -> Result<Option<Connector>, StoreError> {
+        let row = sqlx::query("SELECT * FROM connectors WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(connector_from).transpose()
+    }
+
+    async fn create_connector(
+        &self,
+        c: &NewConnector,
+        company_key: Option<&str>,
+        actor: Actor,
+    ) -> Result<Connector, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // The key check first, before any row is written: a rotation locks it before the key tables.
+        let sealer = match company_key {
+            Some(_) => Some(self.sealer_in(&mut tx).await?),
+            None => None,
+        };
+        let mut row = sqlx::query(
+            "INSERT INTO connectors (name, base_url, key_mode, ticked, label, admits_roles, keep_cards, \
+             structured_soft_mins, structured_hard_mins, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+             RETURNING *",
+        )
+        .bind(&c.name)
+        .bind(&c.base_url)
+        .bind(c.key_mode.as_str())
+        .bind(to_json(&c.ticked))
+        .bind(c.label.as_str())
+        .bind(to_json(&c.admits_roles))
+        .bind(c.keep_cards)
+        .bind(i64::from(c.structured.soft_mins))
+        .bind(i64::from(c.structured.hard_mins))
+        .bind(i64::from(c.free_text.soft_mins))
+        .bind(i64::from(c.free_text.hard_mins))
+        .bind(i64::from(c.hourly_limit))
+        .bind(actor.at)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(c.name.clone()) } else { backend(e) })?;
+        // The key is sealed for the row it lives in, whose id the insert has just given.
+        if let (Some(key), Some(sealer)) = (company_key, sealer) {
+            let id: i64 = row.get("id");
+            row = sqlx::query("UPDATE connectors SET company_key = $1 WHERE id = $2 RETURNING *")
+                .bind(sealer.seal(key, Place::CompanyKey { connector: id }))
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        let connector = connector_from(&row)?;
+        audit(&mut tx, actor, "connector.create", &format!("connector:{}", connector.id), &c.name).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(connector)
+    }
+
+    async fn company_key(&self, connector: i64) -> Result<Option<String>, StoreError> {
+        let key: Option<Option<String>> = sqlx::query_scalar("SELECT company_key FROM connectors WHERE id = $1")
+            .bind(connector)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        key.flatten().map(|k| open_stored(self.secrets(), &k, Place::CompanyKey { connector })).transpose()
+    }
+
+    async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
+        let key: Option<String> =
+            sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = $1 AND person_id = $2")
+                .bind(connector)
+                .bind(person.0)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        key.map(|k| open_stored(self.secrets(), &k, Place::PersonKey { connector, person: person.0 })).transpose()
+    }
+
+    async fn set_person_key(
+        &self,
+        connector: i64,
+        person: PersonId,
+        secret: &str,
+        actor: Actor,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let sealed = self.sealer_in(&mut tx).await?.seal(secret, Place::PersonKey { connector, person: person.0 });
+        sqlx::query(
+            "INSERT INTO person_keys (connector_id, person_id, secret, created_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (connector_id, person_id) DO UPDATE SET secret = excluded.secret",
+        )
+        .bind(connector)
+        .bind(person.0)
+        .bind(sealed)
+        .bind(actor.at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, actor, "person_key.set", &format!("connector:{connector}"), &format!("person:{}", person.0))
+            .await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn shapes(&self, connector: i64) -> Result<Vec<RecordShape>, StoreError> {
+        let rows = sqlx::query("SELECT * FROM record_shapes WHERE connector_id = $1 ORDER BY tool COLLATE \"C\"")
+            .bind(connector)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let fields: Vec<ShapeField> =
+                    serde_json::from_str(&r.get::<String, _>("fields")).map_err(|_| bad("shape fields"))?;
+                Ok(RecordShape {
+                    connector: r.get("connector_id"),
+                    tool: r.get("tool"),
+                    kind: r.get("kind"),
+                    id_field: r.get("id_field"),
+                    version_field: r.get("version_field"),
+                    fields,
+                    get_tool: r.get("get_tool"),
+                    confirmed: r.get("confirmed"),
+                })
+            })
+            .collect()
+    }
+
+    async fn save_shape(&self, s: &RecordShape, open_when: Option<&OpenWhen>, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO record_shapes (connector_id, tool, kind, id_field, version_field, fields, get_tool, open_when, \
+             confirmed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (connector_id, tool) DO UPDATE SET \
+             kind = excluded.kind, id_field = excluded.id_field, version_field = excluded.version_field, \
+             fields = excluded.fields, get_tool = excluded.get_tool, open_when = excluded.open_when, \
+             confirmed = excluded.confirmed",
+        )
+        .bind(s.connector)
+        .bind(&s.tool)
+        .bind(&s.kind)
+        .bind(&s.id_field)
+        .bind(&s.version_field)
+        .bind(to_json(&s.fields))
+        .bind(&s.get_tool)
+        .bind(open_when.map(to_json))
+        .bind(s.confirmed)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        audit(&mut tx, actor, "shape.save", &format!("connector:{}", s.connector), &s.tool).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn open_when(&self, connector: i64, tool: &str) -> Result<Option<OpenWhen>, StoreError> {
+        let v: Option<Option<String>> =
+            sqlx::query_scalar("SELECT open_when FROM record_shapes WHERE connector_id = $1 AND tool = $2")
+                .bind(connector)
+                .bind(tool)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(v.flatten().and_then(|s| serde_json::from_str(&s).ok()))
+    }
+
+    async fn set_keep_cards(&self, connector: i64, on: bool, actor: Actor) -> Result<u32, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query("UPDATE connectors SET keep_cards = $1, updated_at = $2 WHERE id = $3")
+            .bind(on)
+            .bind(actor.at)
+            .bind(connector)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let removed = if on { 0 } else { purge(&mut tx, connector, &[]).await? };
+        let detail = format!("keep cards {}; {removed} cards removed", if on { "on" } else { "off" });
+        audit(&mut tx, actor, "connector.keep_cards", &format!("connector:{connector}"), &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(removed)
+    }
+
+    async fn set_key_mode(
+        &self,
+        connector: i64,
+        mode: KeyMode,
+        own_key_tools: &[String],
+        actor: Actor,
+    ) -> Result<u32, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let row = sqlx::query(
+            "UPDATE connectors SET key_mode = $1, own_key_tools = $2, updated_at = $3 WHERE id = $4 RETURNING *",
+        )
+        .bind(mode.as_str())
+        .bind(to_json(&own_key_tools))
+        .bind(actor.at)
+        .bind(connector)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let kinds = connector_from(&row)?.key_kinds_in_use();
+        let removed = purge(&mut tx, connector, &kinds).await?;
+        let detail = format!("key mode {}; {removed} cards removed", mode.as_str());
+        audit(&mut tx, actor, "connector.key_mode", &format!("connector:{connector}"), &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(removed)
+    }
+
+    async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query("UPDATE connectors SET killed = $1, updated_at = $2 WHERE id = $3")
+            .bind(killed)
+            .bind(actor.at)
+            .bind(connector)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        audit(
+            &mut tx,
+            actor,
+            "connector.kill_switch",
+            &format!("connector:{connector}"),
+            if killed { "on" } else { "off" },
+        )
+        .await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query(
+            "UPDATE connectors SET ticked = $1, label = $2, admits_roles = $3, structured_soft_mins = $4, \
+             structured_hard_mins = $5, free_text_soft_mins = $6, free_text_hard_mins = $7, hourly_limit = $8, \
+             updated_at = $9 WHERE id = $10",
+        )
+        .bind(to_json(&c.ticked))
+        .bind(c.label.as_str())
+        .bind(to_json(&c.admits_roles))
+        .bind(i64::from(c.structured.soft_mins))
+        .bind(i64::from(c.structured.hard_mins))
+        .bind(i64::from(c.free_text.soft_mins))
+        .bind(i64::from(c.free_text.hard_mins))
+        .bind(i64::from(c.hourly_limit))
+        .bind(actor.at)
+        .bind(c.id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let detail = format!("ticked {}; label {}; limit {}/h", c.ticked.join(", "), c.label.as_str(), c.hourly_limit);
+        audit(&mut tx, actor, "connector.settings", &format!("connector:{}", c.id), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn claim_read(
+        &self,
+        connector: i64,
+        purpose: &str,
+        since: DateTime<Utc>,
+        limit: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        claim_call(self.pool(), CallLedger::ConnectorRead { connector, purpose }, since, limit, at).await
+    }
+
+    async fn agent_access(&self, agent: engine::org::AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError> {
+        let clearance: Option<String> = sqlx::query_scalar("SELECT clearance FROM agents WHERE id = $1")
+            .bind(agent.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        let Some(clearance) = clearance else { return Ok(None) };
+        let toolsets: Vec<i64> =
+            sqlx::query_scalar("SELECT connector_id FROM agent_toolsets WHERE agent_id = $1 ORDER BY connector_id")
+                .bind(agent.0)
+                .fetch_all(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(Some((DataLabel::parse(&clearance).ok_or_else(|| bad("clearance"))?, toolsets)))
+    }
+
+    async fn set_agent_access(
+        &self,
+        agent: engine::org::AgentId,
+        clearance: DataLabel,
+        toolsets: &[i64],
+        actor: Actor,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // The update locks the agent's row, so two changes of its toolsets cannot interleave.
+        sqlx::query("UPDATE agents SET clearance = $1 WHERE id = $2")
+            .bind(clearance.as_str())
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query("DELETE FROM agent_toolsets WHERE agent_id = $1")
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        for t in toolsets {
+            sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) VALUES ($1, $2)")
+                .bind(agent.0)
+                .bind(t)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        let detail = format!("cleared for {}; holds {:?}", clearance.as_str(), toolsets);
+        audit(&mut tx, actor, "agent.access", &format!("agent:{}", agent.0), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+}
