@@ -1028,7 +1028,11 @@ impl Org {
     pub async fn memory(&self, caller: &Caller, agent: &str, all: bool) -> Result<Vec<MemoryRow>, PersonaError> {
         self.agent(agent).await?;
         Self::may_read(caller, agent)?;
-        let mut rows = self.store.memory_rows(agent, all).await.map_err(internal)?;
+        let rows = match caller {
+            Caller::Bot(_) => self.store.bot_memory_rows(agent, all).await,
+            _ => self.store.memory_rows(agent, all).await,
+        };
+        let mut rows = rows.map_err(internal)?;
         rows.sort_by(|a, b| {
             b.active.cmp(&a.active).then(b.times_seen.cmp(&a.times_seen)).then(b.last_seen.cmp(&a.last_seen))
         });
@@ -1038,7 +1042,11 @@ impl Org {
     pub async fn episodes(&self, caller: &Caller, agent: &str) -> Result<Vec<Episode>, PersonaError> {
         self.agent(agent).await?;
         Self::may_read(caller, agent)?;
-        self.store.episodes(agent, None).await.map_err(internal)
+        match caller {
+            Caller::Bot(_) => self.store.bot_episodes(agent).await,
+            _ => self.store.episodes(agent, None).await,
+        }
+        .map_err(internal)
     }
 
     pub async fn stats(&self, caller: &Caller, agent: &str, days: u32) -> Result<Stats, PersonaError> {

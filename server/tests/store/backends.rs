@@ -50,6 +50,16 @@ where
     F: FnOnce(Db) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    on_postgres_store(|store| case(Arc::new(store))).await;
+}
+
+/// As `on_postgres`, handing the case the PostgreSQL store itself, for the cases only PostgreSQL
+/// has (roles and row policies), which issue SQL on its pool.
+pub async fn on_postgres_store<F, Fut>(case: F)
+where
+    F: FnOnce(server::store::PgStore) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let Ok(admin) = std::env::var(POSTGRES_URL_VAR) else {
         panic!(
             "{POSTGRES_URL_VAR} is not set: set it to a PostgreSQL server where tests may create databases \
@@ -70,7 +80,7 @@ where
     };
     // The case runs in a task of its own so that a failing case still drops its database; its
     // panic message has already been printed there.
-    let outcome = tokio::spawn(case(Arc::new(store))).await;
+    let outcome = tokio::spawn(case(store)).await;
     // FORCE ends connections the store's pool still holds.
     let dropped = conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str()).await;
     if let Err(e) = outcome {

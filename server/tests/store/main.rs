@@ -16,4 +16,5 @@ mod cores;
 mod idempotency;
 mod org;
 mod persona;
+mod row_security;
 mod tokens;
