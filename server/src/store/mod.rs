@@ -4,6 +4,8 @@
 
 mod cards;
 mod idempotency;
+#[cfg(feature = "bench-lww")]
+mod lww;
 mod persona;
 pub mod postgres;
 pub mod sqlite;
