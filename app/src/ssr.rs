@@ -1,8 +1,10 @@
-//! What every server function shares: the engine, the signed-in person, flash messages across a
+//! What every server function shares: the services, the signed-in person, flash messages across a
 //! redirect, and turning engine errors into sentences.
 
+use engine::auth::service::AuthService;
+use engine::cores::service::CoreService;
+use engine::org::service::OrgService;
 use engine::org::{Person, PersonId};
-use engine::Engine;
 use leptos::prelude::*;
 use serde::{de::DeserializeOwned, Serialize};
 use tower_sessions::Session;
@@ -13,12 +15,20 @@ pub const SIGNED_IN_AT_KEY: &str = "signed_in_at";
 pub const ABSOLUTE_TIMEOUT_SECS: i64 = 7 * 24 * 3600;
 pub const NOT_SIGNED_IN: &str = "Sign in to continue";
 
-pub fn engine() -> Result<Engine, ServerFnError> {
-    use_context::<Engine>().ok_or_else(|| internal("the engine is not in the request context"))
+pub fn cores() -> Result<CoreService, ServerFnError> {
+    use_context::<CoreService>().ok_or_else(|| internal("the core service is not in the request context"))
 }
 
-pub fn org() -> Result<engine::persona::service::Org, ServerFnError> {
-    use_context::<engine::persona::service::Org>()
+pub fn org() -> Result<OrgService, ServerFnError> {
+    use_context::<OrgService>().ok_or_else(|| internal("the organisation service is not in the request context"))
+}
+
+pub fn auth() -> Result<AuthService, ServerFnError> {
+    use_context::<AuthService>().ok_or_else(|| internal("the sign-in service is not in the request context"))
+}
+
+pub fn bots() -> Result<engine::persona::service::Bots, ServerFnError> {
+    use_context::<engine::persona::service::Bots>()
         .ok_or_else(|| internal("the bots' side is not in the request context"))
 }
 
@@ -39,16 +49,16 @@ pub async fn session() -> Result<Session, ServerFnError> {
 }
 
 /// The person a session belongs to, ending the session past its absolute timeout.
-pub async fn person_in_session(session: &Session, engine: &Engine) -> Result<Option<Person>, String> {
+pub async fn person_in_session(session: &Session, auth: &AuthService) -> Result<Option<Person>, String> {
     let id: Option<i64> = session.get(PERSON_KEY).await.map_err(|e| e.to_string())?;
     let at: Option<i64> = session.get(SIGNED_IN_AT_KEY).await.map_err(|e| e.to_string())?;
     let Some(id) = id else { return Ok(None) };
-    let fresh = at.is_some_and(|at| engine.now().timestamp() - at < ABSOLUTE_TIMEOUT_SECS);
+    let fresh = at.is_some_and(|at| auth.now().timestamp() - at < ABSOLUTE_TIMEOUT_SECS);
     if !fresh {
         session.flush().await.map_err(|e| e.to_string())?;
         return Ok(None);
     }
-    match engine.person(PersonId(id)).await.map_err(|e| e.to_string())? {
+    match auth.person(PersonId(id)).await.map_err(|e| e.to_string())? {
         // Someone who left is signed out of every session they still had.
         Some(p) if p.left_at.is_some() => {
             session.flush().await.map_err(|e| e.to_string())?;
@@ -59,18 +69,17 @@ pub async fn person_in_session(session: &Session, engine: &Engine) -> Result<Opt
 }
 
 /// Starts a signed-in session under a new id, so an id seen before sign-in is worthless after.
-pub async fn begin_session(session: &Session, engine: &Engine, person: &Person) -> Result<(), String> {
+pub async fn begin_session(session: &Session, auth: &AuthService, person: &Person) -> Result<(), String> {
     session.cycle_id().await.map_err(|e| e.to_string())?;
     session.insert(PERSON_KEY, person.id.0).await.map_err(|e| e.to_string())?;
-    session.insert(SIGNED_IN_AT_KEY, engine.now().timestamp()).await.map_err(|e| e.to_string())?;
+    session.insert(SIGNED_IN_AT_KEY, auth.now().timestamp()).await.map_err(|e| e.to_string())?;
     Ok(())
 }
 
-pub async fn signed_in() -> Result<(Engine, Person), ServerFnError> {
-    let engine = engine()?;
+pub async fn signed_in() -> Result<Person, ServerFnError> {
     let session = session().await?;
-    match person_in_session(&session, &engine).await {
-        Ok(Some(person)) => Ok((engine, person)),
+    match person_in_session(&session, &auth()?).await {
+        Ok(Some(person)) => Ok(person),
         Ok(None) => Err(ServerFnError::new(NOT_SIGNED_IN)),
         Err(e) => Err(internal(e)),
     }

@@ -3,6 +3,7 @@
 //! Nothing here knows about HTTP, Leptos or SQL. The pure parts (token counting, limits, diffs)
 //! compile to wasm so the browser's meter counts exactly as the server does.
 
+pub mod archive;
 #[cfg(feature = "server")]
 pub mod auth;
 pub mod cards;
@@ -11,10 +12,7 @@ pub mod cores;
 pub mod diff;
 pub mod org;
 pub mod persona;
-pub mod service;
 pub mod store;
-pub mod throttle;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use service::Engine;

@@ -92,6 +92,9 @@ pub trait OrgStore: Send + Sync {
     async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
+    /// Replaces a person's password hash (after a move, every hash is one no password matches);
+    /// `NotFound` for no such person or one who has left.
+    async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError>;
     /// The person leaves, in one transaction: they can no longer sign in; their API tokens and the
     /// bot tokens they made are revoked; their memory of records goes (their use rows, the cards
     /// read as them, their own keys, Prepare my day). Their row stays, so history still names them.

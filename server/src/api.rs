@@ -105,7 +105,7 @@ pub(crate) async fn session_person(parts: &mut Parts, state: &AppState) -> Resul
     let session = Session::from_request_parts(parts, state)
         .await
         .map_err(|(_, m)| ApiError::internal(format!("no session layer: {m}")))?;
-    match app::ssr::person_in_session(&session, &state.engine).await {
+    match app::ssr::person_in_session(&session, &state.auth).await {
         Ok(Some(p)) => Ok(p),
         Ok(None) => Err(ApiError::new(StatusCode::UNAUTHORIZED, "not_signed_in", "Sign in to continue")),
         Err(e) => Err(ApiError::internal(e)),
@@ -119,7 +119,7 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts) {
-            return match state.engine.person_for_token(token).await? {
+            return match state.auth.person_for_token(token).await? {
                 Some(p) => Ok(Caller(p)),
                 None => {
                     Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))
@@ -160,7 +160,7 @@ async fn me(Caller(p): Caller) -> Json<Me> {
 }
 
 async fn list_tokens(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
-    Ok(Json(s.engine.api_tokens(&p).await?).into_response())
+    Ok(Json(s.auth.api_tokens(&p).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -174,7 +174,7 @@ async fn create_token(
     SessionCaller(p): SessionCaller,
     Json(body): Json<NewToken>,
 ) -> Result<Response, ApiError> {
-    let (info, secret) = s.engine.create_api_token(&p, &body.name).await?;
+    let (info, secret) = s.auth.create_api_token(&p, &body.name).await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": info.id, "name": info.name, "token": secret }))).into_response())
 }
 
@@ -183,7 +183,7 @@ async fn revoke_token(
     SessionCaller(p): SessionCaller,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, ApiError> {
-    s.engine.revoke_api_token(&p, id).await?;
+    s.auth.revoke_api_token(&p, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -197,7 +197,7 @@ async fn my_cards(State(s): State<AppState>, SessionCaller(p): SessionCaller) ->
 }
 
 async fn memory_roles(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
-    Ok(Json(s.engine.roles_overview(&p).await?).into_response())
+    Ok(Json(s.cores.roles_overview(&p).await?).into_response())
 }
 
 async fn get_core(
@@ -205,7 +205,7 @@ async fn get_core(
     SessionCaller(p): SessionCaller,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
-    let view = s.engine.core_view(&p, &scope(&key)?, None).await?;
+    let view = s.cores.core_view(&p, &scope(&key)?, None).await?;
     Ok(Json(view).into_response())
 }
 
@@ -223,7 +223,7 @@ async fn save_core(
     Path(key): Path<String>,
     Json(body): Json<SaveBody>,
 ) -> Result<Response, ApiError> {
-    let saved = s.engine.save_core(&p, &scope(&key)?, body.based_on, &body.text, &body.note).await?;
+    let saved = s.cores.save_core(&p, &scope(&key)?, body.based_on, &body.text, &body.note).await?;
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
@@ -237,7 +237,7 @@ async fn core_versions(
 ) -> Result<Response, ApiError> {
     let scope = scope(&key)?;
     let before = query.get("before").map(|b| parse_before(b)).transpose()?;
-    let page = s.engine.core_history(&scope, before).await?;
+    let page = s.cores.core_history(&scope, before).await?;
     let next = page.next_before.map(|n| format!("/api/memory/cores/{}/versions?before={n}", scope.key()));
     Ok(Json(json!({ "versions": page.versions, "next_before": page.next_before, "next": next })).into_response())
 }
@@ -247,7 +247,7 @@ async fn core_version(
     SessionCaller(p): SessionCaller,
     Path((key, version)): Path<(String, u32)>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(s.engine.version_view(&p, &scope(&key)?, version).await?).into_response())
+    Ok(Json(s.cores.version_view(&p, &scope(&key)?, version).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -262,7 +262,7 @@ async fn restore_core(
     Path(key): Path<String>,
     Json(body): Json<RestoreBody>,
 ) -> Result<Response, ApiError> {
-    let saved = s.engine.restore_core(&p, &scope(&key)?, body.from, body.based_on).await?;
+    let saved = s.cores.restore_core(&p, &scope(&key)?, body.from, body.based_on).await?;
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
@@ -287,7 +287,7 @@ async fn set_limit(
             ))
         }
     };
-    s.engine.set_company_core_limit(&p, &slug, body.limit).await?;
+    s.cores.set_company_core_limit(&p, &slug, body.limit).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -296,7 +296,7 @@ async fn accept_suggestion(
     SessionCaller(p): SessionCaller,
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
-    let saved = s.engine.accept_suggestion(&p, id).await?;
+    let saved = s.cores.accept_suggestion(&p, id).await?;
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
@@ -305,6 +305,6 @@ async fn dismiss_suggestion(
     SessionCaller(p): SessionCaller,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, ApiError> {
-    s.engine.dismiss_suggestion(&p, id).await?;
+    s.cores.dismiss_suggestion(&p, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -54,8 +54,8 @@ pub async fn sign_in(
         Redirect::to(&format!("/signin?next={}", encode_component(&next))).into_response()
     };
     let client = client_address(peer, &headers, state.trust_forwarded_for);
-    match state.engine.sign_in(&form.email, &form.password, client).await {
-        Ok(person) => match begin_session(&session, &state.engine, &person).await {
+    match state.auth.sign_in(&form.email, &form.password, client).await {
+        Ok(person) => match begin_session(&session, &state.auth, &person).await {
             Ok(()) => {
                 tracing::info!(person = %person.id, "signed in");
                 Redirect::to(&next).into_response()

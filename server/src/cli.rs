@@ -2,9 +2,11 @@
 
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
 use crate::store::{Backend, PgStore, SqliteStore};
+use engine::cores::service::CoreService;
 use engine::cores::{core_status, CoreScope};
+use engine::org::service::OrgService;
 use engine::tokens::meter;
-use engine::{Engine, SystemClock};
+use engine::SystemClock;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -20,7 +22,14 @@ usage:
                                             read-only
   engram memory cards --person <person> --as <admin>
                                             counts only: what they say is theirs alone, read-only
+  engram keys rotate [--database URL]       re-seal every connector key under a new secret key; the new key
+                                            replaces the key file, or is printed once for ENGRAM_SECRET_KEY
   engram org …                              the bots' wakes, episodes and memory (engram org --help)
+  engram export --to FILE [--database URL]  the whole organisation as an archive file, read-only;
+                                            no keys, passwords, tokens or sessions
+  engram import FILE [--database URL]       load an archive into an empty database (SQLite or
+                                            PostgreSQL); everyone then sets a new password
+  engram password <email> [--database URL]  set that person's password to the first line of stdin
 
 The database defaults to $ENGRAM_DATABASE_URL, else sqlite://data/engram.db.";
 
@@ -30,6 +39,10 @@ pub enum Command {
     MemoryRoles,
     MemoryCore(String),
     MemoryCards { who: String, person: Option<String> },
+    KeysRotate,
+    Export { to: String },
+    Import { from: String },
+    Password { email: String },
     Help,
 }
 
@@ -44,6 +57,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
     let mut database = None;
     let mut who = None;
     let mut person = None;
+    let mut to = None;
     let mut words = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -51,6 +65,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
             "--database" => database = Some(it.next().ok_or("--database needs a URL")?.clone()),
             "--as" => who = Some(it.next().ok_or("--as needs a person")?.clone()),
             "--person" => person = Some(it.next().ok_or("--person needs a person")?.clone()),
+            "--to" => to = Some(it.next().ok_or("--to needs a file")?.clone()),
             s if s.starts_with("--database=") => database = Some(s["--database=".len()..].to_string()),
             "-h" | "--help" => words.push("help".to_string()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
@@ -66,6 +81,11 @@ pub fn parse(args: &[String]) -> Result<Invocation, String> {
         ["memory", "cards"] => {
             Command::MemoryCards { who: who.clone().ok_or("memory cards needs --as <person>")?, person: person.clone() }
         }
+        ["keys", "rotate"] => Command::KeysRotate,
+        ["export"] => Command::Export { to: to.clone().ok_or("export needs --to FILE")? },
+        ["import", from] => Command::Import { from: from.to_string() },
+        ["import"] => return Err("import needs the archive FILE".to_string()),
+        ["password", email] => Command::Password { email: email.to_string() },
         ["help"] => Command::Help,
         other => return Err(format!("unknown command: {}", other.join(" "))),
     };
@@ -97,14 +117,15 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
     if let Command::MemoryCards { who, person } = command {
         return cards(store, who, person.as_deref(), out).await;
     }
-    let engine = Engine::new(store, Arc::new(SystemClock));
+    let org = OrgService::new(store.clone(), Arc::new(SystemClock));
+    let cores = CoreService::new(store, Arc::new(SystemClock));
     let w = |e: std::io::Error| e.to_string();
     match command {
         Command::MemoryRoles => {
-            let dir = engine.directory().await.map_err(|e| e.to_string())?;
+            let dir = org.directory().await.map_err(|e| e.to_string())?;
             for role in &dir.roles {
                 let (_, current) =
-                    engine.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(|e| e.to_string())?;
+                    cores.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(|e| e.to_string())?;
                 let status = core_status(
                     "company core",
                     current.as_ref().map(|c| c.version),
@@ -116,7 +137,7 @@ pub async fn run_memory(command: &Command, database: Option<String>, out: &mut i
         }
         Command::MemoryCore(key) => {
             let scope = CoreScope::parse(key).map_err(|e| e.to_string())?;
-            let (subject, current) = engine.current_core(&scope).await.map_err(|e| e.to_string())?;
+            let (subject, current) = cores.current_core(&scope).await.map_err(|e| e.to_string())?;
             match current {
                 Some(c) => {
                     writeln!(
@@ -203,6 +224,11 @@ async fn cards(
     Ok(())
 }
 
+/// The database a command names, else `$ENGRAM_DATABASE_URL`, else the default file.
+pub fn database_url(database: Option<String>) -> String {
+    database.or_else(|| std::env::var("ENGRAM_DATABASE_URL").ok()).unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string())
+}
+
 /// The settings for serving, with the database chosen on the command line if given.
 pub fn serve_settings(database: Option<String>) -> Settings {
     let mut settings = Settings::from_env();
@@ -227,7 +253,16 @@ mod tests {
         let inv = parse(&args("memory core company:role:sales --database sqlite://x.db")).unwrap();
         assert_eq!(inv.command, Command::MemoryCore("company:role:sales".into()));
         assert_eq!(inv.database.as_deref(), Some("sqlite://x.db"));
+        assert_eq!(parse(&args("keys rotate")).unwrap().command, Command::KeysRotate);
         assert!(parse(&args("memory")).is_err());
+        assert!(parse(&args("keys")).is_err());
         assert!(parse(&args("--nope")).is_err());
+        let inv = parse(&args("export --to org.jsonl --database sqlite://x.db")).unwrap();
+        assert_eq!(inv.command, Command::Export { to: "org.jsonl".into() });
+        assert_eq!(parse(&args("import org.jsonl")).unwrap().command, Command::Import { from: "org.jsonl".into() });
+        assert_eq!(parse(&args("export")).unwrap_err(), "export needs --to FILE");
+        assert_eq!(parse(&args("import")).unwrap_err(), "import needs the archive FILE");
+        let inv = parse(&args("password ada@acme.example")).unwrap();
+        assert_eq!(inv.command, Command::Password { email: "ada@acme.example".into() });
     }
 }

@@ -2,10 +2,10 @@
 
 use chrono::Utc;
 use engine::auth::hash_password;
+use engine::cores::service::CoreService;
 use engine::cores::CoreScope;
 use engine::org::{Company, RoleSlug, TimeZoneName};
 use engine::store::{Actor, NewAgent, NewPerson, Store};
-use engine::Engine;
 
 pub const DEMO_PASSWORD: &str = "engram-demo";
 
@@ -33,7 +33,7 @@ fn err(e: impl std::fmt::Display) -> SeedError {
 }
 
 /// Seeds the demo company if the database has no company yet. Returns whether it seeded.
-pub async fn seed_if_empty(store: &dyn Store, engine: &Engine) -> Result<bool, SeedError> {
+pub async fn seed_if_empty(store: &dyn Store, cores: &CoreService) -> Result<bool, SeedError> {
     if store.company().await.map_err(err)?.is_some() {
         return Ok(false);
     }
@@ -88,7 +88,7 @@ pub async fn seed_if_empty(store: &dyn Store, engine: &Engine) -> Result<bool, S
         store.create_agent(&a, actor).await.map_err(err)?;
     }
     // No cores: people write them. The nightly job has left two suggestions for their owners.
-    engine
+    cores
         .suggest_core_line(
             &CoreScope::Company(RoleSlug::parse("support").map_err(err)?),
             "Refunds over $500 need the team lead's approval before they are promised.",
@@ -99,7 +99,7 @@ pub async fn seed_if_empty(store: &dyn Store, engine: &Engine) -> Result<bool, S
         .await
         .map_err(err)?;
     if let Some(t) = team("Sales Bengaluru") {
-        engine
+        cores
             .suggest_core_line(
                 &CoreScope::Team(t),
                 "Quote prices in INR first, then USD.",

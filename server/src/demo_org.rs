@@ -1,10 +1,10 @@
-//! The demo's bots: a vault with three of them, and their first runs, recorded through the real
+//! The demo's bots: a vault with three of them, and their first wakes, recorded through the real
 //! pipeline (wake, wake-done, reflect, proposal) with recorded model replies, so the agent pages
 //! show real content without a model.
 
-use crate::models::{Recorded, RecordedModel};
+use crate::llm::{Recorded, RecordedModel};
 use crate::vault::FsVault;
-use engine::persona::service::{Caller, Org, RunReport};
+use engine::persona::service::{Bots, Caller, WakeReport};
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::Clock;
@@ -39,7 +39,7 @@ pub async fn ensure_vault(root: &Path) -> Result<bool, String> {
 struct Run {
     agent: &'static str,
     task: &'static str,
-    run: &'static str,
+    wake: &'static str,
     status: Option<&'static str>,
     exit: i32,
     turns: u32,
@@ -55,7 +55,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "scout",
         task: "Research Chai Point as a lead",
-        run: "scout-0001",
+        wake: "scout-0001",
         status: Some("done"),
         exit: 0,
         turns: 6,
@@ -68,7 +68,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "scout",
         task: "Qualify Zeta Foods",
-        run: "scout-0002",
+        wake: "scout-0002",
         status: Some("done"),
         exit: 0,
         turns: 5,
@@ -81,7 +81,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "scout",
         task: "Follow up on Acme Rail",
-        run: "scout-0003",
+        wake: "scout-0003",
         status: Some("blocked"),
         exit: 0,
         turns: 3,
@@ -94,7 +94,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "helper",
         task: "Refund request #4411",
-        run: "helper-0001",
+        wake: "helper-0001",
         status: Some("done"),
         exit: 0,
         turns: 4,
@@ -107,7 +107,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "helper",
         task: "Escalation from Bhatia Traders",
-        run: "helper-0002",
+        wake: "helper-0002",
         status: Some("request_changes"),
         exit: 0,
         turns: 7,
@@ -120,7 +120,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "builder",
         task: "Bump the release notes template",
-        run: "builder-0001",
+        wake: "builder-0001",
         status: Some("done"),
         exit: 0,
         turns: 9,
@@ -133,7 +133,7 @@ const RUNS: [Run; 7] = [
     Run {
         agent: "builder",
         task: "Check the nightly build",
-        run: "builder-0002",
+        wake: "builder-0002",
         status: None,
         exit: 1,
         turns: 2,
@@ -145,8 +145,8 @@ const RUNS: [Run; 7] = [
     },
 ];
 
-/// The model's replies, in the order the runs above call for them. Row ids are those a fresh
-/// database gives: scout's first run adds lines 1 and 2.
+/// The model's replies, in the order the wakes above call for them. Row ids are those a fresh
+/// database gives: scout's first wake adds lines 1 and 2.
 const REPLIES: [&str; 7] = [
     r#"{"operations": [
         {"op": "add", "kind": "lesson", "text": "I check the CRM for an existing account before I research a company."},
@@ -162,8 +162,8 @@ const REPLIES: [&str; 7] = [
     r#"{"operations": [{"op": "none"}]}"#,
 ];
 
-/// Records the demo runs if no bot has an episode yet. Returns whether it did.
-pub async fn seed_runs(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn Clock>) -> Result<bool, String> {
+/// Records the demo wakes if no bot has an episode yet. Returns whether it did.
+pub async fn seed_episodes(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn Clock>) -> Result<bool, String> {
     for agent in ["scout", "helper", "builder"] {
         if !store.episodes(agent, None).await.map_err(|e| e.to_string())?.is_empty() {
             return Ok(false);
@@ -171,38 +171,38 @@ pub async fn seed_runs(store: Arc<dyn Store>, vault_root: &Path, clock: Arc<dyn 
     }
     let recorded = Arc::new(RecordedModel::new(REPLIES.iter().map(|r| r.to_string()).collect()));
     let vault = Arc::new(FsVault::new(vault_root));
-    let org = Org::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
+    let bots = Bots::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
     let op = Caller::Operator;
     let e = |e: engine::persona::service::PersonaError| e.to_string();
     for r in RUNS {
-        let task = org.create_task(&op, r.agent, r.task, "").await.map_err(e)?;
-        let w = org.wake(&op, r.agent, Some(task.id), "assigned").await.map_err(e)?;
+        let task = bots.create_task(&op, r.agent, r.task, "").await.map_err(e)?;
+        let w = bots.wake(&op, r.agent, Some(task.id), "assigned").await.map_err(e)?;
         if let Some(status) = r.status {
-            org.post_status(&Caller::Bot(r.agent.to_string()), task.id, status, "").await.map_err(e)?;
+            bots.post_status(&Caller::Bot(r.agent.to_string()), task.id, status, "").await.map_err(e)?;
         }
         let transcript = if r.transcript.is_empty() {
             None
         } else {
-            let path = format!(".agents/org/runs/{}.jsonl", r.run);
+            let path = format!(".agents/org/runs/{}.jsonl", r.wake);
             vault.write(&path, r.transcript).await.map_err(|e| e.to_string())?;
             Some(path)
         };
-        let report = RunReport {
-            run: r.run.to_string(),
+        let report = WakeReport {
+            wake: r.wake.to_string(),
             exit: r.exit,
             result: r.result.to_string(),
             turns: Some(r.turns),
             cost_usd: Some(r.cost),
             duration_s: Some(r.duration),
-            log_path: Some(format!("logs/{}.log", r.run)),
+            log_path: Some(format!("logs/{}.log", r.wake)),
             transcript_path: transcript,
         };
-        let done = org.wake_done(&op, &[w.id], &report).await.map_err(e)?;
+        let done = bots.wake_done(&op, &[w.id], &report).await.map_err(e)?;
         for note in &done.notes {
-            tracing::warn!(run = r.run, note, "demo run");
+            tracing::warn!(run = r.wake, note, "demo run");
         }
         if r.redo {
-            org.redo(&op, task.id).await.map_err(e)?;
+            bots.redo(&op, task.id).await.map_err(e)?;
         }
     }
     Ok(true)

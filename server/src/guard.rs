@@ -64,7 +64,7 @@ pub async fn pages_need_sign_in(
     if req.method() != Method::GET || !is_page(req.uri().path()) {
         return next.run(req).await;
     }
-    match app::ssr::person_in_session(&session, &state.engine).await {
+    match app::ssr::person_in_session(&session, &state.auth).await {
         Ok(Some(_)) => next.run(req).await,
         Ok(None) => {
             let here = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");

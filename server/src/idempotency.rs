@@ -69,8 +69,8 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
         }
     };
     let body_hash = hex(&Blake2b512::digest(&bytes)[..32]);
-    let store = state.engine.store();
-    let now = state.engine.now();
+    let store = state.store.as_ref();
+    let now = state.clock.now();
     let stale_before = now - chrono::Duration::hours(KEEP_HOURS);
     let claim = match store.idem_claim(&scope, &key, &route, &body_hash, now, stale_before).await {
         Ok(c) => c,

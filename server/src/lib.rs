@@ -2,6 +2,7 @@
 
 pub mod acme_ats;
 pub mod api;
+pub mod archive;
 pub mod auth;
 pub mod cli;
 pub mod connector;
@@ -10,10 +11,12 @@ pub mod demo_cards;
 pub mod demo_org;
 pub mod guard;
 pub mod idempotency;
-pub mod models;
+pub mod llm;
 pub mod org_api;
 pub mod org_cli;
+pub mod password;
 pub mod request_id;
+pub mod secrets;
 pub mod security;
 pub mod settings;
 pub mod startup;

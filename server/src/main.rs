@@ -39,6 +39,45 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Command::KeysRotate => {
+            let settings = cli::serve_settings(inv.database);
+            let mut out = std::io::stdout().lock();
+            match server::secrets::rotate(&settings.database_url, &settings.secret_key, &mut out).await {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Export { to } => {
+            let url = cli::database_url(inv.database);
+            report(server::archive::export(&url, std::path::Path::new(&to)).await)
+        }
+        Command::Import { from } => {
+            let url = cli::database_url(inv.database);
+            report(server::archive::import(&url, std::path::Path::new(&from)).await)
+        }
+        Command::Password { email } => {
+            // From stdin, so the password stays out of the shell's history and the process list.
+            let mut line = String::new();
+            if let Err(e) = std::io::stdin().read_line(&mut line) {
+                let _ = writeln!(std::io::stderr(), "could not read the new password from stdin: {e}");
+                return ExitCode::FAILURE;
+            }
+            let password = line.trim_end_matches(['\r', '\n']);
+            let url = cli::database_url(inv.database);
+            match server::password::set_password(&url, &email, password).await {
+                Ok(done) => {
+                    let _ = writeln!(std::io::stdout(), "{done}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Serve { demo: with_demo } => {
             let mut settings = cli::serve_settings(inv.database);
             if with_demo {
@@ -89,10 +128,10 @@ async fn main() -> ExitCode {
                 }
             };
             if with_demo {
-                match demo::seed_if_empty(app.store().as_ref(), app.engine()).await {
+                match demo::seed_if_empty(app.store().as_ref(), app.cores()).await {
                     Ok(true) => {
                         if let Some(vault) = &vault {
-                            match demo_org::seed_runs(app.store().clone(), vault, Arc::new(SystemClock)).await {
+                            match demo_org::seed_episodes(app.store().clone(), vault, Arc::new(SystemClock)).await {
                                 Ok(_) => tracing::info!("recorded the demo bots' first runs"),
                                 Err(e) => tracing::warn!(error = %e, "could not record the demo bots' runs"),
                             }
@@ -121,6 +160,20 @@ async fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// Prints a finished move's summary, or its error.
+fn report(done: Result<String, server::archive::MoveError>) -> ExitCode {
+    match done {
+        Ok(summary) => {
+            let _ = writeln!(std::io::stdout(), "{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "{e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::persona::service::{Caller, PersonaError, ProposalOutcome, RunReport};
+use engine::persona::service::{Caller, PersonaError, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -55,10 +55,10 @@ impl FromRequestParts<AppState> for OrgCaller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts) {
-            if let Some(p) = state.engine.person_for_token(token).await? {
+            if let Some(p) = state.auth.person_for_token(token).await? {
                 return Ok(OrgCaller(Caller::Person(p)));
             }
-            return match state.org.agent_for_token(token).await.map_err(ApiError::internal)? {
+            return match state.bots.agent_for_token(token).await.map_err(ApiError::internal)? {
                 Some(agent) => Ok(OrgCaller(Caller::Bot(agent))),
                 None => {
                     Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))
@@ -81,7 +81,7 @@ struct Wake {
 }
 
 async fn wake(State(s): State<AppState>, OrgCaller(c): OrgCaller, Json(b): Json<Wake>) -> Result<Response, ApiError> {
-    let w = s.org.wake(&c, &b.agent, b.task, &b.reason).await?;
+    let w = s.bots.wake(&c, &b.agent, b.task, &b.reason).await?;
     Ok((StatusCode::CREATED, Json(w)).into_response())
 }
 
@@ -89,7 +89,7 @@ async fn wake(State(s): State<AppState>, OrgCaller(c): OrgCaller, Json(b): Json<
 struct WakeDone {
     wakeups: Vec<i64>,
     #[serde(flatten)]
-    report: RunReport,
+    report: WakeReport,
 }
 
 async fn wake_done(
@@ -97,7 +97,7 @@ async fn wake_done(
     OrgCaller(c): OrgCaller,
     Json(b): Json<WakeDone>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.wake_done(&c, &b.wakeups, &b.report).await?))
+    Ok(ok(s.bots.wake_done(&c, &b.wakeups, &b.report).await?))
 }
 
 #[derive(Deserialize)]
@@ -107,7 +107,7 @@ struct Reflect {
     #[serde(default)]
     dry_run: bool,
     #[serde(flatten)]
-    report: RunReport,
+    report: WakeReport,
 }
 
 async fn reflect(
@@ -116,7 +116,7 @@ async fn reflect(
     Json(b): Json<Reflect>,
 ) -> Result<Response, ApiError> {
     let reason = b.reason.as_deref().unwrap_or("task");
-    Ok(ok(s.org.reflect(&c, &b.agent, reason, &b.report, b.dry_run).await?))
+    Ok(ok(s.bots.reflect(&c, &b.agent, reason, &b.report, b.dry_run).await?))
 }
 
 #[derive(Deserialize)]
@@ -132,7 +132,7 @@ async fn create_task(
     OrgCaller(c): OrgCaller,
     Json(b): Json<NewTask>,
 ) -> Result<Response, ApiError> {
-    let t = s.org.create_task(&c, &b.agent, &b.title, &b.body).await?;
+    let t = s.bots.create_task(&c, &b.agent, &b.title, &b.body).await?;
     Ok((StatusCode::CREATED, Json(t)).into_response())
 }
 
@@ -149,12 +149,12 @@ async fn post_status(
     Path(id): Path<i64>,
     Json(b): Json<Status>,
 ) -> Result<StatusCode, ApiError> {
-    s.org.post_status(&c, id, &b.status, &b.note).await?;
+    s.bots.post_status(&c, id, &b.status, &b.note).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 async fn redo(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(ok(s.org.redo(&c, id).await?))
+    Ok(ok(s.bots.redo(&c, id).await?))
 }
 
 #[derive(Deserialize)]
@@ -169,7 +169,7 @@ async fn memory(
     Path(name): Path<String>,
     Query(q): Query<MemoryQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.memory(&c, &name, q.all).await?))
+    Ok(ok(s.bots.memory(&c, &name, q.all).await?))
 }
 
 async fn episodes(
@@ -177,7 +177,7 @@ async fn episodes(
     OrgCaller(c): OrgCaller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.episodes(&c, &name).await?))
+    Ok(ok(s.bots.episodes(&c, &name).await?))
 }
 
 #[derive(Deserialize)]
@@ -191,7 +191,7 @@ async fn stats(
     Path(name): Path<String>,
     Query(q): Query<StatsQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.stats(&c, &name, q.days.unwrap_or(30)).await?))
+    Ok(ok(s.bots.stats(&c, &name, q.days.unwrap_or(30)).await?))
 }
 
 #[derive(Deserialize)]
@@ -207,7 +207,7 @@ async fn propose(
     Path(name): Path<String>,
     Json(b): Json<Propose>,
 ) -> Result<Response, ApiError> {
-    match s.org.propose_improvement(&c, &name, b.memory_id, b.dry_run).await? {
+    match s.bots.propose_improvement(&c, &name, b.memory_id, b.dry_run).await? {
         // Refused as the validator's refusals are, so a caller tells a refusal from a card.
         ProposalOutcome::Refused(why) => {
             Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "proposal_refused", format!("no proposal: {why}")))
@@ -227,7 +227,7 @@ async fn edit(
     Path(id): Path<i64>,
     Json(b): Json<Edit>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.edit_memory(&c, id, &b.text).await?))
+    Ok(ok(s.bots.edit_memory(&c, id, &b.text).await?))
 }
 
 #[derive(Deserialize)]
@@ -241,12 +241,12 @@ async fn retire(
     Path(id): Path<i64>,
     Json(b): Json<Why>,
 ) -> Result<Response, ApiError> {
-    s.org.retire_memory(&c, id, &b.reason).await?;
+    s.bots.retire_memory(&c, id, &b.reason).await?;
     Ok(ok(json!({"retired": id})))
 }
 
 async fn apply(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(ok(s.org.apply_improvement(&c, id).await?))
+    Ok(ok(s.bots.apply_improvement(&c, id).await?))
 }
 
 async fn close(
@@ -255,5 +255,5 @@ async fn close(
     Path(id): Path<i64>,
     Json(b): Json<Why>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.org.close_improvement(&c, id, &b.reason).await?))
+    Ok(ok(s.bots.close_improvement(&c, id, &b.reason).await?))
 }

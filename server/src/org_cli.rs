@@ -2,13 +2,13 @@
 //! people. The command line on the host is the operator; `--as` names the person (or bot) a
 //! command speaks for where the rules depend on who asks.
 
-use crate::models::ConfiguredModels;
+use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
-use crate::startup::build_org;
+use crate::startup::build_bots;
 use crate::store::AnyStore;
 use engine::persona::backlog::{Episode, MemoryRow};
 use engine::persona::service::{
-    Caller, Org, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, RunReport, WakeDoneReport,
+    Bots, Caller, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, WakeDoneReport, WakeReport,
 };
 use engine::SystemClock;
 use std::collections::HashMap;
@@ -121,9 +121,9 @@ impl Args {
         self.switches.iter().any(|s| s == k)
     }
 
-    fn report(&self) -> Result<RunReport, CliError> {
-        Ok(RunReport {
-            run: self.need("--run")?.to_string(),
+    fn report(&self) -> Result<WakeReport, CliError> {
+        Ok(WakeReport {
+            wake: self.need("--run")?.to_string(),
             exit: self.num("--exit")?.unwrap_or(0),
             result: self.get("--result").unwrap_or("").to_string(),
             turns: self.num("--turns")?,
@@ -140,11 +140,11 @@ fn id(s: &str, what: &str) -> Result<i64, CliError> {
 }
 
 /// Opens the store and builds the bots' side from the settings, as the server does.
-pub async fn open_org(settings: &Settings) -> Result<Org, CliError> {
+pub async fn open_bots(settings: &Settings) -> Result<Bots, CliError> {
     let store = AnyStore::open(&settings.database_url)
         .await
         .map_err(|e| CliError { code: 1, message: format!("could not open the database: {e}") })?;
-    Ok(build_org(
+    Ok(build_bots(
         settings,
         store.shared(),
         Arc::new(SystemClock),
@@ -153,14 +153,14 @@ pub async fn open_org(settings: &Settings) -> Result<Org, CliError> {
 }
 
 /// Resolves `--as`: a bot on the roster by name, else a person by email or by the part before @.
-async fn caller(org: &Org, who: Option<&str>) -> Result<Caller, CliError> {
+async fn caller(bots: &Bots, who: Option<&str>) -> Result<Caller, CliError> {
     let Some(who) = who else { return Ok(Caller::Operator) };
-    if let Ok(roster) = org.roster().await {
+    if let Ok(roster) = bots.roster().await {
         if roster.get(who).is_some() {
             return Ok(Caller::Bot(who.to_string()));
         }
     }
-    let dir = org.store().directory().await.map_err(|e| CliError { code: 1, message: e.to_string() })?;
+    let dir = bots.store().directory().await.map_err(|e| CliError { code: 1, message: e.to_string() })?;
     dir.people
         .into_iter()
         .find(|p| {
@@ -210,7 +210,7 @@ fn episode_line(e: &Episode) -> String {
         "episode {} {} run {} {}{} turns {} cost {} — {}",
         e.id,
         e.created_at.format("%Y-%m-%d %H:%M"),
-        e.run,
+        e.wake,
         e.outcome.as_str(),
         if e.corrected { " (corrected)" } else { "" },
         e.turns.map(|t| t.to_string()).unwrap_or_else(|| "?".into()),
@@ -268,62 +268,62 @@ fn wake_done_lines(r: &WakeDoneReport) -> Vec<String> {
 pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> Result<(), CliError> {
     let a = Args::parse(args)?;
     let words: Vec<&str> = a.words.iter().map(String::as_str).collect();
-    let org = open_org(settings).await?;
-    let who = caller(&org, a.get("--as")).await?;
+    let bots = open_bots(settings).await?;
+    let who = caller(&bots, a.get("--as")).await?;
     let mut lines: Vec<String> = Vec::new();
     match words.as_slice() {
         ["wake", agent] => {
             let task = a.get("--task").map(|t| id(t, "--task")).transpose()?;
-            let w = org.wake(&who, agent, task, a.need("--reason")?).await.map_err(refused)?;
+            let w = bots.wake(&who, agent, task, a.need("--reason")?).await.map_err(refused)?;
             lines.push(w.id.to_string());
         }
         ["wake-done", ids] => {
             let ids = ids.split(',').map(|i| id(i.trim(), "a wakeup id")).collect::<Result<Vec<_>, _>>()?;
-            let r = org.wake_done(&who, &ids, &a.report()?).await.map_err(refused)?;
+            let r = bots.wake_done(&who, &ids, &a.report()?).await.map_err(refused)?;
             lines.extend(wake_done_lines(&r));
         }
         ["reflect", agent] => {
             let reason = a.get("--reason").unwrap_or("task");
-            let r = org.reflect(&who, agent, reason, &a.report()?, a.on("--dry-run")).await.map_err(refused)?;
+            let r = bots.reflect(&who, agent, reason, &a.report()?, a.on("--dry-run")).await.map_err(refused)?;
             lines.extend(reflect_lines(&r));
         }
         ["task", "new", agent, title] => {
-            let t = org.create_task(&who, agent, title, a.get("--body").unwrap_or("")).await.map_err(refused)?;
+            let t = bots.create_task(&who, agent, title, a.get("--body").unwrap_or("")).await.map_err(refused)?;
             lines.push(t.id.to_string());
         }
         ["task", "status", task, status] => {
-            org.post_status(&who, id(task, "the task")?, status, a.get("--note").unwrap_or(""))
+            bots.post_status(&who, id(task, "the task")?, status, a.get("--note").unwrap_or(""))
                 .await
                 .map_err(refused)?;
             lines.push(format!("task #{task} is {status}"));
         }
         ["task", "redo", task] => {
-            let e = org.redo(&who, id(task, "the task")?).await.map_err(refused)?;
-            lines.push(format!("marked episode {} ({}, run {}) as corrected", e.id, e.agent, e.run));
+            let e = bots.redo(&who, id(task, "the task")?).await.map_err(refused)?;
+            lines.push(format!("marked episode {} ({}, run {}) as corrected", e.id, e.agent, e.wake));
         }
         ["memory", "episodes", agent] => {
-            let eps = org.episodes(&who, agent).await.map_err(refused)?;
+            let eps = bots.episodes(&who, agent).await.map_err(refused)?;
             if eps.is_empty() {
                 lines.push(format!("{agent} has no episodes yet"));
             }
             lines.extend(eps.iter().map(episode_line));
         }
         ["memory", "stats", agent] => {
-            let s = org.stats(&who, agent, a.num("--days")?.unwrap_or(30)).await.map_err(refused)?;
+            let s = bots.stats(&who, agent, a.num("--days")?.unwrap_or(30)).await.map_err(refused)?;
             lines.extend(s.lines(agent));
         }
         ["memory", "edit", row, text] => {
             let who = person_caller(who)?;
-            let new = org.edit_memory(&who, id(row, "the line")?, text).await.map_err(refused)?;
+            let new = bots.edit_memory(&who, id(row, "the line")?, text).await.map_err(refused)?;
             lines.push(format!("line #{row} is closed; #{} supersedes it", new.id));
         }
         ["memory", "retire", row, why] => {
             let who = person_caller(who)?;
-            org.retire_memory(&who, id(row, "the line")?, why).await.map_err(refused)?;
+            bots.retire_memory(&who, id(row, "the line")?, why).await.map_err(refused)?;
             lines.push(format!("line #{row} is retired"));
         }
         ["memory", agent] => {
-            let rows = org.memory(&who, agent, a.on("--all")).await.map_err(refused)?;
+            let rows = bots.memory(&who, agent, a.on("--all")).await.map_err(refused)?;
             if rows.is_empty() {
                 lines.push(format!("{agent} has no memory lines yet"));
             }
@@ -331,7 +331,7 @@ pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> 
         }
         ["propose-improvement", agent] => {
             let row = id(a.need("--memory-id")?, "--memory-id")?;
-            match org.propose_improvement(&who, agent, row, a.on("--dry-run")).await.map_err(refused)? {
+            match bots.propose_improvement(&who, agent, row, a.on("--dry-run")).await.map_err(refused)? {
                 ProposalOutcome::Filed(t) => lines.push(format!("filed improve card #{}: {}", t.id, t.title)),
                 ProposalOutcome::DryRun { path, diff, rationale, changed_lines } => {
                     lines.push(format!("dry run: {changed_lines} changed lines in {path}; nothing was filed"));
@@ -349,7 +349,7 @@ pub async fn run(args: &[String], settings: &Settings, out: &mut impl Write) -> 
         }
         ["token", agent] => {
             let Caller::Person(owner) = person_caller(who)? else { unreachable!("person_caller returns a person") };
-            let secret = org
+            let secret = bots
                 .create_agent_token(&owner, agent, a.get("--name").unwrap_or("dispatcher"))
                 .await
                 .map_err(refused)?;
@@ -382,7 +382,7 @@ mod tests {
             .unwrap();
         assert_eq!(a.words, vec!["wake-done", "1,2"]);
         let r = a.report().unwrap();
-        assert_eq!((r.run.as_str(), r.exit, r.result.as_str()), ("r1", 3, "ok"));
+        assert_eq!((r.wake.as_str(), r.exit, r.result.as_str()), ("r1", 3, "ok"));
         assert!(a.on("--dry-run"));
         assert_eq!(Args::parse(&args(&["--nope"])).err().unwrap().code, 2);
         assert_eq!(Args::parse(&args(&["--run"])).err().unwrap().code, 2);

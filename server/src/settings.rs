@@ -1,4 +1,5 @@
-use crate::models::ModelSettings;
+use crate::llm::ModelSettings;
+use crate::secrets::KeySetting;
 use leptos::config::LeptosOptions;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -24,6 +25,9 @@ pub struct Settings {
     /// `ENGRAM_TRUST_FORWARDED_FOR=1`: behind a reverse proxy, count sign-in attempts by the
     /// address the proxy appends to X-Forwarded-For rather than by the proxy's own.
     pub trust_forwarded_for: bool,
+    /// Where the secret key that seals connector keys comes from: `ENGRAM_SECRET_KEY`,
+    /// `ENGRAM_SECRET_KEY_FILE`, else a key file beside the SQLite database.
+    pub secret_key: KeySetting,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
@@ -64,6 +68,7 @@ impl Settings {
                 .unwrap_or(engine::persona::service::DEFAULT_MAX_PER_DAY),
             run_jobs: true,
             trust_forwarded_for: env("ENGRAM_TRUST_FORWARDED_FOR").is_some_and(|v| v == "1" || v == "true"),
+            secret_key: KeySetting::from_env(),
         }
     }
 }

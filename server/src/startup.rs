@@ -1,20 +1,23 @@
 use crate::connector::HttpSource;
-use crate::models::ConfiguredModels;
+use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
 use crate::store::AnyStore;
 use crate::vault::FsVault;
-use crate::{api, auth, guard, idempotency, request_id, security, statics};
+use crate::{api, auth, guard, idempotency, request_id, secrets, security, statics};
 use app::{shell, App};
 use axum::extract::FromRef;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
+use engine::auth::service::AuthService;
 use engine::cards::service::PersonMemory;
+use engine::cores::service::CoreService;
+use engine::org::service::OrgService;
 use engine::persona::model::Models;
-use engine::persona::service::Org;
+use engine::persona::service::Bots;
 use engine::persona::vault::Vault;
 use engine::store::Store;
-use engine::{Clock, Engine, SystemClock};
+use engine::{Clock, SystemClock};
 use leptos::config::LeptosOptions;
 use leptos::prelude::{provide_context, IntoView};
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -31,8 +34,12 @@ use tracing::Instrument;
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub engine: Engine,
-    pub org: Org,
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub cores: CoreService,
+    pub org: OrgService,
+    pub auth: AuthService,
+    pub bots: Bots,
     pub memory: PersonMemory,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
@@ -59,6 +66,8 @@ fn app_routes() -> Vec<leptos_axum::AxumRouteListing> {
 pub enum StartupError {
     #[error("could not open the database: {0}")]
     Database(String),
+    #[error(transparent)]
+    Secrets(#[from] secrets::SecretError),
     #[error("could not set up sessions: {0}")]
     Sessions(String),
     #[error("could not serve: {0}")]
@@ -69,8 +78,10 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     store: Arc<dyn Store>,
-    engine: Engine,
-    org: Org,
+    cores: CoreService,
+    org: OrgService,
+    auth: AuthService,
+    bots: Bots,
     memory: PersonMemory,
 }
 
@@ -92,13 +103,18 @@ impl Application {
             }
         }
         let opened = AnyStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
+        // Before anything is served: a wrong or missing key stops the start here, never a source's read later.
+        let opened = secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
         let store = opened.shared();
-        let engine = Engine::new(store.clone(), clock.clone());
+        let cores = CoreService::new(store.clone(), clock.clone());
+        let org = OrgService::new(store.clone(), clock.clone());
+        let auth = AuthService::new(store.clone(), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
-        let org = build_org(&settings, store.clone(), clock.clone(), models.clone());
-        let memory = PersonMemory::new(store.clone(), clock, Arc::new(HttpSource::default())).with_models(models);
+        let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
+        let memory =
+            PersonMemory::new(store.clone(), clock.clone(), Arc::new(HttpSource::default())).with_models(models);
         if settings.run_jobs {
-            spawn_jobs(memory.clone(), engine.clone());
+            spawn_jobs(memory.clone(), store.clone(), clock.clone());
         }
 
         let sessions = Sessions::open(&opened).await.map_err(|e| StartupError::Sessions(e.to_string()))?;
@@ -123,8 +139,12 @@ impl Application {
         leptos_options.site_addr = listener.local_addr()?;
         let state = AppState {
             leptos_options: leptos_options.clone(),
-            engine: engine.clone(),
+            store: store.clone(),
+            clock: clock.clone(),
+            cores: cores.clone(),
             org: org.clone(),
+            auth: auth.clone(),
+            bots: bots.clone(),
             memory: memory.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
         };
@@ -153,7 +173,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, engine, org, memory })
+        Ok(Self { listener, router, store, cores, org, auth, bots, memory })
     }
 
     pub fn port(&self) -> u16 {
@@ -164,12 +184,20 @@ impl Application {
         &self.store
     }
 
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    pub fn cores(&self) -> &CoreService {
+        &self.cores
     }
 
-    pub fn org(&self) -> &Org {
+    pub fn org(&self) -> &OrgService {
         &self.org
+    }
+
+    pub fn auth(&self) -> &AuthService {
+        &self.auth
+    }
+
+    pub fn bots(&self) -> &Bots {
+        &self.bots
     }
 
     pub fn memory(&self) -> &PersonMemory {
@@ -192,10 +220,13 @@ impl Application {
 
 /// What every page render can use from context.
 pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
-    let (engine, org, memory) = (state.engine.clone(), state.org.clone(), state.memory.clone());
+    let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
+    let (bots, memory) = (state.bots.clone(), state.memory.clone());
     move || {
-        provide_context(engine.clone());
+        provide_context(cores.clone());
         provide_context(org.clone());
+        provide_context(auth.clone());
+        provide_context(bots.clone());
         provide_context(memory.clone());
     }
 }
@@ -207,9 +238,9 @@ pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.
-pub fn build_org(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Org {
+pub fn build_bots(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Bots {
     let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
-    Org::new(store, clock, vault, models, settings.reflect_max_per_day)
+    Bots::new(store, clock, vault, models, settings.reflect_max_per_day)
 }
 
 /// Sessions live in the same database as everything else, so that several servers on one
@@ -281,14 +312,14 @@ impl ExpiredDeletion for Sessions {
 
 /// Prepare my day and the forgetting job, checked every minute; each decides itself whether it
 /// is due, so a restart never runs one twice in a day.
-fn spawn_jobs(memory: PersonMemory, engine: Engine) {
+fn spawn_jobs(memory: PersonMemory, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
             run_due_jobs(&memory).await;
-            let stale = engine.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
-            let purge = engine.store().idem_purge_before(stale);
+            let stale = clock.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
+            let purge = store.idem_purge_before(stale);
             if let Err(e) =
                 tracing::Instrument::instrument(purge, tracing::info_span!("job", name = "idempotency_purge")).await
             {

@@ -16,8 +16,8 @@ pub struct AgentsData {
 #[server(prefix = "/fn", endpoint = "load_agents")]
 pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     use crate::{flash::notice_key, paths::AGENTS, ssr::*};
-    let (engine, me) = signed_in().await?;
-    let directory = engine.directory().await.map_err(internal)?;
+    let me = signed_in().await?;
+    let directory = org()?.directory().await.map_err(internal)?;
     let notice = take_flash(&notice_key(AGENTS)).await?;
     let access = memory()?.access_lines().await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
     Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access })

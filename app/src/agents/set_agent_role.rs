@@ -7,9 +7,9 @@ pub async fn set_agent_role(agent: i64, role: String) -> Result<(), ServerFnErro
     use crate::paths::AGENTS;
     use crate::ssr::*;
     use engine::org::AgentId;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let role = role_choice(&role)?;
-    let notice = match engine.set_agent_role(&me, AgentId(agent), role).await {
+    let notice = match org()?.set_agent_role(&me, AgentId(agent), role).await {
         Ok(()) => Notice::ok("Saved the agent's department role"),
         Err(e) => Notice::refused(org_refusal(&e)),
     };

@@ -6,9 +6,8 @@ use leptos::prelude::*;
 #[server(prefix = "/fn", endpoint = "who_am_i")]
 pub async fn who_am_i() -> Result<Option<Person>, ServerFnError> {
     use crate::ssr::*;
-    let engine = engine()?;
     let session = session().await?;
-    person_in_session(&session, &engine).await.map_err(internal)
+    person_in_session(&session, &auth()?).await.map_err(internal)
 }
 
 #[component]

@@ -11,7 +11,7 @@ pub async fn add_my_work_query(
     use crate::flash::{notice_key, Notice};
     use crate::paths::connector;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = connector(id);
     let notice = match memory()?.add_query(&me, engine::org::RoleId(role), id, &tool, &arguments, &label).await {
         Ok(q) => Notice::ok(format!("Added \u{201c}{}\u{201d}", q.label)),

@@ -15,7 +15,7 @@ pub async fn confirm_shape(
     use crate::paths::connector;
     use crate::ssr::*;
     use engine::cards::source::{RecordShape, ShapeField};
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = connector(id);
     let mut parsed = Vec::new();
     let mut bad = None;

@@ -6,7 +6,7 @@ pub async fn create_connector(name: String, base_url: String, company_key: Strin
     use crate::flash::{notice_key, Notice};
     use crate::paths::{connector, CONNECTORS};
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     match memory()?.create_connector(&me, &name, &base_url, &company_key).await {
         Ok(c) => {
             set_flash(

@@ -7,7 +7,7 @@ pub async fn draft_shapes(id: i64) -> Result<(), ServerFnError> {
     use crate::flash::{notice_key, Notice};
     use crate::paths::connector;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = connector(id);
     let notice = match memory()?.draft_shapes(&me, id).await {
         Ok((d, true)) => {

@@ -14,7 +14,7 @@ pub async fn load_connectors() -> Result<ConnectorsData, ServerFnError> {
     use crate::flash::notice_key;
     use crate::paths::CONNECTORS;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let connectors = memory()?.connectors(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
     let notice = take_flash(&notice_key(CONNECTORS)).await?;
     Ok(ConnectorsData { connectors, notice })

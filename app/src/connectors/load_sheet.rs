@@ -14,7 +14,7 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
     use crate::flash::notice_key;
     use crate::paths::connector;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let sheet = memory()?.sheet(&me, id).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
     let notice = take_flash(&notice_key(&connector(id))).await?;
     Ok(SheetData { sheet, notice })

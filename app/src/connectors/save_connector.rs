@@ -22,7 +22,7 @@ pub async fn save_connector(
     use crate::ssr::*;
     use engine::cards::access::DataLabel;
     use engine::cards::source::{Freshness, KeyMode};
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let memory = memory()?;
     let back = connector(id);
     let notice = match (KeyMode::parse(&key_mode), DataLabel::parse(&label)) {

@@ -6,7 +6,7 @@ pub async fn tick_tool(id: i64, tool: String, on: bool) -> Result<(), ServerFnEr
     use crate::flash::{notice_key, Notice};
     use crate::paths::connector;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let memory = memory()?;
     let back = connector(id);
     let notice = match memory.sheet(&me, id).await {

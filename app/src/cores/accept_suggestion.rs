@@ -7,9 +7,9 @@ pub async fn accept_suggestion(id: i64, scope: String) -> Result<(), ServerFnErr
     use crate::paths::core_home;
     use crate::ssr::*;
     use engine::cores::CoreScope;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let notice = match engine.accept_suggestion(&me, id).await {
+    let notice = match cores()?.accept_suggestion(&me, id).await {
         Ok(saved) => Notice::ok(format!("Accepted the suggestion: saved version {}", saved.version)),
         Err(e) => Notice::refused(refusal(&e)),
     };

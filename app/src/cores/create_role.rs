@@ -6,8 +6,8 @@ pub async fn create_role(name: String) -> Result<(), ServerFnError> {
     use crate::flash::{notice_key, Notice};
     use crate::paths::ROLES;
     use crate::ssr::*;
-    let (engine, me) = signed_in().await?;
-    let notice = match engine.create_role(&me, &name).await {
+    let me = signed_in().await?;
+    let notice = match org()?.create_role(&me, &name).await {
         Ok(role) => Notice::ok(format!("Added the role {} ({})", role.name, role.slug)),
         Err(e) => Notice::refused(org_refusal(&e)),
     };

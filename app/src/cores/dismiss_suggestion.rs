@@ -7,9 +7,9 @@ pub async fn dismiss_suggestion(id: i64, scope: String) -> Result<(), ServerFnEr
     use crate::paths::core_home;
     use crate::ssr::*;
     use engine::cores::CoreScope;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let notice = match engine.dismiss_suggestion(&me, id).await {
+    let notice = match cores()?.dismiss_suggestion(&me, id).await {
         Ok(()) => Notice::ok("Dismissed the suggestion; the core is unchanged"),
         Err(e) => Notice::refused(refusal(&e)),
     };

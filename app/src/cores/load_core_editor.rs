@@ -1,5 +1,5 @@
 use crate::flash::Draft;
-use engine::service::CoreView;
+use engine::cores::service::CoreView;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -14,9 +14,9 @@ pub struct EditorData {
 pub async fn load_core_editor(scope: String) -> Result<EditorData, ServerFnError> {
     use crate::{flash::draft_key, ssr::*};
     use engine::cores::CoreScope;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let view = engine.core_view(&me, &scope, None).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let view = cores()?.core_view(&me, &scope, None).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
     let draft = take_flash(&draft_key(&scope.key())).await?;
     Ok(EditorData { view, draft })
 }

@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::service::CoreView;
+use engine::cores::service::CoreView;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -14,10 +14,10 @@ pub struct CorePage {
 pub async fn load_core_page(scope: String, before: Option<String>) -> Result<CorePage, ServerFnError> {
     use crate::{flash::notice_key, paths::core_home, ssr::*};
     use engine::cores::{parse_before, CoreScope};
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
     let before = before.as_deref().map(parse_before).transpose().map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let view = engine.core_view(&me, &scope, before).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let view = cores()?.core_view(&me, &scope, before).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
     let notice = take_flash(&notice_key(&core_home(&scope))).await?;
     Ok(CorePage { view, notice })
 }

@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::service::VersionView;
+use engine::cores::service::VersionView;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -13,9 +13,9 @@ pub struct VersionPage {
 pub async fn load_core_version(scope: String, version: u32) -> Result<VersionPage, ServerFnError> {
     use crate::{flash::notice_key, paths::core_version, ssr::*};
     use engine::cores::CoreScope;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    let view = engine.version_view(&me, &scope, version).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let view = cores()?.version_view(&me, &scope, version).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
     let notice = take_flash(&notice_key(&core_version(&scope, version))).await?;
     Ok(VersionPage { view, notice })
 }

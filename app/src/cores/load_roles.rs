@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::service::RolesOverview;
+use engine::cores::service::RolesOverview;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -13,8 +13,8 @@ pub struct RolesPageData {
 #[server(prefix = "/fn", endpoint = "load_roles")]
 pub async fn load_roles(page: String) -> Result<RolesPageData, ServerFnError> {
     use crate::{flash::notice_key, ssr::*};
-    let (engine, me) = signed_in().await?;
-    let overview = engine.roles_overview(&me).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
+    let me = signed_in().await?;
+    let overview = cores()?.roles_overview(&me).await.map_err(|e| ServerFnError::new(refusal(&e)))?;
     let notice = take_flash(&notice_key(&local_path(&page, crate::paths::ROLES))).await?;
     Ok(RolesPageData { overview, notice })
 }

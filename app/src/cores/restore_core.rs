@@ -7,9 +7,9 @@ pub async fn restore_core(scope: String, from: u32, based_on: u32) -> Result<(),
     use crate::paths::{core_home, core_version};
     use crate::ssr::*;
     use engine::cores::CoreScope;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    match engine.restore_core(&me, &scope, from, based_on).await {
+    match cores()?.restore_core(&me, &scope, from, based_on).await {
         Ok(saved) => {
             let text = format!("Restored version {from} as version {}", saved.version);
             set_flash(&notice_key(&core_home(&scope)), &Notice::ok(text)).await?;

@@ -4,8 +4,8 @@ use super::set_team_role::SetTeamRole;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::ROLES;
 use engine::cores::core_status;
+use engine::cores::service::TeamCoreSummary;
 use engine::org::Role;
-use engine::service::TeamCoreSummary;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 

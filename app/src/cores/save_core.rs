@@ -7,9 +7,9 @@ pub async fn save_core(scope: String, based_on: u32, text: String, note: String)
     use crate::paths::{core_editor, core_home};
     use crate::ssr::*;
     use engine::cores::{CoreError, CoreScope};
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(|e| ServerFnError::new(refusal(&e)))?;
-    match engine.save_core(&me, &scope, based_on, &text, &note).await {
+    match cores()?.save_core(&me, &scope, based_on, &text, &note).await {
         Ok(saved) => {
             set_flash(&notice_key(&core_home(&scope)), &Notice::ok(format!("Saved version {}", saved.version))).await?;
             go_to(&core_home(&scope));

@@ -9,11 +9,11 @@ pub async fn set_core_limit(role: String, limit: String) -> Result<(), ServerFnE
     use engine::cores::{CoreError, CoreScope};
     use engine::org::RoleSlug;
     use engine::tokens::format_count;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let slug = RoleSlug::parse(&role).map_err(|e| ServerFnError::new(e.to_string()))?;
     let home = core_home(&CoreScope::Company(slug.clone()));
     let outcome = match limit.trim().parse::<u32>() {
-        Ok(n) => engine.set_company_core_limit(&me, &slug, n).await.map(|_| n),
+        Ok(n) => cores()?.set_company_core_limit(&me, &slug, n).await.map(|_| n),
         Err(_) => Err(CoreError::Invalid("The limit is a whole number of tokens, such as 3000".to_string())),
     };
     let notice = match outcome {

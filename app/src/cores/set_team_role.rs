@@ -6,10 +6,10 @@ pub async fn set_team_role(team: i64, role: String, back: String) -> Result<(), 
     use crate::flash::{notice_key, Notice};
     use crate::ssr::*;
     use engine::org::TeamId;
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = local_path(&back, crate::paths::ROLES);
     let role = role_choice(&role)?;
-    let notice = match engine.set_team_role(&me, TeamId(team), role).await {
+    let notice = match org()?.set_team_role(&me, TeamId(team), role).await {
         Ok(()) => Notice::ok("Saved the team's role"),
         Err(e) => Notice::refused(org_refusal(&e)),
     };

@@ -39,7 +39,7 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     use crate::flash::{draft_key, notice_key};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let memory = memory()?;
     let cards = memory.my_cards(&me).await.map_err(|e| ServerFnError::new(memory_refusal(&e)))?;
     let (prepare, prepare_line) =

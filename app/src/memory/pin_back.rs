@@ -6,7 +6,7 @@ pub async fn pin_back(connector: i64, kind: String, record_id: String) -> Result
     use crate::flash::{notice_key, Notice};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let notice = match memory()?.pin_back(&me, connector, &kind, &record_id).await {
         Ok(sentence) => Notice::ok(sentence),
         Err(e) => Notice::refused(memory_refusal(&e)),

@@ -7,7 +7,7 @@ pub async fn refresh_card(id: i64, record: String) -> Result<(), ServerFnError> 
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     use engine::cards::service::RefreshOutcome;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let notice = match memory()?.refresh(&me, id).await {
         Ok(o @ RefreshOutcome::NotChecked(_)) => Notice::refused(format!("{record}: {}", o.sentence())),
         Ok(o) => Notice::ok(format!("{record}: {}", o.sentence())),

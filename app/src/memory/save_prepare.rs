@@ -7,7 +7,7 @@ pub async fn save_prepare(enabled: Option<String>, at_time: String, zone: String
     use crate::flash::{draft_key, notice_key, Notice};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let memory = memory()?;
     let notice = match memory.save_prepare(&me, enabled.is_some(), &at_time, &zone).await {
         Ok(()) => match memory.prepare_status(&me).await {

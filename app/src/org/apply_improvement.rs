@@ -7,9 +7,9 @@ pub async fn apply_improvement(id: i64, back: String) -> Result<(), ServerFnErro
     use crate::paths::IMPROVE;
     use crate::ssr::*;
     use engine::persona::service::Caller;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = local_path(&back, IMPROVE);
-    let notice = match org()?.apply_improvement(&Caller::Person(me), id).await {
+    let notice = match bots()?.apply_improvement(&Caller::Person(me), id).await {
         Ok(t) => Notice::ok(format!(
             "Applied improve card #{id}: {} is changed",
             t.improve.map(|i| i.target_path).unwrap_or_default()

@@ -18,9 +18,9 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
     use crate::paths::org_agent;
     use crate::ssr::*;
     use engine::persona::service::{Caller, PersonaError};
-    let (_, me) = signed_in().await?;
-    let org = org()?;
-    let page = match org.agent_page(&Caller::Person(me), &name).await {
+    let me = signed_in().await?;
+    let bots = bots()?;
+    let page = match bots.agent_page(&Caller::Person(me), &name).await {
         Ok(p) => p,
         Err(e) => {
             if matches!(e, PersonaError::NotOnRoster(_)) {

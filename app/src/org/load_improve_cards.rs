@@ -15,8 +15,9 @@ pub async fn load_improve_cards() -> Result<ImproveData, ServerFnError> {
     use crate::paths::IMPROVE;
     use crate::ssr::*;
     use engine::persona::service::Caller;
-    let (_, me) = signed_in().await?;
-    let cards = org()?.improve_cards(&Caller::Person(me)).await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
+    let me = signed_in().await?;
+    let cards =
+        bots()?.improve_cards(&Caller::Person(me)).await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
     let notice = take_flash(&notice_key(IMPROVE)).await?;
     Ok(ImproveData { cards, notice })
 }

@@ -11,8 +11,8 @@ pub struct RosterData {
 #[server(prefix = "/fn", endpoint = "load_roster")]
 pub async fn load_roster() -> Result<RosterData, ServerFnError> {
     use crate::ssr::*;
-    let (_, _me) = signed_in().await?;
-    let org = org()?;
-    let lines = org.roster_lines().await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
-    Ok(RosterData { lines, model: org.model_status() })
+    signed_in().await?;
+    let bots = bots()?;
+    let lines = bots.roster_lines().await.map_err(|e| ServerFnError::new(persona_refusal(&e)))?;
+    Ok(RosterData { lines, model: bots.model_status() })
 }

@@ -6,9 +6,9 @@ pub async fn retire_memory_line(id: i64, agent: String, reason: String) -> Resul
     use crate::paths::org_agent;
     use crate::ssr::*;
     use engine::persona::service::Caller;
-    let (_, me) = signed_in().await?;
+    let me = signed_in().await?;
     let back = org_agent(&agent);
-    let notice = match org()?.retire_memory(&Caller::Person(me), id, &reason).await {
+    let notice = match bots()?.retire_memory(&Caller::Person(me), id, &reason).await {
         Ok(()) => Notice::ok(format!("Retired line #{id}; it stays in the closed lines with your reason")),
         Err(e) => Notice::refused(persona_refusal(&e)),
     };

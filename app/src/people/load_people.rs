@@ -14,11 +14,11 @@ pub struct PeopleData {
 #[server(prefix = "/fn", endpoint = "load_people")]
 pub async fn load_people(person: Option<i64>) -> Result<PeopleData, ServerFnError> {
     use crate::{flash::notice_key, paths::PEOPLE, ssr::*};
-    let (engine, me) = signed_in().await?;
+    let me = signed_in().await?;
     if !me.is_admin {
         return Err(ServerFnError::new("Only an admin can see People"));
     }
-    let directory = engine.directory().await.map_err(internal)?;
+    let directory = org()?.directory().await.map_err(internal)?;
     let notice = take_flash(&notice_key(PEOPLE)).await?;
     let memory_counts = match person {
         Some(id) => Some(

@@ -8,8 +8,8 @@ pub async fn mark_left(person: i64) -> Result<(), ServerFnError> {
     use crate::paths::PEOPLE;
     use crate::ssr::*;
     use engine::org::PersonId;
-    let (engine, me) = signed_in().await?;
-    let notice = match engine.person_leaves(&me, PersonId(person)).await {
+    let me = signed_in().await?;
+    let notice = match org()?.person_leaves(&me, PersonId(person)).await {
         Ok(sentence) => Notice::ok(sentence),
         Err(e) => Notice::refused(org_refusal(&e)),
     };

@@ -7,8 +7,8 @@ pub async fn create_token(name: String) -> Result<(), ServerFnError> {
     use crate::paths::TOKENS;
     use crate::ssr::*;
     use engine::auth::AuthError;
-    let (engine, me) = signed_in().await?;
-    match engine.create_api_token(&me, &name).await {
+    let me = signed_in().await?;
+    match auth()?.create_api_token(&me, &name).await {
         Ok((info, secret)) => {
             set_flash(NEW_SECRET_KEY, &secret).await?;
             set_flash(&notice_key(TOKENS), &Notice::ok(format!("Made the token {}", info.name))).await?;

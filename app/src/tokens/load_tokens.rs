@@ -16,8 +16,8 @@ pub const NEW_SECRET_KEY: &str = "new_api_token";
 #[server(prefix = "/fn", endpoint = "load_tokens")]
 pub async fn load_tokens() -> Result<TokensData, ServerFnError> {
     use crate::{flash::notice_key, paths::TOKENS, ssr::*};
-    let (engine, me) = signed_in().await?;
-    let tokens = engine.api_tokens(&me).await.map_err(internal)?;
+    let me = signed_in().await?;
+    let tokens = auth()?.api_tokens(&me).await.map_err(internal)?;
     let notice = take_flash(&notice_key(TOKENS)).await?;
     let new_secret = take_flash(NEW_SECRET_KEY).await?;
     Ok(TokensData { tokens, notice, new_secret })

@@ -6,8 +6,8 @@ pub async fn revoke_token(id: i64) -> Result<(), ServerFnError> {
     use crate::paths::TOKENS;
     use crate::ssr::*;
     use engine::auth::AuthError;
-    let (engine, me) = signed_in().await?;
-    let notice = match engine.revoke_api_token(&me, id).await {
+    let me = signed_in().await?;
+    let notice = match auth()?.revoke_api_token(&me, id).await {
         Ok(()) => Notice::ok("Revoked the token; it no longer works"),
         Err(AuthError::Internal(detail)) => return Err(internal(detail)),
         Err(e) => Notice::refused(e.to_string()),

@@ -29,12 +29,12 @@ impl TaskKind {
     }
 }
 
-/// The statuses a run may post on its task, and those people set on improve tasks.
-pub const RUN_STATUSES: [&str; 4] = ["in_progress", "done", "blocked", "request_changes"];
+/// The statuses a wake may post on its task, and those people set on improve tasks.
+pub const WAKE_STATUSES: [&str; 4] = ["in_progress", "done", "blocked", "request_changes"];
 pub const STATUS_OPEN: &str = "open";
 pub const STATUS_APPLIED: &str = "applied";
 pub const STATUS_CLOSED: &str = "closed";
-/// Posted by wake-done when a run left no status of its own.
+/// Posted by wake-done when a wake left no status of its own.
 pub const FALLBACK_STATUS: &str = "blocked";
 
 /// A backlog task (seed 000's "card").
@@ -95,7 +95,9 @@ pub struct Wakeup {
     pub task: Option<i64>,
     pub reason: String,
     pub open: bool,
-    pub run: Option<String>,
+    /// The wake that closed it; `run` on the wire and in the database, as before.
+    #[serde(rename = "run")]
+    pub wake: Option<String>,
     pub opened_at: DateTime<Utc>,
     pub closed_at: Option<DateTime<Utc>>,
 }
@@ -132,8 +134,8 @@ impl Outcome {
         }
     }
 
-    /// How a run ended: the status it posted itself, else what its exit code says.
-    pub fn of_run(posted: Option<&str>, exit: i32) -> Self {
+    /// How a wake ended: the status it posted itself, else what its exit code says.
+    pub fn of_wake(posted: Option<&str>, exit: i32) -> Self {
         match posted {
             Some("done") => Outcome::Done,
             Some("blocked") => Outcome::Blocked,
@@ -149,7 +151,9 @@ impl Outcome {
 pub struct Episode {
     pub id: i64,
     pub agent: String,
-    pub run: String,
+    /// The dispatcher's name for the wake; `run` on the wire and in the database, as before.
+    #[serde(rename = "run")]
+    pub wake: String,
     pub trigger: String,
     pub task: Option<i64>,
     pub outcome: Outcome,
@@ -166,7 +170,7 @@ pub struct Episode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewEpisode {
     pub agent: String,
-    pub run: String,
+    pub wake: String,
     pub trigger: String,
     pub task: Option<i64>,
     pub outcome: Outcome,
@@ -181,8 +185,8 @@ pub struct NewEpisode {
 
 const SUMMARY_CHARS: usize = 160;
 
-/// The one-line, first-person summary of a run, made from its result with no model call.
-pub fn summarise_run(outcome: Outcome, task: Option<(i64, &str)>, turns: Option<u32>, result: &str) -> String {
+/// The one-line, first-person summary of a wake, made from its result with no model call.
+pub fn summarise_wake(outcome: Outcome, task: Option<(i64, &str)>, turns: Option<u32>, result: &str) -> String {
     let what = match task {
         Some((id, title)) => format!("task #{id} \u{201c}{title}\u{201d}"),
         None => "a wake with no task".to_string(),
@@ -261,21 +265,21 @@ mod tests {
 
     #[test]
     fn summaries_are_first_person_and_one_line() {
-        let s = summarise_run(Outcome::Done, Some((4, "Fix login")), Some(7), "\nMerged the fix.\nDetails follow");
+        let s = summarise_wake(Outcome::Done, Some((4, "Fix login")), Some(7), "\nMerged the fix.\nDetails follow");
         assert_eq!(s, "I finished task #4 \u{201c}Fix login\u{201d} after 7 turns: Merged the fix.");
-        let s = summarise_run(Outcome::Error, None, Some(1), "");
+        let s = summarise_wake(Outcome::Error, None, Some(1), "");
         assert_eq!(s, "My run failed on a wake with no task after 1 turn.");
         let long = "x".repeat(500);
-        let s = summarise_run(Outcome::NoReport, None, None, &long);
+        let s = summarise_wake(Outcome::NoReport, None, None, &long);
         assert!(s.ends_with('\u{2026}') && !s.contains('\n'));
     }
 
     #[test]
-    fn a_run_ends_with_its_own_status_else_its_exit_code() {
-        assert_eq!(Outcome::of_run(Some("done"), 1), Outcome::Done);
-        assert_eq!(Outcome::of_run(Some("request_changes"), 0), Outcome::RequestChanges);
-        assert_eq!(Outcome::of_run(Some("in_progress"), 0), Outcome::NoReport);
-        assert_eq!(Outcome::of_run(None, 2), Outcome::Error);
-        assert_eq!(Outcome::of_run(None, 0), Outcome::NoReport);
+    fn a_wake_ends_with_its_own_status_else_its_exit_code() {
+        assert_eq!(Outcome::of_wake(Some("done"), 1), Outcome::Done);
+        assert_eq!(Outcome::of_wake(Some("request_changes"), 0), Outcome::RequestChanges);
+        assert_eq!(Outcome::of_wake(Some("in_progress"), 0), Outcome::NoReport);
+        assert_eq!(Outcome::of_wake(None, 2), Outcome::Error);
+        assert_eq!(Outcome::of_wake(None, 0), Outcome::NoReport);
     }
 }

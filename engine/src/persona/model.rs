@@ -106,7 +106,7 @@ pub fn reflect_prompt(
         "<data id=\"episode:{}\" source=\"org_agent_episodes\" age=\"{}\">\nrun: {}\ntrigger: {}\ntask: {}\noutcome: {}\nturns: {}\nsummary: {}\n</data>\n\n",
         episode.id,
         age(episode.created_at, now),
-        quote(&episode.run),
+        quote(&episode.wake),
         quote(&episode.trigger),
         episode.task.map(|t| format!("#{t}")).unwrap_or_else(|| "none".into()),
         episode.outcome.as_str(),
@@ -177,7 +177,7 @@ mod tests {
         let ep = Episode {
             id: 3,
             agent: "scout".into(),
-            run: "r1".into(),
+            wake: "r1".into(),
             trigger: "task".into(),
             task: Some(9),
             outcome: Outcome::Done,

@@ -7,11 +7,11 @@ use crate::store::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-/// What closing a run's wakeups found.
+/// What closing a wake's wakeups found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FinishedWake {
     pub wakeups: Vec<Wakeup>,
-    /// The last run status posted on the task since the first wakeup opened, if the run posted one.
+    /// The last status posted on the task since the first wakeup opened, if the wake posted one.
     pub posted: Option<String>,
     /// Whether this call posted the fallback status.
     pub fallback_posted: bool,
@@ -41,19 +41,19 @@ pub trait PersonaStore: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<Wakeup, StoreError>;
     async fn wakeups(&self, ids: &[i64]) -> Result<Vec<Wakeup>, StoreError>;
-    /// Closes the open wakeups among `ids` with the run, and posts `fallback` on their task when
-    /// the run posted no status of its own, all in one transaction.
+    /// Closes the open wakeups among `ids` with the wake, and posts `fallback` on their task when
+    /// the wake posted no status of its own, all in one transaction.
     async fn finish_wakeups(
         &self,
         ids: &[i64],
-        run: &str,
+        wake: &str,
         fallback: (&str, &str),
         at: DateTime<Utc>,
     ) -> Result<FinishedWake, StoreError>;
 
-    /// Records an episode; `Duplicate` when the agent already has one for the run.
+    /// Records an episode; `Duplicate` when the agent already has one for the wake.
     async fn insert_episode(&self, episode: &NewEpisode) -> Result<Episode, StoreError>;
-    async fn episode_by_run(&self, agent: &str, run: &str) -> Result<Option<Episode>, StoreError>;
+    async fn episode_by_wake(&self, agent: &str, wake: &str) -> Result<Option<Episode>, StoreError>;
     /// The agent's episodes, newest first, since a time if given.
     async fn episodes(&self, agent: &str, since: Option<DateTime<Utc>>) -> Result<Vec<Episode>, StoreError>;
     /// Marks the agent's latest episode on the task as corrected.

@@ -36,9 +36,13 @@ async fn serve(db: &BenchDatabase) -> (String, tokio::task::JoinHandle<Result<()
     // No model is asked for a page; the start-up probe should not wait on one either.
     settings.models.ollama_host = "http://127.0.0.1:9".to_string();
     settings.leptos.site_root = site.path().display().to_string().into();
+    // A database that is not a file has no folder for a key file: a key made for this run.
+    if settings.secret_key == server::secrets::KeySetting::BesideDatabase && !db.url.starts_with("sqlite:") {
+        settings.secret_key = server::secrets::KeySetting::File(site.path().join("engram.key"));
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let app = Application::build(settings, listener).await.expect("build the server");
-    seed_if_empty(app.store().as_ref(), app.engine()).await.expect("seed the demo company");
+    seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo company");
     let base = format!("http://127.0.0.1:{}", app.port());
     (base, tokio::spawn(app.run_until_stopped()), site)
 }

@@ -2,10 +2,11 @@
 
 use crate::{percentile, report};
 use chrono::Utc;
+use engine::cores::service::CoreService;
 use engine::cores::CoreScope;
 use engine::org::{Company, Person, RoleSlug, TimeZoneName};
 use engine::store::{Actor, NewPerson};
-use engine::{Engine, SystemClock};
+use engine::SystemClock;
 use server::store::AnyStore;
 use std::time::Instant;
 
@@ -37,7 +38,7 @@ pub async fn company(store: &AnyStore) -> Person {
 }
 
 pub async fn bench_core_saves(store: &AnyStore, admin: &Person, label: &str) {
-    let engine = Engine::new(store.shared(), std::sync::Arc::new(SystemClock));
+    let cores = CoreService::new(store.shared(), std::sync::Arc::new(SystemClock));
     let scope = CoreScope::Company(RoleSlug::parse("sales").unwrap());
     let base =
         "Stages: New, Qualified, Proposal, Won, Lost.\nDiscounts over 15% need the lead's approval.\n".repeat(10);
@@ -47,7 +48,7 @@ pub async fn bench_core_saves(store: &AnyStore, admin: &Person, label: &str) {
     for v in 0..saves {
         let text = format!("{base}Revision {v}.");
         let t = Instant::now();
-        engine.save_core(admin, &scope, v, &text, "bench").await.expect("save");
+        cores.save_core(admin, &scope, v, &text, "bench").await.expect("save");
         latencies.push(t.elapsed());
     }
     let total = start.elapsed();

@@ -1,6 +1,8 @@
 //! The SQLite backend for person memory: connectors, record shapes, cards and people's use of them.
 
+use super::sealing::{check_still_opens, open_stored, sealer};
 use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
+use crate::secrets::{Place, SecretBox};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
@@ -107,6 +109,16 @@ async fn delete_card(conn: &mut SqliteConnection, id: i64) -> Result<(), StoreEr
     Ok(())
 }
 
+impl SqliteStore {
+    /// The sealer for a key written in this transaction, once the key check says it is still the
+    /// database's key.
+    async fn sealer_in(&self, conn: &mut SqliteConnection) -> Result<&SecretBox, StoreError> {
+        let sealer = sealer(self.secrets())?;
+        check_still_opens(sealer, super::secrets::key_check(conn).await?)?;
+        Ok(sealer)
+    }
+}
+
 #[async_trait]
 impl CardStore for SqliteStore {
     async fn connectors(&self) -> Result<Vec<Connector>, StoreError> {
@@ -131,15 +143,18 @@ impl CardStore for SqliteStore {
         actor: Actor,
     ) -> Result<Connector, StoreError> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let sealer = match company_key {
+            Some(_) => Some(self.sealer_in(&mut tx).await?),
+            None => None,
+        };
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO connectors (name, base_url, key_mode, company_key, ticked, label, admits_roles, keep_cards, \
+            "INSERT INTO connectors (name, base_url, key_mode, ticked, label, admits_roles, keep_cards, \
              structured_soft_mins, structured_hard_mins, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
-             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(&c.name)
         .bind(&c.base_url)
         .bind(c.key_mode.as_str())
-        .bind(company_key)
         .bind(to_json(&c.ticked))
         .bind(c.label.as_str())
         .bind(to_json(&c.admits_roles))
@@ -154,6 +169,15 @@ impl CardStore for SqliteStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(c.name.clone()) } else { backend(e) })?;
+        // The key is sealed for the row it lives in, whose id the insert has just given.
+        if let (Some(key), Some(sealer)) = (company_key, sealer) {
+            sqlx::query("UPDATE connectors SET company_key = ? WHERE id = ?")
+                .bind(sealer.seal(key, Place::CompanyKey { connector: id }))
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
         audit(&mut tx, actor, "connector.create", &format!("connector:{id}"), &c.name).await?;
         tx.commit().await.map_err(backend)?;
         self.connector(id).await?.ok_or_else(|| StoreError::NotFound(format!("connector {id}")))
@@ -165,16 +189,18 @@ impl CardStore for SqliteStore {
             .fetch_optional(self.pool())
             .await
             .map_err(backend)?;
-        Ok(key.flatten())
+        key.flatten().map(|k| open_stored(self.secrets(), &k, Place::CompanyKey { connector })).transpose()
     }
 
     async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
-        sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = ? AND person_id = ?")
-            .bind(connector)
-            .bind(person.0)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(backend)
+        let key: Option<String> =
+            sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = ? AND person_id = ?")
+                .bind(connector)
+                .bind(person.0)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        key.map(|k| open_stored(self.secrets(), &k, Place::PersonKey { connector, person: person.0 })).transpose()
     }
 
     async fn set_person_key(
@@ -185,13 +211,14 @@ impl CardStore for SqliteStore {
         actor: Actor,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let sealed = self.sealer_in(&mut tx).await?.seal(secret, Place::PersonKey { connector, person: person.0 });
         sqlx::query(
             "INSERT INTO person_keys (connector_id, person_id, secret, created_at) VALUES (?, ?, ?, ?) \
              ON CONFLICT (connector_id, person_id) DO UPDATE SET secret = excluded.secret",
         )
         .bind(connector)
         .bind(person.0)
-        .bind(secret)
+        .bind(sealed)
         .bind(actor.at)
         .execute(&mut *tx)
         .await

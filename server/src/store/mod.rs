@@ -2,18 +2,22 @@
 //! default, and PostgreSQL, for several servers on one database. The database URL's scheme picks
 //! the backend.
 
+mod archive;
 mod cards;
 mod idempotency;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod persona;
 pub mod postgres;
+mod sealing;
+mod secrets;
 pub mod sqlite;
 
 use engine::store::{Store, StoreError};
 use std::sync::Arc;
 
 pub use postgres::PgStore;
+pub use sealing::{Sealed, UnlockError};
 pub use sqlite::SqliteStore;
 
 /// The backend a database URL names.

@@ -9,7 +9,7 @@ use engine::persona::apply::{plan, RowChange};
 use engine::persona::audn::AudnOp;
 use engine::persona::backlog::{
     AppliedOps, Episode, Improvement, MemoryRow, NewEpisode, NewTask, Outcome, StatusEntry, Task, TaskKind, Wakeup,
-    RUN_STATUSES, STATUS_OPEN,
+    STATUS_OPEN, WAKE_STATUSES,
 };
 use engine::persona::render::MemoryKind;
 use engine::persona::store::{FinishedWake, PersonaStore};
@@ -68,7 +68,7 @@ fn wakeup_from(row: &SqliteRow) -> Wakeup {
         task: row.get("task_id"),
         reason: row.get("reason"),
         open: row.get::<String, _>("state") == "open",
-        run: row.get("run"),
+        wake: row.get("run"),
         opened_at: row.get("opened_at"),
         closed_at: row.get("closed_at"),
     }
@@ -78,7 +78,7 @@ fn episode_from(row: &SqliteRow) -> Result<Episode, StoreError> {
     Ok(Episode {
         id: row.get("id"),
         agent: row.get("agent"),
-        run: row.get("run"),
+        wake: row.get("run"),
         trigger: row.get("trigger"),
         task: row.get("task_id"),
         outcome: Outcome::parse(row.get("outcome")).ok_or_else(|| bad("episode outcome"))?,
@@ -350,7 +350,7 @@ impl PersonaStore for SqliteStore {
             task,
             reason: reason.to_string(),
             open: true,
-            run: None,
+            wake: None,
             opened_at: at,
             closed_at: None,
         })
@@ -374,7 +374,7 @@ impl PersonaStore for SqliteStore {
     async fn finish_wakeups(
         &self,
         ids: &[i64],
-        run: &str,
+        wake: &str,
         fallback: (&str, &str),
         at: DateTime<Utc>,
     ) -> Result<FinishedWake, StoreError> {
@@ -391,13 +391,13 @@ impl PersonaStore for SqliteStore {
             let w = wakeup_from(&r);
             if w.open {
                 sqlx::query("UPDATE wakeups SET state = 'closed', run = ?, closed_at = ? WHERE id = ?")
-                    .bind(run)
+                    .bind(wake)
                     .bind(at)
                     .bind(id)
                     .execute(&mut *tx)
                     .await
                     .map_err(backend)?;
-                closed.push(Wakeup { open: false, run: Some(run.to_string()), closed_at: Some(at), ..w.clone() });
+                closed.push(Wakeup { open: false, wake: Some(wake.to_string()), closed_at: Some(at), ..w.clone() });
             }
             all.push(w);
         }
@@ -406,13 +406,13 @@ impl PersonaStore for SqliteStore {
         let mut posted = None;
         let mut fallback_posted = false;
         if let (Some(task), Some(since)) = (task, since) {
-            let placeholders = RUN_STATUSES.iter().map(|_| "?").collect::<Vec<_>>().join(", ");
+            let placeholders = WAKE_STATUSES.iter().map(|_| "?").collect::<Vec<_>>().join(", ");
             let sql = format!(
                 "SELECT status FROM task_status_log WHERE task_id = ? AND at >= ? AND status IN ({placeholders}) \
                  ORDER BY id DESC LIMIT 1"
             );
             let mut q = sqlx::query_scalar::<_, String>(&sql).bind(task).bind(since);
-            for s in RUN_STATUSES {
+            for s in WAKE_STATUSES {
                 q = q.bind(s);
             }
             posted = q.fetch_optional(&mut *tx).await.map_err(backend)?;
@@ -432,7 +432,7 @@ impl PersonaStore for SqliteStore {
              summary, log_path, transcript_path, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(&e.agent)
-        .bind(&e.run)
+        .bind(&e.wake)
         .bind(&e.trigger)
         .bind(e.task)
         .bind(e.outcome.as_str())
@@ -447,7 +447,7 @@ impl PersonaStore for SqliteStore {
         .await
         .map_err(|err| {
             if is_unique_violation(&err) {
-                StoreError::Duplicate(e.run.clone())
+                StoreError::Duplicate(e.wake.clone())
             } else {
                 backend(err)
             }
@@ -455,10 +455,10 @@ impl PersonaStore for SqliteStore {
         self.episode_by_id(id).await?.ok_or_else(|| StoreError::NotFound(format!("episode {id}")))
     }
 
-    async fn episode_by_run(&self, agent: &str, run: &str) -> Result<Option<Episode>, StoreError> {
+    async fn episode_by_wake(&self, agent: &str, wake: &str) -> Result<Option<Episode>, StoreError> {
         let row = sqlx::query(&format!("SELECT {EPISODE_COLUMNS} FROM org_agent_episodes WHERE agent = ? AND run = ?"))
             .bind(agent)
-            .bind(run)
+            .bind(wake)
             .fetch_optional(self.pool())
             .await
             .map_err(backend)?;

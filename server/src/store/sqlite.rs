@@ -19,6 +19,8 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite"
 #[derive(Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// Seals and opens connector keys; see `store::sealing`.
+    secrets: crate::store::sealing::Secrets,
 }
 
 pub(crate) fn backend(e: sqlx::Error) -> StoreError {
@@ -41,7 +43,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await.map_err(backend)?;
         MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
-        Ok(Self { pool })
+        Ok(Self { pool, secrets: None })
     }
 
     /// Opens an existing database without writing to it, for the CLI's read-only commands.
@@ -49,11 +51,21 @@ impl SqliteStore {
         let options =
             SqliteConnectOptions::from_str(url).map_err(backend)?.read_only(true).busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.map_err(backend)?;
-        Ok(Self { pool })
+        Ok(Self { pool, secrets: None })
     }
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
+    /// one way a store gets it after checking it.
+    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
+        Self { secrets: Some(secrets), ..self }
+    }
+
+    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
+        &self.secrets
     }
 
     pub async fn is_empty(&self) -> Result<bool, StoreError> {
@@ -490,6 +502,22 @@ impl OrgStore for SqliteStore {
             "person",
         )
         .await
+    }
+
+    async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let set = sqlx::query("UPDATE people SET password_hash = ? WHERE id = ? AND left_at IS NULL")
+            .bind(hash)
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if set.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
+        }
+        audit(&mut tx, actor, "person.password", &format!("person:{}", person.0), "").await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(())
     }
 
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {

@@ -33,11 +33,11 @@ async fn get(app: &TestApp, token: &str, path: &str) -> (StatusCode, Value) {
     (s, r.json().await.unwrap_or(Value::Null))
 }
 
-/// One dispatched run, as the dispatcher reports it with the owner's token: a task, a wake, the
+/// One dispatched wake, as the dispatcher reports it with the owner's token: a task, a wake, the
 /// bot's own status, then wake-done. Returns wake-done's answer.
-async fn run(app: &TestApp, token: &str, agent: &str, run: &str, turns: u32) -> Value {
+async fn dispatch(app: &TestApp, token: &str, agent: &str, wake: &str, turns: u32) -> Value {
     let (s, task) =
-        post(app, token, "/api/org/tasks", json!({"agent": agent, "title": format!("Card for {run}")})).await;
+        post(app, token, "/api/org/tasks", json!({"agent": agent, "title": format!("Card for {wake}")})).await;
     assert_eq!(s, StatusCode::CREATED, "{task}");
     let task = task["id"].as_i64().unwrap();
     let (s, w) = post(app, token, "/api/org/wake", json!({"agent": agent, "task": task, "reason": "assigned"})).await;
@@ -48,7 +48,7 @@ async fn run(app: &TestApp, token: &str, agent: &str, run: &str, turns: u32) -> 
         app,
         token,
         "/api/org/wake-done",
-        json!({"wakeups": [w["id"]], "run": run, "exit": 0, "result": "Finished the card.", "turns": turns, "cost_usd": 0.5, "duration_s": 60.0}),
+        json!({"wakeups": [w["id"]], "run": wake, "exit": 0, "result": "Finished the card.", "turns": turns, "cost_usd": 0.5, "duration_s": 60.0}),
     )
     .await;
     assert_eq!(s, StatusCode::OK, "wake-done always succeeds: {done}");
@@ -74,7 +74,7 @@ async fn good_operations_are_applied_rendered_and_a_second_wake_done_is_a_no_op(
         {"op": "add", "kind": "lesson", "text": "I check the CRM before I research a company."},
         {"op": "add", "kind": "friction", "text": FRICTION}
     ]})));
-    let done = run(&app, &sam, "scout", "r1", 4).await;
+    let done = dispatch(&app, &sam, "scout", "r1", 4).await;
     assert_eq!(done["episode"]["outcome"], "done");
     assert_eq!(
         done["episode"]["summary"],
@@ -116,7 +116,7 @@ async fn good_operations_are_applied_rendered_and_a_second_wake_done_is_a_no_op(
     ]})));
     // Self-improvement is asked for once the friction is seen twice; this reply is not JSON.
     model.reply("I would rather not.");
-    let done = run(&app, &sam, "scout", "r2", 3).await;
+    let done = dispatch(&app, &sam, "scout", "r2", 3).await;
     assert_eq!(done["reflect"]["outcome"]["Applied"]["repeated"], json!([friction]));
     let all = memory(&app, &sam, "scout", true).await;
     let old = all.iter().find(|r| r["id"] == lesson).unwrap();
@@ -138,13 +138,13 @@ async fn a_model_that_fails_in_any_way_never_fails_wake_done() {
         Script::Hang(Duration::from_secs(5)),
         Script::Reply(ops(json!({"operations": [{"op": "update", "id": 999}]}))),
     ]);
-    let malformed = run(&app, &sam, "scout", "m1", 3).await;
+    let malformed = dispatch(&app, &sam, "scout", "m1", 3).await;
     assert!(skipped(&malformed).contains("not the JSON asked for"), "{malformed}");
-    let failed = run(&app, &sam, "scout", "m2", 3).await;
+    let failed = dispatch(&app, &sam, "scout", "m2", 3).await;
     assert!(skipped(&failed).contains("status 500"), "{failed}");
-    let hung = run(&app, &sam, "scout", "m3", 3).await;
+    let hung = dispatch(&app, &sam, "scout", "m3", 3).await;
     assert!(skipped(&hung).contains("did not answer within 2 s"), "{hung}");
-    let unknown = run(&app, &sam, "scout", "m4", 3).await;
+    let unknown = dispatch(&app, &sam, "scout", "m4", 3).await;
     assert!(skipped(&unknown).contains("999 is not one of this agent's active lines"), "{unknown}");
 
     let (_, eps) = get(&app, &sam, "/api/org/agents/scout/episodes").await;
@@ -166,13 +166,13 @@ async fn a_line_about_another_agent_is_dropped_and_the_model_never_sees_other_bo
     model.reply(&ops(
         json!({"operations": [{"op": "add", "kind": "lesson", "text": "I answer refunds by policy number."}]}),
     ));
-    run(&app, &sue, "helper", "h1", 3).await;
+    dispatch(&app, &sue, "helper", "h1", 3).await;
     model.reply(&ops(json!({"operations": [
         {"op": "add", "kind": "anti_pattern", "text": "helper is sloppy with refunds."},
         {"op": "add", "kind": "lesson", "text": "I handed off the refund question to helper, which owns it."},
         {"op": "add", "kind": "lesson", "text": "I qualify leads by size first."}
     ]})));
-    let done = run(&app, &sam, "scout", "s1", 3).await;
+    let done = dispatch(&app, &sam, "scout", "s1", 3).await;
     assert_eq!(done["reflect"]["dropped"], json!(["helper is sloppy with refunds."]));
     let texts: Vec<String> =
         memory(&app, &sam, "scout", false).await.iter().map(|r| r["text"].as_str().unwrap().to_string()).collect();
@@ -195,11 +195,11 @@ async fn the_daily_cap_counts_every_bots_calls_and_min_turns_skip_without_a_call
     let eli = token_for(&app, "eli").await;
     let none = ops(json!({"operations": [{"op": "none"}]}));
     model.script([Script::Reply(none.clone()), Script::Reply(none.clone()), Script::Reply(none)]);
-    let short = run(&app, &eli, "builder", "b0", 2).await;
+    let short = dispatch(&app, &eli, "builder", "b0", 2).await;
     assert!(skipped(&short).contains("reflect needs at least 3"), "builder's block sets min_turns 3");
-    run(&app, &sam, "scout", "s1", 3).await;
-    run(&app, &sue, "helper", "h1", 3).await;
-    let capped = run(&app, &eli, "builder", "b1", 5).await;
+    dispatch(&app, &sam, "scout", "s1", 3).await;
+    dispatch(&app, &sue, "helper", "h1", 3).await;
+    let capped = dispatch(&app, &eli, "builder", "b1", 5).await;
     assert!(skipped(&capped).contains("today's cap of 2 model calls is spent"), "{capped}");
     assert_eq!(model.asked().len(), 2);
     assert!(capped["episode"]["id"].is_number(), "the episode is still recorded");
@@ -212,9 +212,9 @@ async fn a_bots_own_token_reads_only_its_rows_and_writes_nothing() {
     let sam = token_for(&app, "sam").await;
     let sue = token_for(&app, "sue").await;
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "lesson", "text": "I qualify by size."}]})));
-    run(&app, &sam, "scout", "s1", 3).await;
+    dispatch(&app, &sam, "scout", "s1", 3).await;
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "lesson", "text": "I cite policy."}]})));
-    run(&app, &sue, "helper", "h1", 3).await;
+    dispatch(&app, &sue, "helper", "h1", 3).await;
 
     let scout = app.org_cli(&["token", "scout", "--as", "sam"]).await.unwrap().trim().to_string();
     let helper = app.org_cli(&["token", "helper", "--as", "sue"]).await.unwrap().trim().to_string();
@@ -256,9 +256,9 @@ async fn on_postgresql_a_bots_own_reads_run_as_the_bot_role() {
     let sam = token_for(&app, "sam").await;
     let sue = token_for(&app, "sue").await;
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "lesson", "text": "I qualify by size."}]})));
-    run(&app, &sam, "scout", "s1", 3).await;
+    dispatch(&app, &sam, "scout", "s1", 3).await;
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "lesson", "text": "I cite policy."}]})));
-    run(&app, &sue, "helper", "h1", 3).await;
+    dispatch(&app, &sue, "helper", "h1", 3).await;
     let scout = app.org_cli(&["token", "scout", "--as", "sam"]).await.unwrap().trim().to_string();
 
     let rows = memory(&app, &scout, "scout", true).await;
@@ -266,8 +266,8 @@ async fn on_postgresql_a_bots_own_reads_run_as_the_bot_role() {
     assert_eq!((&rows[0]["agent"], &rows[0]["text"]), (&json!("scout"), &json!("I qualify by size.")));
     let (s, episodes) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
     assert_eq!(s, StatusCode::OK, "{episodes}");
-    let runs: Vec<&str> = episodes.as_array().unwrap().iter().map(|e| e["run"].as_str().unwrap()).collect();
-    assert_eq!(runs, ["s1"]);
+    let wakes: Vec<&str> = episodes.as_array().unwrap().iter().map(|e| e["wake"].as_str().unwrap()).collect();
+    assert_eq!(wakes, ["s1"]);
     assert_eq!(get(&app, &scout, "/api/org/agents/helper/episodes").await.0, StatusCode::FORBIDDEN);
 
     let mut db = sqlx::PgConnection::connect(&app.database_url).await.expect("connect to the app's database");
@@ -291,7 +291,7 @@ async fn the_owner_or_lead_edits_and_retires_and_others_are_refused() {
         {"op": "add", "kind": "lesson", "text": "I qualify by size."},
         {"op": "add", "kind": "preference", "text": "I prefer named contacts."}
     ]})));
-    run(&app, &sam, "scout", "s1", 3).await;
+    dispatch(&app, &sam, "scout", "s1", 3).await;
     let rows = memory(&app, &sam, "scout", false).await;
     let (a, b) = (rows[0]["id"].as_i64().unwrap(), rows[1]["id"].as_i64().unwrap());
 
@@ -335,7 +335,7 @@ fn proposal(diff: &str) -> String {
 
 async fn friction_twice(app: &TestApp, model: &ModelServer, sam: &str) -> i64 {
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "friction", "text": FRICTION}]})));
-    run(app, sam, "scout", "f1", 3).await;
+    dispatch(app, sam, "scout", "f1", 3).await;
     let id = memory(app, sam, "scout", false).await[0]["id"].as_i64().unwrap();
     model.reply(&ops(json!({"operations": [{"op": "update", "id": id}]})));
     id
@@ -348,7 +348,7 @@ async fn a_recurring_friction_becomes_one_improve_card_that_a_person_applies() {
     let sam = token_for(&app, "sam").await;
     let row = friction_twice(&app, &model, &sam).await;
     model.reply(&proposal(PROPOSAL_DIFF));
-    let done = run(&app, &sam, "scout", "f2", 3).await;
+    let done = dispatch(&app, &sam, "scout", "f2", 3).await;
     let filed = done["reflect"]["proposals"][0].as_str().unwrap();
     assert!(filed.starts_with("filed improve card #"), "{done}");
     let friction = memory(&app, &sam, "scout", false).await.into_iter().find(|r| r["id"] == row).unwrap();
@@ -363,7 +363,7 @@ async fn a_recurring_friction_becomes_one_improve_card_that_a_person_applies() {
 
     // A third sighting files nothing more: one card per friction, one per week.
     model.reply(&ops(json!({"operations": [{"op": "update", "id": row}]})));
-    let done = run(&app, &sam, "scout", "f3", 3).await;
+    let done = dispatch(&app, &sam, "scout", "f3", 3).await;
     assert_eq!(done["reflect"]["proposals"], json!([]));
 
     let org_yaml = app.vault().join(".agents/org/org.yaml");
@@ -388,7 +388,7 @@ async fn apply_is_refused_when_the_file_changed_and_close_keeps_the_reason() {
     let sam = token_for(&app, "sam").await;
     friction_twice(&app, &model, &sam).await;
     model.reply(&proposal(PROPOSAL_DIFF));
-    run(&app, &sam, "scout", "f2", 3).await;
+    dispatch(&app, &sam, "scout", "f2", 3).await;
     let (_, cards) = get(&app, &sam, "/api/org/agents/scout/stats").await;
     assert_eq!(cards["proposals_open"], 1);
     let card: i64 = 3;
@@ -417,7 +417,7 @@ async fn the_validator_refuses_a_proposal_with_exit_code_3() {
     let app = spawn_bots_app(model.openai_settings(), 200).await;
     let sam = token_for(&app, "sam").await;
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "friction", "text": FRICTION}]})));
-    run(&app, &sam, "scout", "f1", 3).await;
+    dispatch(&app, &sam, "scout", "f1", 3).await;
     let row = memory(&app, &sam, "scout", false).await[0]["id"].to_string();
     model.reply(&proposal(
         "@@ -13,1 +13,1 @@\n-    tools: [crm_search, web_search]\n+    tools: [crm_search, web_search, shell]\n",
@@ -450,7 +450,7 @@ async fn every_refused_proposal_exits_3_with_the_reason_dry_run_or_not() {
     let sam = token_for(&app, "sam").await;
     let row = friction_twice(&app, &model, &sam).await;
     model.reply(&proposal(PROPOSAL_DIFF));
-    let done = run(&app, &sam, "scout", "f2", 3).await;
+    let done = dispatch(&app, &sam, "scout", "f2", 3).await;
     let filed = done["reflect"]["proposals"][0].as_str().unwrap().to_string();
     assert!(filed.starts_with("filed improve card #"), "{done}");
     let card = memory(&app, &sam, "scout", false).await.into_iter().find(|r| r["id"] == row).unwrap()
@@ -459,7 +459,7 @@ async fn every_refused_proposal_exits_3_with_the_reason_dry_run_or_not() {
         .unwrap();
     // A second friction that was never proposed: only the week's cap of one card stands in its way.
     model.reply(&ops(json!({"operations": [{"op": "add", "kind": "friction", "text": "I wait on CRM exports."}]})));
-    run(&app, &sam, "scout", "f3", 3).await;
+    dispatch(&app, &sam, "scout", "f3", 3).await;
     let other = memory(&app, &sam, "scout", false).await.into_iter().find(|r| r["text"] == "I wait on CRM exports.");
     let other = other.unwrap()["id"].to_string();
     let asked = model.asked().len();
@@ -496,9 +496,9 @@ async fn redo_marks_the_builders_episode_and_stats_count_it() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let eli = token_for(&app, "eli").await;
-    let done = run(&app, &eli, "builder", "b1", 4).await;
+    let done = dispatch(&app, &eli, "builder", "b1", 4).await;
     assert!(skipped(&done).contains("did not answer at start-up"), "{done}");
-    run(&app, &eli, "builder", "b2", 4).await;
+    dispatch(&app, &eli, "builder", "b2", 4).await;
     let task = done["episode"]["task"].as_i64().unwrap();
     let (s, e) = post(&app, &eli, &format!("/api/org/tasks/{task}/redo"), json!({})).await;
     assert_eq!(s, StatusCode::OK);
@@ -510,7 +510,7 @@ async fn redo_marks_the_builders_episode_and_stats_count_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wake_done_posts_a_fallback_status_when_the_run_left_none() {
+async fn wake_done_posts_a_fallback_status_when_the_wake_left_none() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let task = app.org_cli(&["task", "new", "builder", "Fix the build"]).await.unwrap().trim().to_string();
     let w =
@@ -540,7 +540,7 @@ async fn a_broken_vault_file_is_named_with_its_problem() {
 async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let vault = app.vault();
-    assert!(server::demo_org::seed_runs(app.store.clone(), &vault, std::sync::Arc::new(engine::SystemClock))
+    assert!(server::demo_org::seed_episodes(app.store.clone(), &vault, std::sync::Arc::new(engine::SystemClock))
         .await
         .unwrap());
     let sam = app.sign_in("sam").await;
@@ -576,7 +576,7 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_correction_in_the_browser_keeps_the_text() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
-    server::demo_org::seed_runs(app.store.clone(), &app.vault(), std::sync::Arc::new(engine::SystemClock))
+    server::demo_org::seed_episodes(app.store.clone(), &app.vault(), std::sync::Arc::new(engine::SystemClock))
         .await
         .unwrap();
     let sam = app.sign_in("sam").await;
@@ -597,8 +597,8 @@ async fn a_refused_correction_in_the_browser_keeps_the_text() {
 }
 
 /// `cheap` with a stand-in Ollama and a stand-in OpenAI-compatible API, both with a key.
-fn cheap(ollama: &str, openai: &str, timeout: Duration, probe_timeout: Duration) -> server::models::ModelSettings {
-    server::models::ModelSettings {
+fn cheap(ollama: &str, openai: &str, timeout: Duration, probe_timeout: Duration) -> server::llm::ModelSettings {
+    server::llm::ModelSettings {
         reflect_model: None,
         ollama_host: ollama.to_string(),
         openai_base_url: format!("{openai}/v1"),
@@ -626,7 +626,7 @@ async fn cheap_asks_the_local_ollama_first_and_probes_it_once_at_start_up() {
     let none = ops(json!({"operations": [{"op": "none"}]}));
     ollama.script([Script::Reply(none.clone()), Script::Reply(none)]);
     for r in ["o1", "o2"] {
-        let done = run(&app, &sam, "scout", r, 3).await;
+        let done = dispatch(&app, &sam, "scout", r, 3).await;
         assert!(done["reflect"]["outcome"]["Applied"].is_object(), "{done}");
     }
     assert_eq!(ollama.asked().len(), 2, "Ollama answered both");
@@ -649,7 +649,7 @@ async fn an_ollama_that_does_not_answer_the_probe_is_passed_over_for_the_keyed_p
     let none = ops(json!({"operations": [{"op": "none"}]}));
     openai.script([Script::Reply(none.clone()), Script::Reply(none)]);
     for r in ["d1", "d2"] {
-        let done = run(&app, &sam, "scout", r, 3).await;
+        let done = dispatch(&app, &sam, "scout", r, 3).await;
         assert!(done["reflect"]["outcome"]["Applied"].is_object(), "{done}");
     }
     assert_eq!(openai.asked().len(), 2);
@@ -671,7 +671,7 @@ async fn an_ollama_that_does_not_answer_the_probe_is_passed_over_for_the_keyed_p
         spawn_bots_app(cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_secs(1)), 200).await;
     let sam = token_for(&app, "sam").await;
     openai.reply(&ops(json!({"operations": [{"op": "none"}]})));
-    run(&app, &sam, "scout", "p1", 3).await;
+    dispatch(&app, &sam, "scout", "p1", 3).await;
     assert_eq!((ollama.asked().len(), openai.asked().len()), (0, 1));
     assert!(model_line(&app, "scout").await.contains("answered at start-up without llama3.2 (ollama pull llama3.2)"));
 }
@@ -684,7 +684,7 @@ async fn when_no_model_answers_the_step_is_skipped_the_episode_kept_and_the_page
     let sam = token_for(&app, "sam").await;
     // Ollama was there at start-up, but is too slow now; nothing listens at the keyed provider.
     ollama.script([Script::Hang(Duration::from_secs(3))]);
-    let done = run(&app, &sam, "scout", "n1", 3).await;
+    let done = dispatch(&app, &sam, "scout", "n1", 3).await;
     let tried = format!(
         "no model answered: tried ollama/llama3.2 at {} (the model did not answer within 1 s), then \
          openai/gpt-4o-mini at {openai}/v1 (the model could not be reached",
@@ -707,10 +707,10 @@ async fn when_no_model_answers_the_step_is_skipped_the_episode_kept_and_the_page
 
     // Neither there at start-up and no key: the step is off before any call, and says what it tried.
     let dead = crate::model_server::dead_url();
-    let settings = server::models::ModelSettings { ollama_host: dead.clone(), ..Default::default() };
+    let settings = server::llm::ModelSettings { ollama_host: dead.clone(), ..Default::default() };
     let app = spawn_bots_app(settings, 200).await;
     let sam = token_for(&app, "sam").await;
-    let done = run(&app, &sam, "scout", "n2", 3).await;
+    let done = dispatch(&app, &sam, "scout", "n2", 3).await;
     assert!(skipped(&done).contains(&format!("ollama/llama3.2 at {dead} did not answer at start-up")), "{done}");
     assert!(done["episode"]["id"].is_number());
     assert_eq!(
@@ -851,7 +851,7 @@ async fn an_episode_recorded_with_a_protected_transcript_is_not_reflected_on() {
     app.store
         .insert_episode(&NewEpisode {
             agent: "scout".into(),
-            run: "old".into(),
+            wake: "old".into(),
             trigger: "task".into(),
             task: None,
             outcome: Outcome::Done,
@@ -888,7 +888,7 @@ async fn the_proposal_prompt_shows_only_files_the_validator_would_let_it_change(
     }
     friction_twice(&app, &model, &sam).await;
     model.reply(&proposal(PROPOSAL_DIFF));
-    let done = run(&app, &sam, "scout", "f2", 3).await;
+    let done = dispatch(&app, &sam, "scout", "f2", 3).await;
     assert!(done["reflect"]["proposals"][0].as_str().unwrap().starts_with("filed improve card #"), "{done}");
     let asked = model.asked();
     let user = asked.last().unwrap()["messages"][1]["content"].as_str().unwrap();

@@ -21,7 +21,7 @@ async fn spawn_cards() -> Cards {
     spawn_cards_with(crate::model_server::no_models()).await
 }
 
-async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {
+async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
     let app = spawn_app_with_models(models).await;
     let (ats, ats_task) = server::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     server::demo_cards::seed(
@@ -36,7 +36,7 @@ async fn spawn_cards_with(models: server::models::ModelSettings) -> Cards {
 }
 
 async fn person(app: &TestApp, login: &str) -> Person {
-    let (p, _) = app.engine.store().credentials(&format!("{login}@acme.example")).await.unwrap().unwrap();
+    let (p, _) = app.store.credentials(&format!("{login}@acme.example")).await.unwrap().unwrap();
     p
 }
 
@@ -116,7 +116,7 @@ async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
     assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "the field is no longer shown");
     assert!(card_of(&c.app, &sue, "T-4411").await.is_some());
     // Refresh of a company-key card that would now need another key is not checked.
-    let (kept, _) = c.app.engine.store().kept(alice.id).await.map(|k| (k.len(), ())).unwrap();
+    let (kept, _) = c.app.store.kept(alice.id).await.map(|k| (k.len(), ())).unwrap();
     assert!(kept > 0, "hidden, not removed");
 
     // Back to the company key, the cards show again: nothing was lost.
@@ -126,12 +126,12 @@ async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
     // Every tool to the acting-for header: no tool reads with the company key, so its cards go.
     let removed = c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
     assert!(removed >= 3, "{removed}");
-    assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (0, 0));
+    assert_eq!(c.app.store.counts(alice.id).await.unwrap(), (0, 0));
     let alice_denied = c.app.memory.set_key_mode(&alice, c.connector, KeyMode::Company, &[]).await.unwrap_err();
     assert_eq!(alice_denied.to_string(), "Only an admin can change a connector");
 
     // Read again as Alice with the acting-for header: the card is hers alone.
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").expect("Sales has it");
     assert!(c.app.memory.run_query(&alice, open_deals).await.unwrap() >= 1);
     let sam = person(&c.app, "sam").await;
@@ -144,11 +144,11 @@ async fn keep_cards_off_removes_the_connectors_cards_at_once() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
     let ada = person(&c.app, "ada").await;
-    assert!(c.app.engine.store().counts(alice.id).await.unwrap().0 > 0);
+    assert!(c.app.store.counts(alice.id).await.unwrap().0 > 0);
     let removed = c.app.memory.set_keep_cards(&ada, c.connector, false).await.unwrap();
     assert!(removed >= 4, "{removed}");
-    assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (0, 0));
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    assert_eq!(c.app.store.counts(alice.id).await.unwrap(), (0, 0));
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     assert_eq!(c.app.memory.run_query(&alice, &q[0]).await.unwrap(), 0, "nothing is kept while it is off");
 }
 
@@ -159,7 +159,7 @@ async fn a_forgotten_record_is_not_kept_again_for_30_days() {
     let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
     c.app.memory.forget(&alice, card).await.unwrap();
     assert!(card_of(&c.app, &alice, "L-1001").await.is_none());
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
     c.app.memory.run_query(&alice, open_deals).await.unwrap();
     assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "read again within 30 days: not kept");
@@ -377,7 +377,7 @@ async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
     let (_, html) = c.app.page(&alice, "/profile/memory").await;
     assert!(html.contains("Saved your key; it is not shown again") && !html.contains("acme-ats-key-alice"));
     let alice_p = person(&c.app, "alice").await;
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
     assert!(c.app.memory.run_query(&alice_p, open_deals).await.unwrap() >= 1, "read with her own key");
     let own = c.app.memory.my_cards(&alice_p).await.unwrap();
@@ -388,7 +388,7 @@ async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
 async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
-    let (kept, pinned) = c.app.engine.store().counts(alice.id).await.unwrap();
+    let (kept, pinned) = c.app.store.counts(alice.id).await.unwrap();
     assert_eq!((kept, pinned), (2, 1));
     // Fifteen days on (past the 14-day hard limit), at 01:59 in Kolkata: not yet.
     let base = engine::Clock::now(c.app.clock.as_ref()).date_naive() + chrono::Duration::days(15);
@@ -397,7 +397,7 @@ async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     c.app.clock.set(base.and_hms_opt(20, 31, 0).unwrap().and_utc());
     let (uses, cards) = c.app.memory.forgetting_due().await.unwrap().expect("due at 02:01");
     assert!(uses >= 1 && cards >= 1, "{uses} uses, {cards} cards");
-    assert_eq!(c.app.engine.store().counts(alice.id).await.unwrap(), (1, 1), "the pinned card stays");
+    assert_eq!(c.app.store.counts(alice.id).await.unwrap(), (1, 1), "the pinned card stays");
     assert!(audited(&c.app, "card_use.remove").await.iter().any(|e| e.detail.ends_with("hard limit")));
     assert_eq!(audited(&c.app, "card.remove_unkept").await.len(), 1, "what went is audited");
     assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None, "once a day");
@@ -444,7 +444,7 @@ async fn every_read_goes_through_the_kill_switch_and_the_hourly_limit() {
 async fn agents_are_given_only_the_cards_their_toolsets_and_clearance_allow() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
-    let dir = c.app.engine.directory().await.unwrap();
+    let dir = c.app.org.directory().await.unwrap();
     let agent = |name: &str| dir.agents.iter().find(|a| a.name == name).unwrap().id;
     let sales = c.app.memory.running_agent(agent("Sales Assistant")).await.unwrap();
     let support = c.app.memory.running_agent(agent("Support Agent")).await.unwrap();
@@ -501,11 +501,11 @@ async fn shapes_are_drafted_by_the_model_when_there_is_one_else_by_plain_rules()
 }
 
 async fn counts(app: &TestApp, who: &Person) -> (u32, u32) {
-    app.engine.store().counts(who.id).await.unwrap()
+    app.store.counts(who.id).await.unwrap()
 }
 
 async fn audited(app: &TestApp, action: &str) -> Vec<engine::org::AuditEntry> {
-    app.engine.store().audit_log(500).await.unwrap().into_iter().filter(|e| e.action == action).collect()
+    app.store.audit_log(500).await.unwrap().into_iter().filter(|e| e.action == action).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -519,7 +519,7 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
     );
     assert!(counts(&c.app, &alice).await.0 > 0 && counts(&c.app, &sam).await.0 > 0);
     let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
-    let mut conn = c.app.engine.store().connector(c.connector).await.unwrap().unwrap();
+    let mut conn = c.app.store.connector(c.connector).await.unwrap().unwrap();
     conn.admits_roles = vec!["support".into()];
     c.app.memory.save_settings(&ada, &conn).await.unwrap();
     assert_eq!(
@@ -531,7 +531,7 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
     // Read as Alice: the toolset no longer admits Sales, so her place on its cards goes, pinned or not.
     assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
     assert_eq!(counts(&c.app, &alice).await, (0, 0), "removed, not hidden");
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let refused = c.app.memory.run_query(&alice, &q[0]).await.unwrap_err();
     assert_eq!(refused, "Acme ATS does not admit your role", "nothing is read for her");
     let removed = audited(&c.app, "card_use.remove").await;
@@ -564,7 +564,7 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     let (alice, sam, ada) = (person(&c.app, "alice").await, person(&c.app, "sam").await, person(&c.app, "ada").await);
     // Cards read as Alice herself, with the acting-for header: her card readership.
     c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
     assert!(c.app.memory.run_query(&alice, open_deals).await.unwrap() >= 1);
     let hers = card_of(&c.app, &alice, "L-1001").await.expect("read as her");
@@ -574,9 +574,9 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     let r = browser.post(c.app.url("/api/tokens")).json(&json!({"name": "cli"})).send().await.unwrap();
     let token = body(r).await["token"].as_str().unwrap().to_string();
 
-    let refused = c.app.engine.person_leaves(&sam, alice.id).await.unwrap_err();
+    let refused = c.app.org.person_leaves(&sam, alice.id).await.unwrap_err();
     assert_eq!(refused.to_string(), "Only an admin can mark someone as left");
-    let refused = c.app.engine.person_leaves(&ada, ada.id).await.unwrap_err();
+    let refused = c.app.org.person_leaves(&ada, ada.id).await.unwrap_err();
     assert_eq!(refused.to_string(), "You cannot mark yourself as left; ask another admin");
 
     // Through the drawer, as an admin confirms it.
@@ -592,7 +592,7 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     assert!(html.contains("Left on "));
 
     assert_eq!(counts(&c.app, &alice).await, (0, 0), "her use rows went");
-    assert!(c.app.engine.store().card(hers).await.unwrap().is_none(), "the card read as her went");
+    assert!(c.app.store.card(hers).await.unwrap().is_none(), "the card read as her went");
     assert_eq!(audited(&c.app, "person.left").await.len(), 1);
 
     // Her session, her password and her token no longer work.
@@ -607,13 +607,13 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
     assert_eq!(refused, "Alice Chen has left and can no longer act here");
 
-    let again = c.app.engine.person_leaves(&ada, alice.id).await.unwrap_err();
+    let again = c.app.org.person_leaves(&ada, alice.id).await.unwrap_err();
     assert_eq!(again.to_string(), "Alice Chen has already left");
-    let team = c.app.engine.directory().await.unwrap().teams[0].id;
-    let refused = c.app.engine.set_team_lead(&ada, team, Some(alice.id)).await.unwrap_err();
+    let team = c.app.org.directory().await.unwrap().teams[0].id;
+    let refused = c.app.org.set_team_lead(&ada, team, Some(alice.id)).await.unwrap_err();
     assert_eq!(refused.to_string(), "Alice Chen has left and cannot lead a team");
     // History still names her.
-    assert_eq!(c.app.engine.person(alice.id).await.unwrap().unwrap().name, "Alice Chen");
+    assert_eq!(c.app.store.person(alice.id).await.unwrap().unwrap().name, "Alice Chen");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -729,7 +729,7 @@ async fn every_memory_command_reads_without_changing_the_database() {
     let c = spawn_cards().await;
     let (alice, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
     // The toolset no longer admits Sales: a read that may write drops Alice's uses.
-    let mut conn = c.app.engine.store().connector(c.connector).await.unwrap().unwrap();
+    let mut conn = c.app.store.connector(c.connector).await.unwrap().unwrap();
     conn.admits_roles = vec!["support".into()];
     c.app.memory.save_settings(&ada, &conn).await.unwrap();
     let url = c.app.database_url.clone();
@@ -765,7 +765,7 @@ async fn a_refresh_the_source_forbids_is_not_checked_and_the_use_goes() {
     let (alice, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
     // Read as each person, so the source decides what each may see.
     c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
-    let q = c.app.engine.store().my_work_queries(engine::org::RoleId(4)).await.unwrap();
+    let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     for query in &q {
         assert!(c.app.memory.run_query(&alice, query).await.unwrap() >= 1, "{}", query.label);
     }
@@ -909,7 +909,7 @@ async fn a_field_the_source_leaves_out_is_unknown_never_a_change() {
         text.contains(&format!("stage: {stage} (unknown: not returned by Acme ATS)")),
         "the stored value stays, marked unknown: {text}"
     );
-    let card = app.engine.store().card(l2).await.unwrap().unwrap();
+    let card = app.store.card(l2).await.unwrap().unwrap();
     assert!(card.fields.iter().any(|f| f.name == "stage" && f.value == stage), "{:?}", card.fields);
     let (_, cards) = app.get_json(&browser, "/api/memory/cards").await;
     let shown = cards.as_array().unwrap().iter().find(|c| c["record_id"] == "L-1002").unwrap().clone();

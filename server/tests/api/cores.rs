@@ -256,7 +256,7 @@ async fn suggestions_are_accepted_refused_when_stale_or_too_long_and_dismissed()
     let full = app.save_core(&ada, &scope, 1, &tokens(1000)).await;
     assert_eq!(full.status(), StatusCode::CREATED);
     let fresh = app
-        .engine
+        .cores
         .suggest_core_line(
             &engine::cores::CoreScope::parse(&scope).unwrap(),
             "One more line.",

@@ -7,9 +7,13 @@ use engine::{Clock, ManualClock};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
 use server::demo::{demo_email, seed_if_empty, DEMO_PASSWORD};
+use server::secrets::KeySetting;
 use server::{Application, Settings};
 use std::sync::Arc;
 use tempfile::TempDir;
+
+/// The secret key of the test servers on PostgreSQL.
+pub const TEST_SECRET_KEY: &str = "dGVzdCBzZXJ2ZXJzJyBzZWNyZXQga2V5LCAzMiBieXQ=";
 
 pub struct TestApp {
     pub base: String,
@@ -18,7 +22,8 @@ pub struct TestApp {
     pub settings: Settings,
     /// The server's own store, for fixtures the API does not offer.
     pub store: Arc<dyn Store>,
-    pub engine: engine::Engine,
+    pub cores: engine::cores::service::CoreService,
+    pub org: engine::org::service::OrgService,
     pub memory: engine::cards::service::PersonMemory,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
@@ -68,13 +73,28 @@ pub async fn spawn_postgres_app() -> TestApp {
 /// Starts a server on an existing (or new) database, as a restart would. A PostgreSQL database
 /// handed over by `stop` is dropped when this app goes.
 pub async fn spawn_app_on(database_url: &str) -> TestApp {
-    let mut app = spawn_with(database_url, |_| {}).await;
+    spawn_app_on_with(database_url, |_| {}).await
+}
+
+/// As `spawn_app_on`, with the settings changed first.
+pub async fn spawn_app_on_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut app = spawn_with(database_url, configure).await;
     app.owned = PgDatabase::adopt(database_url);
     app
 }
 
+/// The demo company on a fresh database of the test backend, with the settings changed first.
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (database_url, owned) = fresh_database(&dir).await;
+    let mut app = spawn_with(&database_url, configure).await;
+    app.dir = Some(dir);
+    app.owned = owned;
+    app
+}
+
 /// The demo company with the models given.
-pub async fn spawn_app_with_models(models: server::models::ModelSettings) -> TestApp {
+pub async fn spawn_app_with_models(models: server::llm::ModelSettings) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     let mut app = spawn_with(&database_url, move |s| s.models = models).await;
@@ -99,14 +119,14 @@ pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
 }
 
 /// A server with the demo vault in its temporary folder, and the models and cap given.
-pub async fn spawn_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
+pub async fn spawn_bots_app(models: server::llm::ModelSettings, max_per_day: u32) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
     bots_app_on(dir, database_url, owned, models, max_per_day).await
 }
 
 /// `spawn_bots_app` on a new PostgreSQL database, whatever `ENGRAM_TEST_BACKEND` says.
-pub async fn spawn_postgres_bots_app(models: server::models::ModelSettings, max_per_day: u32) -> TestApp {
+pub async fn spawn_postgres_bots_app(models: server::llm::ModelSettings, max_per_day: u32) -> TestApp {
     let db = PgDatabase::create().await;
     let url = db.url.clone();
     bots_app_on(tempfile::tempdir().expect("temp dir"), url, Some(db), models, max_per_day).await
@@ -116,7 +136,7 @@ async fn bots_app_on(
     dir: TempDir,
     database_url: String,
     owned: Option<PgDatabase>,
-    models: server::models::ModelSettings,
+    models: server::llm::ModelSettings,
     max_per_day: u32,
 ) -> TestApp {
     let vault = dir.path().join("vault");
@@ -140,19 +160,25 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     // No test reaches a model it did not start, whatever runs on this machine.
     settings.models = crate::model_server::no_models();
     settings.run_jobs = false;
+    // A PostgreSQL database has no folder beside it for a key file; every server a test starts on
+    // one (a restart, a second server) shares this key, as servers on one database share theirs.
+    if !database_url.starts_with("sqlite:") && settings.secret_key == KeySetting::BesideDatabase {
+        settings.secret_key = KeySetting::Given(TEST_SECRET_KEY.to_string());
+    }
     configure(&mut settings);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
     let app = Application::build_with_clock(settings.clone(), listener, clock.clone() as Arc<dyn Clock>)
         .await
         .expect("build the app");
-    seed_if_empty(app.store().as_ref(), app.engine()).await.expect("seed the demo");
+    seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo");
     let base = format!("http://127.0.0.1:{}", app.port());
     let store = app.store().clone();
-    let engine = app.engine().clone();
+    let cores = app.cores().clone();
+    let org = app.org().clone();
     let memory = app.memory().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, store, engine, memory, clock, server, dir: None, owned: None }
+    TestApp { base, database_url, settings, store, cores, org, memory, clock, server, dir: None, owned: None }
 }
 
 /// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.

@@ -1,5 +1,6 @@
 //! Integration tests: the real server on port 0, a real SQLite file (or PostgreSQL database), driven over HTTP.
 
+mod archive;
 mod auth;
 mod bots;
 mod cards;
@@ -12,4 +13,5 @@ mod model_server;
 mod org;
 mod pages;
 mod postgres;
+mod secrets;
 mod tracing;

@@ -94,8 +94,8 @@ pub fn dead_url() -> String {
 }
 
 /// Settings under which no model answers: no local Ollama, no key.
-pub fn no_models() -> server::models::ModelSettings {
-    server::models::ModelSettings { ollama_host: dead_url(), ..Default::default() }
+pub fn no_models() -> server::llm::ModelSettings {
+    server::llm::ModelSettings { ollama_host: dead_url(), ..Default::default() }
 }
 
 impl ModelServer {
@@ -144,8 +144,8 @@ impl ModelServer {
 
     /// Settings that send `cheap` to this server's OpenAI-compatible API, with a short timeout:
     /// no local Ollama answers.
-    pub fn openai_settings(&self) -> server::models::ModelSettings {
-        server::models::ModelSettings {
+    pub fn openai_settings(&self) -> server::llm::ModelSettings {
+        server::llm::ModelSettings {
             reflect_model: None,
             ollama_host: dead_url(),
             openai_base_url: format!("{}/v1", self.base),
@@ -156,8 +156,8 @@ impl ModelServer {
     }
 
     /// Settings that send `cheap` to this server as the local Ollama.
-    pub fn ollama_settings(&self) -> server::models::ModelSettings {
-        server::models::ModelSettings {
+    pub fn ollama_settings(&self) -> server::llm::ModelSettings {
+        server::llm::ModelSettings {
             reflect_model: Some("cheap".into()),
             ollama_host: self.base.clone(),
             timeout: Duration::from_secs(2),

@@ -18,7 +18,7 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     let (_, html) = app.page(&ada, "/company/roles").await;
     assert!(html.contains("There is already a role called customer success"));
 
-    let dir = app.engine.directory().await.unwrap();
+    let dir = app.org.directory().await.unwrap();
     let founders = dir.teams.iter().find(|t| t.name == "Founders' Office").unwrap().id;
     let cs = dir.roles.iter().find(|r| r.name == "Customer Success").unwrap().id;
     app.form_post(
@@ -29,7 +29,7 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     .await;
     let (_, html) = app.page(&ada, "/company/teams").await;
     assert!(html.contains("Saved the team&#x27;s role") || html.contains("Saved the team's role"), "{html}");
-    assert!(app.engine.store().team(founders).await.unwrap().unwrap().role == Some(cs));
+    assert!(app.store.team(founders).await.unwrap().unwrap().role == Some(cs));
 
     // People take their team's role until an admin gives them their own.
     let alice = dir.people.iter().find(|p| p.name == "Alice Chen").unwrap().id;
@@ -42,10 +42,10 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
         .form_post(&ada, "/fn/set_person_role", &[("person", &alice.to_string()), ("role", &support.to_string())])
         .await;
     assert_eq!(r.headers()["location"], format!("/company/people?person={alice}").as_str());
-    let after = app.engine.store().person(alice).await.unwrap().unwrap();
+    let after = app.store.person(alice).await.unwrap().unwrap();
     assert_eq!(after.role_override, Some(support));
 
-    let audit = app.engine.store().audit_log(20).await.unwrap();
+    let audit = app.store.audit_log(20).await.unwrap();
     assert!(audit.iter().any(|a| a.action == "role.create" && a.detail == "Customer Success"));
     assert!(audit.iter().any(|a| a.action == "team.role" && a.subject == format!("team:{founders}")));
     assert!(audit.iter().any(|a| a.action == "person.role" && a.detail == format!("none -> {support}")));
@@ -59,7 +59,7 @@ async fn people_who_are_not_admins_change_none_of_it() {
     let (_, html) = app.page(&alice, "/company/roles").await;
     assert!(html.contains("Only an admin can add a role"));
     assert!(!html.contains("New role</button>"));
-    let dir = app.engine.directory().await.unwrap();
+    let dir = app.org.directory().await.unwrap();
     assert!(dir.roles.iter().all(|r| r.name != "Shadow"));
     let (status, html) = app.page(&alice, "/company/people").await;
     assert_eq!(status, StatusCode::OK);
@@ -71,13 +71,13 @@ async fn people_who_are_not_admins_change_none_of_it() {
         &[("team", &team.to_string()), ("role", ""), ("back", "/company/roles")],
     )
     .await;
-    assert_eq!(app.engine.store().team(team).await.unwrap().unwrap().role, dir.teams[0].role);
+    assert_eq!(app.store.team(team).await.unwrap().unwrap().role, dir.teams[0].role);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn whoever_manages_an_agent_changes_its_role() {
     let app = spawn_app().await;
-    let dir = app.engine.directory().await.unwrap();
+    let dir = app.org.directory().await.unwrap();
     let support_agent = dir.agents.iter().find(|a| a.name == "Support Agent").unwrap().id;
     let marketing = dir.roles.iter().find(|r| r.name == "Marketing").unwrap().id;
     let alice = app.sign_in("alice").await;
@@ -98,5 +98,5 @@ async fn whoever_manages_an_agent_changes_its_role() {
         &[("agent", &support_agent.to_string()), ("role", &marketing.to_string())],
     )
     .await;
-    assert_eq!(app.engine.store().agent(support_agent).await.unwrap().unwrap().role, Some(marketing));
+    assert_eq!(app.store.agent(support_agent).await.unwrap().unwrap().role, Some(marketing));
 }

@@ -4,6 +4,8 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use engine::org::{Agent, Company, Person, PersonId, Role, RoleSlug, Team, TimeZoneName};
 use engine::store::{Actor, NewAgent, NewPerson, Store};
+use server::secrets::{SecretBox, SecretKey};
+use server::store::AnyStore;
 use sqlx::{Connection, Executor, PgConnection};
 use std::future::Future;
 use std::sync::Arc;
@@ -32,15 +34,53 @@ macro_rules! on_both {
 }
 pub(crate) use on_both;
 
+/// As `on_both!`, for cases that take the concrete `AnyStore`.
+macro_rules! on_both_stores {
+    ($($case:ident: $sqlite:ident, $postgres:ident;)+) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $sqlite() {
+                $crate::backends::on_sqlite_store($case).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $postgres() {
+                $crate::backends::on_postgres_store($case).await;
+            }
+        )+
+    };
+}
+pub(crate) use on_both_stores;
+
 pub async fn on_sqlite<F, Fut>(case: F)
 where
     F: FnOnce(Db) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    on_sqlite_store(|s: AnyStore| case(s.shared())).await;
+}
+
+/// As `on_sqlite`, for cases that need the concrete store: its pool, or its secret key.
+pub async fn on_sqlite_store<F, Fut>(case: F)
+where
+    F: FnOnce(AnyStore) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let dir = tempfile::tempdir().expect("a temporary folder");
     let url = format!("sqlite://{}/contract.db", dir.path().display());
-    let store = server::store::SqliteStore::open(&url).await.expect("open a fresh SQLite file");
-    case(Arc::new(store)).await;
+    let store = AnyStore::open(&url).await.expect("open a fresh SQLite file");
+    case(unlocked(store).await).await;
+}
+
+/// The secret key every store in the suite seals connector keys with, as a served one does.
+pub const SUITE_KEY: &str = "c3VpdGUga2V5OiAzMiBieXRlcyBvZiB0ZXN0IGtleSE=";
+
+pub fn suite_key() -> Arc<SecretBox> {
+    Arc::new(SecretBox::new(&SecretKey::parse(SUITE_KEY).expect("the suite's key parses")))
+}
+
+pub async fn unlocked(store: AnyStore) -> AnyStore {
+    store.unlock(suite_key(), at(0)).await.expect("unlock a fresh database").0
 }
 
 /// Creates a database of its own on the server named by `ENGRAM_TEST_POSTGRES_URL`, runs the case
@@ -50,14 +90,13 @@ where
     F: FnOnce(Db) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    on_postgres_store(|store| case(Arc::new(store))).await;
+    on_postgres_store(|s: AnyStore| case(s.shared())).await;
 }
 
-/// As `on_postgres`, handing the case the PostgreSQL store itself, for the cases only PostgreSQL
-/// has (roles and row policies), which issue SQL on its pool.
+/// As `on_postgres`, for cases that need the concrete store.
 pub async fn on_postgres_store<F, Fut>(case: F)
 where
-    F: FnOnce(server::store::PgStore) -> Fut,
+    F: FnOnce(AnyStore) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
     let Ok(admin) = std::env::var(POSTGRES_URL_VAR) else {
@@ -71,8 +110,8 @@ where
     conn.execute(format!("CREATE DATABASE {name}").as_str()).await.expect("create a test database");
     let mut url = reqwest::Url::parse(&admin).expect("ENGRAM_TEST_POSTGRES_URL is a URL");
     url.set_path(&format!("/{name}"));
-    let store = match server::store::PgStore::open(url.as_str()).await {
-        Ok(store) => store,
+    let store = match AnyStore::open(url.as_str()).await {
+        Ok(store) => unlocked(store).await,
         Err(e) => {
             let _ = conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str()).await;
             panic!("open and migrate the test database: {e}");

@@ -9,6 +9,7 @@
 //! The PostgreSQL cases need `ENGRAM_TEST_POSTGRES_URL`, a server where they may create and drop
 //! databases; `scripts/check` starts one and sets it.
 
+mod archive;
 mod backends;
 mod cards;
 mod connectors;
@@ -17,4 +18,5 @@ mod idempotency;
 mod org;
 mod persona;
 mod row_security;
+mod secrets;
 mod tokens;

@@ -26,6 +26,8 @@ on_both! {
     setters_refuse_a_missing_row: sqlite_setters_refuse_a_missing_row, postgres_setters_refuse_a_missing_row;
     audit_log_is_newest_first_and_limited: sqlite_audit_log_is_newest_first_and_limited,
         postgres_audit_log_is_newest_first_and_limited;
+    a_password_hash_is_replaced_for_a_present_person_only: sqlite_a_password_hash_is_replaced_for_a_present_person_only,
+        postgres_a_password_hash_is_replaced_for_a_present_person_only;
     mark_left_revokes_tokens_and_bars_sign_in: sqlite_mark_left_revokes_tokens_and_bars_sign_in,
         postgres_mark_left_revokes_tokens_and_bars_sign_in;
     mark_left_refuses_a_missing_or_departed_person: sqlite_mark_left_refuses_a_missing_or_departed_person,
@@ -239,4 +241,19 @@ async fn mark_left_refuses_a_missing_or_departed_person(db: Db) {
     let twice = db.mark_left(o.bob.id, o.by_admin(3)).await;
     assert!(matches!(twice, Err(StoreError::NotFound(_))), "{twice:?}");
     assert_eq!(db.person(o.bob.id).await.unwrap().unwrap().left_at, Some(o.by_admin(2).at), "the first date stays");
+}
+
+async fn a_password_hash_is_replaced_for_a_present_person_only(db: Db) {
+    let o = org(&db).await;
+    db.set_password_hash(o.alice.id, "new-hash", actor(None, 5)).await.unwrap();
+    assert_eq!(db.credentials("alice@acme.test").await.unwrap().unwrap().1, "new-hash");
+    assert_eq!(db.credentials("bob@acme.test").await.unwrap().unwrap().1, "hash-of-Bob", "only hers");
+    let entry = &db.audit_log(1).await.unwrap()[0];
+    assert_eq!((entry.action.as_str(), entry.subject.clone()), ("person.password", format!("person:{}", o.alice.id.0)));
+    assert!(!entry.detail.contains("new-hash"), "the hash is not audited");
+    let missing = db.set_password_hash(PersonId(9_999), "x", actor(None, 6)).await;
+    assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+    db.mark_left(o.bob.id, actor(None, 7)).await.unwrap();
+    let gone = db.set_password_hash(o.bob.id, "x", actor(None, 8)).await;
+    assert!(matches!(gone, Err(StoreError::NotFound(_))), "{gone:?}");
 }

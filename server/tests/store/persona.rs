@@ -16,8 +16,8 @@ on_both! {
         postgres_a_posted_status_moves_the_task_and_is_logged;
     wakeups_open_and_are_read_back_by_id: sqlite_wakeups_open_and_are_read_back_by_id,
         postgres_wakeups_open_and_are_read_back_by_id;
-    finishing_a_silent_run_posts_the_fallback_once: sqlite_finishing_a_silent_run_posts_the_fallback_once,
-        postgres_finishing_a_silent_run_posts_the_fallback_once;
+    finishing_a_silent_wake_posts_the_fallback_once: sqlite_finishing_a_silent_wake_posts_the_fallback_once,
+        postgres_finishing_a_silent_wake_posts_the_fallback_once;
     finishing_keeps_the_status_the_run_posted: sqlite_finishing_keeps_the_status_the_run_posted,
         postgres_finishing_keeps_the_status_the_run_posted;
     finishing_refuses_a_missing_wakeup_and_closes_none: sqlite_finishing_refuses_a_missing_wakeup_and_closes_none,
@@ -80,18 +80,18 @@ fn improve(agent: &str, title: &str, memory_id: Option<i64>, minutes: i64) -> Ne
     }
 }
 
-fn episode(agent: &str, run: &str, task: Option<i64>, minutes: i64) -> NewEpisode {
+fn episode(agent: &str, wake: &str, task: Option<i64>, minutes: i64) -> NewEpisode {
     NewEpisode {
         agent: agent.into(),
-        run: run.into(),
+        wake: wake.into(),
         trigger: "wakeup".into(),
         task,
         outcome: Outcome::Done,
         turns: Some(7),
         cost_usd: Some(0.25),
         duration_s: Some(12.5),
-        summary: format!("I finished {run}"),
-        log_path: Some(format!("logs/{run}.log")),
+        summary: format!("I finished {wake}"),
+        log_path: Some(format!("logs/{wake}.log")),
         transcript_path: None,
         at: at(minutes),
     }
@@ -165,22 +165,22 @@ async fn wakeups_open_and_are_read_back_by_id(db: Db) {
     let a = db.open_wakeup("dealbot", Some(t.id), "assigned", at(2)).await.unwrap();
     assert_eq!((a.agent.as_str(), a.task, a.reason.as_str()), ("dealbot", Some(t.id), "assigned"));
     assert!(a.open);
-    assert_eq!((a.run.clone(), a.opened_at, a.closed_at), (None, at(2), None));
+    assert_eq!((a.wake.clone(), a.opened_at, a.closed_at), (None, at(2), None));
     let b = db.open_wakeup("scout", None, "timer", at(3)).await.unwrap();
     assert_eq!(db.wakeups(&[b.id, 9_999, a.id]).await.unwrap(), [b, a], "in the order asked, missing ones left out");
     assert_eq!(db.wakeups(&[]).await.unwrap(), []);
 }
 
-async fn finishing_a_silent_run_posts_the_fallback_once(db: Db) {
+async fn finishing_a_silent_wake_posts_the_fallback_once(db: Db) {
     org(&db).await;
     let t = db.create_task(&work("Call Globex", 1)).await.unwrap();
     let a = db.open_wakeup("dealbot", Some(t.id), "assigned", at(2)).await.unwrap();
     let b = db.open_wakeup("dealbot", Some(t.id), "comment", at(3)).await.unwrap();
     let done = db.finish_wakeups(&[a.id, b.id], "run-1", ("blocked", "no report"), at(4)).await.unwrap();
     assert_eq!((done.posted, done.fallback_posted), (None, true));
-    let closed: Vec<_> = done.wakeups.iter().map(|w| (w.id, w.open, w.run.clone(), w.closed_at)).collect();
-    let run = Some("run-1".to_string());
-    assert_eq!(closed, [(a.id, false, run.clone(), Some(at(4))), (b.id, false, run, Some(at(4)))]);
+    let closed: Vec<_> = done.wakeups.iter().map(|w| (w.id, w.open, w.wake.clone(), w.closed_at)).collect();
+    let wake = Some("run-1".to_string());
+    assert_eq!(closed, [(a.id, false, wake.clone(), Some(at(4))), (b.id, false, wake, Some(at(4)))]);
     assert_eq!(db.wakeups(&[a.id, b.id]).await.unwrap(), done.wakeups);
     assert_eq!(db.task(t.id).await.unwrap().unwrap().status, "blocked");
     assert_eq!(db.task_log(t.id).await.unwrap().last(), Some(&entry("blocked", "no report", "engram", 4)));
@@ -189,7 +189,7 @@ async fn finishing_a_silent_run_posts_the_fallback_once(db: Db) {
     assert_eq!(again.wakeups, [], "closed wakeups are not closed again");
     assert!(!again.fallback_posted);
     assert_eq!(db.task_log(t.id).await.unwrap().len(), 2);
-    assert_eq!(db.wakeups(&[a.id]).await.unwrap()[0].run.as_deref(), Some("run-1"));
+    assert_eq!(db.wakeups(&[a.id]).await.unwrap()[0].wake.as_deref(), Some("run-1"));
 }
 
 async fn finishing_keeps_the_status_the_run_posted(db: Db) {
@@ -225,13 +225,13 @@ async fn an_episode_is_recorded_once_per_run(db: Db) {
     org(&db).await;
     let t = db.create_task(&work("Call Globex", 1)).await.unwrap();
     let e = db.insert_episode(&episode("dealbot", "run-1", Some(t.id), 2)).await.unwrap();
-    assert_eq!((e.agent.as_str(), e.run.as_str(), e.trigger.as_str()), ("dealbot", "run-1", "wakeup"));
+    assert_eq!((e.agent.as_str(), e.wake.as_str(), e.trigger.as_str()), ("dealbot", "run-1", "wakeup"));
     assert_eq!((e.task, e.outcome, e.corrected), (Some(t.id), Outcome::Done, false));
     assert_eq!((e.turns, e.cost_usd, e.duration_s), (Some(7), Some(0.25), Some(12.5)));
     assert_eq!(e.summary, "I finished run-1");
     assert_eq!((e.log_path.as_deref(), e.transcript_path.clone()), (Some("logs/run-1.log"), None));
     assert_eq!(e.created_at, at(2));
-    assert_eq!(db.episode_by_run("dealbot", "run-1").await.unwrap(), Some(e.clone()));
+    assert_eq!(db.episode_by_wake("dealbot", "run-1").await.unwrap(), Some(e.clone()));
 
     let again = db.insert_episode(&episode("dealbot", "run-1", None, 3)).await;
     assert!(matches!(again, Err(StoreError::Duplicate(_))), "{again:?}");
@@ -244,8 +244,8 @@ async fn an_episode_is_recorded_once_per_run(db: Db) {
     };
     let other = db.insert_episode(&NewEpisode { outcome: Outcome::NoReport, ..bare }).await.unwrap();
     assert_eq!((other.outcome, other.turns, other.cost_usd, other.task), (Outcome::NoReport, None, None, None));
-    assert_eq!(db.episode_by_run("dealbot", "run-1").await.unwrap(), Some(e), "the first one stands");
-    assert_eq!(db.episode_by_run("dealbot", "run-9").await.unwrap(), None);
+    assert_eq!(db.episode_by_wake("dealbot", "run-1").await.unwrap(), Some(e), "the first one stands");
+    assert_eq!(db.episode_by_wake("dealbot", "run-9").await.unwrap(), None);
 }
 
 async fn episodes_are_newest_first_since_a_time(db: Db) {
@@ -267,8 +267,8 @@ async fn mark_corrected_marks_the_latest_episode_on_the_task(db: Db) {
     db.insert_episode(&episode("scout", "run-3", Some(t.id), 4)).await.unwrap();
     let marked = db.mark_corrected(t.id, "dealbot").await.unwrap().expect("an episode to mark");
     assert_eq!((marked.id, marked.corrected), (latest.id, true));
-    assert!(!db.episode_by_run("dealbot", "run-1").await.unwrap().unwrap().corrected, "{old:?} stays");
-    assert!(!db.episode_by_run("scout", "run-3").await.unwrap().unwrap().corrected);
+    assert!(!db.episode_by_wake("dealbot", "run-1").await.unwrap().unwrap().corrected, "{old:?} stays");
+    assert!(!db.episode_by_wake("scout", "run-3").await.unwrap().unwrap().corrected);
     assert_eq!(db.mark_corrected(t.id, "nobody").await.unwrap(), None);
     assert_eq!(db.mark_corrected(9_999, "dealbot").await.unwrap(), None);
 }

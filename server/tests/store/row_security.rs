@@ -6,6 +6,7 @@ use engine::persona::audn::AudnOp;
 use engine::persona::backlog::{NewEpisode, Outcome};
 use engine::persona::render::MemoryKind;
 use engine::store::Store;
+use server::store::AnyStore;
 use sqlx::{Executor, PgConnection, Postgres, Transaction};
 
 on_both! {
@@ -13,17 +14,17 @@ on_both! {
         postgres_a_bots_own_read_gives_its_rows_and_no_others;
 }
 
-fn episode(agent: &str, run: &str, minutes: i64) -> NewEpisode {
+fn episode(agent: &str, wake: &str, minutes: i64) -> NewEpisode {
     NewEpisode {
         agent: agent.into(),
-        run: run.into(),
+        wake: wake.into(),
         trigger: "wakeup".into(),
         task: None,
         outcome: Outcome::Done,
         turns: Some(3),
         cost_usd: None,
         duration_s: None,
-        summary: format!("I finished {run}"),
+        summary: format!("I finished {wake}"),
         log_path: None,
         transcript_path: None,
         at: at(minutes),
@@ -52,7 +53,7 @@ async fn a_bots_own_read_gives_its_rows_and_no_others(db: Db) {
 
     let episodes = db.bot_episodes("dealbot").await.unwrap();
     assert_eq!(episodes, db.episodes("dealbot", None).await.unwrap());
-    assert_eq!(episodes.iter().map(|e| e.run.as_str()).collect::<Vec<_>>(), ["d2", "d1"]);
+    assert_eq!(episodes.iter().map(|e| e.wake.as_str()).collect::<Vec<_>>(), ["d2", "d1"]);
 
     let all = db.bot_memory_rows("dealbot", true).await.unwrap();
     assert_eq!(all, db.memory_rows("dealbot", true).await.unwrap());
@@ -92,7 +93,8 @@ async fn refusal(store: &server::store::PgStore, agent: &str, statement: &str) -
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_the_bot_role_reads_only_its_own_rows_and_its_writes_are_refused() {
     on_postgres_store(|store| async move {
-        let db: Db = std::sync::Arc::new(store.clone());
+        let db: Db = store.shared();
+        let AnyStore::Postgres(store) = store else { panic!("a PostgreSQL store") };
         org(&db).await;
         two_bots(db.as_ref()).await;
 

@@ -13,6 +13,8 @@
 //!   under a fresh snapshot: a use saved concurrently either counts (its card stays) or waits.
 
 use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore};
+use crate::secrets::{Place, SecretBox};
+use crate::store::sealing::{check_still_opens, open_stored, sealer};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
@@ -127,6 +129,16 @@ async fn delete_card(conn: &mut PgConnection, id: i64) -> Result<(), StoreError>
     Ok(())
 }
 
+impl PgStore {
+    /// The sealer for a key written in this transaction, once the key check (read `FOR SHARE`, so a
+    /// rotation waits for this write or this write for it) says it is still the database's key.
+    async fn sealer_in(&self, conn: &mut PgConnection) -> Result<&SecretBox, StoreError> {
+        let sealer = sealer(self.secrets())?;
+        check_still_opens(sealer, super::secrets::key_check(conn).await?)?;
+        Ok(sealer)
+    }
+}
+
 #[async_trait]
 impl CardStore for PgStore {
     async fn connectors(&self) -> Result<Vec<Connector>, StoreError> {
@@ -154,16 +166,20 @@ impl CardStore for PgStore {
         actor: Actor,
     ) -> Result<Connector, StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
-        let row = sqlx::query(
-            "INSERT INTO connectors (name, base_url, key_mode, company_key, ticked, label, admits_roles, keep_cards, \
+        // The key check first, before any row is written: a rotation locks it before the key tables.
+        let sealer = match company_key {
+            Some(_) => Some(self.sealer_in(&mut tx).await?),
+            None => None,
+        };
+        let mut row = sqlx::query(
+            "INSERT INTO connectors (name, base_url, key_mode, ticked, label, admits_roles, keep_cards, \
              structured_soft_mins, structured_hard_mins, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
              RETURNING *",
         )
         .bind(&c.name)
         .bind(&c.base_url)
         .bind(c.key_mode.as_str())
-        .bind(company_key)
         .bind(to_json(&c.ticked))
         .bind(c.label.as_str())
         .bind(to_json(&c.admits_roles))
@@ -178,6 +194,16 @@ impl CardStore for PgStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(c.name.clone()) } else { backend(e) })?;
+        // The key is sealed for the row it lives in, whose id the insert has just given.
+        if let (Some(key), Some(sealer)) = (company_key, sealer) {
+            let id: i64 = row.get("id");
+            row = sqlx::query("UPDATE connectors SET company_key = $1 WHERE id = $2 RETURNING *")
+                .bind(sealer.seal(key, Place::CompanyKey { connector: id }))
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
         let connector = connector_from(&row)?;
         audit(&mut tx, actor, "connector.create", &format!("connector:{}", connector.id), &c.name).await?;
         tx.commit().await.map_err(backend)?;
@@ -190,16 +216,18 @@ impl CardStore for PgStore {
             .fetch_optional(self.pool())
             .await
             .map_err(backend)?;
-        Ok(key.flatten())
+        key.flatten().map(|k| open_stored(self.secrets(), &k, Place::CompanyKey { connector })).transpose()
     }
 
     async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
-        sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = $1 AND person_id = $2")
-            .bind(connector)
-            .bind(person.0)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(backend)
+        let key: Option<String> =
+            sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = $1 AND person_id = $2")
+                .bind(connector)
+                .bind(person.0)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        key.map(|k| open_stored(self.secrets(), &k, Place::PersonKey { connector, person: person.0 })).transpose()
     }
 
     async fn set_person_key(
@@ -210,13 +238,14 @@ impl CardStore for PgStore {
         actor: Actor,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
+        let sealed = self.sealer_in(&mut tx).await?.seal(secret, Place::PersonKey { connector, person: person.0 });
         sqlx::query(
             "INSERT INTO person_keys (connector_id, person_id, secret, created_at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (connector_id, person_id) DO UPDATE SET secret = excluded.secret",
         )
         .bind(connector)
         .bind(person.0)
-        .bind(secret)
+        .bind(sealed)
         .bind(actor.at)
         .execute(&mut *tx)
         .await

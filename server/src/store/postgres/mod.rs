@@ -8,10 +8,12 @@
 //! - A count checked against a cap (calls per hour, per day) has no row to lock, so it takes a
 //!   transaction-scoped advisory lock (`pg_advisory_xact_lock`) on the ledger first: see `claim_call`.
 
+mod archive;
 mod cards;
 mod idempotency;
 mod org;
 mod persona;
+mod secrets;
 
 use chrono::{DateTime, Utc};
 use engine::store::Actor;
@@ -26,6 +28,8 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgre
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// Seals and opens connector keys; see `store::sealing`.
+    secrets: crate::store::sealing::Secrets,
 }
 
 pub(crate) fn backend(e: sqlx::Error) -> StoreError {
@@ -138,7 +142,7 @@ impl PgStore {
             .await
             .map_err(backend)?;
         MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
-        Ok(Self { pool })
+        Ok(Self { pool, secrets: None })
     }
 
     /// Connects without migrating, in sessions that refuse every write, for the CLI's read-only
@@ -152,11 +156,21 @@ impl PgStore {
             .connect_with(options)
             .await
             .map_err(backend)?;
-        Ok(Self { pool })
+        Ok(Self { pool, secrets: None })
     }
 
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
+    /// one way a store gets it after checking it.
+    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
+        Self { secrets: Some(secrets), ..self }
+    }
+
+    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
+        &self.secrets
     }
 
     pub async fn is_empty(&self) -> Result<bool, StoreError> {

@@ -390,6 +390,22 @@ impl OrgStore for PgStore {
         .await
     }
 
+    async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let set = sqlx::query("UPDATE people SET password_hash = $1 WHERE id = $2 AND left_at IS NULL")
+            .bind(hash)
+            .bind(person.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if set.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
+        }
+        audit(&mut tx, actor, "person.password", &format!("person:{}", person.0), "").await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(())
+    }
+
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
         // The update locks the person's row: a second departure waits, then finds them gone.

@@ -11,7 +11,7 @@
 //!   reflection's new rows are visible to it, and a row lock cannot cover rows not yet inserted.
 //!   Taking the bot's lock before any row lock keeps the order the same everywhere (no deadlock).
 //! - `finish_wakeups` locks its wakeups (in id order) and then their task row before it reads the
-//!   task's log, and a posted status updates the task row before it writes the log, so a run's own
+//!   task's log, and a posted status updates the task row before it writes the log, so a wake's own
 //!   status and the fallback are never both posted.
 //! - The daily model-call cap is counted under the shared ledger's advisory lock (`claim_call`).
 //! - Settling a task, marking an episode corrected and using a token are single conditional
@@ -25,7 +25,7 @@ use engine::persona::apply::{plan, RowChange};
 use engine::persona::audn::AudnOp;
 use engine::persona::backlog::{
     AppliedOps, Episode, Improvement, MemoryRow, NewEpisode, NewTask, Outcome, StatusEntry, Task, TaskKind, Wakeup,
-    RUN_STATUSES, STATUS_OPEN,
+    STATUS_OPEN, WAKE_STATUSES,
 };
 use engine::persona::render::MemoryKind;
 use engine::persona::store::{FinishedWake, PersonaStore};
@@ -84,7 +84,7 @@ fn wakeup_from(row: &PgRow) -> Wakeup {
         task: row.get("task_id"),
         reason: row.get("reason"),
         open: row.get::<String, _>("state") == "open",
-        run: row.get("run"),
+        wake: row.get("run"),
         opened_at: row.get("opened_at"),
         closed_at: row.get("closed_at"),
     }
@@ -94,7 +94,7 @@ fn episode_from(row: &PgRow) -> Result<Episode, StoreError> {
     Ok(Episode {
         id: row.get("id"),
         agent: row.get("agent"),
-        run: row.get("run"),
+        wake: row.get("run"),
         trigger: row.get("trigger"),
         task: row.get("task_id"),
         outcome: Outcome::parse(row.get("outcome")).ok_or_else(|| bad("episode outcome"))?,
@@ -493,12 +493,12 @@ impl PersonaStore for PgStore {
     async fn finish_wakeups(
         &self,
         ids: &[i64],
-        run: &str,
+        wake: &str,
         fallback: (&str, &str),
         at: DateTime<Utc>,
     ) -> Result<FinishedWake, StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
-        // All at once and in id order, so two runs finishing overlapping wakeups cannot deadlock.
+        // All at once and in id order, so two wakes finishing overlapping wakeups cannot deadlock.
         sqlx::query("SELECT id FROM wakeups WHERE id = ANY($1) ORDER BY id FOR UPDATE")
             .bind(ids)
             .execute(&mut *tx)
@@ -518,7 +518,7 @@ impl PersonaStore for PgStore {
                 let r = sqlx::query(
                     "UPDATE wakeups SET state = 'closed', run = $1, closed_at = $2 WHERE id = $3 RETURNING *",
                 )
-                .bind(run)
+                .bind(wake)
                 .bind(at)
                 .bind(id)
                 .fetch_one(&mut *tx)
@@ -544,7 +544,7 @@ impl PersonaStore for PgStore {
             )
             .bind(task)
             .bind(since)
-            .bind(RUN_STATUSES.as_slice())
+            .bind(WAKE_STATUSES.as_slice())
             .fetch_optional(&mut *tx)
             .await
             .map_err(backend)?;
@@ -565,7 +565,7 @@ impl PersonaStore for PgStore {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
         )
         .bind(&e.agent)
-        .bind(&e.run)
+        .bind(&e.wake)
         .bind(&e.trigger)
         .bind(e.task)
         .bind(e.outcome.as_str())
@@ -580,7 +580,7 @@ impl PersonaStore for PgStore {
         .await
         .map_err(|err| {
             if is_unique_violation(&err) {
-                StoreError::Duplicate(e.run.clone())
+                StoreError::Duplicate(e.wake.clone())
             } else {
                 backend(err)
             }
@@ -588,11 +588,11 @@ impl PersonaStore for PgStore {
         self.episode_by_id(id).await?.ok_or_else(|| StoreError::NotFound(format!("episode {id}")))
     }
 
-    async fn episode_by_run(&self, agent: &str, run: &str) -> Result<Option<Episode>, StoreError> {
+    async fn episode_by_wake(&self, agent: &str, wake: &str) -> Result<Option<Episode>, StoreError> {
         let row =
             sqlx::query(&format!("SELECT {EPISODE_COLUMNS} FROM org_agent_episodes WHERE agent = $1 AND run = $2"))
                 .bind(agent)
-                .bind(run)
+                .bind(wake)
                 .fetch_optional(self.pool())
                 .await
                 .map_err(backend)?;

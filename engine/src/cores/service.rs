@@ -1,24 +1,24 @@
-//! The engine's operations: each checks who is asking and what the rules allow, then makes one
-//! store call. Server functions, the API and the CLI all come through here.
+//! The core use cases: reading a core and its History, saving, restoring, limits and suggestions.
 
 use crate::clock::Clock;
 use crate::cores::{
     check_company_limit, parse_note, text_with_line, CoreError, CoreScope, CoreSubject, CoreVersion, NewCoreVersion,
-    NewSuggestion, Suggestion, SuggestionState, COMPANY_CORE_LIMIT, HISTORY_PAGE, NO_ROLE_NOTICE,
+    NewSuggestion, Suggestion, SuggestionState, HISTORY_PAGE, NO_ROLE_NOTICE,
 };
 use crate::diff::{diff_lines, DiffLine};
-use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId};
+use crate::org::{Person, Role, RoleSlug};
 use crate::store::{Actor, Store, StoreError};
 use crate::tokens::count_tokens;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// The core use cases. Each checks who is asking and what the rules allow, then makes one store
+/// call.
 #[derive(Clone)]
-pub struct Engine {
+pub struct CoreService {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    throttle: Arc<crate::throttle::SignInThrottle>,
 }
 
 /// One role's line on Roles and core knowledge.
@@ -93,34 +93,13 @@ pub struct VersionView {
     pub may_restore: bool,
 }
 
-impl Engine {
+impl CoreService {
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock, throttle: Arc::default() }
-    }
-
-    pub fn store(&self) -> &dyn Store {
-        self.store.as_ref()
-    }
-
-    pub fn now(&self) -> DateTime<Utc> {
-        self.clock.now()
-    }
-
-    /// Sign-in attempts counted so far by this engine and its clones.
-    pub fn sign_in_throttle(&self) -> &crate::throttle::SignInThrottle {
-        &self.throttle
+        Self { store, clock }
     }
 
     fn actor(&self, person: &Person) -> Actor {
         Actor { person: Some(person.id), at: self.clock.now() }
-    }
-
-    pub async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
-        self.store.person(id).await
-    }
-
-    pub async fn directory(&self) -> Result<Directory, StoreError> {
-        self.store.directory().await
     }
 
     /// Resolves a scope to the role or team it belongs to.
@@ -435,133 +414,8 @@ impl Engine {
             other => internal(other),
         })
     }
-
-    /// "New role": admins add a department role, starting with the default company core limit.
-    pub async fn create_role(&self, actor: &Person, name: &str) -> Result<Role, OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can add a role".to_string()));
-        }
-        let name = parse_role_name(name)?;
-        let slug = RoleSlug::from_name(&name)?;
-        self.store.create_role(&slug, &name, COMPANY_CORE_LIMIT, self.actor(actor)).await.map_err(|e| match e {
-            StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already a role called {name}")),
-            other => org_internal(other),
-        })
-    }
-
-    async fn known_role(&self, role: Option<RoleId>) -> Result<(), OrgError> {
-        if let Some(r) = role {
-            self.store
-                .role_by_id(r)
-                .await
-                .map_err(org_internal)?
-                .ok_or_else(|| OrgError::NotFound("There is no such role".to_string()))?;
-        }
-        Ok(())
-    }
-
-    async fn known_person(&self, person: PersonId) -> Result<Person, OrgError> {
-        self.store
-            .person(person)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
-    }
-
-    /// Admins put a team in a role, under Teams on Roles and core knowledge.
-    pub async fn set_team_role(&self, actor: &Person, team: TeamId, role: Option<RoleId>) -> Result<(), OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can put a team in a role".to_string()));
-        }
-        self.store
-            .team(team)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
-        self.known_role(role).await?;
-        self.store.set_team_role(team, role, self.actor(actor)).await.map_err(org_internal)
-    }
-
-    pub async fn set_team_lead(&self, actor: &Person, team: TeamId, lead: Option<PersonId>) -> Result<(), OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can choose a team's lead".to_string()));
-        }
-        self.store
-            .team(team)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
-        if let Some(p) = lead {
-            let p = self.known_person(p).await?;
-            if p.left_at.is_some() {
-                return Err(OrgError::Invalid(format!("{} has left and cannot lead a team", p.name)));
-            }
-        }
-        self.store.set_team_lead(team, lead, self.actor(actor)).await.map_err(org_internal)
-    }
-
-    /// Admins give someone their own department role, or send them back to their team's.
-    pub async fn set_person_role(
-        &self,
-        actor: &Person,
-        person: PersonId,
-        role: Option<RoleId>,
-    ) -> Result<(), OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can change someone's department role".to_string()));
-        }
-        self.known_person(person).await?;
-        self.known_role(role).await?;
-        self.store.set_person_role(person, role, self.actor(actor)).await.map_err(org_internal)
-    }
-
-    /// An admin marks someone as left: they are signed out everywhere and their memory of
-    /// records goes. Returns the sentence the admin reads.
-    pub async fn person_leaves(&self, actor: &Person, person: PersonId) -> Result<String, OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can mark someone as left".to_string()));
-        }
-        if actor.id == person {
-            return Err(OrgError::Invalid("You cannot mark yourself as left; ask another admin".to_string()));
-        }
-        let p = self.known_person(person).await?;
-        if p.left_at.is_some() {
-            return Err(OrgError::Invalid(format!("{} has already left", p.name)));
-        }
-        let d = self.store.mark_left(person, self.actor(actor)).await.map_err(org_internal)?;
-        let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        Ok(format!(
-            "{} has left: they can no longer sign in, {} revoked, and {} and {} read as them are gone.",
-            p.name,
-            plural(d.tokens, "token", "tokens"),
-            plural(d.uses, "kept record", "kept records"),
-            plural(d.cards, "card", "cards"),
-        ))
-    }
-
-    /// Whoever manages an agent (its owner, or an admin) may change its department role.
-    pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
-        let a = self
-            .store
-            .agent(agent)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
-        if !(actor.is_admin || a.owner == actor.id) {
-            return Err(OrgError::NotAllowed(format!(
-                "Only {}'s owner or an admin can change its department role",
-                a.name
-            )));
-        }
-        self.known_role(role).await?;
-        self.store.set_agent_role(agent, role, self.actor(actor)).await.map_err(org_internal)
-    }
 }
 
 fn internal(e: StoreError) -> CoreError {
     CoreError::Internal(e.to_string())
-}
-
-fn org_internal(e: StoreError) -> OrgError {
-    OrgError::Internal(e.to_string())
 }

@@ -2,6 +2,8 @@
 //!
 //! Department roles are not access roles: whether someone is an admin is a separate flag.
 
+pub mod service;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,0 +1,108 @@
+//! Passwords and personal API tokens.
+
+use crate::store::StoreError;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
+use blake2::{Blake2b512, Digest};
+use rand::RngCore;
+use throttle::throttled_message;
+
+pub mod service;
+pub mod throttle;
+
+/// The one message for an unknown email and a wrong password alike.
+pub const SIGN_IN_REFUSED: &str = "That email and password do not match an account";
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    #[error("{SIGN_IN_REFUSED}")]
+    Refused,
+    #[error("{0}")]
+    Invalid(String),
+    #[error("Something went wrong on our side; nothing was changed. Try again.")]
+    Internal(String),
+    /// Too many attempts for this account or from this address; nothing was checked.
+    #[error("{}", throttled_message(*retry_after_secs))]
+    Throttled { retry_after_secs: u64 },
+}
+
+/// OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1.
+fn hasher() -> Argon2<'static> {
+    let params = Params::new(19 * 1024, 2, 1, None).expect("OWASP argon2 parameters are valid");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// Hashes off the async executor: argon2 takes tens of milliseconds of one core.
+pub async fn hash_password(password: String) -> Result<String, AuthError> {
+    tokio::task::spawn_blocking(move || {
+        let mut salt = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut salt);
+        let salt = SaltString::encode_b64(&salt).map_err(|e| AuthError::Internal(e.to_string()))?;
+        hasher()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| AuthError::Internal(e.to_string()))
+    })
+    .await
+    .map_err(|e| AuthError::Internal(e.to_string()))?
+}
+
+pub async fn verify_password(password: String, hash: String) -> Result<bool, AuthError> {
+    tokio::task::spawn_blocking(move || {
+        let parsed = PasswordHash::new(&hash).map_err(|e| AuthError::Internal(e.to_string()))?;
+        Ok(hasher().verify_password(password.as_bytes(), &parsed).is_ok())
+    })
+    .await
+    .map_err(|e| AuthError::Internal(e.to_string()))?
+}
+
+/// A fixed hash verified when the email is unknown, so both refusals take the same time.
+const DUMMY_HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$7PzGK0VZUrm9X1cm2gIiSF0PsBfwqOtbFnvL6ptV+aA";
+
+pub const TOKEN_PREFIX: &str = "eng_";
+
+/// Only this hash of a token is stored; the token itself is shown once.
+pub fn hash_api_token(secret: &str) -> String {
+    let digest = Blake2b512::digest(secret.as_bytes());
+    digest.iter().take(32).map(|b| format!("{b:02x}")).collect()
+}
+
+fn new_api_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    let body: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{TOKEN_PREFIX}{body}")
+}
+
+fn internal(e: StoreError) -> AuthError {
+    AuthError::Internal(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn passwords_verify_and_refuse() {
+        let hash = hash_password("correct horse".into()).await.unwrap();
+        assert!(hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
+        assert!(verify_password("correct horse".into(), hash.clone()).await.unwrap());
+        assert!(!verify_password("wrong".into(), hash).await.unwrap());
+    }
+
+    #[test]
+    fn dummy_hash_parses() {
+        assert!(PasswordHash::new(DUMMY_HASH).is_ok());
+    }
+
+    #[test]
+    fn tokens_hash_stably_and_differ() {
+        let a = new_api_token();
+        let b = new_api_token();
+        assert_ne!(a, b);
+        assert!(a.starts_with(TOKEN_PREFIX));
+        assert_eq!(hash_api_token(&a), hash_api_token(&a));
+        assert_eq!(hash_api_token(&a).len(), 64);
+    }
+}

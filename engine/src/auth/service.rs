@@ -1,0 +1,134 @@
+//! Sign-in, with its throttle, and the personal and bot API tokens.
+
+use super::throttle::{Admission, SignInThrottle};
+use super::{hash_api_token, internal, new_api_token, verify_password, AuthError, DUMMY_HASH, TOKEN_PREFIX};
+use crate::clock::Clock;
+use crate::org::{Person, PersonId};
+use crate::store::{Actor, ApiTokenInfo, Store, StoreError};
+use chrono::{DateTime, Utc};
+use std::net::IpAddr;
+use std::sync::Arc;
+
+/// Sign-in and the personal tokens. Its clones share one throttle.
+#[derive(Clone)]
+pub struct AuthService {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    throttle: Arc<SignInThrottle>,
+}
+
+impl AuthService {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock, throttle: Arc::default() }
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// The person a session speaks for, as the store has them now.
+    pub async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        self.store.person(id).await
+    }
+
+    /// Checks a password typed at `client`, slowing down and then refusing repeated attempts
+    /// for one account or from one address (see `super::throttle`).
+    pub async fn sign_in(&self, email: &str, password: &str, client: IpAddr) -> Result<Person, AuthError> {
+        match self.throttle.begin(email, client, self.now()) {
+            Admission::Refuse { retry_after_secs } => return Err(AuthError::Throttled { retry_after_secs }),
+            Admission::Check { delay_ms: 0 } => {}
+            Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
+        }
+        let person = self.check_password(email, password).await?;
+        self.throttle.succeeded(email, client);
+        Ok(person)
+    }
+
+    async fn check_password(&self, email: &str, password: &str) -> Result<Person, AuthError> {
+        match self.store.credentials(email).await.map_err(internal)? {
+            Some((person, hash)) => {
+                if verify_password(password.to_string(), hash).await? {
+                    Ok(person)
+                } else {
+                    Err(AuthError::Refused)
+                }
+            }
+            None => {
+                let _ = verify_password(password.to_string(), DUMMY_HASH.to_string()).await;
+                Err(AuthError::Refused)
+            }
+        }
+    }
+
+    /// Creates a token for the person themselves; returns it once, with its listing.
+    pub async fn create_api_token(&self, person: &Person, name: &str) -> Result<(ApiTokenInfo, String), AuthError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(AuthError::Invalid("Give the token a name, so you can tell it apart later".to_string()));
+        }
+        if name.chars().count() > 80 {
+            return Err(AuthError::Invalid("A token's name can be at most 80 characters".to_string()));
+        }
+        let secret = new_api_token();
+        let actor = Actor { person: Some(person.id), at: self.now() };
+        let info =
+            self.store.create_api_token(person.id, name, &hash_api_token(&secret), actor).await.map_err(internal)?;
+        Ok((info, secret))
+    }
+
+    pub async fn api_tokens(&self, person: &Person) -> Result<Vec<ApiTokenInfo>, AuthError> {
+        self.store.api_tokens(person.id).await.map_err(internal)
+    }
+
+    pub async fn revoke_api_token(&self, person: &Person, id: i64) -> Result<(), AuthError> {
+        let actor = Actor { person: Some(person.id), at: self.now() };
+        if self.store.revoke_api_token(person.id, id, actor).await.map_err(internal)? {
+            Ok(())
+        } else {
+            Err(AuthError::Invalid("You have no such token, or it was already revoked".to_string()))
+        }
+    }
+
+    /// The person a bearer token speaks for, if it is live.
+    pub async fn person_for_token(&self, secret: &str) -> Result<Option<Person>, AuthError> {
+        if !secret.starts_with(TOKEN_PREFIX) {
+            return Ok(None);
+        }
+        self.store.person_by_token(&hash_api_token(secret), self.now()).await.map_err(internal)
+    }
+}
+
+/// A bot's own token: it reads only that bot's rows. Only the bot's owner makes one.
+impl crate::persona::service::Bots {
+    pub async fn create_agent_token(
+        &self,
+        owner: &Person,
+        agent: &str,
+        name: &str,
+    ) -> Result<String, crate::persona::service::PersonaError> {
+        use crate::persona::service::PersonaError;
+        let roster = self.roster().await?;
+        let a = roster.get(agent).ok_or_else(|| PersonaError::NotOnRoster(agent.to_string()))?;
+        if !a.is_owner(&owner.email) {
+            return Err(PersonaError::NotAllowed(format!("Only {agent}'s owner can make a token for it")));
+        }
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 80 {
+            return Err(PersonaError::Invalid("Give the token a name of at most 80 characters".to_string()));
+        }
+        let secret = new_api_token();
+        self.store()
+            .create_agent_token(agent, owner.id, name, &hash_api_token(&secret), self.clock().now())
+            .await
+            .map_err(|e| PersonaError::Internal(e.to_string()))?;
+        Ok(secret)
+    }
+
+    /// The bot a bearer token acts as, if it is a live bot token.
+    pub async fn agent_for_token(&self, secret: &str) -> Result<Option<String>, StoreError> {
+        if !secret.starts_with(TOKEN_PREFIX) {
+            return Ok(None);
+        }
+        self.store().agent_by_token(&hash_api_token(secret), self.clock().now()).await
+    }
+}

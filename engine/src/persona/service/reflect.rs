@@ -1,0 +1,175 @@
+//! Reflect: after an episode, the model reads it and the bot's memory lines are added, seen
+//! again, reworded or closed.
+
+use super::{internal, one_line, Bots, Caller, PersonaError, WakeReport};
+use crate::persona::audn::{parse_reply, AudnError, AudnOp};
+use crate::persona::backlog::{AppliedOps, Episode, Outcome};
+use crate::persona::model::{reflect_prompt, ModelChoice, EXCERPT_BYTES, REFLECT_SYSTEM};
+use crate::store::StoreError;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ReflectOutcome {
+    Applied(AppliedOps),
+    /// What a dry run would do, one line per operation.
+    DryRun(Vec<String>),
+    Skipped(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReflectReport {
+    pub episode: i64,
+    pub outcome: ReflectOutcome,
+    /// Lines dropped because they were about another agent.
+    pub dropped: Vec<String>,
+    pub proposals: Vec<String>,
+}
+
+impl Bots {
+    /// `engram org reflect`: the reflect step for a wake, recording its episode first if no
+    /// wake-done did.
+    pub async fn reflect(
+        &self,
+        caller: &Caller,
+        agent: &str,
+        reason: &str,
+        report: &WakeReport,
+        dry_run: bool,
+    ) -> Result<ReflectReport, PersonaError> {
+        let (_, a) = self.agent(agent).await?;
+        Self::may_dispatch(caller, &a)?;
+        let wake = one_line(&report.wake, "run id")?;
+        let reason = one_line(reason, "reason")?;
+        self.check_transcript(report).await?;
+        let (episode, trigger) = match self.store.episode_by_wake(agent, &wake).await.map_err(internal)? {
+            // A retry of an existing episode is asked for by name, so no trigger is checked.
+            Some(e) => (e, None),
+            None => {
+                let outcome = if report.exit == 0 { Outcome::Done } else { Outcome::Error };
+                let (e, _) = self.record_episode(agent, &reason, None, outcome, report).await?;
+                (e, Some(if reason == "chat" { "chat_end" } else { "wake_done" }))
+            }
+        };
+        self.reflect_episode(agent, &episode, trigger.unwrap_or(""), dry_run).await
+    }
+
+    pub(super) async fn reflect_episode(
+        &self,
+        agent: &str,
+        episode: &Episode,
+        trigger: &str,
+        dry_run: bool,
+    ) -> Result<ReflectReport, PersonaError> {
+        let (roster, a) = self.agent(agent).await?;
+        let skipped = |why: String| {
+            tracing::info!(agent, episode = episode.id, why, "reflect skipped");
+            Ok(ReflectReport {
+                episode: episode.id,
+                outcome: ReflectOutcome::Skipped(why),
+                dropped: vec![],
+                proposals: vec![],
+            })
+        };
+        let config = match Self::valid_config(&a) {
+            Ok(c) => c.clone(),
+            Err(why) => return skipped(why),
+        };
+        if !config.reflect.enabled {
+            return skipped("reflect is turned off in this agent's memory block".into());
+        }
+        if !trigger.is_empty() && !config.reflect.trigger.iter().any(|t| t == trigger) {
+            return skipped(format!("this agent does not reflect on {trigger}"));
+        }
+        let turns = episode.turns.unwrap_or(0);
+        if turns < config.reflect.min_turns {
+            return skipped(format!("the run had {turns} turns; reflect needs at least {}", config.reflect.min_turns));
+        }
+        let model = match self.models.resolve(&config.reflect.model) {
+            ModelChoice::Use(m) => m,
+            ModelChoice::Off(why) => return skipped(why),
+        };
+        let vault = self.vault()?;
+        let active = self.store.memory_rows(agent, false).await.map_err(internal)?;
+        let excerpt = match &episode.transcript_path {
+            Some(p) => {
+                // Checked again at reading: the episode may predate the rule, or the disk changed.
+                if let Err(e) = self.gate(p, |why| PersonaError::TranscriptRefused { path: p.clone(), why }).await {
+                    tracing::warn!(agent, path = p, error = %e, "the transcript was refused");
+                    return skipped(e.to_string());
+                }
+                match vault.read_tail(p, EXCERPT_BYTES).await {
+                    Ok(x) => x,
+                    Err(e) => {
+                        tracing::warn!(agent, path = p, error = %e, "the transcript was not read");
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
+        if !self.claim_call(agent, "reflect").await? {
+            return skipped(format!("today's cap of {} model calls is spent", self.max_per_day));
+        }
+        let prompt = reflect_prompt(agent, episode, excerpt.as_deref(), &active, self.now());
+        let reply = match model.chat(REFLECT_SYSTEM, &prompt).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(agent, episode = episode.id, model = model.name(), error = %e, "the reflect call failed");
+                return skipped(format!(
+                    "the model call failed: {e}; retry with engram org reflect {agent} --run {}",
+                    episode.wake
+                ));
+            }
+        };
+        let ids: HashSet<i64> = active.iter().map(|r| r.id).collect();
+        let parsed = match parse_reply(&reply, agent, &roster.names(), &ids) {
+            Ok(p) => p,
+            Err(e) => {
+                let shown = match &e {
+                    AudnError::Malformed(_) | AudnError::Oversized(_) => e.to_string(),
+                    _ => e.to_string(),
+                };
+                tracing::warn!(agent, episode = episode.id, error = %shown, "the reflect reply was refused");
+                return skipped(format!("the model's reply was refused: {shown}"));
+            }
+        };
+        for d in &parsed.dropped {
+            tracing::warn!(agent, line = d, "a reflect line about another agent was dropped");
+        }
+        if dry_run {
+            return Ok(ReflectReport {
+                episode: episode.id,
+                outcome: ReflectOutcome::DryRun(parsed.ops.iter().map(describe_op).collect()),
+                dropped: parsed.dropped,
+                proposals: vec![],
+            });
+        }
+        let applied = match self.store.apply_ops(agent, episode.id, &parsed.ops, self.now()).await {
+            Ok(a) => a,
+            Err(StoreError::Changed { .. }) => {
+                return skipped("a line the reply names was closed meanwhile; nothing was applied".into())
+            }
+            Err(e) => return Err(internal(e)),
+        };
+        if !applied.is_empty() {
+            self.render(&a).await;
+        }
+        let proposals = self.propose_due(&a, &config).await;
+        Ok(ReflectReport {
+            episode: episode.id,
+            outcome: ReflectOutcome::Applied(applied),
+            dropped: parsed.dropped,
+            proposals,
+        })
+    }
+}
+
+fn describe_op(op: &AudnOp) -> String {
+    match op {
+        AudnOp::Add { kind, text } => format!("add [{}] {text}", kind.as_str()),
+        AudnOp::Repeat { id } => format!("seen again #{id}"),
+        AudnOp::Reword { id, text } => format!("reword #{id}: {text}"),
+        AudnOp::Delete { id, reason } => format!("delete #{id}: {reason}"),
+    }
+}

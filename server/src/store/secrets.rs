@@ -1,0 +1,110 @@
+//! The SQLite side of sealed connector keys: the key check, the sealing of plain keys at start-up
+//! and the rotation to a new key, each in one IMMEDIATE transaction.
+
+use super::sealing::{reseal, seal_plain, Sealed, StoredKey};
+use super::sqlite::{audit, backend, SqliteStore};
+use crate::secrets::{Place, SecretBox};
+use chrono::{DateTime, Utc};
+use engine::store::{Actor, StoreError};
+use sqlx::SqliteConnection;
+
+pub(crate) async fn key_check(conn: &mut SqliteConnection) -> Result<Option<String>, StoreError> {
+    sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1").fetch_optional(conn).await.map_err(backend)
+}
+
+async fn stored_keys(conn: &mut SqliteConnection) -> Result<Vec<StoredKey>, StoreError> {
+    let company: Vec<(i64, String)> =
+        sqlx::query_as("SELECT id, company_key FROM connectors WHERE company_key IS NOT NULL ORDER BY id")
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(backend)?;
+    let people: Vec<(i64, i64, String)> =
+        sqlx::query_as("SELECT connector_id, person_id, secret FROM person_keys ORDER BY connector_id, person_id")
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(backend)?;
+    let company =
+        company.into_iter().map(|(connector, value)| StoredKey { place: Place::CompanyKey { connector }, value });
+    let people = people
+        .into_iter()
+        .map(|(connector, person, value)| StoredKey { place: Place::PersonKey { connector, person }, value });
+    Ok(company.chain(people).collect())
+}
+
+async fn write_keys(conn: &mut SqliteConnection, keys: &[StoredKey]) -> Result<(), StoreError> {
+    for k in keys {
+        let query = match k.place {
+            Place::CompanyKey { connector } => {
+                sqlx::query("UPDATE connectors SET company_key = ? WHERE id = ?").bind(&k.value).bind(connector)
+            }
+            Place::PersonKey { connector, person } => {
+                sqlx::query("UPDATE person_keys SET secret = ? WHERE connector_id = ? AND person_id = ?")
+                    .bind(&k.value)
+                    .bind(connector)
+                    .bind(person)
+            }
+            Place::KeyCheck => continue,
+        };
+        query.execute(&mut *conn).await.map_err(backend)?;
+    }
+    Ok(())
+}
+
+async fn write_check(conn: &mut SqliteConnection, sealed: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO secret_key_check (id, sealed, sealed_at) VALUES (1, ?, ?) \
+         ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed, sealed_at = excluded.sealed_at",
+    )
+    .bind(sealed)
+    .bind(at)
+    .execute(conn)
+    .await
+    .map_err(backend)?;
+    Ok(())
+}
+
+impl SqliteStore {
+    pub async fn key_check_exists(&self) -> Result<bool, StoreError> {
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        Ok(key_check(&mut conn).await?.is_some())
+    }
+
+    pub(crate) async fn seal_at_rest(&self, sealer: &SecretBox, at: DateTime<Utc>) -> Result<Sealed, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let sealed_before = match key_check(&mut tx).await? {
+            Some(check) if !sealer.opens_check(&check) => return Ok(Sealed::WrongKey),
+            Some(_) => true,
+            None => false,
+        };
+        let sealed = seal_plain(stored_keys(&mut tx).await?, sealed_before, sealer);
+        write_keys(&mut tx, &sealed).await?;
+        if !sealed_before {
+            write_check(&mut tx, &sealer.seal_check(), at).await?;
+        }
+        if !sealed.is_empty() {
+            let detail = format!("sealed {} connector key(s) kept in plain text", sealed.len());
+            audit(&mut tx, Actor { person: None, at }, "secret.seal", "connector_keys", &detail).await?;
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(Sealed::Done(sealed.len() as u32))
+    }
+
+    pub(crate) async fn reseal_all(
+        &self,
+        old: &SecretBox,
+        new: &SecretBox,
+        at: DateTime<Utc>,
+    ) -> Result<Sealed, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        if !key_check(&mut tx).await?.is_some_and(|c| old.opens_check(&c)) {
+            return Ok(Sealed::WrongKey);
+        }
+        let resealed = reseal(stored_keys(&mut tx).await?, old, new)?;
+        write_keys(&mut tx, &resealed).await?;
+        write_check(&mut tx, &new.seal_check(), at).await?;
+        let detail = format!("re-sealed {} connector key(s) under a new secret key", resealed.len());
+        audit(&mut tx, Actor { person: None, at }, "secret.rotate", "connector_keys", &detail).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Sealed::Done(resealed.len() as u32))
+    }
+}
