@@ -144,7 +144,7 @@ async fn with_evidence(conn: &mut PgConnection, mut rows: Vec<MemoryRow>) -> Res
 
 /// Begins a transaction that reads as the bot itself: under the `engram_bot` role, which may only
 /// SELECT, with `engram.agent` naming the bot for the row policies (migration
-/// `20261201000001_bot_row_security`). Both revert when the transaction ends, so the pooled
+/// `20261201000002_bot_row_security`). Both revert when the transaction ends, so the pooled
 /// connection goes back as the application's role.
 async fn begin_as_bot<'a>(store: &'a PgStore, agent: &str) -> Result<Transaction<'a, Postgres>, StoreError> {
     let mut tx = store.pool().begin().await.map_err(backend)?;
