@@ -266,7 +266,7 @@ async fn on_postgresql_a_bots_own_reads_run_as_the_bot_role() {
     assert_eq!((&rows[0]["agent"], &rows[0]["text"]), (&json!("scout"), &json!("I qualify by size.")));
     let (s, episodes) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
     assert_eq!(s, StatusCode::OK, "{episodes}");
-    let wakes: Vec<&str> = episodes.as_array().unwrap().iter().map(|e| e["wake"].as_str().unwrap()).collect();
+    let wakes: Vec<&str> = episodes.as_array().unwrap().iter().map(|e| e["run"].as_str().unwrap()).collect();
     assert_eq!(wakes, ["s1"]);
     assert_eq!(get(&app, &scout, "/api/org/agents/helper/episodes").await.0, StatusCode::FORBIDDEN);
 
