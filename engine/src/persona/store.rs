@@ -60,6 +60,12 @@ pub trait PersonaStore: Send + Sync {
     async fn mark_corrected(&self, task: i64, agent: &str) -> Result<Option<Episode>, StoreError>;
 
     async fn memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError>;
+    /// `episodes` (all of them) and `memory_rows` as a bot reads them with its own token. PostgreSQL
+    /// reads them under the `engram_bot` role, which may only SELECT and whose row policy shows it
+    /// only that bot's rows, so the database enforces what the service already checks. SQLite has
+    /// no roles and reads them as `episodes` and `memory_rows` do.
+    async fn bot_episodes(&self, agent: &str) -> Result<Vec<Episode>, StoreError>;
+    async fn bot_memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError>;
     async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError>;
     /// Applies a reflect step's operations for one episode in one transaction. An operation on a
     /// row that is no longer active refuses the whole set with `Changed`.

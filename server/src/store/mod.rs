@@ -5,6 +5,8 @@
 mod archive;
 mod cards;
 mod idempotency;
+#[cfg(feature = "bench-lww")]
+mod lww;
 mod persona;
 pub mod postgres;
 mod sealing;

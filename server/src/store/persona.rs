@@ -517,6 +517,14 @@ impl PersonaStore for SqliteStore {
         with_evidence(&mut conn, rows).await
     }
 
+    async fn bot_episodes(&self, agent: &str) -> Result<Vec<Episode>, StoreError> {
+        self.episodes(agent, None).await
+    }
+
+    async fn bot_memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
+        self.memory_rows(agent, include_closed).await
+    }
+
     async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
         let mut conn = self.pool().acquire().await.map_err(backend)?;
         let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = ?"))

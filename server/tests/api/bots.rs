@@ -246,6 +246,40 @@ async fn a_bots_own_token_reads_only_its_rows_and_writes_nothing() {
     assert_eq!(memory(&app, &sam, "scout", false).await[0]["text"], "I qualify by size.", "nothing changed");
 }
 
+/// On PostgreSQL a bot's own reads run as the `engram_bot` role: they work and show only its rows,
+/// and they stop when the database takes the role's grant away, while its owner's reads go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_a_bots_own_reads_run_as_the_bot_role() {
+    use sqlx::Connection;
+    let model = ModelServer::start().await;
+    let app = spawn_postgres_bots_app(model.openai_settings(), 200).await;
+    let sam = token_for(&app, "sam").await;
+    let sue = token_for(&app, "sue").await;
+    model.reply(&ops(json!({"operations": [{"op": "add", "kind": "lesson", "text": "I qualify by size."}]})));
+    dispatch(&app, &sam, "scout", "s1", 3).await;
+    model.reply(&ops(json!({"operations": [{"op": "add", "kind": "lesson", "text": "I cite policy."}]})));
+    dispatch(&app, &sue, "helper", "h1", 3).await;
+    let scout = app.org_cli(&["token", "scout", "--as", "sam"]).await.unwrap().trim().to_string();
+
+    let rows = memory(&app, &scout, "scout", true).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!((&rows[0]["agent"], &rows[0]["text"]), (&json!("scout"), &json!("I qualify by size.")));
+    let (s, episodes) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
+    assert_eq!(s, StatusCode::OK, "{episodes}");
+    let wakes: Vec<&str> = episodes.as_array().unwrap().iter().map(|e| e["run"].as_str().unwrap()).collect();
+    assert_eq!(wakes, ["s1"]);
+    assert_eq!(get(&app, &scout, "/api/org/agents/helper/episodes").await.0, StatusCode::FORBIDDEN);
+
+    let mut db = sqlx::PgConnection::connect(&app.database_url).await.expect("connect to the app's database");
+    sqlx::query("REVOKE SELECT ON org_agent_episodes FROM engram_bot").execute(&mut db).await.unwrap();
+    let (s, v) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
+    assert_eq!(s, StatusCode::INTERNAL_SERVER_ERROR, "the bot's read ran as the role: {v}");
+    let (s, v) = get(&app, &sam, "/api/org/agents/scout/episodes").await;
+    assert_eq!((s, v.as_array().map(Vec::len)), (StatusCode::OK, Some(1)), "the owner reads as the application");
+    sqlx::query("GRANT SELECT ON org_agent_episodes TO engram_bot").execute(&mut db).await.unwrap();
+    assert_eq!(get(&app, &scout, "/api/org/agents/scout/episodes").await.0, StatusCode::OK);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_owner_or_lead_edits_and_retires_and_others_are_refused() {
     let model = ModelServer::start().await;

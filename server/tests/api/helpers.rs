@@ -122,6 +122,23 @@ pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
 pub async fn spawn_bots_app(models: server::llm::ModelSettings, max_per_day: u32) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let (database_url, owned) = fresh_database(&dir).await;
+    bots_app_on(dir, database_url, owned, models, max_per_day).await
+}
+
+/// `spawn_bots_app` on a new PostgreSQL database, whatever `ENGRAM_TEST_BACKEND` says.
+pub async fn spawn_postgres_bots_app(models: server::llm::ModelSettings, max_per_day: u32) -> TestApp {
+    let db = PgDatabase::create().await;
+    let url = db.url.clone();
+    bots_app_on(tempfile::tempdir().expect("temp dir"), url, Some(db), models, max_per_day).await
+}
+
+async fn bots_app_on(
+    dir: TempDir,
+    database_url: String,
+    owned: Option<PgDatabase>,
+    models: server::llm::ModelSettings,
+    max_per_day: u32,
+) -> TestApp {
     let vault = dir.path().join("vault");
     demo::bots::ensure_vault(&server::vault::FsVault::new(&vault)).await.expect("write the demo vault");
     let mut app = spawn_with(&database_url, move |s| {

@@ -18,5 +18,6 @@ mod idempotency;
 mod keep;
 mod org;
 mod persona;
+mod row_security;
 mod secrets;
 mod tokens;

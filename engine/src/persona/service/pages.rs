@@ -107,7 +107,11 @@ impl Bots {
     pub async fn memory(&self, caller: &Caller, agent: &str, all: bool) -> Result<Vec<MemoryRow>, PersonaError> {
         self.agent(agent).await?;
         Self::may_read(caller, agent)?;
-        let mut rows = self.store.memory_rows(agent, all).await.map_err(internal)?;
+        let rows = match caller {
+            Caller::Bot(_) => self.store.bot_memory_rows(agent, all).await,
+            _ => self.store.memory_rows(agent, all).await,
+        };
+        let mut rows = rows.map_err(internal)?;
         rows.sort_by(|a, b| {
             b.active.cmp(&a.active).then(b.times_seen.cmp(&a.times_seen)).then(b.last_seen.cmp(&a.last_seen))
         });

@@ -249,6 +249,10 @@ impl Bots {
     pub async fn episodes(&self, caller: &Caller, agent: &str) -> Result<Vec<Episode>, PersonaError> {
         self.agent(agent).await?;
         Self::may_read(caller, agent)?;
-        self.store.episodes(agent, None).await.map_err(internal)
+        match caller {
+            Caller::Bot(_) => self.store.bot_episodes(agent).await,
+            _ => self.store.episodes(agent, None).await,
+        }
+        .map_err(internal)
     }
 }

@@ -1,5 +1,7 @@
 //! The PostgreSQL backend for the bots' side: tasks, wakeups, episodes, memory rows, the model-call
-//! cap and bot tokens. It mirrors `store/persona.rs` (SQLite) in behaviour.
+//! cap and bot tokens. It mirrors `store/persona.rs` (SQLite) in behaviour, and adds one thing SQLite
+//! cannot: a bot's reads with its own token (`bot_episodes`, `bot_memory_rows`) run as the
+//! `engram_bot` role, so the database's row policies, not only the service, keep it to its own rows.
 //!
 //! Where SQLite begins IMMEDIATE, this file keeps concurrent writers apart as follows:
 //! - Every write to a bot's memory rows (`apply_ops`, `edit_memory`, `retire_memory`,
@@ -29,7 +31,7 @@ use engine::persona::render::MemoryKind;
 use engine::persona::store::{FinishedWake, PersonaStore};
 use engine::store::{Actor, StoreError};
 use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, Row};
+use sqlx::{PgConnection, Postgres, Row, Transaction};
 
 const TASK_COLUMNS: &str = "id, kind, title, body, status, author, assignee, owner_id, agent, target_path, diff, \
      rationale, evidence, base_text, memory_id, closed_reason, created_at, updated_at";
@@ -138,6 +140,51 @@ async fn with_evidence(conn: &mut PgConnection, mut rows: Vec<MemoryRow>) -> Res
         .map_err(backend)?;
     }
     Ok(rows)
+}
+
+/// Begins a transaction that reads as the bot itself: under the `engram_bot` role, which may only
+/// SELECT, with `engram.agent` naming the bot for the row policies (migration
+/// `20261201000002_bot_row_security`). Both revert when the transaction ends, so the pooled
+/// connection goes back as the application's role.
+async fn begin_as_bot<'a>(store: &'a PgStore, agent: &str) -> Result<Transaction<'a, Postgres>, StoreError> {
+    let mut tx = store.pool().begin().await.map_err(backend)?;
+    sqlx::query("SET LOCAL ROLE engram_bot").execute(&mut *tx).await.map_err(backend)?;
+    sqlx::query("SELECT set_config('engram.agent', $1, true)").bind(agent).execute(&mut *tx).await.map_err(backend)?;
+    Ok(tx)
+}
+
+async fn episodes_on(
+    conn: &mut PgConnection,
+    agent: &str,
+    since: Option<DateTime<Utc>>,
+) -> Result<Vec<Episode>, StoreError> {
+    let rows = sqlx::query(&format!(
+        "SELECT {EPISODE_COLUMNS} FROM org_agent_episodes \
+         WHERE agent = $1 AND ($2::TIMESTAMPTZ IS NULL OR created_at >= $2) ORDER BY created_at DESC, id DESC"
+    ))
+    .bind(agent)
+    .bind(since)
+    .fetch_all(conn)
+    .await
+    .map_err(backend)?;
+    rows.iter().map(episode_from).collect()
+}
+
+async fn memory_rows_on(
+    conn: &mut PgConnection,
+    agent: &str,
+    include_closed: bool,
+) -> Result<Vec<MemoryRow>, StoreError> {
+    let rows = sqlx::query(&format!(
+        "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND ($2 OR state = 'active') ORDER BY id"
+    ))
+    .bind(agent)
+    .bind(include_closed)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(backend)?;
+    let rows = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
+    with_evidence(conn, rows).await
 }
 
 /// Serialises this transaction with every other write to the bot's memory rows, until it ends.
@@ -553,16 +600,8 @@ impl PersonaStore for PgStore {
     }
 
     async fn episodes(&self, agent: &str, since: Option<DateTime<Utc>>) -> Result<Vec<Episode>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {EPISODE_COLUMNS} FROM org_agent_episodes \
-             WHERE agent = $1 AND ($2::TIMESTAMPTZ IS NULL OR created_at >= $2) ORDER BY created_at DESC, id DESC"
-        ))
-        .bind(agent)
-        .bind(since)
-        .fetch_all(self.pool())
-        .await
-        .map_err(backend)?;
-        rows.iter().map(episode_from).collect()
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        episodes_on(&mut conn, agent, since).await
     }
 
     async fn mark_corrected(&self, task: i64, agent: &str) -> Result<Option<Episode>, StoreError> {
@@ -583,16 +622,21 @@ impl PersonaStore for PgStore {
 
     async fn memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
         let mut conn = self.pool().acquire().await.map_err(backend)?;
-        let rows = sqlx::query(&format!(
-            "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND ($2 OR state = 'active') ORDER BY id"
-        ))
-        .bind(agent)
-        .bind(include_closed)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(backend)?;
-        let rows = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
-        with_evidence(&mut conn, rows).await
+        memory_rows_on(&mut conn, agent, include_closed).await
+    }
+
+    async fn bot_episodes(&self, agent: &str) -> Result<Vec<Episode>, StoreError> {
+        let mut tx = begin_as_bot(self, agent).await?;
+        let episodes = episodes_on(&mut tx, agent, None).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(episodes)
+    }
+
+    async fn bot_memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
+        let mut tx = begin_as_bot(self, agent).await?;
+        let rows = memory_rows_on(&mut tx, agent, include_closed).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(rows)
     }
 
     async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
