@@ -75,8 +75,12 @@ fn new_api_token() -> String {
     format!("{TOKEN_PREFIX}{body}")
 }
 
-fn internal(e: StoreError) -> AuthError {
-    AuthError::Internal(e.to_string())
+/// A store failure is the backend's, never the person's: it becomes this error's internal case,
+/// whose detail is logged at the edge and never shown.
+impl From<StoreError> for AuthError {
+    fn from(e: StoreError) -> Self {
+        AuthError::Internal(e.to_string())
+    }
 }
 
 #[cfg(test)]

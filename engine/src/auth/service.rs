@@ -1,7 +1,7 @@
 //! Sign-in, with its throttle, and the personal and bot API tokens.
 
 use super::throttle::{Admission, SignInThrottle};
-use super::{hash_api_token, internal, new_api_token, verify_password, AuthError, DUMMY_HASH, TOKEN_PREFIX};
+use super::{hash_api_token, new_api_token, verify_password, AuthError, DUMMY_HASH, TOKEN_PREFIX};
 use crate::clock::Clock;
 use crate::org::{Person, PersonId};
 use crate::store::{Actor, ApiTokenInfo, Store, StoreError};
@@ -45,7 +45,7 @@ impl AuthService {
     }
 
     async fn check_password(&self, email: &str, password: &str) -> Result<Person, AuthError> {
-        match self.store.credentials(email).await.map_err(internal)? {
+        match self.store.credentials(email).await? {
             Some((person, hash)) => {
                 if verify_password(password.to_string(), hash).await? {
                     Ok(person)
@@ -71,18 +71,17 @@ impl AuthService {
         }
         let secret = new_api_token();
         let actor = Actor { person: Some(person.id), at: self.now() };
-        let info =
-            self.store.create_api_token(person.id, name, &hash_api_token(&secret), actor).await.map_err(internal)?;
+        let info = self.store.create_api_token(person.id, name, &hash_api_token(&secret), actor).await?;
         Ok((info, secret))
     }
 
     pub async fn api_tokens(&self, person: &Person) -> Result<Vec<ApiTokenInfo>, AuthError> {
-        self.store.api_tokens(person.id).await.map_err(internal)
+        self.store.api_tokens(person.id).await.map_err(Into::into)
     }
 
     pub async fn revoke_api_token(&self, person: &Person, id: i64) -> Result<(), AuthError> {
         let actor = Actor { person: Some(person.id), at: self.now() };
-        if self.store.revoke_api_token(person.id, id, actor).await.map_err(internal)? {
+        if self.store.revoke_api_token(person.id, id, actor).await? {
             Ok(())
         } else {
             Err(AuthError::Invalid("You have no such token, or it was already revoked".to_string()))
@@ -94,7 +93,7 @@ impl AuthService {
         if !secret.starts_with(TOKEN_PREFIX) {
             return Ok(None);
         }
-        self.store.person_by_token(&hash_api_token(secret), self.now()).await.map_err(internal)
+        self.store.person_by_token(&hash_api_token(secret), self.now()).await.map_err(Into::into)
     }
 }
 

@@ -109,8 +109,7 @@ impl CoreService {
                 let role = self
                     .store
                     .role(slug)
-                    .await
-                    .map_err(internal)?
+                    .await?
                     .ok_or_else(|| CoreError::NotFound(format!("There is no role {slug}")))?;
                 Ok(CoreSubject { scope: scope.clone(), role: Some(role), team: None })
             }
@@ -118,11 +117,10 @@ impl CoreService {
                 let team = self
                     .store
                     .team(*id)
-                    .await
-                    .map_err(internal)?
+                    .await?
                     .ok_or_else(|| CoreError::NotFound("There is no such team".to_string()))?;
                 let role = match team.role {
-                    Some(r) => self.store.role_by_id(r).await.map_err(internal)?,
+                    Some(r) => self.store.role_by_id(r).await?,
                     None => None,
                 };
                 Ok(CoreSubject { scope: scope.clone(), role, team: Some(team) })
@@ -133,15 +131,15 @@ impl CoreService {
     /// The core of a scope as it stands, with its subject; for readers such as the CLI.
     pub async fn current_core(&self, scope: &CoreScope) -> Result<(CoreSubject, Option<CoreVersion>), CoreError> {
         let subject = self.core_subject(scope).await?;
-        let current = self.store.current_core(scope).await.map_err(internal)?;
+        let current = self.store.current_core(scope).await?;
         Ok((subject, current))
     }
 
     pub async fn roles_overview(&self, viewer: &Person) -> Result<RolesOverview, CoreError> {
-        let dir = self.store.directory().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
         let mut roles = Vec::with_capacity(dir.roles.len());
         for role in &dir.roles {
-            let current = self.store.current_core(&CoreScope::Company(role.slug.clone())).await.map_err(internal)?;
+            let current = self.store.current_core(&CoreScope::Company(role.slug.clone())).await?;
             roles.push(RoleCoreSummary {
                 role: role.clone(),
                 version: current.as_ref().map(|c| c.version),
@@ -151,7 +149,7 @@ impl CoreService {
         }
         let mut teams = Vec::with_capacity(dir.teams.len());
         for team in &dir.teams {
-            let current = self.store.current_core(&CoreScope::Team(team.id)).await.map_err(internal)?;
+            let current = self.store.current_core(&CoreScope::Team(team.id)).await?;
             teams.push(TeamCoreSummary {
                 team: team.clone(),
                 role_name: team.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
@@ -173,17 +171,11 @@ impl CoreService {
         before: Option<u32>,
     ) -> Result<CoreView, CoreError> {
         let subject = self.core_subject(scope).await?;
-        let current = self.store.current_core(scope).await.map_err(internal)?;
+        let current = self.store.current_core(scope).await?;
         let history = self.history_page(scope, before).await?;
         let may_edit = subject.may_edit(viewer).is_ok();
         let suggestions = if may_edit {
-            self.store
-                .suggestions(scope)
-                .await
-                .map_err(internal)?
-                .into_iter()
-                .filter(|s| s.state == SuggestionState::Open)
-                .collect()
+            self.store.suggestions(scope).await?.into_iter().filter(|s| s.state == SuggestionState::Open).collect()
         } else {
             Vec::new()
         };
@@ -209,7 +201,7 @@ impl CoreService {
 
     async fn history_page(&self, scope: &CoreScope, before: Option<u32>) -> Result<HistoryPage, CoreError> {
         // One more than a page says whether anything is older, without counting the history.
-        let mut versions = self.store.core_versions(scope, before, HISTORY_PAGE + 1).await.map_err(internal)?;
+        let mut versions = self.store.core_versions(scope, before, HISTORY_PAGE + 1).await?;
         let more = versions.len() > HISTORY_PAGE as usize;
         versions.truncate(HISTORY_PAGE as usize);
         let next_before = if more { versions.last().map(|v| v.version) } else { None };
@@ -239,10 +231,9 @@ impl CoreService {
         let v = self
             .store
             .core_version(scope, version)
-            .await
-            .map_err(internal)?
+            .await?
             .ok_or_else(|| CoreError::NotFound(format!("{} has no version {version}", subject.title())))?;
-        let current = self.store.current_core(scope).await.map_err(internal)?;
+        let current = self.store.current_core(scope).await?;
         let (current_version, current_text) = current.map(|c| (c.version, c.text)).unwrap_or((0, String::new()));
         Ok(VersionView {
             title: subject.title(),
@@ -279,7 +270,7 @@ impl CoreService {
         };
         self.store.append_core_version(&new).await.map_err(|e| match e {
             StoreError::Changed { current } => CoreError::Changed { current },
-            other => internal(other),
+            other => other.into(),
         })
     }
 
@@ -296,8 +287,7 @@ impl CoreService {
         let old = self
             .store
             .core_version(scope, from)
-            .await
-            .map_err(internal)?
+            .await?
             .ok_or_else(|| CoreError::NotFound(format!("{} has no version {from}", subject.title())))?;
         // The limit may have been raised for the old text and lowered since; it must still fit.
         subject.check_fits(old.tokens)?;
@@ -313,7 +303,7 @@ impl CoreService {
         };
         self.store.append_core_version(&new).await.map_err(|e| match e {
             StoreError::Changed { current } => CoreError::Changed { current },
-            other => internal(other),
+            other => other.into(),
         })
     }
 
@@ -327,9 +317,9 @@ impl CoreService {
                 role.name
             )));
         }
-        let current = self.store.current_core(&scope).await.map_err(internal)?;
+        let current = self.store.current_core(&scope).await?;
         check_company_limit(&role, limit, current.map(|c| c.tokens).unwrap_or(0))?;
-        self.store.set_company_core_limit(role.id, limit, self.actor(actor)).await.map_err(internal)
+        self.store.set_company_core_limit(role.id, limit, self.actor(actor)).await.map_err(Into::into)
     }
 
     /// Files a suggested line for a core's owners. Jobs call this; it never changes the core.
@@ -346,7 +336,7 @@ impl CoreService {
         if line.is_empty() || line.contains('\n') {
             return Err(CoreError::Invalid("A suggestion is one non-empty line".to_string()));
         }
-        let based_on = self.store.current_core(scope).await.map_err(internal)?.map(|c| c.version).unwrap_or(0);
+        let based_on = self.store.current_core(scope).await?.map(|c| c.version).unwrap_or(0);
         self.store
             .add_suggestion(&NewSuggestion {
                 scope: scope.clone(),
@@ -358,15 +348,14 @@ impl CoreService {
                 at: self.clock.now(),
             })
             .await
-            .map_err(internal)
+            .map_err(Into::into)
     }
 
     async fn open_suggestion(&self, actor: &Person, id: i64) -> Result<(Suggestion, CoreSubject), CoreError> {
         let s = self
             .store
             .suggestion(id)
-            .await
-            .map_err(internal)?
+            .await?
             .ok_or_else(|| CoreError::NotFound("There is no such suggestion".to_string()))?;
         let subject = self.core_subject(&s.scope).await?;
         subject.may_edit(actor)?;
@@ -380,7 +369,7 @@ impl CoreService {
     /// since it was suggested or the line would not fit.
     pub async fn accept_suggestion(&self, actor: &Person, id: i64) -> Result<CoreVersion, CoreError> {
         let (s, subject) = self.open_suggestion(actor, id).await?;
-        let current = self.store.current_core(&s.scope).await.map_err(internal)?;
+        let current = self.store.current_core(&s.scope).await?;
         let current_version = current.as_ref().map(|c| c.version).unwrap_or(0);
         if current_version != s.based_on {
             return Err(CoreError::SuggestionStale { current: current_version });
@@ -403,7 +392,7 @@ impl CoreService {
         self.store.accept_suggestion(id, &new).await.map_err(|e| match e {
             StoreError::Changed { current } => CoreError::SuggestionStale { current },
             StoreError::NotFound(_) => CoreError::SuggestionDecided("decided".to_string()),
-            other => internal(other),
+            other => other.into(),
         })
     }
 
@@ -411,11 +400,15 @@ impl CoreService {
         self.open_suggestion(actor, id).await?;
         self.store.dismiss_suggestion(id, self.actor(actor)).await.map_err(|e| match e {
             StoreError::NotFound(_) => CoreError::SuggestionDecided("decided".to_string()),
-            other => internal(other),
+            other => other.into(),
         })
     }
 }
 
-fn internal(e: StoreError) -> CoreError {
-    CoreError::Internal(e.to_string())
+/// A store failure is the backend's, never the person's: it becomes this error's internal case,
+/// whose detail is logged at the edge and never shown.
+impl From<StoreError> for CoreError {
+    fn from(e: StoreError) -> Self {
+        CoreError::Internal(e.to_string())
+    }
 }

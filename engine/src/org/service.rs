@@ -36,27 +36,19 @@ impl OrgService {
         let slug = RoleSlug::from_name(&name)?;
         self.store.create_role(&slug, &name, COMPANY_CORE_LIMIT, self.actor(actor)).await.map_err(|e| match e {
             StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already a role called {name}")),
-            other => org_internal(other),
+            other => other.into(),
         })
     }
 
     async fn known_role(&self, role: Option<RoleId>) -> Result<(), OrgError> {
         if let Some(r) = role {
-            self.store
-                .role_by_id(r)
-                .await
-                .map_err(org_internal)?
-                .ok_or_else(|| OrgError::NotFound("There is no such role".to_string()))?;
+            self.store.role_by_id(r).await?.ok_or_else(|| OrgError::NotFound("There is no such role".to_string()))?;
         }
         Ok(())
     }
 
     async fn known_person(&self, person: PersonId) -> Result<Person, OrgError> {
-        self.store
-            .person(person)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
+        self.store.person(person).await?.ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
     }
 
     /// Admins put a team in a role, under Teams on Roles and core knowledge.
@@ -64,31 +56,23 @@ impl OrgService {
         if !actor.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can put a team in a role".to_string()));
         }
-        self.store
-            .team(team)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
+        self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
         self.known_role(role).await?;
-        self.store.set_team_role(team, role, self.actor(actor)).await.map_err(org_internal)
+        self.store.set_team_role(team, role, self.actor(actor)).await.map_err(Into::into)
     }
 
     pub async fn set_team_lead(&self, actor: &Person, team: TeamId, lead: Option<PersonId>) -> Result<(), OrgError> {
         if !actor.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can choose a team's lead".to_string()));
         }
-        self.store
-            .team(team)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
+        self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
         if let Some(p) = lead {
             let p = self.known_person(p).await?;
             if p.left_at.is_some() {
                 return Err(OrgError::Invalid(format!("{} has left and cannot lead a team", p.name)));
             }
         }
-        self.store.set_team_lead(team, lead, self.actor(actor)).await.map_err(org_internal)
+        self.store.set_team_lead(team, lead, self.actor(actor)).await.map_err(Into::into)
     }
 
     /// Admins give someone their own department role, or send them back to their team's.
@@ -103,7 +87,7 @@ impl OrgService {
         }
         self.known_person(person).await?;
         self.known_role(role).await?;
-        self.store.set_person_role(person, role, self.actor(actor)).await.map_err(org_internal)
+        self.store.set_person_role(person, role, self.actor(actor)).await.map_err(Into::into)
     }
 
     /// An admin marks someone as left: they are signed out everywhere and their memory of
@@ -119,7 +103,7 @@ impl OrgService {
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has already left", p.name)));
         }
-        let d = self.store.mark_left(person, self.actor(actor)).await.map_err(org_internal)?;
+        let d = self.store.mark_left(person, self.actor(actor)).await?;
         let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         Ok(format!(
             "{} has left: they can no longer sign in, {} revoked, and {} and {} read as them are gone.",
@@ -132,12 +116,8 @@ impl OrgService {
 
     /// Whoever manages an agent (its owner, or an admin) may change its department role.
     pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
-        let a = self
-            .store
-            .agent(agent)
-            .await
-            .map_err(org_internal)?
-            .ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
+        let a =
+            self.store.agent(agent).await?.ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
         if !(actor.is_admin || a.owner == actor.id) {
             return Err(OrgError::NotAllowed(format!(
                 "Only {}'s owner or an admin can change its department role",
@@ -145,10 +125,14 @@ impl OrgService {
             )));
         }
         self.known_role(role).await?;
-        self.store.set_agent_role(agent, role, self.actor(actor)).await.map_err(org_internal)
+        self.store.set_agent_role(agent, role, self.actor(actor)).await.map_err(Into::into)
     }
 }
 
-fn org_internal(e: StoreError) -> OrgError {
-    OrgError::Internal(e.to_string())
+/// A store failure is the backend's, never the person's: it becomes this error's internal case,
+/// whose detail is logged at the edge and never shown.
+impl From<StoreError> for OrgError {
+    fn from(e: StoreError) -> Self {
+        OrgError::Internal(e.to_string())
+    }
 }

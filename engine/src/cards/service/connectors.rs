@@ -104,16 +104,16 @@ impl PersonMemory {
         let actor = Actor { person: Some(admin.id), at: self.now() };
         self.store.create_connector(&new, Some(key), actor).await.map_err(|e| match e {
             StoreError::Duplicate(_) => MemoryError::Invalid(format!("There is already a connector called {name}")),
-            e => internal(e),
+            e => e.into(),
         })
     }
 
     /// The connectors that read with people's own keys, and whether this person gave theirs.
     pub async fn own_key_connectors(&self, person: &Person) -> Result<Vec<(i64, String, bool)>, MemoryError> {
         let mut out = Vec::new();
-        for c in self.store.connectors().await.map_err(internal)? {
+        for c in self.store.connectors().await? {
             if c.key_kinds_in_use().contains(&KeyKind::OwnKey) {
-                let has = self.store.person_key(c.id, person.id).await.map_err(internal)?.is_some();
+                let has = self.store.person_key(c.id, person.id).await?.is_some();
                 out.push((c.id, c.name, has));
             }
         }
@@ -128,12 +128,12 @@ impl PersonMemory {
             return Err(MemoryError::Invalid(format!("Enter your key for {}", c.name)));
         }
         let actor = Actor { person: Some(person.id), at: self.now() };
-        self.store.set_person_key(c.id, person.id, key, actor).await.map_err(internal)
+        self.store.set_person_key(c.id, person.id, key, actor).await.map_err(Into::into)
     }
 
     pub async fn connectors(&self, admin: &Person) -> Result<Vec<Connector>, MemoryError> {
         Self::admin(admin)?;
-        self.store.connectors().await.map_err(internal)
+        self.store.connectors().await.map_err(Into::into)
     }
 
     fn draft_key(c: &Connector) -> (i64, String) {
@@ -154,7 +154,7 @@ impl PersonMemory {
     pub async fn sheet(&self, admin: &Person, id: i64) -> Result<Sheet, MemoryError> {
         Self::admin(admin)?;
         let c = self.connector(id).await?;
-        let read_tools = match self.store.company_key(id).await.map_err(internal)? {
+        let read_tools = match self.store.company_key(id).await? {
             Some(key) => self
                 .source
                 .tools(&c.base_url, &key)
@@ -163,17 +163,17 @@ impl PersonMemory {
                 .map_err(|e| format!("{}: {e}", c.name)),
             None => Err(format!("{} has no company key", c.name)),
         };
-        let dir = self.store.directory().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
         let mut queries = Vec::new();
         for r in &dir.roles {
-            for q in self.store.my_work_queries(r.id).await.map_err(internal)? {
+            for q in self.store.my_work_queries(r.id).await? {
                 if q.connector == id {
                     queries.push((r.name.clone(), q));
                 }
             }
         }
         Ok(Sheet {
-            shapes: self.store.shapes(id).await.map_err(internal)?,
+            shapes: self.store.shapes(id).await?,
             drafts: self.fresh_drafts(&c).unwrap_or_default(),
             roles: dir.roles.iter().map(|r| (r.id.0, r.name.clone())).collect(),
             connector: c,
@@ -194,17 +194,16 @@ impl PersonMemory {
             return Err(MemoryError::Invalid("The hourly limit must be at least 1 read".to_string()));
         }
         let actor = Actor { person: Some(admin.id), at: self.now() };
-        self.store.update_connector(new, actor).await.map_err(internal)?;
+        self.store.update_connector(new, actor).await?;
         let mut removed = 0;
         if old.key_mode != new.key_mode || old.own_key_tools != new.own_key_tools || old.ticked != new.ticked {
-            removed +=
-                self.store.set_key_mode(new.id, new.key_mode, &new.own_key_tools, actor).await.map_err(internal)?;
+            removed += self.store.set_key_mode(new.id, new.key_mode, &new.own_key_tools, actor).await?;
         }
         if old.keep_cards != new.keep_cards {
-            removed += self.store.set_keep_cards(new.id, new.keep_cards, actor).await.map_err(internal)?;
+            removed += self.store.set_keep_cards(new.id, new.keep_cards, actor).await?;
         }
         if old.killed != new.killed {
-            self.store.set_killed(new.id, new.killed, actor).await.map_err(internal)?;
+            self.store.set_killed(new.id, new.killed, actor).await?;
         }
         Ok(match removed {
             0 => format!("Saved {}", new.name),
@@ -220,7 +219,7 @@ impl PersonMemory {
         if let Some(d) = self.fresh_drafts(&c) {
             return Ok((d, true));
         }
-        let listed = match self.store.company_key(id).await.map_err(internal)? {
+        let listed = match self.store.company_key(id).await? {
             Some(key) => self.source.tools(&c.base_url, &key).await.unwrap_or_default(),
             None => Vec::new(),
         };
@@ -308,10 +307,10 @@ impl PersonMemory {
                 "A shape needs a kind, an id field and at least one field to keep".into(),
             ));
         }
-        let open = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+        let open = self.store.open_when(c.id, &shape.tool).await?;
         let confirmed = RecordShape { confirmed: true, ..shape.clone() };
         let actor = Actor { person: Some(admin.id), at: self.now() };
-        self.store.save_shape(&confirmed, open.as_ref(), actor).await.map_err(internal)
+        self.store.save_shape(&confirmed, open.as_ref(), actor).await.map_err(Into::into)
     }
 
     /// A role's "my work" query, checked when saved (and again each time it runs).
@@ -347,7 +346,7 @@ impl PersonMemory {
         if label.is_empty() || label.chars().count() > 80 {
             return Err(MemoryError::Invalid("Give the query a name of at most 80 characters".into()));
         }
-        let dir = self.store.directory().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
         if dir.role(role).is_none() {
             return Err(MemoryError::NotFound("There is no such role".into()));
         }
@@ -360,7 +359,7 @@ impl PersonMemory {
             label: label.into(),
         };
         let actor = Actor { person: Some(admin.id), at: self.now() };
-        self.store.add_my_work_query(&q, actor).await.map_err(internal)
+        self.store.add_my_work_query(&q, actor).await.map_err(Into::into)
     }
 
     /// Turning Keep cards off removes the connector's cards at once.
@@ -368,7 +367,7 @@ impl PersonMemory {
         Self::admin(admin)?;
         self.connector(connector).await?;
         let actor = Actor { person: Some(admin.id), at: self.now() };
-        self.store.set_keep_cards(connector, on, actor).await.map_err(internal)
+        self.store.set_keep_cards(connector, on, actor).await.map_err(Into::into)
     }
 
     /// The sheet's form: the key mode and label must be ones the lists offer; then as
@@ -402,7 +401,7 @@ impl PersonMemory {
         Self::admin(admin)?;
         let mut c = self.connector(id).await?;
         if on {
-            let listed = match self.store.company_key(id).await.map_err(internal)? {
+            let listed = match self.store.company_key(id).await? {
                 Some(key) => self.source.tools(&c.base_url, &key).await.unwrap_or_default(),
                 None => Vec::new(),
             };
@@ -445,7 +444,7 @@ impl PersonMemory {
         Self::admin(admin)?;
         self.connector(connector).await?;
         let actor = Actor { person: Some(admin.id), at: self.now() };
-        self.store.set_key_mode(connector, mode, own_key_tools, actor).await.map_err(internal)
+        self.store.set_key_mode(connector, mode, own_key_tools, actor).await.map_err(Into::into)
     }
 }
 

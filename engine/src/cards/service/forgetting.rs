@@ -24,7 +24,7 @@ impl PersonMemory {
     pub async fn forget(&self, person: &Person, card: i64) -> Result<(), MemoryError> {
         let (c, _) = self.own_use(person, card).await?;
         let actor = self.actor(Some(person.id));
-        self.store.forget(person.id, &c, self.now() + Duration::days(FORGET_DAYS), actor).await.map_err(internal)
+        self.store.forget(person.id, &c, self.now() + Duration::days(FORGET_DAYS), actor).await.map_err(Into::into)
     }
 
     /// Once a day, from 02:00 in the company's zone: drops each person's use of a card they have
@@ -32,7 +32,7 @@ impl PersonMemory {
     /// how many uses and cards went, or `None` when it is not due.
     pub async fn forgetting_due(&self) -> Result<Option<(u32, u32)>, MemoryError> {
         let now = self.now();
-        let company = self.store.company().await.map_err(internal)?;
+        let company = self.store.company().await?;
         let zone: chrono_tz::Tz = company
             .map(|c| c.time_zone.as_str().to_string())
             .unwrap_or_else(|| "UTC".into())
@@ -43,21 +43,21 @@ impl PersonMemory {
         // Claimed before the work, so of several servers on one database only one runs it. A run
         // that fails partway is logged by the caller and not tried again until the next day.
         if local.time() < NaiveTime::from_hms_opt(FORGETTING_HOUR, 0, 0).unwrap_or(NaiveTime::MIN)
-            || !self.store.claim_job_run("forgetting", &today).await.map_err(internal)?
+            || !self.store.claim_job_run("forgetting", &today).await?
         {
             return Ok(None);
         }
-        let connectors = self.store.connectors().await.map_err(internal)?;
+        let connectors = self.store.connectors().await?;
         let mut readers: std::collections::HashMap<PersonId, Option<Reader>> = Default::default();
         let mut removed_cards = std::collections::HashSet::new();
         let mut uses = 0;
-        for (card, u) in self.store.all_uses().await.map_err(internal)? {
+        for (card, u) in self.store.all_uses().await? {
             let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
             if removed_cards.contains(&card.id) {
                 continue;
             }
             if let std::collections::hash_map::Entry::Vacant(slot) = readers.entry(u.person) {
-                let reader = match self.store.person(u.person).await.map_err(internal)? {
+                let reader = match self.store.person(u.person).await? {
                     Some(p) if p.left_at.is_none() => Some(self.reader(&p).await?),
                     _ => None,
                 };
@@ -70,10 +70,7 @@ impl PersonMemory {
             };
             let reason = match decision {
                 Decision::Remove => {
-                    self.store
-                        .remove_card(card.id, &removal_reason(c, &card), self.actor(None))
-                        .await
-                        .map_err(internal)?;
+                    self.store.remove_card(card.id, &removal_reason(c, &card), self.actor(None)).await?;
                     removed_cards.insert(card.id);
                     continue;
                 }
@@ -83,24 +80,22 @@ impl PersonMemory {
                 }
                 _ => continue,
             };
-            self.store.remove_use(u.person, card.id, &reason, self.actor(None)).await.map_err(internal)?;
+            self.store.remove_use(u.person, card.id, &reason, self.actor(None)).await?;
             uses += 1;
         }
-        let cards =
-            removed_cards.len() as u32 + self.store.remove_unkept_cards(self.actor(None)).await.map_err(internal)?;
+        let cards = removed_cards.len() as u32 + self.store.remove_unkept_cards(self.actor(None)).await?;
         Ok(Some((uses, cards)))
     }
 
     /// The records the person forgot that are still kept out, so they can pin one back.
     pub async fn forgotten(&self, person: &Person) -> Result<Vec<ForgottenView>, MemoryError> {
         let now = self.now();
-        let connectors = self.store.connectors().await.map_err(internal)?;
+        let connectors = self.store.connectors().await?;
         let zone = self.zone_of(person.id).await?;
         Ok(self
             .store
             .forgotten(person.id, now)
-            .await
-            .map_err(internal)?
+            .await?
             .into_iter()
             .map(|f| {
                 let source = connectors.iter().find(|c| c.id == f.connector).map(|c| c.name.as_str()).unwrap_or("?");
@@ -133,8 +128,7 @@ impl PersonMemory {
         let f = self
             .store
             .forgotten(person.id, now)
-            .await
-            .map_err(internal)?
+            .await?
             .into_iter()
             .find(|f| f.connector == connector && f.kind == kind && f.record_id == record_id)
             .ok_or_else(|| {
@@ -142,7 +136,7 @@ impl PersonMemory {
             })?;
         let c = self.connector(connector).await?;
         let not_pinned = |why: String| MemoryError::Invalid(format!("Not pinned: {why}; it stays forgotten"));
-        let shapes = self.store.shapes(c.id).await.map_err(internal)?;
+        let shapes = self.store.shapes(c.id).await?;
         let shape = shapes
             .iter()
             .find(|s| s.confirmed && s.tool == f.tool)
@@ -164,7 +158,7 @@ impl PersonMemory {
             return Err(not_pinned(format!("{} keeps no cards of this record", c.name)));
         }
         let actor = self.actor(Some(person.id));
-        self.store.lift_forget(person.id, &f, "pinned back by the person", actor).await.map_err(internal)?;
+        self.store.lift_forget(person.id, &f, "pinned back by the person", actor).await?;
         Ok(format!("Pinned {} {} back, read again from {}", f.kind, f.record_id, c.name))
     }
 }

@@ -41,8 +41,12 @@ pub enum MemoryError {
     Internal(String),
 }
 
-fn internal(e: StoreError) -> MemoryError {
-    MemoryError::Internal(e.to_string())
+/// A store failure is the backend's, never the person's: it becomes this error's internal case,
+/// whose detail is logged at the edge and never shown.
+impl From<StoreError> for MemoryError {
+    fn from(e: StoreError) -> Self {
+        MemoryError::Internal(e.to_string())
+    }
 }
 
 pub fn age_words(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
@@ -127,15 +131,11 @@ impl PersonMemory {
     }
 
     async fn connector(&self, id: i64) -> Result<Connector, MemoryError> {
-        self.store
-            .connector(id)
-            .await
-            .map_err(internal)?
-            .ok_or_else(|| MemoryError::NotFound("There is no such connector".into()))
+        self.store.connector(id).await?.ok_or_else(|| MemoryError::NotFound("There is no such connector".into()))
     }
 
     async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
-        let dir = self.store.directory().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
         let role = match person.department_role(&dir.teams) {
             RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
             RoleSource::None => None,
@@ -148,7 +148,7 @@ impl PersonMemory {
     }
 
     async fn role_id(&self, person: &Person) -> Result<Option<crate::org::RoleId>, MemoryError> {
-        let dir = self.store.directory().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
         Ok(match person.department_role(&dir.teams) {
             RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
             RoleSource::None => None,
@@ -157,8 +157,8 @@ impl PersonMemory {
 
     /// The zone Prepare my day reads its time in: the person's own, else the company's.
     pub async fn zone_of(&self, person: PersonId) -> Result<chrono_tz::Tz, MemoryError> {
-        let own = self.store.person_time_zone(person).await.map_err(internal)?;
-        let company = self.store.company().await.map_err(internal)?.map(|c| c.time_zone.as_str().to_string());
+        let own = self.store.person_time_zone(person).await?;
+        let company = self.store.company().await?.map(|c| c.time_zone.as_str().to_string());
         let name = own.or(company).unwrap_or_else(|| "UTC".to_string());
         name.parse().map_err(|_| MemoryError::Internal(format!("unknown zone {name}")))
     }
@@ -219,8 +219,8 @@ impl PersonMemory {
 
     async fn own_use(&self, person: &Person, card: i64) -> Result<(Card, CardUse), MemoryError> {
         let not_yours = || MemoryError::NotFound("You keep no such card".to_string());
-        let u = self.store.card_use(person.id, card).await.map_err(internal)?.ok_or_else(not_yours)?;
-        let c = self.store.card(card).await.map_err(internal)?.ok_or_else(not_yours)?;
+        let u = self.store.card_use(person.id, card).await?.ok_or_else(not_yours)?;
+        let c = self.store.card(card).await?.ok_or_else(not_yours)?;
         Ok((c, u))
     }
 }

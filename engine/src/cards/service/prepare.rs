@@ -55,7 +55,7 @@ impl PersonMemory {
 
     /// The person's own zone, if they set one.
     pub async fn own_zone(&self, person: &Person) -> Result<Option<String>, MemoryError> {
-        self.store.person_time_zone(person.id).await.map_err(internal)
+        self.store.person_time_zone(person.id).await.map_err(Into::into)
     }
 
     /// A person's own zone; empty means the company's.
@@ -67,12 +67,12 @@ impl PersonMemory {
             Some(crate::org::TimeZoneName::parse(zone).map_err(|e| MemoryError::Invalid(e.to_string()))?)
         };
         let actor = Actor { person: Some(person.id), at: self.now() };
-        self.store.set_person_time_zone(person.id, parsed.as_ref().map(|z| z.as_str()), actor).await.map_err(internal)
+        self.store.set_person_time_zone(person.id, parsed.as_ref().map(|z| z.as_str()), actor).await.map_err(Into::into)
     }
 
     /// "On: at 08:30 your time (Asia/Kolkata)", or "Off".
     pub async fn prepare_status(&self, person: &Person) -> Result<(PrepareSetting, String), MemoryError> {
-        let s = self.store.prepare_setting(person.id).await.map_err(internal)?;
+        let s = self.store.prepare_setting(person.id).await?;
         let zone = self.zone_of(person.id).await?;
         let line = if s.enabled {
             format!("On: at {} your time ({})", s.at_time, zone.name())
@@ -85,10 +85,10 @@ impl PersonMemory {
     pub async fn set_prepare(&self, person: &Person, enabled: bool, at_time: &str) -> Result<(), MemoryError> {
         let t = NaiveTime::parse_from_str(at_time.trim(), "%H:%M")
             .map_err(|_| MemoryError::Invalid("Give the time as HH:MM, for example 08:30".to_string()))?;
-        let mut s = self.store.prepare_setting(person.id).await.map_err(internal)?;
+        let mut s = self.store.prepare_setting(person.id).await?;
         s.enabled = enabled;
         s.at_time = t.format("%H:%M").to_string();
-        self.store.save_prepare_setting(person.id, &s).await.map_err(internal)
+        self.store.save_prepare_setting(person.id, &s).await.map_err(Into::into)
     }
 
     /// Runs the role's "my work" queries for everyone whose chosen local time has come today (and
@@ -96,18 +96,18 @@ impl PersonMemory {
     pub async fn prepare_due(&self) -> Result<Vec<(PersonId, usize)>, MemoryError> {
         let now = self.now();
         let mut ran = Vec::new();
-        for (pid, s) in self.store.prepare_enabled().await.map_err(internal)? {
+        for (pid, s) in self.store.prepare_enabled().await? {
             let zone = self.zone_of(pid).await?;
             let Some(due) = due_today(&s, zone, now) else { continue };
-            let Some(person) = self.store.person(pid).await.map_err(internal)? else { continue };
+            let Some(person) = self.store.person(pid).await? else { continue };
             // Claimed before it runs, so of several servers only one prepares the day; a query
             // that fails is logged and skipped, not run again by another server.
-            if !self.store.claim_prepare(pid, &due.to_string()).await.map_err(internal)? {
+            if !self.store.claim_prepare(pid, &due.to_string()).await? {
                 continue;
             }
             let mut kept = 0;
             if let Some(role) = self.role_id(&person).await? {
-                for q in self.store.my_work_queries(role).await.map_err(internal)? {
+                for q in self.store.my_work_queries(role).await? {
                     match self.run_query(&person, &q).await {
                         Ok(n) => kept += n,
                         Err(e) => {

@@ -103,7 +103,7 @@ impl PersonMemory {
         }
         let Some(read) = keep_fields(shape, record) else { return Ok(false) };
         let now = self.now();
-        let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+        let open_when = self.store.open_when(c.id, &shape.tool).await?;
         let keep = Keep {
             person: person.id,
             card: NewCard {
@@ -124,14 +124,14 @@ impl PersonMemory {
             pin_back,
             at: now,
         };
-        self.store.keep_card(&keep, self.actor(None)).await.map_err(internal)
+        self.store.keep_card(&keep, self.actor(None)).await.map_err(Into::into)
     }
 
     /// Reads the card again from its source, as the person and with the key it was kept with.
     pub async fn refresh(&self, person: &Person, card: i64) -> Result<RefreshOutcome, MemoryError> {
         let (card, _) = self.own_use(person, card).await?;
         let c = self.connector(card.connector).await?;
-        let shape = self.store.shapes(c.id).await.map_err(internal)?.into_iter().find(|s| s.tool == card.tool);
+        let shape = self.store.shapes(c.id).await?.into_iter().find(|s| s.tool == card.tool);
         let Some(shape) = shape else {
             return Ok(RefreshOutcome::NotChecked(format!("{} no longer has a shape for {}", c.name, card.tool)));
         };
@@ -174,7 +174,7 @@ impl PersonMemory {
                         })
                     })
                     .collect();
-                let open_when = self.store.open_when(c.id, &shape.tool).await.map_err(internal)?;
+                let open_when = self.store.open_when(c.id, &shape.tool).await?;
                 self.store
                     .upsert_card(&NewCard {
                         connector: c.id,
@@ -190,23 +190,19 @@ impl PersonMemory {
                         label_when_read: card.label_when_read.max(c.label),
                         read_at: self.now(),
                     })
-                    .await
-                    .map_err(internal)?;
+                    .await?;
                 Ok(if changes.is_empty() { RefreshOutcome::NoChange } else { RefreshOutcome::Changed(changes) })
             }
             Err(SourceError::NotFound) => {
                 let reason = format!("gone at {}", c.name);
-                self.store.remove_card(card.id, &reason, self.actor(Some(person.id))).await.map_err(internal)?;
+                self.store.remove_card(card.id, &reason, self.actor(Some(person.id))).await?;
                 Ok(RefreshOutcome::Gone(c.name.clone()))
             }
             Err(SourceError::Forbidden) => {
                 // They lost access at the source: their place on the card goes. The record may
                 // well still exist, so nothing says it is gone.
                 let reason = format!("{} refused their read", c.name);
-                self.store
-                    .remove_use(person.id, card.id, &reason, self.actor(Some(person.id)))
-                    .await
-                    .map_err(internal)?;
+                self.store.remove_use(person.id, card.id, &reason, self.actor(Some(person.id))).await?;
                 Ok(RefreshOutcome::NotChecked(refused_read(&c)))
             }
             // A source that is down never removes anything.

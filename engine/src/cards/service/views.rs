@@ -30,9 +30,9 @@ impl PersonMemory {
         agent: Option<&crate::cards::access::RunningAgent>,
     ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
         let reader = self.reader(person).await?;
-        let connectors = self.store.connectors().await.map_err(internal)?;
+        let connectors = self.store.connectors().await?;
         let mut out = Vec::new();
-        for (card, u) in self.store.kept(person.id).await.map_err(internal)? {
+        for (card, u) in self.store.kept(person.id).await? {
             let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
             let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent);
             out.push((card, u, c.clone(), decision));
@@ -51,16 +51,14 @@ impl PersonMemory {
         let mut shown = Vec::new();
         for (card, u, c, decision) in self.decided(person, agent).await? {
             match decision {
-                Decision::Remove => self
-                    .store
-                    .remove_card(card.id, &removal_reason(&c, &card), self.actor(None))
-                    .await
-                    .map_err(internal)?,
-                Decision::DropUse => self
-                    .store
-                    .remove_use(person.id, card.id, &format!("no longer admitted to {}", c.name), self.actor(None))
-                    .await
-                    .map_err(internal)?,
+                Decision::Remove => {
+                    self.store.remove_card(card.id, &removal_reason(&c, &card), self.actor(None)).await?
+                }
+                Decision::DropUse => {
+                    self.store
+                        .remove_use(person.id, card.id, &format!("no longer admitted to {}", c.name), self.actor(None))
+                        .await?
+                }
                 Decision::Hide(_) => {}
                 Decision::Show(class) => shown.push((card, u, c, class)),
             }
@@ -154,16 +152,15 @@ impl PersonMemory {
         let (cleared_for, holds_toolsets) = self
             .store
             .agent_access(agent)
-            .await
-            .map_err(internal)?
+            .await?
             .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
         Ok(crate::cards::access::RunningAgent { holds_toolsets, cleared_for })
     }
 
     /// Per company agent, in words: "Holds Acme ATS · cleared for internal data".
     pub async fn access_lines(&self) -> Result<Vec<(i64, String)>, MemoryError> {
-        let dir = self.store.directory().await.map_err(internal)?;
-        let connectors = self.store.connectors().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
+        let connectors = self.store.connectors().await?;
         let mut out = Vec::new();
         for a in &dir.agents {
             let r = self.running_agent(a.id).await?;
@@ -183,23 +180,18 @@ impl PersonMemory {
         clearance: crate::cards::access::DataLabel,
         toolsets: &[i64],
     ) -> Result<(), MemoryError> {
-        let a = self
-            .store
-            .agent(agent)
-            .await
-            .map_err(internal)?
-            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
+        let a = self.store.agent(agent).await?.ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
         if !(by.is_admin || a.owner == by.id) {
             return Err(MemoryError::NotAllowed("Only an admin or the agent's owner can change what it holds".into()));
         }
         let actor = Actor { person: Some(by.id), at: self.now() };
-        self.store.set_agent_access(agent, clearance, toolsets, actor).await.map_err(internal)
+        self.store.set_agent_access(agent, clearance, toolsets, actor).await.map_err(Into::into)
     }
 
     pub async fn pin(&self, person: &Person, card: i64, pinned: bool) -> Result<(), MemoryError> {
         let (_, mut u) = self.own_use(person, card).await?;
         u.pinned = pinned;
-        self.store.save_use(&u).await.map_err(internal)
+        self.store.save_use(&u).await.map_err(Into::into)
     }
 
     /// What an admin sees on a person's panel: how much is kept, never what it says.
@@ -208,10 +200,10 @@ impl PersonMemory {
             return Err(MemoryError::NotAllowed("Only an admin sees these counts".to_string()));
         }
         // Counted as of now: uses the person lost access to are gone before they are counted.
-        if let Some(p) = self.store.person(person).await.map_err(internal)? {
+        if let Some(p) = self.store.person(person).await? {
             self.settle(&p, None).await?;
         }
-        let (kept, pinned) = self.store.counts(person).await.map_err(internal)?;
+        let (kept, pinned) = self.store.counts(person).await?;
         Ok(format!(
             "Memory: {kept} record{} kept ({pinned} pinned), 0 lessons in use. What they say is theirs alone.",
             if kept == 1 { "" } else { "s" }
@@ -233,7 +225,7 @@ impl PersonMemory {
             .collect();
         let (kept, pinned) = (staying.len(), staying.iter().filter(|(_, u, ..)| u.pinned).count());
         let lists = match self.role_id(person).await? {
-            Some(r) => self.store.my_work_queries(r).await.map_err(internal)?.len(),
+            Some(r) => self.store.my_work_queries(r).await?.len(),
             None => 0,
         };
         Ok(format!(

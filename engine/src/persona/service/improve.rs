@@ -1,6 +1,6 @@
 //! Improve: proposals a bot files against its own files, and the person who applies or closes them.
 
-use super::{internal, one_line, Bots, Caller, PersonaError};
+use super::{one_line, Bots, Caller, PersonaError};
 use crate::persona::audn::MAX_REPLY_BYTES;
 use crate::persona::backlog::{
     Improvement, MemoryRow, NewTask, Task, TaskKind, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN,
@@ -95,8 +95,7 @@ impl Bots {
         let row = self
             .store
             .memory_row(memory_id)
-            .await
-            .map_err(internal)?
+            .await?
             .filter(|r| r.agent == agent)
             .ok_or_else(|| PersonaError::NotFound(format!("{agent} has no memory line #{memory_id}")))?;
         if !row.active {
@@ -115,7 +114,7 @@ impl Bots {
         let now = self.now();
         // A dry run meets the same rules, so what it shows is what the real run would file.
         if let Some(t) = row.proposal_task_id {
-            if let Some(task) = self.store.task(t).await.map_err(internal)? {
+            if let Some(task) = self.store.task(t).await? {
                 if task.status == STATUS_OPEN || task.status == STATUS_APPLIED {
                     return Ok(ProposalOutcome::Refused(format!("line #{} already has improve card #{t}", row.id)));
                 }
@@ -127,7 +126,7 @@ impl Bots {
                 }
             }
         }
-        let week = self.store.improve_tasks(Some(&a.name)).await.map_err(internal)?;
+        let week = self.store.improve_tasks(Some(&a.name)).await?;
         let filed = week.iter().filter(|t| t.created_at > now - Duration::days(7)).count() as u32;
         if filed >= config.self_improvement.max_proposals_per_week {
             return Ok(ProposalOutcome::Refused(format!(
@@ -228,7 +227,7 @@ impl Bots {
             }),
             at: now,
         };
-        let filed = self.store.file_proposal(&task, row.id).await.map_err(internal)?;
+        let filed = self.store.file_proposal(&task, row.id).await?;
         Ok(ProposalOutcome::Filed(Box::new(filed)))
     }
 
@@ -267,8 +266,7 @@ impl Bots {
         let t = self
             .store
             .task(id)
-            .await
-            .map_err(internal)?
+            .await?
             .filter(|t| t.kind == TaskKind::Improve)
             .ok_or_else(|| PersonaError::NotFound(format!("There is no improve card #{id}")))?;
         let imp =
@@ -305,7 +303,7 @@ impl Bots {
         }
         self.store.settle_task(id, STATUS_APPLIED, None, person.id, self.now()).await.map_err(|e| match e {
             StoreError::Changed { .. } => PersonaError::Changed(format!("Improve card #{id} was settled meanwhile")),
-            e => internal(e),
+            e => e.into(),
         })?;
         self.improve_task(id).await.map(|(t, _)| t)
     }
@@ -320,7 +318,7 @@ impl Bots {
         }
         self.store.settle_task(id, STATUS_CLOSED, Some(&reason), person.id, self.now()).await.map_err(|e| match e {
             StoreError::Changed { .. } => PersonaError::Changed(format!("Improve card #{id} was settled meanwhile")),
-            e => internal(e),
+            e => e.into(),
         })?;
         self.improve_task(id).await.map(|(t, _)| t)
     }
@@ -343,7 +341,7 @@ impl Bots {
 
     /// The Suggested changes page: open improve cards the person may apply or close.
     pub async fn improve_cards(&self, caller: &Caller) -> Result<Vec<ImproveCard>, PersonaError> {
-        let tasks = self.store.improve_tasks(None).await.map_err(internal)?;
+        let tasks = self.store.improve_tasks(None).await?;
         let mut out = Vec::new();
         for t in tasks.into_iter().filter(|t| t.status == STATUS_OPEN) {
             let c = self.card(caller, t).await;

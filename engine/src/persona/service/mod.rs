@@ -53,8 +53,12 @@ pub enum PersonaError {
     Internal(String),
 }
 
-fn internal(e: StoreError) -> PersonaError {
-    PersonaError::Internal(e.to_string())
+/// A store failure is the backend's, never the person's: it becomes this error's internal case,
+/// whose detail is logged at the edge and never shown.
+impl From<StoreError> for PersonaError {
+    fn from(e: StoreError) -> Self {
+        PersonaError::Internal(e.to_string())
+    }
 }
 
 /// Who is asking. The operator is the local command line on the host, which the dispatcher runs.
@@ -183,13 +187,13 @@ impl Bots {
     }
 
     async fn owner_id(&self, a: &RosterAgent) -> Result<Option<crate::org::PersonId>, PersonaError> {
-        Ok(self.store.credentials(&a.owner).await.map_err(internal)?.map(|(p, _)| p.id))
+        Ok(self.store.credentials(&a.owner).await?.map(|(p, _)| p.id))
     }
 
     async fn claim_call(&self, agent: &str, purpose: &str) -> Result<bool, PersonaError> {
         let now = self.now();
         let day_start = now.date_naive().and_time(NaiveTime::MIN).and_utc();
-        self.store.claim_model_call(agent, purpose, day_start, self.max_per_day, now).await.map_err(internal)
+        self.store.claim_model_call(agent, purpose, day_start, self.max_per_day, now).await.map_err(Into::into)
     }
 
     /// Re-renders the agent's core.md from its active rows. A failed write is logged: the rows

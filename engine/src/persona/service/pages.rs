@@ -1,7 +1,7 @@
 //! What the pages and the CLI read: the roster, a bot's page, its memory and stats, and the
 //! corrections a person makes there.
 
-use super::{internal, one_line, Bots, Caller, ImproveCard, PersonaError};
+use super::{one_line, Bots, Caller, ImproveCard, PersonaError};
 use crate::org::Person;
 use crate::persona::backlog::{Episode, MemoryRow, Outcome, Task, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN};
 use crate::persona::config::{EffectiveConfig, MemoryConfig};
@@ -93,7 +93,7 @@ impl Bots {
         let roster = self.roster().await?;
         let mut out = Vec::new();
         for a in roster.agents.values() {
-            let active = self.store.memory_rows(&a.name, false).await.map_err(internal)?.len() as u32;
+            let active = self.store.memory_rows(&a.name, false).await?.len() as u32;
             out.push(RosterLine {
                 name: a.name.clone(),
                 description: a.description.clone(),
@@ -111,7 +111,7 @@ impl Bots {
             Caller::Bot(_) => self.store.bot_memory_rows(agent, all).await,
             _ => self.store.memory_rows(agent, all).await,
         };
-        let mut rows = rows.map_err(internal)?;
+        let mut rows = rows?;
         rows.sort_by(|a, b| {
             b.active.cmp(&a.active).then(b.times_seen.cmp(&a.times_seen)).then(b.last_seen.cmp(&a.last_seen))
         });
@@ -125,9 +125,9 @@ impl Bots {
             return Err(PersonaError::Invalid("--days is a number of days from 1 to 3650".to_string()));
         }
         let since = self.now() - Duration::days(days as i64);
-        let episodes = self.store.episodes(agent, Some(since)).await.map_err(internal)?;
-        let rows = self.store.memory_rows(agent, true).await.map_err(internal)?;
-        let tasks = self.store.improve_tasks(Some(agent)).await.map_err(internal)?;
+        let episodes = self.store.episodes(agent, Some(since)).await?;
+        let rows = self.store.memory_rows(agent, true).await?;
+        let tasks = self.store.improve_tasks(Some(agent)).await?;
         Ok(compute_stats(days, &episodes, &rows, tasks.iter().filter(|t| t.created_at >= since)))
     }
 
@@ -136,8 +136,7 @@ impl Bots {
         let row = self
             .store
             .memory_row(id)
-            .await
-            .map_err(internal)?
+            .await?
             .ok_or_else(|| PersonaError::NotFound(format!("There is no memory line #{id}")))?;
         let (_, a) = self.agent(&row.agent).await?;
         let person = Self::may_correct(caller, &a)?;
@@ -149,7 +148,7 @@ impl Bots {
             StoreError::Changed { .. } => {
                 PersonaError::Changed(format!("Line #{id} was closed meanwhile; nothing was changed"))
             }
-            e => internal(e),
+            e => e.into(),
         }
     }
 
@@ -174,7 +173,7 @@ impl Bots {
     pub async fn agent_page(&self, caller: &Caller, name: &str) -> Result<AgentPage, PersonaError> {
         let (_, a) = self.agent(name).await?;
         Self::may_read(caller, name)?;
-        let dir = self.store.directory().await.map_err(internal)?;
+        let dir = self.store.directory().await?;
         let by_email =
             |email: &str| dir.people.iter().find(|p| p.email.eq_ignore_ascii_case(email)).map(|p| p.name.clone());
         let (config, config_error) = match &a.memory {
@@ -185,16 +184,16 @@ impl Bots {
         };
         let budget =
             config.as_ref().map(|c| c.config.core_budget_tokens).unwrap_or(MemoryConfig::default().core_budget_tokens);
-        let rows = self.store.memory_rows(name, true).await.map_err(internal)?;
+        let rows = self.store.memory_rows(name, true).await?;
         let (mut active, mut closed): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.active);
         active
             .sort_by(|a, b| b.times_seen.cmp(&a.times_seen).then(b.last_seen.cmp(&a.last_seen)).then(a.id.cmp(&b.id)));
         closed.sort_by_key(|r| std::cmp::Reverse(r.closed_at));
         let lines: Vec<_> = active.iter().map(MemoryRow::line).collect();
         let core = render_core(name, &lines, budget);
-        let episodes = self.store.episodes(name, None).await.map_err(internal)?;
+        let episodes = self.store.episodes(name, None).await?;
         let mut proposals = Vec::new();
-        for t in self.store.improve_tasks(Some(name)).await.map_err(internal)? {
+        for t in self.store.improve_tasks(Some(name)).await? {
             proposals.push(self.card(caller, t).await);
         }
         let stats = self.stats(caller, name, 30).await?;

@@ -1,7 +1,7 @@
 //! Reflect: after an episode, the model reads it and the bot's memory lines are added, seen
 //! again, reworded or closed.
 
-use super::{internal, one_line, Bots, Caller, PersonaError, WakeReport};
+use super::{one_line, Bots, Caller, PersonaError, WakeReport};
 use crate::persona::audn::{parse_reply, AudnError, AudnOp};
 use crate::persona::backlog::{AppliedOps, Episode, Outcome};
 use crate::persona::model::{reflect_prompt, ModelChoice, EXCERPT_BYTES, REFLECT_SYSTEM};
@@ -42,7 +42,7 @@ impl Bots {
         let wake = one_line(&report.wake, "run id")?;
         let reason = one_line(reason, "reason")?;
         self.check_transcript(report).await?;
-        let (episode, trigger) = match self.store.episode_by_wake(agent, &wake).await.map_err(internal)? {
+        let (episode, trigger) = match self.store.episode_by_wake(agent, &wake).await? {
             // A retry of an existing episode is asked for by name, so no trigger is checked.
             Some(e) => (e, None),
             None => {
@@ -90,7 +90,7 @@ impl Bots {
             ModelChoice::Off(why) => return skipped(why),
         };
         let vault = self.vault()?;
-        let active = self.store.memory_rows(agent, false).await.map_err(internal)?;
+        let active = self.store.memory_rows(agent, false).await?;
         let excerpt = match &episode.transcript_path {
             Some(p) => {
                 // Checked again at reading: the episode may predate the rule, or the disk changed.
@@ -150,7 +150,7 @@ impl Bots {
             Err(StoreError::Changed { .. }) => {
                 return skipped("a line the reply names was closed meanwhile; nothing was applied".into())
             }
-            Err(e) => return Err(internal(e)),
+            Err(e) => return Err(e.into()),
         };
         if !applied.is_empty() {
             self.render(&a).await;

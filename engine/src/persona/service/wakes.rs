@@ -1,6 +1,6 @@
 //! Wakes: a bot is woken, posts its status, and its wake is closed as an episode.
 
-use super::{internal, one_line, Bots, Caller, PersonaError, ReflectReport};
+use super::{one_line, Bots, Caller, PersonaError, ReflectReport};
 use crate::persona::backlog::{
     summarise_wake, Episode, NewEpisode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, WAKE_STATUSES,
 };
@@ -48,13 +48,9 @@ impl Bots {
         Self::may_dispatch(caller, &a)?;
         let reason = one_line(reason, "reason")?;
         if let Some(t) = task {
-            self.store
-                .task(t)
-                .await
-                .map_err(internal)?
-                .ok_or_else(|| PersonaError::NotFound(format!("There is no task #{t}")))?;
+            self.store.task(t).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{t}")))?;
         }
-        self.store.open_wakeup(agent, task, &reason, self.now()).await.map_err(internal)
+        self.store.open_wakeup(agent, task, &reason, self.now()).await.map_err(Into::into)
     }
 
     pub async fn create_task(
@@ -78,17 +74,13 @@ impl Bots {
             improve: None,
             at: self.now(),
         };
-        self.store.create_task(&t).await.map_err(internal)
+        self.store.create_task(&t).await.map_err(Into::into)
     }
 
     /// A wake posts its status on its task: the operator, the owner, or the bot it is assigned to.
     pub async fn post_status(&self, caller: &Caller, task: i64, status: &str, note: &str) -> Result<(), PersonaError> {
-        let t = self
-            .store
-            .task(task)
-            .await
-            .map_err(internal)?
-            .ok_or_else(|| PersonaError::NotFound(format!("There is no task #{task}")))?;
+        let t =
+            self.store.task(task).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{task}")))?;
         if !WAKE_STATUSES.contains(&status) {
             return Err(PersonaError::Invalid(format!(
                 "A run's status is one of {}; not {status:?}",
@@ -103,7 +95,7 @@ impl Bots {
         if !allowed {
             return Err(PersonaError::NotAllowed(format!("Only task #{task}'s assignee or owner can post its status")));
         }
-        self.store.post_task_status(task, status, note.trim(), &caller.label(), self.now()).await.map_err(internal)
+        self.store.post_task_status(task, status, note.trim(), &caller.label(), self.now()).await.map_err(Into::into)
     }
 
     /// Closes the wake's wakeups and posts a fallback status if the wake left none; then, never
@@ -119,7 +111,7 @@ impl Bots {
         }
         let wake = one_line(&report.wake, "run id")?;
         self.check_transcript(report).await?;
-        let wakeups = self.store.wakeups(ids).await.map_err(internal)?;
+        let wakeups = self.store.wakeups(ids).await?;
         if let Some(missing) = ids.iter().find(|id| !wakeups.iter().any(|w| w.id == **id)) {
             return Err(PersonaError::NotFound(format!("There is no wakeup {missing}")));
         }
@@ -132,7 +124,7 @@ impl Bots {
             let (_, a) = self.agent(&agent).await?;
             Self::may_dispatch(caller, &a)?;
         }
-        if let Some(existing) = self.store.episode_by_wake(&agent, &wake).await.map_err(internal)? {
+        if let Some(existing) = self.store.episode_by_wake(&agent, &wake).await? {
             return Ok(WakeDoneReport {
                 closed: Vec::new(),
                 fallback_posted: false,
@@ -143,8 +135,7 @@ impl Bots {
             });
         }
         let note = format!("fallback: run {wake} exited {} without posting a status", report.exit);
-        let finished =
-            self.store.finish_wakeups(ids, &wake, (FALLBACK_STATUS, &note), self.now()).await.map_err(internal)?;
+        let finished = self.store.finish_wakeups(ids, &wake, (FALLBACK_STATUS, &note), self.now()).await?;
         let mut out = WakeDoneReport {
             closed: finished.wakeups.iter().map(|w| w.id).collect(),
             fallback_posted: finished.fallback_posted,
@@ -187,7 +178,7 @@ impl Bots {
         report: &WakeReport,
     ) -> Result<(Episode, bool), PersonaError> {
         let title = match task {
-            Some(t) => self.store.task(t).await.map_err(internal)?.map(|t| t.title),
+            Some(t) => self.store.task(t).await?.map(|t| t.title),
             None => None,
         };
         let summary = summarise_wake(outcome, task.zip(title.as_deref()), report.turns, &report.result);
@@ -208,10 +199,10 @@ impl Bots {
         match self.store.insert_episode(&new).await {
             Ok(e) => Ok((e, true)),
             Err(StoreError::Duplicate(_)) => {
-                let e = self.store.episode_by_wake(agent, &new.wake).await.map_err(internal)?;
+                let e = self.store.episode_by_wake(agent, &new.wake).await?;
                 e.map(|e| (e, false)).ok_or_else(|| PersonaError::Internal("a duplicate episode vanished".into()))
             }
-            Err(e) => Err(internal(e)),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -229,20 +220,15 @@ impl Bots {
     /// `engram org task redo`: the reviewer sent the card back, so the builder's latest episode on
     /// it counts as corrected.
     pub async fn redo(&self, caller: &Caller, task: i64) -> Result<Episode, PersonaError> {
-        let t = self
-            .store
-            .task(task)
-            .await
-            .map_err(internal)?
-            .ok_or_else(|| PersonaError::NotFound(format!("There is no task #{task}")))?;
+        let t =
+            self.store.task(task).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{task}")))?;
         let builder =
             t.assignee.clone().ok_or_else(|| PersonaError::Invalid(format!("Task #{task} has no assignee")))?;
         let (_, a) = self.agent(&builder).await?;
         Self::may_dispatch(caller, &a)?;
         self.store
             .mark_corrected(task, &builder)
-            .await
-            .map_err(internal)?
+            .await?
             .ok_or_else(|| PersonaError::NotFound(format!("{builder} has no episode on task #{task}")))
     }
 
@@ -253,6 +239,6 @@ impl Bots {
             Caller::Bot(_) => self.store.bot_episodes(agent).await,
             _ => self.store.episodes(agent, None).await,
         }
-        .map_err(internal)
+        .map_err(Into::into)
     }
 }
