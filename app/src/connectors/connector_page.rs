@@ -3,6 +3,7 @@ use super::confirm_shape::ConfirmShape;
 use super::draft_shapes::DraftShapes;
 use super::load_sheet::{load_sheet, SheetData};
 use super::save_connector::SaveConnector;
+use super::set_company_key::SetCompanyKey;
 use super::tick_tool::TickTool;
 use crate::components::{loaded, NoticeLine};
 use engine::cards::source::RecordShape;
@@ -85,6 +86,19 @@ fn SheetView(data: SheetData) -> impl IntoView {
         <h1>{format!("Connector: {}", c.name)}</h1>
         <NoticeLine notice/>
         <p class="meta">{format!("{} · the company key is stored and never shown again", c.base_url)}</p>
+        <section>
+            <h2>"Company key"</h2>
+            <p class="meta">{if c.has_company_key {
+                "A company key is set."
+            } else {
+                "No company key is set: enter one to read with the company key."
+            }}</p>
+            <form method="post" action=SetCompanyKey::url() class="inline">
+                <input type="hidden" name="id" value=id.to_string()/>
+                <label>"New company key " <input type="password" name="company_key" autocomplete="off" required/></label>
+                <button type="submit">"Replace the company key"</button>
+            </form>
+        </section>
         <section>
             <h2>"Settings"</h2>
             <form method="post" action=SaveConnector::url() class="settings">

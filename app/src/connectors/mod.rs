@@ -10,4 +10,5 @@ pub mod draft_shapes;
 pub mod load_connectors;
 pub mod load_sheet;
 pub mod save_connector;
+pub mod set_company_key;
 pub mod tick_tool;

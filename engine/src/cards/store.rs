@@ -153,6 +153,8 @@ pub trait ConnectorStore: Send + Sync {
     ) -> Result<Connector, StoreError>;
     /// The company key, for a read; never for display.
     async fn company_key(&self, connector: i64) -> Result<Option<String>, StoreError>;
+    /// Replaces the company key, sealed for the connector's row; a missing connector is NotFound.
+    async fn set_company_key(&self, connector: i64, key: &str, actor: Actor) -> Result<(), StoreError>;
     async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError>;
     async fn set_person_key(
         &self,

@@ -5,6 +5,7 @@ mod auth;
 mod bots;
 mod cards;
 mod cli;
+mod company_key;
 mod cores;
 mod helpers;
 mod http;

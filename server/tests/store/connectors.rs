@@ -15,6 +15,9 @@ on_both! {
         postgres_create_connector_refuses_a_taken_name;
     a_person_key_is_set_and_replaced: sqlite_a_person_key_is_set_and_replaced,
         postgres_a_person_key_is_set_and_replaced;
+    a_company_key_is_replaced_or_its_connector_not_found:
+        sqlite_a_company_key_is_replaced_or_its_connector_not_found,
+        postgres_a_company_key_is_replaced_or_its_connector_not_found;
     shapes_are_saved_and_replaced_per_tool: sqlite_shapes_are_saved_and_replaced_per_tool,
         postgres_shapes_are_saved_and_replaced_per_tool;
     update_connector_changes_only_what_removes_nothing: sqlite_update_connector_changes_only_what_removes_nothing,
@@ -129,6 +132,28 @@ async fn a_person_key_is_set_and_replaced(db: Db) {
     let entry = &db.audit_log(1).await.unwrap()[0];
     assert_eq!((entry.action.as_str(), entry.subject.clone()), ("person_key.set", format!("connector:{}", c.id)));
     assert_eq!(entry.detail, format!("person:{}", o.alice.id), "the secret is never audited");
+}
+
+async fn a_company_key_is_replaced_or_its_connector_not_found(db: Db) {
+    let o = org(&db).await;
+    let crm = connector(&db, &o, "crm", KeyMode::Company).await;
+    let ats = db.create_connector(&new_connector("ats", KeyMode::OwnKeys), None, o.by_admin(2)).await.unwrap();
+    db.set_company_key(crm.id, "company-rotated", o.by_admin(3)).await.unwrap();
+    db.set_company_key(ats.id, "ats-imported", o.by_admin(4)).await.unwrap();
+    assert_eq!(db.company_key(crm.id).await.unwrap().as_deref(), Some("company-rotated"));
+    assert_eq!(db.company_key(ats.id).await.unwrap().as_deref(), Some("ats-imported"));
+    assert!(db.connector(ats.id).await.unwrap().unwrap().has_company_key, "a connector without a key now has one");
+    let entry = &db.audit_log(1).await.unwrap()[0];
+    assert_eq!(
+        (entry.action.as_str(), entry.subject.clone(), entry.at),
+        ("connector.company_key", format!("connector:{}", ats.id), at(4))
+    );
+    assert!(!entry.detail.contains("ats-imported"), "the audit never holds the key: {}", entry.detail);
+
+    let missing = db.set_company_key(9_999, "nobody", o.by_admin(5)).await;
+    assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+    assert_eq!(db.audit_log(1).await.unwrap()[0].action, "connector.company_key", "a refused write is not audited");
+    assert_eq!(db.company_key(crm.id).await.unwrap().as_deref(), Some("company-rotated"));
 }
 
 async fn shapes_are_saved_and_replaced_per_tool(db: Db) {

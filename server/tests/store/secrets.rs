@@ -20,6 +20,8 @@ on_both_stores! {
     a_rotation_reseals_everything_and_the_old_key_opens_nothing:
         sqlite_a_rotation_reseals_everything_and_the_old_key_opens_nothing,
         postgres_a_rotation_reseals_everything_and_the_old_key_opens_nothing;
+    a_replaced_company_key_is_sealed_in_its_row: sqlite_a_replaced_company_key_is_sealed_in_its_row,
+        postgres_a_replaced_company_key_is_sealed_in_its_row;
 }
 
 /// Runs one statement written with `?` placeholders, numbered for PostgreSQL.
@@ -176,4 +178,17 @@ async fn a_rotation_reseals_everything_and_the_old_key_opens_nothing(store: AnyS
     assert_eq!(db.person_key(c, o.bob.id).await.unwrap().as_deref(), Some("bob-key"));
     db.set_person_key(c, o.alice.id, "alice-newer-key", o.by_admin(25)).await.unwrap();
     assert_eq!(db.person_key(c, o.alice.id).await.unwrap().as_deref(), Some("alice-newer-key"));
+}
+
+async fn a_replaced_company_key_is_sealed_in_its_row(store: AnyStore) {
+    let (o, c) = keys_of_three(&store).await;
+    let db = store.shared();
+    let before = raw_keys(&store).await;
+    db.set_company_key(c, "company-rotated", o.by_admin(3)).await.unwrap();
+    assert_eq!(db.company_key(c).await.unwrap().as_deref(), Some("company-rotated"));
+    let raw = raw_keys(&store).await;
+    assert!(raw[0].starts_with("v1:"), "{}", raw[0]);
+    assert!(!raw[0].contains("company-rotated"), "the database never holds the new key");
+    assert_ne!(raw[0], before[0], "the old sealed key is gone");
+    assert_eq!(raw[1..], before[1..], "people's keys are untouched");
 }

@@ -79,16 +79,7 @@ impl PersonMemory {
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(MemoryError::Invalid("The base URL starts with http:// or https://".into()));
         }
-        if key.is_empty() {
-            return Err(MemoryError::Invalid("Enter the company key; it is stored and never shown again".into()));
-        }
-        match self.source.tools(base_url, key).await {
-            Ok(_) => {}
-            Err(SourceError::Unauthorized) | Err(SourceError::Forbidden) => {
-                return Err(MemoryError::Invalid(format!("{base_url} refused that key; nothing was saved")))
-            }
-            Err(e) => return Err(MemoryError::Invalid(format!("{base_url}: {e}; nothing was saved"))),
-        }
+        self.probe_company_key(base_url, key).await?;
         let new = crate::cards::store::NewConnector {
             name: name.into(),
             base_url: base_url.into(),
@@ -106,6 +97,35 @@ impl PersonMemory {
             StoreError::Duplicate(_) => MemoryError::Invalid(format!("There is already a connector called {name}")),
             e => e.into(),
         })
+    }
+
+    /// Replaces an existing connector's company key, as after an import (which carries no keys)
+    /// or when the source rotates its keys. The new key is checked against the source's tool
+    /// list exactly as on creation; a refused key leaves the old one in place.
+    pub async fn set_company_key(&self, admin: &Person, connector: i64, company_key: &str) -> Result<(), MemoryError> {
+        Self::admin(admin)?;
+        let c = self.connector(connector).await?;
+        let key = company_key.trim();
+        self.probe_company_key(&c.base_url, key).await?;
+        let actor = Actor { person: Some(admin.id), at: self.now() };
+        self.store.set_company_key(c.id, key, actor).await.map_err(|e| match e {
+            StoreError::NotFound(_) => MemoryError::NotFound("There is no such connector".into()),
+            e => internal(e),
+        })
+    }
+
+    /// Refuses an empty company key, or one the source does not accept for listing its tools.
+    async fn probe_company_key(&self, base_url: &str, key: &str) -> Result<(), MemoryError> {
+        if key.is_empty() {
+            return Err(MemoryError::Invalid("Enter the company key; it is stored and never shown again".into()));
+        }
+        match self.source.tools(base_url, key).await {
+            Ok(_) => Ok(()),
+            Err(SourceError::Unauthorized) | Err(SourceError::Forbidden) => {
+                Err(MemoryError::Invalid(format!("{base_url} refused that key; nothing was saved")))
+            }
+            Err(e) => Err(MemoryError::Invalid(format!("{base_url}: {e}; nothing was saved"))),
+        }
     }
 
     /// The connectors that read with people's own keys, and whether this person gave theirs.

@@ -95,6 +95,25 @@ impl ConnectorStore for PgStore {
         key.flatten().map(|k| open_stored(self.secrets(), &k, Place::CompanyKey { connector })).transpose()
     }
 
+    async fn set_company_key(&self, connector: i64, key: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // The key check first, before the row is written: a rotation locks it before the key tables.
+        let sealed = self.sealer_in(&mut tx).await?.seal(key, Place::CompanyKey { connector });
+        let done = sqlx::query("UPDATE connectors SET company_key = $1, updated_at = $2 WHERE id = $3")
+            .bind(sealed)
+            .bind(actor.at)
+            .bind(connector)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("connector {connector}")));
+        }
+        audit(&mut tx, actor, "connector.company_key", &format!("connector:{connector}"), "company key replaced")
+            .await?;
+        tx.commit().await.map_err(backend)
+    }
+
     async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
         let key: Option<String> =
             sqlx::query_scalar("SELECT secret FROM person_keys WHERE connector_id = $1 AND person_id = $2")
