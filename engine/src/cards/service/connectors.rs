@@ -110,7 +110,7 @@ impl PersonMemory {
         let actor = Actor { person: Some(admin.id), at: self.now() };
         self.store.set_company_key(c.id, key, actor).await.map_err(|e| match e {
             StoreError::NotFound(_) => MemoryError::NotFound("There is no such connector".into()),
-            e => internal(e),
+            e => e.into(),
         })
     }
 
