@@ -13,6 +13,7 @@ pub mod diff;
 pub mod error;
 pub mod org;
 pub mod persona;
+pub mod runs;
 pub mod store;
 pub mod tokens;
 

@@ -7,6 +7,8 @@ use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
 pub use crate::persona::store::PersonaStore;
+pub use crate::runs::lists::ListStore;
+pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -90,6 +92,14 @@ pub trait OrgStore: Send + Sync {
     async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    /// An admin sets (or clears) a person's manager, audited.
+    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
+    /// What the who's-who slice needs around a person, in bounded reads: their main team, its
+    /// role's name and lead, their manager, and at most `teammates` teammates (current people
+    /// only, by name).
+    async fn around(&self, person: PersonId, teammates: u32) -> Result<crate::runs::whoswho::Around, StoreError>;
+    /// Current people with these emails (case-insensitive), for the owners named on cards.
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError>;
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
     /// Replaces a person's password hash (after a move, every hash is one no password matches);
@@ -179,5 +189,11 @@ pub trait IdempotencyStore: Send + Sync {
 }
 
 /// Everything a backend provides.
-pub trait Store: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore {}
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore> Store for T {}
+pub trait Store:
+    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore
+{
+}
+impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore> Store
+    for T
+{
+}

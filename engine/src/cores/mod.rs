@@ -301,6 +301,7 @@ mod tests {
             is_admin: admin,
             main_team: None,
             role_override: None,
+            manager: None,
             left_at: None,
         }
     }

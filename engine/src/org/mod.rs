@@ -135,6 +135,9 @@ pub struct Person {
     pub main_team: Option<TeamId>,
     /// A department role given by an admin; without it the person takes their main team's role.
     pub role_override: Option<RoleId>,
+    /// Their manager, set by an admin; who's who names them.
+    #[serde(default)]
+    pub manager: Option<PersonId>,
     /// When they left the company: they can no longer sign in, and history still names them.
     #[serde(default)]
     pub left_at: Option<DateTime<Utc>>,
@@ -247,6 +250,7 @@ mod tests {
             is_admin: false,
             main_team: Some(TeamId(1)),
             role_override: None,
+            manager: None,
             left_at: None,
         };
         assert_eq!(p.department_role(&teams), RoleSource::FromTeam(RoleId(7)));

@@ -9,6 +9,7 @@ mod idempotency;
 mod lww;
 mod persona;
 pub mod postgres;
+mod runs;
 mod sealing;
 mod secrets;
 pub mod sqlite;

@@ -163,6 +163,7 @@ fn person_from(row: &SqliteRow) -> Person {
         is_admin: row.get::<i64, _>("is_admin") != 0,
         main_team: row.get::<Option<i64>, _>("main_team_id").map(TeamId),
         role_override: row.get::<Option<i64>, _>("role_override_id").map(RoleId),
+        manager: None,
         left_at: row.get("left_at"),
     }
 }
@@ -451,6 +452,7 @@ impl OrgStore for SqliteStore {
             is_admin: p.is_admin,
             main_team: p.main_team,
             role_override: None,
+            manager: None,
             left_at: None,
         })
     }
@@ -604,6 +606,15 @@ impl OrgStore for SqliteStore {
                 detail: r.get("detail"),
             })
             .collect())
+    }
+    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
+        todo!("store helper {person} {manager:?} {}", actor.at)
+    }
+    async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {
+        todo!("store helper {person} {teammates}")
+    }
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
+        todo!("store helper {}", emails.len())
     }
 }
 

@@ -13,6 +13,7 @@ mod cards;
 mod idempotency;
 mod org;
 mod persona;
+mod runs;
 mod secrets;
 
 use chrono::{DateTime, Utc};

@@ -1,0 +1,319 @@
+//! Runs: a person asks one of the company's agents, and the run is given its memory block.
+//!
+//! A thread holds messages. A run is one agent working on one message, for one person or for
+//! nobody (a schedule, a trigger). Its steps say in words what it did; the Memory used step and
+//! the `memory_used` event carry ids only, never what the memory says.
+
+pub mod block;
+pub mod lists;
+pub mod model;
+pub mod service;
+pub mod store;
+pub mod whoswho;
+
+use crate::cards::access::DataLabel;
+use crate::org::{AgentId, PersonId};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! id_type {
+    ($name:ident) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(pub i64);
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+id_type!(ThreadId);
+id_type!(RunId);
+id_type!(MessageId);
+
+/// The longest question a person may ask in one message.
+pub const QUESTION_MAX_CHARS: usize = 4_000;
+/// How many model turns one run may take before it stops: each tool call is a step.
+pub const MAX_TOOL_STEPS: u32 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// A person asked.
+    Ask,
+    /// A schedule or a trigger: acting for nobody.
+    Schedule,
+    /// An eval: carries no memory block.
+    Eval,
+    /// An agent consulted by another, or the lead of a combined ask: keeps no memory of its own.
+    Consult,
+}
+
+impl RunKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RunKind::Ask => "ask",
+            RunKind::Schedule => "schedule",
+            RunKind::Eval => "eval",
+            RunKind::Consult => "consult",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ask" => Some(RunKind::Ask),
+            "schedule" => Some(RunKind::Schedule),
+            "eval" => Some(RunKind::Eval),
+            "consult" => Some(RunKind::Consult),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    /// Recorded and not finished: the thread page shows it as working.
+    Running,
+    Answered,
+    /// Ended plainly ("The model did not answer: …"); Try again starts it over.
+    Failed,
+    /// Closed because a retry took its place; kept, never deleted.
+    Retried,
+}
+
+impl RunState {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Answered => "answered",
+            RunState::Failed => "failed",
+            RunState::Retried => "retried",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "running" => Some(RunState::Running),
+            "answered" => Some(RunState::Answered),
+            "failed" => Some(RunState::Failed),
+            "retried" => Some(RunState::Retried),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// What the block carried: ids only.
+    MemoryUsed,
+    /// One call of a connector's read tool.
+    ToolCall,
+    /// The model's answer.
+    Answer,
+    /// The model failed or timed out, or the tool loop ran out of steps.
+    Failed,
+    // The answer check (`Checked`) and lessons come with the next issues.
+}
+
+impl StepKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StepKind::MemoryUsed => "memory_used",
+            StepKind::ToolCall => "tool_call",
+            StepKind::Answer => "answer",
+            StepKind::Failed => "failed",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "memory_used" => Some(StepKind::MemoryUsed),
+            "tool_call" => Some(StepKind::ToolCall),
+            "answer" => Some(StepKind::Answer),
+            "failed" => Some(StepKind::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// Which core a run loaded, as its ref names it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreRefScope {
+    /// `{"company": "role:sales"}`
+    Company(String),
+    /// `{"team": 3}`
+    Team(i64),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CoreRef {
+    pub scope: CoreRefScope,
+    pub version: u32,
+}
+
+/// One thing a run's block carried, by id only. Serialised exactly as the seed gives them:
+/// `{"core": {"scope": {"company": "role:sales"}, "version": 1}}`, `"slice"`,
+/// `{"card": "card:<id>"}`, and later `{"lesson": "<id>"}` and `{"snapshot": "<id>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryRef {
+    Core(CoreRef),
+    Slice,
+    Card(String),
+    Lesson(String),
+    Snapshot(String),
+}
+
+/// One step of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub n: u32,
+    pub kind: StepKind,
+    /// For people: "Read from memory: 1 core and who's who", "Read lead L-1001 from Acme ATS".
+    pub line: String,
+    /// What Details lists under the line, in words ("Sales company core, version 1").
+    pub words: Vec<String>,
+    pub refs: Vec<MemoryRef>,
+    /// What the step needs to be taken again (a tool call's name, arguments and result), for the
+    /// person the run is for; never shown to anyone else, never in an event.
+    pub detail: Option<serde_json::Value>,
+    pub at: DateTime<Utc>,
+}
+
+/// A new step, before the store numbers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewStep {
+    pub kind: StepKind,
+    pub line: String,
+    pub words: Vec<String>,
+    pub refs: Vec<MemoryRef>,
+    pub detail: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: RunId,
+    pub thread: ThreadId,
+    /// The person's message this run works on.
+    pub message: MessageId,
+    pub agent: AgentId,
+    /// `None` for a run acting for nobody.
+    pub for_person: Option<PersonId>,
+    pub kind: RunKind,
+    pub state: RunState,
+    /// Asked with an API token: nobody watches it, so its answer is checked before it returns.
+    pub unwatched: bool,
+    /// The highest label of what the block and the run's reads carried.
+    pub data_label: DataLabel,
+    /// Where what it carried came from: "directory", connector names.
+    pub sources: Vec<String>,
+    /// A free-text field loaded, as a live read of outside text would.
+    pub review_mode: bool,
+    /// `<provider>/<model>` of the model that answered, or the demo model's name.
+    pub model: Option<String>,
+    pub answer: Option<String>,
+    /// The plain message of a failed run ("The model did not answer: …").
+    pub failure: Option<String>,
+    /// The run a retry took the place of.
+    pub retry_of: Option<RunId>,
+    pub steps: Vec<Step>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewRun {
+    pub thread: ThreadId,
+    pub message: MessageId,
+    pub agent: AgentId,
+    pub for_person: Option<PersonId>,
+    pub kind: RunKind,
+    pub unwatched: bool,
+    pub retry_of: Option<RunId>,
+}
+
+/// How a run ended, as the store records it in one write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEnd {
+    pub state: RunState,
+    pub answer: Option<String>,
+    pub failure: Option<String>,
+    pub model: Option<String>,
+    pub data_label: DataLabel,
+    pub sources: Vec<String>,
+    pub review_mode: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Author {
+    Person(PersonId),
+    Agent(AgentId),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: MessageId,
+    pub thread: ThreadId,
+    pub author: Author,
+    pub text: String,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    pub id: ThreadId,
+    pub agent: AgentId,
+    /// Whom the thread is for; `None` for runs acting for nobody.
+    pub person: Option<PersonId>,
+    /// The first question, cut short, for lists.
+    pub title: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An event a client may follow: ids and names only, never what memory says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: i64,
+    /// `memory_used`; from the next issue also `message_checked`.
+    pub name: String,
+    pub run: RunId,
+    pub thread: ThreadId,
+    pub refs: Vec<MemoryRef>,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEvent {
+    pub name: String,
+    pub run: RunId,
+    pub thread: ThreadId,
+    pub refs: Vec<MemoryRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// Bad input, in words for the person ("Write a question first").
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    NotAllowed(String),
+    /// Refused because only a signed-in session may do it.
+    #[error("This needs a signed-in session, not an API token")]
+    SessionRequired,
+    #[error("storage: {0}")]
+    Store(String),
+}
+
+impl From<crate::store::StoreError> for RunError {
+    fn from(e: crate::store::StoreError) -> Self {
+        match e {
+            crate::store::StoreError::NotFound(s) => RunError::NotFound(s),
+            other => RunError::Store(other.to_string()),
+        }
+    }
+}

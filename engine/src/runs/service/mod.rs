@@ -1,0 +1,212 @@
+//! Asking an agent: the run's life from the question to the answer, and what people may read of it.
+
+use super::lists::ReferenceLists;
+use super::model::AgentModelChoice;
+use super::{Event, MemoryRef, RunError, RunId, RunKind, ThreadId};
+use crate::cards::service::PersonMemory;
+use crate::org::{AgentId, Person};
+use crate::store::Store;
+use crate::Clock;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Resolves the chat model agents answer through on this machine.
+pub trait AgentModels: Send + Sync {
+    fn for_agent(&self, agent: &crate::org::Agent) -> AgentModelChoice;
+}
+
+/// Who asks: a person in a signed-in session, or with an API token (unwatched).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asker {
+    pub person: Person,
+    pub unwatched: bool,
+}
+
+/// An agent a person may ask, for the Ask page's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentChoice {
+    pub id: AgentId,
+    pub name: String,
+    /// The agent's department role, "Sales"; `None` when it has none.
+    pub role: Option<String>,
+}
+
+/// A run as its reader sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunView {
+    pub id: RunId,
+    pub thread: ThreadId,
+    pub agent: AgentId,
+    pub agent_name: String,
+    pub kind: RunKind,
+    /// "running", "answered", "failed", "retried"
+    pub state: String,
+    pub answer: Option<String>,
+    pub failure: Option<String>,
+    /// "internal"
+    pub data_label: String,
+    pub sources: Vec<String>,
+    pub review_mode: bool,
+    pub unwatched: bool,
+    pub model: Option<String>,
+    /// "Answered by the demo model: scripted replies, no language model", when it was.
+    pub model_note: Option<String>,
+    pub steps: Vec<StepView>,
+    /// The refs of the Memory used step, as the seed shapes them.
+    pub memory_used: Vec<MemoryRef>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepView {
+    pub n: u32,
+    /// "memory_used", "tool_call", "answer", "failed"
+    pub kind: String,
+    pub line: String,
+    pub words: Vec<String>,
+    pub refs: Vec<MemoryRef>,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageView {
+    pub id: i64,
+    /// "Alice Chen", or the agent's name.
+    pub author: String,
+    pub from_agent: bool,
+    pub text: String,
+    pub at: DateTime<Utc>,
+    /// For a person's message: its latest run (a retry's, once retried).
+    pub run: Option<RunView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadView {
+    pub id: ThreadId,
+    pub agent: AgentId,
+    pub agent_name: String,
+    pub title: String,
+    pub messages: Vec<MessageView>,
+    /// Whether any run is still running: the page looks again until none is.
+    pub working: bool,
+}
+
+/// A run was recorded; `Runs::execute` takes it to its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Started {
+    pub thread: ThreadId,
+    pub run: RunId,
+}
+
+/// A run that nobody asked in a thread: a schedule, a trigger, an eval or a consult.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRequest {
+    pub kind: RunKind,
+    pub agent: AgentId,
+    /// `None` acts for nobody.
+    pub for_person: Option<Person>,
+    pub question: String,
+}
+
+#[derive(Clone)]
+pub struct Runs {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    memory: PersonMemory,
+    lists: ReferenceLists,
+    models: Arc<dyn AgentModels>,
+    /// Model calls per agent per day, counted as reflect counts them.
+    max_calls_per_day: u32,
+}
+
+impl Runs {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        memory: PersonMemory,
+        lists: ReferenceLists,
+        models: Arc<dyn AgentModels>,
+        max_calls_per_day: u32,
+    ) -> Self {
+        Self { store, clock, memory, lists, models, max_calls_per_day }
+    }
+
+    /// The company's agents a person may ask.
+    pub async fn agents_to_ask(&self, person: &Person) -> Result<Vec<AgentChoice>, RunError> {
+        todo!("service {} {}", person.id, self.max_calls_per_day)
+    }
+
+    /// Starts a thread with a question to an agent. Records it; `execute` answers it.
+    pub async fn ask(&self, asker: &Asker, agent: AgentId, question: &str) -> Result<Started, RunError> {
+        todo!("service {} {agent} {question}", asker.person.id)
+    }
+
+    /// Asks again in a thread the asker may read.
+    pub async fn ask_in_thread(&self, asker: &Asker, thread: ThreadId, question: &str) -> Result<Started, RunError> {
+        todo!("service {} {thread} {question}", asker.person.id)
+    }
+
+    /// Records a run nobody asked in a thread (a schedule, a trigger, an eval, a consult).
+    pub async fn start(&self, request: RunRequest) -> Result<Started, RunError> {
+        todo!("service {:?}", request.kind)
+    }
+
+    /// Takes a recorded run to its end: the block, the model and its tool calls, the answer. A
+    /// model failure ends the run plainly; it is never an error here.
+    pub async fn execute(&self, run: RunId) -> Result<RunView, RunError> {
+        todo!("service {run} {}", self.clock.now())
+    }
+
+    /// Try again: a new run on the same message; the old one is closed as retried.
+    pub async fn retry(&self, asker: &Asker, run: RunId) -> Result<Started, RunError> {
+        todo!("service {} {run}", asker.person.id)
+    }
+
+    /// Try again from step `n`: a new run that keeps the steps before it.
+    pub async fn retry_step(&self, asker: &Asker, run: RunId, step: u32) -> Result<Started, RunError> {
+        todo!("service {} {run} {step}", asker.person.id)
+    }
+
+    pub async fn thread(&self, viewer: &Person, id: ThreadId) -> Result<ThreadView, RunError> {
+        todo!("service {} {id} {}", viewer.id, self.lists.clone().entries_for(viewer, &[]).await.is_ok())
+    }
+
+    pub async fn run(&self, viewer: &Person, id: RunId) -> Result<RunView, RunError> {
+        todo!("service {} {id} {}", viewer.id, self.memory.clone().my_cards(viewer).await.is_ok())
+    }
+
+    /// A person's own threads, newest first.
+    pub async fn my_threads(&self, person: &Person) -> Result<Vec<ThreadView>, RunError> {
+        todo!("service {}", person.id)
+    }
+
+    /// Events after an id, for admins: ids and names only.
+    pub async fn events_after(&self, admin: &Person, after: i64) -> Result<Vec<Event>, RunError> {
+        todo!("service {} {after} {}", admin.id, self.store.events_after(after, 100).await.is_ok())
+    }
+
+    /// Runs a server stopped under end plainly, so Try again works on them.
+    pub async fn end_stale(&self) -> Result<u32, RunError> {
+        todo!(
+            "service {}",
+            self.models
+                .for_agent(&crate::org::Agent {
+                    id: AgentId(0),
+                    name: String::new(),
+                    template: String::new(),
+                    role: None,
+                    owner: crate::org::PersonId(0),
+                    team_copy: None
+                })
+                .is_on()
+        )
+    }
+}
+
+impl AgentModelChoice {
+    pub fn is_on(&self) -> bool {
+        matches!(self, AgentModelChoice::Use(_))
+    }
+}

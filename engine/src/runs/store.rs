@@ -1,0 +1,54 @@
+//! The storage trait for threads, runs, their steps and events.
+
+use super::{Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, Step, Thread, ThreadId};
+use crate::org::{AgentId, PersonId};
+use crate::store::StoreError;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+#[async_trait]
+pub trait RunStore: Send + Sync {
+    /// A new thread with its first message, in one write.
+    async fn create_thread(
+        &self,
+        agent: AgentId,
+        person: Option<PersonId>,
+        title: &str,
+        first: &super::Author,
+        text: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(Thread, Message), StoreError>;
+    async fn add_message(
+        &self,
+        thread: ThreadId,
+        author: &super::Author,
+        text: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Message, StoreError>;
+    async fn thread(&self, id: ThreadId) -> Result<Option<Thread>, StoreError>;
+    /// The thread's messages, oldest first.
+    async fn messages(&self, thread: ThreadId) -> Result<Vec<Message>, StoreError>;
+    /// A person's threads, newest first.
+    async fn threads_for(&self, person: PersonId, limit: u32) -> Result<Vec<Thread>, StoreError>;
+
+    async fn create_run(&self, run: &NewRun, at: DateTime<Utc>) -> Result<Run, StoreError>;
+    /// The run with its steps in order.
+    async fn run(&self, id: RunId) -> Result<Option<Run>, StoreError>;
+    /// Every run of a thread (retried ones too), oldest first, with their steps.
+    async fn runs_of_thread(&self, thread: ThreadId) -> Result<Vec<Run>, StoreError>;
+    /// Appends a step numbered after the run's last; returns it numbered.
+    async fn add_step(&self, run: RunId, step: &NewStep, at: DateTime<Utc>) -> Result<Step, StoreError>;
+    /// Ends a running run, and, when it answered, adds the agent's message to the thread, in one
+    /// write. `Changed` when the run is no longer running (another server ended it).
+    async fn end_run(&self, run: RunId, end: &RunEnd, at: DateTime<Utc>) -> Result<Run, StoreError>;
+    /// Closes a failed or answered run because `by` took its place; it is kept, never deleted.
+    async fn close_retried(&self, run: RunId, by: RunId, at: DateTime<Utc>) -> Result<(), StoreError>;
+    /// Runs still running that started before `before`: a server stopped under them.
+    async fn stale_runs(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError>;
+
+    async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError>;
+    /// Events with an id above `after`, oldest first, at most `limit`.
+    async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<Event>, StoreError>;
+    /// The message a run works on, by id.
+    async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError>;
+}
