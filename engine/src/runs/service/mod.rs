@@ -110,6 +110,10 @@ pub struct RunRequest {
     pub question: String,
 }
 
+/// Runs a future in the background: the server hands in its runtime's spawn, so the engine needs
+/// no runtime of its own.
+pub type Spawn = Arc<dyn Fn(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) + Send + Sync>;
+
 #[derive(Clone)]
 pub struct Runs {
     store: Arc<dyn Store>,
@@ -119,6 +123,7 @@ pub struct Runs {
     models: Arc<dyn AgentModels>,
     /// Model calls per agent per day, counted as reflect counts them.
     max_calls_per_day: u32,
+    spawn: Option<Spawn>,
 }
 
 impl Runs {
@@ -130,7 +135,19 @@ impl Runs {
         models: Arc<dyn AgentModels>,
         max_calls_per_day: u32,
     ) -> Self {
-        Self { store, clock, memory, lists, models, max_calls_per_day }
+        Self { store, clock, memory, lists, models, max_calls_per_day, spawn: None }
+    }
+
+    /// With the server's spawn, `launch` answers runs in the background.
+    pub fn with_spawn(mut self, spawn: Spawn) -> Self {
+        self.spawn = Some(spawn);
+        self
+    }
+
+    /// Answers a recorded run in the background (`execute`), so a form post can redirect at once;
+    /// a failure is logged, and the run itself says how it ended.
+    pub fn launch(&self, run: RunId) {
+        todo!("service {run} {}", self.spawn.is_some())
     }
 
     /// The company's agents a person may ask.
