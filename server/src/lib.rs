@@ -1,5 +1,6 @@
 //! The `engram` server: router, sessions, storage, the API and the CLI.
 
+pub mod agent_model;
 pub mod api;
 pub mod archive;
 pub mod auth;
