@@ -226,7 +226,7 @@ pub fn build_runs(
     source: Arc<dyn engine::cards::source::Source>,
 ) -> Runs {
     let lists = ReferenceLists::new(store.clone(), clock.clone(), source);
-    let models: Arc<dyn AgentModels> = Arc::new(ConfiguredAgentModels::new(settings.models.clone()));
+    let models: Arc<dyn AgentModels> = Arc::new(ConfiguredAgentModels::new(&settings.models));
     let spawn: Spawn = Arc::new(|f| {
         tokio::spawn(f);
     });
