@@ -104,6 +104,12 @@ pub async fn spawn_app_with_models(models: server::llm::ModelSettings) -> TestAp
     app
 }
 
+/// The demo company, its agents answering through the stand-in model's OpenAI-compatible API
+/// (`openai/stand-in`, a 2 s timeout); reflect is off, so only runs reach the stand-in.
+pub async fn spawn_app_with_agent_model(stand_in: &crate::agent_model_server::AgentModelServer) -> TestApp {
+    spawn_app_with_models(stand_in.openai_settings()).await
+}
+
 /// The demo company, serving a site folder with these files (paths under the site's root).
 pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
