@@ -69,6 +69,9 @@ impl ReferenceLists {
 
     /// The kept entries that name the person exactly (by email, or by the ids given).
     pub async fn entries_for(&self, person: &Person, ids: &[String]) -> Result<Vec<ListEntry>, RunError> {
-        todo!("lists helper {} {} {}", person.id, ids.len(), self.store.list_entries().await.is_ok())
+        let mut keys: Vec<String> = ids.iter().map(|i| i.to_lowercase()).collect();
+        keys.push(person.email.to_lowercase());
+        let entries = self.store.list_entries_naming(&keys).await?;
+        Ok(entries.into_iter().filter(|e| super::whoswho::names(e, person, ids)).collect())
     }
 }
