@@ -446,7 +446,9 @@ async fn call_tool(
             return Err(AtsError::InvalidArguments(format!("`{given}` is not an argument of {name}; it takes none.")));
         }
         tracing::debug!(tool = %name, ?caller, "reference list");
-        return crate::acme_lists::answer(&name).map(|r| Json(json!({ "result": r }))).ok_or(AtsError::UnknownTool(name));
+        return crate::acme_lists::answer(&name)
+            .map(|r| Json(json!({ "result": r })))
+            .ok_or(AtsError::UnknownTool(name));
     }
     let tool = TOOLS.iter().find(|t| t.name == name).ok_or(AtsError::UnknownTool(name))?;
     let arguments = arguments(&body)?;

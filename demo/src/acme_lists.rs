@@ -93,9 +93,7 @@ fn territories() -> Vec<Value> {
 }
 
 fn team_members() -> Vec<Value> {
-    let member = |id: &str, name: &str, email: &str, team: &str, territory: Option<&str>, start: &str| {
-        json!({"id": id, "name": name, "email": email, "team": team, "territory": territory, "start_date": start})
-    };
+    let member = |id: &str, name: &str, email: &str, team: &str, territory: Option<&str>, start: &str| json!({"id": id, "name": name, "email": email, "team": team, "territory": territory, "start_date": start});
     vec![
         member("TM-101", "Alice Chen", ALICE, "Sales", Some("T-SOUTH"), "2024-04-01"),
         member("TM-102", "Sam Rao", SAM, "Sales", Some("T-WEST"), "2023-07-10"),

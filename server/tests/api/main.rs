@@ -17,3 +17,4 @@ mod postgres;
 mod racing_reads;
 mod secrets;
 mod tracing;
+mod whos_who;
