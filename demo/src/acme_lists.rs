@@ -139,4 +139,14 @@ mod tests {
         assert!(tools.iter().all(|t| is_list(t["name"].as_str().unwrap())));
         assert!(!is_list("list_leads"));
     }
+
+    #[test]
+    fn a_whos_who_fetch_keeps_the_members_and_none_of_the_note() {
+        let south = &answer("list_territories").unwrap()["records"][0];
+        let kept = engine::runs::whoswho::keep_entry(1, "Acme ATS", "list_territories", south, chrono::Utc::now());
+        assert_eq!(kept.id.as_deref(), Some("T-SOUTH"));
+        assert!(kept.names.contains(&ALICE.to_string()), "{kept:?}");
+        let text = serde_json::to_string(&kept).unwrap();
+        assert!(!text.contains("ignore") && !text.contains("outside.example"), "{text}");
+    }
 }
