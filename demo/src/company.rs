@@ -20,6 +20,12 @@ pub const DEMO_PEOPLE: &[(&str, &str, Option<&str>, bool)] = &[
     ("eve", "Eve Moreau", Some("Platform"), false),
 ];
 
+/// Whether the database holds the demo company: its name and its admin, as the demo seeds them.
+pub async fn is_demo(store: &dyn Store) -> bool {
+    let named = matches!(store.company().await, Ok(Some(c)) if c.name == "Acme");
+    named && matches!(store.credentials(&demo_email("ada")).await, Ok(Some(_)))
+}
+
 pub fn demo_email(login: &str) -> String {
     format!("{login}@acme.example")
 }

@@ -223,6 +223,23 @@ async fn a_run_without_a_model_ends_plainly_and_the_answer_is_not_invented() {
     let failure = asked["run"]["failure"].as_str().unwrap();
     assert!(failure.starts_with("The model did not answer: No chat model is set up for agents"), "{failure}");
     assert!(asked["run"]["answer"].is_null());
+
+    // `engram ask` on the demo company, with no provider set up, answers with the demo's model,
+    // as `engram demo` does, and says so.
+    write_sales_core(&app).await;
+    let mut out = Vec::new();
+    server::runs_cli::ask(&app.settings, "alice", "Sales Assistant", "what are our sales stages", &mut out)
+        .await
+        .expect("asked");
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.starts_with(
+            "Our sales stages are New, Qualified, Proposal, Won and Lost.\n\
+             (Answered by the demo model: scripted replies, no language model)\n\n\
+             Memory used: Read from memory: 1 core and who's who\n"
+        ),
+        "{out}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
