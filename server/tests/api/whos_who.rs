@@ -297,7 +297,8 @@ async fn no_fetch_under_the_kill_switch_with_peoples_own_keys_or_the_acting_for_
     let ada = person(&app, "ada").await;
     mark(&app, true).await;
 
-    let mut sheet = app.memory.sheet(&ada, CONNECTOR).await.unwrap().connector;
+    // Read from the store: the setup sheet would list the source's tools.
+    let mut sheet = app.store.connector(CONNECTOR).await.unwrap().unwrap();
     sheet.killed = true;
     app.memory.save_settings(&ada, &sheet).await.unwrap();
     assert_eq!(app.lists.fetch_daily().await.unwrap(), 0);
