@@ -13,6 +13,8 @@ pub mod org_api;
 pub mod org_cli;
 pub mod password;
 pub mod request_id;
+pub mod runs_api;
+pub mod runs_cli;
 pub mod secrets;
 pub mod security;
 pub mod settings;

@@ -17,5 +17,8 @@ mod org;
 mod pages;
 mod postgres;
 mod racing_reads;
+mod runs;
+mod runs_block;
 mod secrets;
 mod tracing;
+mod whos_who;
