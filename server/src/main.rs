@@ -126,8 +126,17 @@ async fn serve(mut settings: server::Settings, with_demo: bool) -> ExitCode {
         }
         // The demo's model answers agents on the port after, unless a real provider is set up.
         if server::agent_model::wants_demo_model(&settings.models) {
-            let port = if port == 0 { 0 } else { port.saturating_add(1) };
-            match demo::model::spawn(port).await {
+            let after = if port == 0 { 0 } else { port.saturating_add(1) };
+            let port = std::env::var("ENGRAM_DEMO_MODEL_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(after);
+            let served = match demo::model::spawn(port).await {
+                Err(e) if port != 0 => {
+                    // A taken port must not stop the demo: any free one serves as well.
+                    tracing::warn!(port, error = %e, "the demo model's port is taken; using any free port");
+                    demo::model::spawn(0).await
+                }
+                served => served,
+            };
+            match served {
                 Ok((url, _task)) => server::agent_model::use_demo_model(&mut settings.models, &url),
                 Err(e) => {
                     tracing::error!(port, error = %e, "could not serve the demo model");
