@@ -90,6 +90,23 @@ impl OrgService {
         self.store.set_person_role(person, role, self.actor(actor)).await.map_err(Into::into)
     }
 
+    /// An admin sets a person's manager, or clears it; who's who names them.
+    pub async fn set_manager(&self, by: &Person, person: PersonId, manager: Option<PersonId>) -> Result<(), OrgError> {
+        if !by.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can set someone's manager".to_string()));
+        }
+        self.known_person(person).await?;
+        if let Some(m) = manager {
+            if m == person {
+                return Err(OrgError::Invalid("Someone cannot be their own manager".to_string()));
+            }
+            if self.known_person(m).await?.left_at.is_some() {
+                return Err(OrgError::Invalid("Choose a manager who still works here".to_string()));
+            }
+        }
+        self.store.set_manager(person, manager, self.actor(by)).await.map_err(Into::into)
+    }
+
     /// An admin marks someone as left: they are signed out everywhere and their memory of
     /// records goes. Returns the sentence the admin reads.
     pub async fn person_leaves(&self, actor: &Person, person: PersonId) -> Result<String, OrgError> {

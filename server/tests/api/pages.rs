@@ -240,3 +240,41 @@ async fn a_core_page_shows_the_latest_twenty_versions_and_links_to_older_ones() 
     let (_, html) = app.page(&ada, "/company/roles/sales?before=abc").await;
     assert!(html.contains("Older versions are asked for with a version number from 1, such as ?before=21"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_sets_a_manager_in_the_people_drawer_without_javascript() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let dir = app.org.directory().await.unwrap();
+    let alice = dir.people.iter().find(|p| p.name == "Alice Chen").unwrap().id;
+    let ada_id = dir.people.iter().find(|p| p.email.starts_with("ada@")).unwrap().id;
+    let drawer = format!("/company/people?person={alice}");
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(html.contains("name=\"manager\""), "the drawer has a Manager select");
+    assert!(plain(&html).contains("No manager"));
+
+    let r = app
+        .form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &ada_id.to_string())])
+        .await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    assert_eq!(r.headers()["location"], drawer.as_str());
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(plain(&html).contains("Saved their manager"));
+    assert!(html.contains(&format!("<option value=\"{ada_id}\" selected")), "the select shows her manager");
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // Nobody is their own manager; the refusal says so and changes nothing.
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &alice.to_string())]).await;
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(plain(&html).contains("Someone cannot be their own manager"));
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // A person who is not an admin changes nothing.
+    let alice_session = app.sign_in("alice").await;
+    app.form_post(&alice_session, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", "")]).await;
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // Back to none.
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", "")]).await;
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, None);
+}
