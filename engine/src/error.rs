@@ -184,7 +184,8 @@ impl UserSafe for crate::runs::RunError {
         match self {
             RunError::Invalid(_) => ErrorKind::Invalid,
             RunError::NotFound(_) => ErrorKind::NotFound,
-            RunError::NotAllowed(_) | RunError::SessionRequired => ErrorKind::NotAllowed,
+            RunError::NotAllowed(_) => ErrorKind::NotAllowed,
+            RunError::SessionRequired => ErrorKind::Unauthorized,
             RunError::Store(_) => ErrorKind::Internal,
         }
     }

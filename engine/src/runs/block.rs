@@ -5,9 +5,11 @@
 //! cards (and, with the lessons issue, lessons) go in the person's turn as quoted data, each with
 //! its id, source and age. Stored text never reaches the system prompt.
 
-use super::whoswho::Slice;
-use super::MemoryRef;
+use super::whoswho::{line_age, Slice, SliceLine, SLICE_WORDS};
+use super::{CoreRef, CoreRefScope, MemoryRef};
 use crate::cards::access::DataLabel;
+use crate::cards::select::MAX_SELECTED;
+use crate::cards::service::age_words;
 use crate::cards::source::CardField;
 use crate::cores::CoreScope;
 use chrono::{DateTime, Utc};
@@ -87,11 +89,216 @@ impl Block {
     /// The person's turn: the memory part, then the question; the bare question when no memory
     /// loads there, so an empty memory changes nothing.
     pub fn user_turn(&self, question: &str) -> String {
-        todo!("block helper: user_turn({question})")
+        match &self.memory {
+            Some(memory) => format!("{memory}\n\n{question}"),
+            None => question.to_string(),
+        }
     }
 }
 
 /// Puts the block together by the seed's rules.
 pub fn assemble(input: BlockInput) -> Block {
-    todo!("block helper: assemble {}", input.cores.len())
+    let mut system = AGENT_SYSTEM.to_string();
+    let mut refs = Vec::new();
+    let mut words = Vec::new();
+    // Cores are written for the role's agents by people the company trusts: they carry no label
+    // and always load, and nothing in their header changes between runs.
+    for core in &input.cores {
+        let (header, word, scope) = match &core.scope {
+            CoreScope::Company(slug) => (
+                format!("What the {} role always knows (company core, version {}):", core.name, core.version),
+                format!("{} company core, version {}", core.name, core.version),
+                CoreRefScope::Company(slug.to_string()),
+            ),
+            CoreScope::Team(team) => (
+                format!("What the {} team always knows (team core, version {}):", core.name, core.version),
+                format!("{} team core, version {}", core.name, core.version),
+                CoreRefScope::Team(team.0),
+            ),
+        };
+        system.push_str("\n\n");
+        system.push_str(&header);
+        system.push('\n');
+        system.push_str(&core.text);
+        refs.push(MemoryRef::Core(CoreRef { scope, version: core.version }));
+        words.push(word);
+    }
+
+    let mut cards = Vec::new();
+    let mut quoted_cards = Vec::new();
+    let mut tally = TokenTally::default();
+    for card in &input.cards {
+        if cards.len() == MAX_SELECTED {
+            break;
+        }
+        if card.label > input.cleared_for {
+            continue;
+        }
+        let age = format!("read {}", age_words(card.read_at, input.now));
+        let mut text = format!("{} {}", card.kind, card.record_id);
+        for field in &card.fields {
+            text.push_str(&format!("\n{}: {}", field.name, field.value));
+        }
+        let quoted = quote_item(&format!("card:{}", card.card), &card.source, &age, &text);
+        if !tally.try_add(&quoted, CARD_TOKENS) {
+            continue;
+        }
+        quoted_cards.push(quoted);
+        cards.push((card, age));
+    }
+
+    let slice = input
+        .slice
+        .as_ref()
+        .filter(|_| input.cleared_for >= DataLabel::Internal)
+        .map(|slice| within_budget(slice, input.now))
+        .filter(|(lines, entries, _)| !lines.is_empty() && (*entries || !input.cores.is_empty() || !cards.is_empty()));
+
+    let mut data_label = DataLabel::Public;
+    let mut sources: Vec<String> = Vec::new();
+    let mut add_source = |s: &str| {
+        if !sources.iter().any(|x| x == s) {
+            sources.push(s.to_string());
+        }
+    };
+    let mut sections = Vec::new();
+    if let Some((lines, _, slice_sources)) = &slice {
+        data_label = DataLabel::Internal;
+        add_source("directory");
+        for s in slice_sources {
+            add_source(s);
+        }
+        sections.push(lines.join("\n"));
+        refs.push(MemoryRef::Slice);
+        words.push(SLICE_WORDS.to_string());
+    }
+    for (card, age) in &cards {
+        data_label = data_label.max(card.label);
+        add_source(&card.source);
+        refs.push(MemoryRef::Card(format!("card:{}", card.card)));
+        words.push(format!("{} {} · {} · {age}", card.kind, card.record_id, card.source));
+    }
+    if !quoted_cards.is_empty() {
+        sections.push(quoted_cards.join("\n"));
+    }
+    let memory = (!sections.is_empty()).then(|| format!("{MEMORY_HEADING}\n\n{}", sections.join("\n\n")));
+
+    let mut parts = Vec::new();
+    match input.cores.len() {
+        0 => {}
+        1 => parts.push("1 core".to_string()),
+        n => parts.push(format!("{n} cores")),
+    }
+    if slice.is_some() {
+        parts.push("who's who".to_string());
+    }
+    match cards.len() {
+        0 => {}
+        1 => parts.push("1 card".to_string()),
+        n => parts.push(format!("{n} cards")),
+    }
+    let step_line = (!parts.is_empty()).then(|| format!("Read from memory: {}", english_list(&parts)));
+
+    Block {
+        system,
+        memory,
+        refs,
+        words,
+        step_line,
+        data_label,
+        sources,
+        review_mode: cards.iter().any(|(card, _)| card.fields.iter().any(|f| f.free_text)),
+    }
 }
+
+/// The slice's quoted lines within its budget (a slice built for a larger one is cut at a whole
+/// line), whether a list entry is among them, and the lists' sources among them.
+fn within_budget(slice: &Slice, now: DateTime<Utc>) -> (Vec<String>, bool, Vec<String>) {
+    let mut tally = TokenTally::default();
+    let mut lines = Vec::new();
+    let mut kept: Vec<&SliceLine> = Vec::new();
+    for line in &slice.lines {
+        let quoted = quote_item(&line.id, &line.source, &line_age(line.read_at, now), &line.text);
+        if !tally.try_add(&quoted, SLICE_TOKENS) {
+            break;
+        }
+        lines.push(quoted);
+        kept.push(line);
+    }
+    let entries = slice.has_list_entries && kept.iter().any(|l| l.read_at.is_some());
+    let sources =
+        slice.sources.iter().filter(|s| kept.iter().any(|l| l.read_at.is_some() && &l.source == *s)).cloned().collect();
+    (lines, entries, sources)
+}
+
+/// "a", "a and b", "a, b and c".
+fn english_list(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// One item of the memory part, quoted as data with its id, source and age. Stored text may not
+/// close the quote early: any `</data` in it, in any case, is broken up.
+pub fn quote_item(id: &str, source: &str, age: &str, text: &str) -> String {
+    format!(
+        "<data id=\"{}\" source=\"{}\" age=\"{}\">{}</data>",
+        attribute(id),
+        attribute(source),
+        attribute(age),
+        escape_data(text)
+    )
+}
+
+fn attribute(s: &str) -> String {
+    escape_data(s).replace('"', "&quot;").replace(['\n', '\r'], " ")
+}
+
+fn escape_data(s: &str) -> String {
+    const CLOSE: &[u8] = b"</data";
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut from = 0;
+    let mut i = 0;
+    while i + CLOSE.len() <= bytes.len() {
+        // `<` is ASCII, so a match starts on a char boundary.
+        if bytes[i..i + CLOSE.len()].eq_ignore_ascii_case(CLOSE) {
+            out.push_str(&s[from..i]);
+            out.push_str("</ ");
+            from = i + 2;
+            i += CLOSE.len();
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&s[from..]);
+    out
+}
+
+/// The running token count of items joined by newlines, as `crate::tokens::count_tokens` counts
+/// the joined text, without joining it again for every item.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct TokenTally {
+    items: u64,
+    chars: u64,
+    words: u64,
+}
+
+impl TokenTally {
+    /// Adds `item` when the joined text stays within `budget` tokens; otherwise changes nothing.
+    pub(crate) fn try_add(&mut self, item: &str, budget: u32) -> bool {
+        let chars = self.chars + item.chars().count() as u64 + u64::from(self.items > 0);
+        let words = self.words + item.split_whitespace().count() as u64;
+        if chars.div_ceil(4).max(words) > u64::from(budget) {
+            return false;
+        }
+        *self = TokenTally { items: self.items + 1, chars, words };
+        true
+    }
+}
+
+#[cfg(test)]
+#[path = "block_tests.rs"]
+mod tests;
