@@ -1,7 +1,7 @@
 //! The forms the pages post, exactly as a browser without JavaScript sends them.
 
+use crate::agent_model_server::{AgentModelServer, AgentReply};
 use crate::helpers::*;
-use crate::model_server::{ModelServer, Script};
 use reqwest::StatusCode;
 
 const SALES: &str = "company:role:sales";
@@ -305,8 +305,8 @@ async fn sales_assistant(app: &TestApp) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn asking_works_as_plain_form_posts_and_details_shows_the_memory_used() {
-    let model = ModelServer::start().await;
-    let app = spawn_app_with_models(model.openai_settings()).await;
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
     let ada = app.sign_in("ada").await;
     app.save_core(&ada, SALES, 0, "Stages: New, Qualified, Proposal, Won, Lost.").await;
     let alice = app.sign_in("alice").await;
@@ -316,7 +316,7 @@ async fn asking_works_as_plain_form_posts_and_details_shows_the_memory_used() {
     assert!(html.contains("action=\"/fn/ask\""));
     assert!(html.contains("You have not asked anything yet."));
 
-    model.reply("New, Qualified, Proposal, Won and Lost.");
+    model.script([AgentReply::answer("New, Qualified, Proposal, Won and Lost.")]);
     let r = app
         .form_post(
             &alice,
@@ -353,11 +353,11 @@ async fn asking_works_as_plain_form_posts_and_details_shows_the_memory_used() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_run_says_so_and_try_again_answers_it() {
-    let model = ModelServer::start().await;
-    let app = spawn_app_with_models(model.openai_settings()).await;
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
     let alice = app.sign_in("alice").await;
     // The model takes its time, then answers nothing a client can use.
-    model.script([Script::Hang(std::time::Duration::from_millis(1_500))]);
+    model.script([AgentReply::Hang(std::time::Duration::from_millis(1_500))]);
     let r = app
         .form_post(
             &alice,
@@ -383,7 +383,7 @@ async fn a_failed_run_says_so_and_try_again_answers_it() {
         .to_string();
     let thread_id = thread.trim_start_matches("/threads/").to_string();
 
-    model.script([Script::Reply("New, Qualified, Proposal, Won and Lost.".into())]);
+    model.script([AgentReply::answer("New, Qualified, Proposal, Won and Lost.")]);
     let r = app.form_post(&alice, "/fn/retry_run", &[("thread", &thread_id), ("run", &run)]).await;
     assert_eq!(r.status(), StatusCode::FOUND);
     assert_eq!(r.headers()["location"], thread.as_str());
@@ -400,8 +400,8 @@ async fn a_failed_run_says_so_and_try_again_answers_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_ask_keeps_the_question() {
-    let model = ModelServer::start().await;
-    let app = spawn_app_with_models(model.openai_settings()).await;
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
     let alice = app.sign_in("alice").await;
     let long = format!("Keep my words. {}", "z".repeat(4_100));
     let agent = sales_assistant(&app).await;
@@ -412,7 +412,7 @@ async fn a_refused_ask_keeps_the_question() {
     assert!(html.contains("notice refused"), "{html}");
     assert!(html.contains(&long), "the question is kept in the textarea");
     assert!(html.contains(&format!("<option value=\"{agent}\" selected")), "the agent stays chosen");
-    assert!(model.asked().is_empty(), "nothing was asked of the model");
+    assert!(model.requests().is_empty(), "nothing was asked of the model");
     // The refusal is shown once.
     let (_, again) = app.page(&alice, "/ask").await;
     assert!(!again.contains(&long));
