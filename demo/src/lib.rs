@@ -3,9 +3,11 @@
 //! server; the server only calls in here when asked for the demo.
 
 pub mod acme_ats;
+pub mod acme_lists;
 pub mod bots;
 pub mod cards;
 pub mod company;
+pub mod model;
 
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;

@@ -90,18 +90,34 @@ impl OrgService {
         self.store.set_person_role(person, role, self.actor(actor)).await.map_err(Into::into)
     }
 
-    /// An admin sets a person's manager, or clears it; who's who names them.
+    /// An admin sets (or clears) a person's manager: a current person, never themselves, and never
+    /// so that managers go round in a circle.
     pub async fn set_manager(&self, by: &Person, person: PersonId, manager: Option<PersonId>) -> Result<(), OrgError> {
         if !by.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can set someone's manager".to_string()));
+            return Err(OrgError::NotAllowed("Only an admin can set a person's manager".to_string()));
         }
         self.known_person(person).await?;
         if let Some(m) = manager {
             if m == person {
-                return Err(OrgError::Invalid("Someone cannot be their own manager".to_string()));
+                return Err(OrgError::Invalid("A person cannot be their own manager".to_string()));
             }
-            if self.known_person(m).await?.left_at.is_some() {
-                return Err(OrgError::Invalid("Choose a manager who still works here".to_string()));
+            let m = self.known_person(m).await?;
+            if m.left_at.is_some() {
+                return Err(OrgError::NotFound("There is no such person".to_string()));
+            }
+            // Up the new manager's chain: meeting the person there would close a circle. The
+            // chain is checked for a circle of its own too, so a broken one cannot loop here.
+            let mut seen = vec![m.id];
+            let mut above = m.manager;
+            while let Some(next) = above {
+                if next == person {
+                    return Err(OrgError::Invalid("That would make a circle of managers".to_string()));
+                }
+                if seen.contains(&next) {
+                    break;
+                }
+                seen.push(next);
+                above = self.store.person(next).await?.and_then(|p| p.manager);
             }
         }
         self.store.set_manager(person, manager, self.actor(by)).await.map_err(Into::into)

@@ -267,7 +267,7 @@ async fn an_admin_sets_a_manager_in_the_people_drawer_without_javascript() {
     // Nobody is their own manager; the refusal says so and changes nothing.
     app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &alice.to_string())]).await;
     let (_, html) = app.page(&ada, &drawer).await;
-    assert!(plain(&html).contains("Someone cannot be their own manager"));
+    assert!(plain(&html).contains("A person cannot be their own manager"));
     assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
 
     // A person who is not an admin changes nothing.
