@@ -41,6 +41,20 @@ pub fn draft_key(scope: &str) -> String {
     format!("draft:{scope}")
 }
 
+/// A question kept across a refused ask, with the refusal, so nothing typed is lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionDraft {
+    /// The agent chosen on the Ask page, as the form sent it; empty in a thread.
+    pub agent: String,
+    pub question: String,
+    pub message: String,
+}
+
+/// The flash key for the question kept on the page at `path` (the Ask page, or a thread).
+pub fn question_draft_key(path: &str) -> String {
+    format!("question:{path}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,6 +63,7 @@ mod tests {
     fn each_page_and_core_has_its_own_flash() {
         assert_ne!(notice_key("/company/roles"), notice_key("/company/teams"));
         assert_ne!(draft_key("company:role:sales"), draft_key("team:1"));
+        assert_ne!(question_draft_key("/ask"), question_draft_key("/threads/1"));
         assert!(Notice::ok("x").ok && !Notice::refused("x").ok);
     }
 }

@@ -4,10 +4,12 @@
 #![recursion_limit = "256"]
 
 pub mod agents;
+pub mod ask;
 pub mod auth;
 pub mod components;
 pub mod connectors;
 pub mod cores;
+pub mod events;
 pub mod flash;
 pub mod memory;
 pub mod org;
@@ -74,6 +76,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/org/agents") view=org::roster_page::RosterPage ssr=mode.clone()/>
                     <Route path=path!("/org/agents/:name") view=org::agent_page::AgentPage ssr=mode.clone()/>
                     <Route path=path!("/org/improve") view=org::improve_page::ImprovePage ssr=mode.clone()/>
+                    <Route path=path!("/ask") view=ask::ask_page::AskPage ssr=mode.clone()/>
+                    <Route path=path!("/threads/:id") view=ask::thread_page::ThreadPage ssr=mode.clone()/>
+                    <Route path=path!("/company/events") view=events::events_page::EventsPage ssr=mode.clone()/>
                 </Routes>
             </main>
         </Router>
@@ -86,6 +91,7 @@ fn HomePage() -> impl IntoView {
         <h1>"Engram"</h1>
         <p>"The organisation's memory for its agents: what each role always knows, kept versioned and bounded."</p>
         <ul>
+            <li><a href=paths::ASK>"Ask an agent"</a></li>
             <li><a href=paths::ROLES>"Company → Roles and core knowledge"</a></li>
             <li><a href=paths::TEAMS>"Teams"</a></li>
             <li><a href=paths::AGENTS>"Agents"</a></li>

@@ -31,6 +31,12 @@ pub fn connector(id: i64) -> String {
     format!("/company/connectors/{id}")
 }
 pub const IMPROVE: &str = "/org/improve";
+pub const ASK: &str = "/ask";
+pub const EVENTS: &str = "/company/events";
+
+pub fn thread(id: engine::runs::ThreadId) -> String {
+    format!("/threads/{id}")
+}
 
 pub fn org_agent(name: &str) -> String {
     format!("/org/agents/{name}")
@@ -48,5 +54,6 @@ mod tests {
         assert_eq!(core_editor(&sales), "/cores/company:role:sales/edit");
         assert_eq!(core_version(&sales, 3), "/cores/company:role:sales/versions/3");
         assert_eq!(core_home(&CoreScope::Team(TeamId(4))), "/company/teams/4");
+        assert_eq!(thread(engine::runs::ThreadId(7)), "/threads/7");
     }
 }

@@ -1,5 +1,6 @@
 use super::load_people::{load_people, PeopleData};
 use super::mark_left::MarkLeft;
+use super::set_manager::SetManager;
 use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::PEOPLE;
@@ -73,6 +74,18 @@ fn People(data: PeopleData, selected: Option<i64>, leaving: bool) -> impl IntoVi
                                 <option value="" selected=p.role_override.is_none()>{from_team}</option>
                                 {dir.roles.iter().map(|r| view! {
                                     <option value=r.id.to_string() selected=p.role_override == Some(r.id)>{r.name.clone()}</option>
+                                }).collect_view()}
+                            </select>
+                        </label>
+                        <button type="submit">"Save"</button>
+                    </form>
+                    <form method="post" action=SetManager::url()>
+                        <input type="hidden" name="person" value=p.id.to_string()/>
+                        <label>"Manager "
+                            <select name="manager">
+                                <option value="" selected=p.manager.is_none()>"No manager"</option>
+                                {dir.people.iter().filter(|m| m.id != p.id && (m.left_at.is_none() || p.manager == Some(m.id))).map(|m| view! {
+                                    <option value=m.id.to_string() selected=p.manager == Some(m.id)>{m.name.clone()}</option>
                                 }).collect_view()}
                             </select>
                         </label>

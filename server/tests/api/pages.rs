@@ -1,5 +1,6 @@
 //! The forms the pages post, exactly as a browser without JavaScript sends them.
 
+use crate::agent_model_server::{AgentModelServer, AgentReply};
 use crate::helpers::*;
 use reqwest::StatusCode;
 
@@ -239,4 +240,180 @@ async fn a_core_page_shows_the_latest_twenty_versions_and_links_to_older_ones() 
 
     let (_, html) = app.page(&ada, "/company/roles/sales?before=abc").await;
     assert!(html.contains("Older versions are asked for with a version number from 1, such as ?before=21"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_sets_a_manager_in_the_people_drawer_without_javascript() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let dir = app.org.directory().await.unwrap();
+    let alice = dir.people.iter().find(|p| p.name == "Alice Chen").unwrap().id;
+    let ada_id = dir.people.iter().find(|p| p.email.starts_with("ada@")).unwrap().id;
+    let drawer = format!("/company/people?person={alice}");
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(html.contains("name=\"manager\""), "the drawer has a Manager select");
+    assert!(plain(&html).contains("No manager"));
+
+    let r = app
+        .form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &ada_id.to_string())])
+        .await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    assert_eq!(r.headers()["location"], drawer.as_str());
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(plain(&html).contains("Saved their manager"));
+    assert!(html.contains(&format!("<option value=\"{ada_id}\" selected")), "the select shows her manager");
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // Nobody is their own manager; the refusal says so and changes nothing.
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &alice.to_string())]).await;
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(plain(&html).contains("A person cannot be their own manager"));
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // A person who is not an admin changes nothing.
+    let alice_session = app.sign_in("alice").await;
+    app.form_post(&alice_session, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", "")]).await;
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // Back to none.
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", "")]).await;
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, None);
+}
+
+/// A page's text as a person reads it: apostrophes unescaped.
+fn words(html: &str) -> String {
+    html.replace("&#x27;", "'").replace("&#39;", "'")
+}
+
+/// The thread page, once no run on it is working any more.
+async fn answered_thread(app: &TestApp, c: &reqwest::Client, path: &str) -> String {
+    for _ in 0..100 {
+        let (status, html) = app.page(c, path).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        if !html.contains("http-equiv=\"refresh\"") {
+            return words(&html);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the run on {path} was still working after 10 s");
+}
+
+async fn sales_assistant(app: &TestApp) -> String {
+    let dir = app.org.directory().await.unwrap();
+    dir.agents.iter().find(|a| a.name == "Sales Assistant").unwrap().id.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_works_as_plain_form_posts_and_details_shows_the_memory_used() {
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
+    let ada = app.sign_in("ada").await;
+    app.save_core(&ada, SALES, 0, "Stages: New, Qualified, Proposal, Won, Lost.").await;
+    let alice = app.sign_in("alice").await;
+    let (status, html) = app.page(&alice, "/ask").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Sales Assistant (Sales)"), "{html}");
+    assert!(html.contains("action=\"/fn/ask\""));
+    assert!(html.contains("You have not asked anything yet."));
+
+    model.script([AgentReply::answer("New, Qualified, Proposal, Won and Lost.")]);
+    let r = app
+        .form_post(
+            &alice,
+            "/fn/ask",
+            &[("agent", &sales_assistant(&app).await), ("question", "what are our sales stages")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    let thread = r.headers()["location"].to_str().unwrap().to_string();
+    assert!(thread.starts_with("/threads/"), "{thread}");
+
+    let html = answered_thread(&app, &alice, &thread).await;
+    assert!(html.contains("<h1>what are our sales stages</h1>"), "{html}");
+    assert!(html.contains("<summary>Details</summary>"));
+    assert!(html.contains("Read from memory: 1 core and who's who"), "{html}");
+    assert!(html.contains("Sales company core, version 1"));
+    assert!(html.contains("Who's who: The people and teams around this work"));
+    assert!(html.contains("Data label: "));
+    assert!(html.contains("action=\"/fn/ask_in_thread\""), "a follow-up form");
+
+    let (_, list) = app.page(&alice, "/ask").await;
+    assert!(list.contains(&format!("<a href=\"{thread}\">what are our sales stages</a>")), "{list}");
+
+    // Events: the admin sees Memory used by ids only; Alice is refused plainly.
+    let (_, events) = app.page(&ada, "/company/events").await;
+    assert!(events.contains("Memory used"), "{events}");
+    assert!(events.contains("core company role:sales v1"));
+    assert!(!events.contains("Stages: New"), "events never say what memory says");
+    let (status, refused) = app.page(&alice, "/company/events").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(refused.contains("Only an admin can see Events"));
+    assert!(!refused.contains("core company role:sales"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_run_says_so_and_try_again_answers_it() {
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
+    let alice = app.sign_in("alice").await;
+    // The model takes its time, then answers nothing a client can use.
+    model.script([AgentReply::Hang(std::time::Duration::from_millis(1_500))]);
+    let r = app
+        .form_post(
+            &alice,
+            "/fn/ask",
+            &[("agent", &sales_assistant(&app).await), ("question", "what are our sales stages")],
+        )
+        .await;
+    let thread = r.headers()["location"].to_str().unwrap().to_string();
+    // While the run works, a browser without JavaScript is told to look again.
+    let (_, working) = app.page(&alice, &thread).await;
+    assert!(working.contains("<meta http-equiv=\"refresh\" content=\"2\">"), "{working}");
+    assert!(words(&working).contains("Sales Assistant is working on it…"));
+    assert!(!working.contains(">Try again</button>"));
+    let html = answered_thread(&app, &alice, &thread).await;
+    assert!(html.contains("The model did not answer"), "{html}");
+    assert!(html.contains(">Try again</button>"));
+    assert!(html.contains("action=\"/fn/retry_run\""));
+    let run = html
+        .split("name=\"run\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the failed run's id in the Try again form")
+        .to_string();
+    let thread_id = thread.trim_start_matches("/threads/").to_string();
+
+    model.script([AgentReply::answer("New, Qualified, Proposal, Won and Lost.")]);
+    let r = app.form_post(&alice, "/fn/retry_run", &[("thread", &thread_id), ("run", &run)]).await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    assert_eq!(r.headers()["location"], thread.as_str());
+    let html = answered_thread(&app, &alice, &thread).await;
+    assert!(html.contains("New, Qualified, Proposal, Won and Lost."), "{html}");
+    assert!(!html.contains(">Try again</button>"));
+
+    // Someone else may not read her thread.
+    let bob = app.sign_in("bob").await;
+    let (_, other) = app.page(&bob, &thread).await;
+    assert!(!other.contains("New, Qualified, Proposal, Won and Lost."));
+    assert!(other.contains("notice refused"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_ask_keeps_the_question() {
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
+    let alice = app.sign_in("alice").await;
+    let long = format!("Keep my words. {}", "z".repeat(4_100));
+    let agent = sales_assistant(&app).await;
+    let r = app.form_post(&alice, "/fn/ask", &[("agent", &agent), ("question", &long)]).await;
+    assert_eq!(r.status(), StatusCode::FOUND);
+    assert_eq!(r.headers()["location"], "/ask");
+    let (_, html) = app.page(&alice, "/ask").await;
+    assert!(html.contains("notice refused"), "{html}");
+    assert!(html.contains(&long), "the question is kept in the textarea");
+    assert!(html.contains(&format!("<option value=\"{agent}\" selected")), "the agent stays chosen");
+    assert!(model.requests().is_empty(), "nothing was asked of the model");
+    // The refusal is shown once.
+    let (_, again) = app.page(&alice, "/ask").await;
+    assert!(!again.contains(&long));
 }

@@ -1,0 +1,24 @@
+use crate::flash::QuestionDraft;
+use engine::runs::service::{AgentChoice, ThreadView};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AskData {
+    pub agents: Vec<AgentChoice>,
+    /// The person's own threads, newest first.
+    pub threads: Vec<ThreadView>,
+    /// The question of a refused ask, with its refusal.
+    pub draft: Option<QuestionDraft>,
+}
+
+#[server(prefix = "/fn", endpoint = "load_ask")]
+pub async fn load_ask() -> Result<AskData, ServerFnError> {
+    use crate::{flash::question_draft_key, paths::ASK, ssr::*};
+    let me = signed_in().await?;
+    let runs = runs()?;
+    let agents = runs.agents_to_ask(&me).await.map_err(refused)?;
+    let threads = runs.my_threads(&me).await.map_err(refused)?;
+    let draft = take_flash(&question_draft_key(ASK)).await?;
+    Ok(AskData { agents, threads, draft })
+}
