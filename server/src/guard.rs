@@ -38,7 +38,9 @@ pub async fn same_origin_writes(req: Request, next: Next) -> Response {
 
 fn is_page(path: &str) -> bool {
     path == "/"
-        || ["/company", "/cores", "/profile", "/org"].iter().any(|p| path == *p || path.starts_with(&format!("{p}/")))
+        || ["/company", "/cores", "/profile", "/org", "/ask", "/threads"]
+            .iter()
+            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
 
 /// Percent-encodes a path and query for the `next` parameter.
@@ -86,6 +88,7 @@ mod tests {
         assert!(is_page("/"));
         assert!(is_page("/company/roles"));
         assert!(is_page("/cores/company:role:sales/edit"));
+        assert!(is_page("/ask") && is_page("/threads/4"));
         assert!(!is_page("/signin"));
         assert!(!is_page("/pkg/engram.js"));
         assert!(!is_page("/companyx"));

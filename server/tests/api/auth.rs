@@ -76,6 +76,10 @@ async fn pages_redirect_to_sign_in_and_back() {
     let r = c.get(app.url("/company/roles/sales")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(r.headers()["location"], "/signin?next=/company/roles/sales");
+    for (page, next) in [("/ask", "/ask"), ("/threads/1", "/threads/1")] {
+        let r = c.get(app.url(page)).send().await.unwrap();
+        assert_eq!(r.headers()["location"], format!("/signin?next={next}").as_str(), "{page} needs a sign-in");
+    }
     let r = c
         .post(app.url("/auth/sign-in"))
         .form(&[("email", demo_email("ada").as_str()), ("password", "engram-demo"), ("next", "/company/roles/sales")])
