@@ -188,7 +188,21 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let lists = app.lists().clone();
     let runs = app.runs().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, store, cores, org, memory, lists, runs, clock, server, dir: None, owned: None }
+    TestApp {
+        base,
+        database_url,
+        settings,
+        store,
+        cores,
+        org,
+        memory,
+        lists,
+        runs,
+        clock,
+        server,
+        dir: None,
+        owned: None,
+    }
 }
 
 /// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.
