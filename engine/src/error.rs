@@ -178,6 +178,37 @@ impl UserSafe for PersonaError {
     }
 }
 
+impl UserSafe for crate::runs::RunError {
+    fn kind(&self) -> ErrorKind {
+        use crate::runs::RunError;
+        match self {
+            RunError::Invalid(_) => ErrorKind::Invalid,
+            RunError::NotFound(_) => ErrorKind::NotFound,
+            RunError::NotAllowed(_) => ErrorKind::NotAllowed,
+            RunError::SessionRequired => ErrorKind::Unauthorized,
+            RunError::Store(_) => ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        use crate::runs::RunError;
+        match self {
+            RunError::Invalid(_) => "invalid",
+            RunError::NotFound(_) => "not_found",
+            RunError::NotAllowed(_) => "not_allowed",
+            RunError::SessionRequired => "session_required",
+            RunError::Store(_) => "internal",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            crate::runs::RunError::Store(detail) => Some(detail.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// A store error reaching an edge is never the person's to read: the services word the refusals.
 impl UserSafe for StoreError {
     fn kind(&self) -> ErrorKind {

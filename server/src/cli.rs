@@ -55,6 +55,16 @@ pub enum Command {
         #[arg(value_name = "FILE")]
         from: std::path::PathBuf,
     },
+    /// Ask one of the company's agents as a person; prints the answer and the Memory used lines
+    Ask {
+        /// The person asking, by email or the part before the @
+        #[arg(long = "as", value_name = "PERSON")]
+        who: String,
+        /// The agent, by name ("Sales Assistant") or id
+        agent: String,
+        /// The question
+        question: String,
+    },
     /// Set a person's password to the first line of stdin
     Password {
         /// The person's email
@@ -171,7 +181,7 @@ pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut im
 }
 
 /// A person named by email or by the part before the @.
-fn find_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a engine::org::Person, String> {
+pub(crate) fn find_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a engine::org::Person, String> {
     dir.people
         .iter()
         .find(|p| {

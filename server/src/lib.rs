@@ -1,5 +1,6 @@
 //! The `engram` server: router, sessions, storage, the API and the CLI.
 
+pub mod agent_model;
 pub mod api;
 pub mod archive;
 pub mod auth;
@@ -12,6 +13,8 @@ pub mod org_api;
 pub mod org_cli;
 pub mod password;
 pub mod request_id;
+pub mod runs_api;
+pub mod runs_cli;
 pub mod secrets;
 pub mod security;
 pub mod settings;

@@ -26,6 +26,12 @@ pub struct ModelSettings {
     pub timeout: Duration,
     /// How long the one start-up probe of the local Ollama waits for its answer.
     pub probe_timeout: Duration,
+    /// `ENGRAM_AGENT_MODEL`: the chat model agents answer through, `openai/<model>`,
+    /// `ollama/<model>` or `off`; `None` when not set.
+    pub agent_model: Option<String>,
+    /// The OpenAI-compatible endpoint is the demo's scripted model, which needs no key. Only
+    /// `engram demo` sets it.
+    pub agent_model_is_demo: bool,
 }
 
 impl Default for ModelSettings {
@@ -39,6 +45,8 @@ impl Default for ModelSettings {
             openai_model: "gpt-4o-mini".to_string(),
             timeout: Duration::from_secs(30),
             probe_timeout: Duration::from_millis(1500),
+            agent_model: None,
+            agent_model_is_demo: false,
         }
     }
 }
@@ -59,6 +67,8 @@ impl ModelSettings {
                 .map(Duration::from_secs)
                 .unwrap_or(d.timeout),
             probe_timeout: d.probe_timeout,
+            agent_model: env("ENGRAM_AGENT_MODEL"),
+            agent_model_is_demo: false,
         }
     }
 }
@@ -77,7 +87,7 @@ pub fn ollama_url(host: &str) -> String {
     }
 }
 
-fn client(timeout: Duration) -> reqwest::Client {
+pub(crate) fn client(timeout: Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(3).min(timeout))
@@ -85,7 +95,7 @@ fn client(timeout: Duration) -> reqwest::Client {
         .unwrap_or_default()
 }
 
-fn failed(e: reqwest::Error, timeout: Duration) -> ModelError {
+pub(crate) fn failed(e: reqwest::Error, timeout: Duration) -> ModelError {
     if e.is_timeout() {
         ModelError::Timeout(timeout.as_secs())
     } else if e.is_connect() {

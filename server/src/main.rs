@@ -44,6 +44,17 @@ async fn main() -> ExitCode {
         Some(Command::Import { from }) => {
             report(server::archive::import(&cli::database_url(cli.database), &from).await)
         }
+        Some(Command::Ask { who, agent, question }) => {
+            let settings = cli::serve_settings(cli.database);
+            let mut out = std::io::stdout().lock();
+            match server::runs_cli::ask(&settings, &who, &agent, &question, &mut out).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some(Command::Password { email }) => {
             // From stdin, so the password stays out of the shell's history and the process list.
             let mut line = String::new();

@@ -20,6 +20,8 @@ pub struct Settings {
     pub models: ModelSettings,
     /// `ORG_REFLECT_MAX_PER_DAY`: model calls across every bot per UTC day.
     pub reflect_max_per_day: u32,
+    /// `ENGRAM_ASK_MAX_PER_DAY`: model calls agents make answering people, per UTC day.
+    pub ask_max_per_day: u32,
     /// Runs Prepare my day and the forgetting job in the background; tests drive them by hand.
     pub run_jobs: bool,
     /// `ENGRAM_TRUST_FORWARDED_FOR=1`: behind a reverse proxy, count sign-in attempts by the
@@ -66,6 +68,9 @@ impl Settings {
             reflect_max_per_day: env("ORG_REFLECT_MAX_PER_DAY")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(engine::persona::service::DEFAULT_MAX_PER_DAY),
+            ask_max_per_day: env("ENGRAM_ASK_MAX_PER_DAY")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(engine::runs::service::DEFAULT_ASK_MAX_PER_DAY),
             run_jobs: true,
             trust_forwarded_for: env("ENGRAM_TRUST_FORWARDED_FOR").is_some_and(|v| v == "1" || v == "true"),
             secret_key: KeySetting::from_env(),

@@ -1,3 +1,4 @@
+use crate::agent_model::ConfiguredAgentModels;
 use crate::connector::HttpSource;
 use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
@@ -16,6 +17,8 @@ use engine::org::service::OrgService;
 use engine::persona::model::Models;
 use engine::persona::service::Bots;
 use engine::persona::vault::Vault;
+use engine::runs::lists::ReferenceLists;
+use engine::runs::service::{AgentModels, Runs, Spawn};
 use engine::store::Store;
 use engine::{Clock, SystemClock};
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -61,6 +64,7 @@ pub struct Application {
     auth: AuthService,
     bots: Bots,
     memory: PersonMemory,
+    runs: Runs,
 }
 
 impl Application {
@@ -89,10 +93,16 @@ impl Application {
         let auth = AuthService::new(store.clone(), clock.clone());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
-        let memory =
-            PersonMemory::new(store.clone(), clock.clone(), Arc::new(HttpSource::default())).with_models(models);
+        let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
+        let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models);
+        let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source);
         if settings.run_jobs {
             spawn_jobs(memory.clone(), store.clone(), clock.clone());
+        }
+        match runs.end_stale().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(runs = n, "runs a stopped server left unanswered were ended plainly"),
+            Err(e) => tracing::warn!(error = %e, "runs left unanswered were not checked"),
         }
 
         let sessions = Sessions::open(&opened).await.map_err(|e| StartupError::Sessions(e.to_string()))?;
@@ -124,6 +134,7 @@ impl Application {
             auth: auth.clone(),
             bots: bots.clone(),
             memory: memory.clone(),
+            runs: runs.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
         };
         let routes = app_routes();
@@ -132,7 +143,12 @@ impl Application {
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))
             .route("/auth/sign-out", post(auth::sign_out))
-            .nest("/api", api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)))
+            .nest(
+                "/api",
+                api::router()
+                    .merge(crate::runs_api::router())
+                    .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
+            )
             .nest(
                 "/api/org",
                 crate::org_api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
@@ -151,7 +167,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, cores, org, auth, bots, memory })
+        Ok(Self { listener, router, store, cores, org, auth, bots, memory, runs })
     }
 
     pub fn port(&self) -> u16 {
@@ -182,6 +198,10 @@ impl Application {
         &self.memory
     }
 
+    pub fn runs(&self) -> &Runs {
+        &self.runs
+    }
+
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
         // Without TCP_NODELAY, a response written in two parts (a file's head, then its body)
         // waits for the client's delayed ACK, some 40 ms per file on a kept-alive connection.
@@ -194,6 +214,23 @@ impl Application {
         let service = self.router.into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(listener, service).with_graceful_shutdown(shutdown_signal()).await
     }
+}
+
+/// Asking agents: the configured chat model, the who's-who lists, and the runtime that answers
+/// runs in the background.
+pub fn build_runs(
+    settings: &Settings,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    memory: PersonMemory,
+    source: Arc<dyn engine::cards::source::Source>,
+) -> Runs {
+    let lists = ReferenceLists::new(store.clone(), clock.clone(), source);
+    let models: Arc<dyn AgentModels> = Arc::new(ConfiguredAgentModels::new(&settings.models));
+    let spawn: Spawn = Arc::new(|f| {
+        tokio::spawn(f);
+    });
+    Runs::new(store, clock, memory, lists, models, settings.ask_max_per_day).with_spawn(spawn)
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.

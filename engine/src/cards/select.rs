@@ -1,5 +1,6 @@
 //! Which of a person's cards a run gets for a question: those that match it, ranked by match and
-//! by the person's use, at most 25, made up to 10 with pinned and open-work cards.
+//! by the person's use, at most 25, made up to 10 with pinned and open-work cards. A question that
+//! matches no record gets none.
 
 use super::source::{CardField, FreshnessNow};
 use serde::{Deserialize, Serialize};
@@ -63,14 +64,18 @@ fn names_field(question: &str, q_words: &HashSet<String>, name: &str) -> bool {
     q_words.contains(&name) || q_words.contains(&name.replace('_', "-")) || question.contains(&spaced)
 }
 
+/// How well a card matches the question: by its id and its structured values. A field's name
+/// only ranks a card the question already names: "what are our sales stages" names a field every
+/// lead has and no record, so it matches none.
 fn match_score(question: &str, q_words: &HashSet<String>, c: &Candidate) -> u32 {
     let mut score = 0;
+    let mut named = 0;
     if q_words.contains(&c.record_id.to_lowercase()) {
         score += 4;
     }
     for f in &c.fields {
         if names_field(question, q_words, &f.name) {
-            score += 1;
+            named += 1;
         }
         // Only structured values identify a record; free text matching would let outside text
         // pull a card in.
@@ -83,7 +88,11 @@ fn match_score(question: &str, q_words: &HashSet<String>, c: &Candidate) -> u32 
             }
         }
     }
-    score
+    if score > 0 {
+        score + named
+    } else {
+        0
+    }
 }
 
 fn load(question: &str, q_words: &HashSet<String>, c: &Candidate, why: Why, review: &mut bool) -> Selected {
@@ -107,7 +116,9 @@ pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
     let mut review = false;
     let mut cards: Vec<Selected> =
         matched.iter().map(|(_, c)| load(&question, &q_words, c, Why::Matched, &mut review)).collect();
-    if cards.len() < PAD_TO {
+    // Padding is for a question about records: one that names none (a question about the
+    // company's stages) carries no cards at all.
+    if !cards.is_empty() && cards.len() < PAD_TO {
         let taken: HashSet<i64> = cards.iter().map(|c| c.card_id).collect();
         let mut pad: Vec<&Candidate> =
             candidates.iter().filter(|c| (c.pinned || c.open_work) && !taken.contains(&c.card_id)).collect();
@@ -153,6 +164,11 @@ mod tests {
         let s = select_cards("status of l-3", &cards);
         assert_eq!(s.cards.iter().map(|c| c.card_id).collect::<Vec<_>>(), vec![3]);
         assert!(select_cards("what is the weather", &cards).cards.is_empty());
+        // A field's name alone names no record.
+        assert!(select_cards("what are our sales stages", &cards).cards.is_empty());
+        let mut pinned = cards.clone();
+        pinned[0].pinned = true;
+        assert!(select_cards("what are our sales stages", &pinned).cards.is_empty(), "no padding without a match");
     }
 
     #[test]
@@ -204,7 +220,7 @@ mod tests {
             let matched: HashSet<i64> =
                 s.cards.iter().filter(|c| c.why == Why::Matched).map(|c| c.card_id).collect();
             let can_pad = cards.iter().filter(|c| (c.pinned || c.open_work) && !matched.contains(&c.card_id)).count();
-            let expected = if matched.len() >= PAD_TO { matched.len() } else { matched.len() + can_pad.min(PAD_TO - matched.len()) };
+            let expected = if matched.is_empty() || matched.len() >= PAD_TO { matched.len() } else { matched.len() + can_pad.min(PAD_TO - matched.len()) };
             prop_assert_eq!(s.cards.len(), expected, "made up to 10 with pinned and open-work cards when it can be");
             let ids: HashSet<i64> = s.cards.iter().map(|c| c.card_id).collect();
             prop_assert_eq!(ids.len(), s.cards.len(), "no card twice");

@@ -14,14 +14,14 @@ pub(crate) struct Cards {
     pub(crate) app: TestApp,
     pub(crate) ats: String,
     ats_task: tokio::task::JoinHandle<std::io::Result<()>>,
-    connector: i64,
+    pub(crate) connector: i64,
 }
 
 pub(crate) async fn spawn_cards() -> Cards {
     spawn_cards_with(crate::model_server::no_models()).await
 }
 
-async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
+pub(crate) async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
     let app = spawn_app_with_models(models).await;
     let (ats, ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     demo::cards::seed(app.store.as_ref(), &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &ats)

@@ -25,6 +25,7 @@ pub struct TestApp {
     pub cores: engine::cores::service::CoreService,
     pub org: engine::org::service::OrgService,
     pub memory: engine::cards::service::PersonMemory,
+    pub runs: engine::runs::service::Runs,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,
@@ -103,6 +104,12 @@ pub async fn spawn_app_with_models(models: server::llm::ModelSettings) -> TestAp
     app
 }
 
+/// The demo company, its agents answering through the stand-in model's OpenAI-compatible API
+/// (`openai/stand-in`, a 2 s timeout); reflect is off, so only runs reach the stand-in.
+pub async fn spawn_app_with_agent_model(stand_in: &crate::agent_model_server::AgentModelServer) -> TestApp {
+    spawn_app_with_models(stand_in.openai_settings()).await
+}
+
 /// The demo company, serving a site folder with these files (paths under the site's root).
 pub async fn spawn_app_with_site(files: &[(String, Vec<u8>)]) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -177,8 +184,9 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let cores = app.cores().clone();
     let org = app.org().clone();
     let memory = app.memory().clone();
+    let runs = app.runs().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, store, cores, org, memory, clock, server, dir: None, owned: None }
+    TestApp { base, database_url, settings, store, cores, org, memory, runs, clock, server, dir: None, owned: None }
 }
 
 /// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.

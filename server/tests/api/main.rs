@@ -1,5 +1,7 @@
 //! Integration tests: the real server on port 0, a real SQLite file (or PostgreSQL database), driven over HTTP.
 
+mod agent_model;
+mod agent_model_server;
 mod archive;
 mod auth;
 mod bots;

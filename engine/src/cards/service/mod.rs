@@ -8,12 +8,14 @@ mod connectors;
 mod forgetting;
 mod prepare;
 mod reading;
+mod runs;
 mod views;
 
 pub use connectors::{parse_shape_fields, SettingsForm, ShapeForm, Sheet, DRAFT_REUSE_MINS};
 pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
 pub use prepare::{due_today, PREPARE_WINDOW_MINS};
 pub use reading::{FieldChange, RefreshOutcome};
+pub use runs::{RunRead, RunTool};
 pub use views::CardView;
 
 use crate::cards::access::{decide, Decision, KeyKind, Reader};
@@ -135,21 +137,22 @@ impl PersonMemory {
     }
 
     async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
-        let dir = self.store.directory().await?;
-        let role = match person.department_role(&dir.teams) {
-            RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
-            RoleSource::None => None,
-        };
-        Ok(role.and_then(|r| dir.role(r)).map(|r| r.slug.as_str().to_string()))
+        let Some(role) = self.role_id(person).await? else { return Ok(None) };
+        Ok(self.store.role_by_id(role).await?.map(|r| r.slug.as_str().to_string()))
     }
 
     async fn reader(&self, person: &Person) -> Result<Reader, MemoryError> {
         Ok(Reader { person: person.id, role: self.role_slug(person).await?, work_for: Some(person.id) })
     }
 
+    /// The person's department role, read with their team alone: a run reads it on every ask,
+    /// so it must not read the whole directory.
     async fn role_id(&self, person: &Person) -> Result<Option<crate::org::RoleId>, MemoryError> {
-        let dir = self.store.directory().await?;
-        Ok(match person.department_role(&dir.teams) {
+        let teams: Vec<crate::org::Team> = match (person.role_override, person.main_team) {
+            (None, Some(t)) => self.store.team(t).await?.into_iter().collect(),
+            _ => Vec::new(),
+        };
+        Ok(match person.department_role(&teams) {
             RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
             RoleSource::None => None,
         })

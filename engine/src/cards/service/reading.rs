@@ -7,7 +7,7 @@ use crate::cards::keep::Keep;
 /// How a record comes to be kept: by a read, weighed by how many records it returned, or by the
 /// person pinning back a record they forgot.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Keeping {
+pub(in crate::cards::service) enum Keeping {
     Read(f64),
     PinBack,
 }

@@ -43,7 +43,7 @@ impl PersonMemory {
     /// As `decided`, and carries out what must go: a card no tool may keep any more is removed;
     /// a use whose person is no longer admitted goes. Returns what may be shown, with its
     /// connector and class.
-    async fn settle(
+    pub(super) async fn settle(
         &self,
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,

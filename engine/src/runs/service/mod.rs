@@ -1,5 +1,10 @@
 //! Asking an agent: the run's life from the question to the answer, and what people may read of it.
 
+mod asking;
+mod block_for;
+mod execute;
+mod reading;
+
 use super::lists::ReferenceLists;
 use super::model::AgentModelChoice;
 use super::{Event, MemoryRef, RunError, RunId, RunKind, ThreadId};
@@ -10,6 +15,9 @@ use crate::Clock;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+/// Model calls agents may make answering people in one UTC day, unless set otherwise.
+pub const DEFAULT_ASK_MAX_PER_DAY: u32 = 2_000;
 
 /// Resolves the chat model agents answer through on this machine.
 pub trait AgentModels: Send + Sync {
@@ -147,78 +155,20 @@ impl Runs {
     /// Answers a recorded run in the background (`execute`), so a form post can redirect at once;
     /// a failure is logged, and the run itself says how it ended.
     pub fn launch(&self, run: RunId) {
-        todo!("service {run} {}", self.spawn.is_some())
+        let Some(spawn) = &self.spawn else {
+            tracing::warn!(%run, "no runtime to answer the run in the background; it stays recorded");
+            return;
+        };
+        let runs = self.clone();
+        spawn(Box::pin(async move {
+            if let Err(e) = runs.execute(run).await {
+                tracing::warn!(%run, error = %e, "the run could not be answered");
+            }
+        }));
     }
 
-    /// The company's agents a person may ask.
-    pub async fn agents_to_ask(&self, person: &Person) -> Result<Vec<AgentChoice>, RunError> {
-        todo!("service {} {}", person.id, self.max_calls_per_day)
-    }
-
-    /// Starts a thread with a question to an agent. Records it; `execute` answers it.
-    pub async fn ask(&self, asker: &Asker, agent: AgentId, question: &str) -> Result<Started, RunError> {
-        todo!("service {} {agent} {question}", asker.person.id)
-    }
-
-    /// Asks again in a thread the asker may read.
-    pub async fn ask_in_thread(&self, asker: &Asker, thread: ThreadId, question: &str) -> Result<Started, RunError> {
-        todo!("service {} {thread} {question}", asker.person.id)
-    }
-
-    /// Records a run nobody asked in a thread (a schedule, a trigger, an eval, a consult).
-    pub async fn start(&self, request: RunRequest) -> Result<Started, RunError> {
-        todo!("service {:?}", request.kind)
-    }
-
-    /// Takes a recorded run to its end: the block, the model and its tool calls, the answer. A
-    /// model failure ends the run plainly; it is never an error here.
-    pub async fn execute(&self, run: RunId) -> Result<RunView, RunError> {
-        todo!("service {run} {}", self.clock.now())
-    }
-
-    /// Try again: a new run on the same message; the old one is closed as retried.
-    pub async fn retry(&self, asker: &Asker, run: RunId) -> Result<Started, RunError> {
-        todo!("service {} {run}", asker.person.id)
-    }
-
-    /// Try again from step `n`: a new run that keeps the steps before it.
-    pub async fn retry_step(&self, asker: &Asker, run: RunId, step: u32) -> Result<Started, RunError> {
-        todo!("service {} {run} {step}", asker.person.id)
-    }
-
-    pub async fn thread(&self, viewer: &Person, id: ThreadId) -> Result<ThreadView, RunError> {
-        todo!("service {} {id} {}", viewer.id, self.lists.clone().entries_for(viewer, &[]).await.is_ok())
-    }
-
-    pub async fn run(&self, viewer: &Person, id: RunId) -> Result<RunView, RunError> {
-        todo!("service {} {id} {}", viewer.id, self.memory.clone().my_cards(viewer).await.is_ok())
-    }
-
-    /// A person's own threads, newest first.
-    pub async fn my_threads(&self, person: &Person) -> Result<Vec<ThreadView>, RunError> {
-        todo!("service {}", person.id)
-    }
-
-    /// Events after an id, for admins: ids and names only.
-    pub async fn events_after(&self, admin: &Person, after: i64) -> Result<Vec<Event>, RunError> {
-        todo!("service {} {after} {}", admin.id, self.store.events_after(after, 100).await.is_ok())
-    }
-
-    /// Runs a server stopped under end plainly, so Try again works on them.
-    pub async fn end_stale(&self) -> Result<u32, RunError> {
-        todo!(
-            "service {}",
-            self.models
-                .for_agent(&crate::org::Agent {
-                    id: AgentId(0),
-                    name: String::new(),
-                    template: String::new(),
-                    role: None,
-                    owner: crate::org::PersonId(0),
-                    team_copy: None
-                })
-                .is_on()
-        )
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
     }
 }
 

@@ -1,0 +1,163 @@
+//! What a run takes from person memory: the cards its block carries, the read tools its agent
+//! holds, and its reads, which go through the same gate as Refresh (who may read, the kill switch,
+//! the hourly limit) and keep what they read as the person's cards.
+
+use super::*;
+use crate::cards::access::{DataLabel, RunningAgent};
+use crate::runs::block::BlockCard;
+
+/// A read tool a run's agent may call: a ticked read tool of a connector its toolsets hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTool {
+    pub connector: i64,
+    pub connector_name: String,
+    pub tool: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// What a read in a run returned, and what it tells the run about its data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRead {
+    pub value: Value,
+    pub label: DataLabel,
+    pub source: String,
+    /// The read returned text someone outside wrote (a free-text field of the tool's shape).
+    pub outside_text: bool,
+    pub kept: usize,
+}
+
+impl PersonMemory {
+    /// The cards a run acting for `person` carries for `question`: each decided now for the person
+    /// and the agent, selected by match and use, with what the block needs to quote them. The flag
+    /// says a free-text field loads.
+    pub async fn cards_for_run(
+        &self,
+        person: &Person,
+        question: &str,
+        agent: &RunningAgent,
+    ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
+        let now = self.now();
+        let shown = self.settle(person, Some(agent)).await?;
+        let candidates: Vec<_> = shown
+            .iter()
+            .map(|(card, u, _, _)| crate::cards::select::Candidate {
+                card_id: card.id,
+                score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
+                record_id: card.record_id.clone(),
+                fields: card.fields.clone(),
+                pinned: u.pinned,
+                open_work: card.open_work,
+            })
+            .collect();
+        let selection = crate::cards::select::select_cards(question, &candidates);
+        let cards = selection
+            .cards
+            .into_iter()
+            .filter_map(|s| {
+                let (card, _, c, class) = shown.iter().find(|(card, ..)| card.id == s.card_id)?;
+                Some(BlockCard {
+                    card: card.id,
+                    kind: card.kind.clone(),
+                    record_id: card.record_id.clone(),
+                    source: c.name.clone(),
+                    read_at: card.read_at,
+                    fields: s.fields,
+                    label: *class,
+                })
+            })
+            .collect();
+        Ok((cards, selection.review_mode))
+    }
+
+    /// The read tools the agent's toolsets hold, as each live connector lists them. A connector
+    /// that cannot list its tools now is left out, and logged.
+    pub async fn run_tools(&self, agent: &RunningAgent) -> Result<Vec<RunTool>, MemoryError> {
+        let mut out = Vec::new();
+        for id in &agent.holds_toolsets {
+            let Some(c) = self.store.connector(*id).await? else { continue };
+            if c.killed || c.ticked.is_empty() || c.label > agent.cleared_for {
+                continue;
+            }
+            let Some(key) = self.store.company_key(c.id).await? else { continue };
+            let listed = match self.source.tools(&c.base_url, &key).await {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!(connector = c.id, error = %e, "the connector's tools were not listed for a run");
+                    continue;
+                }
+            };
+            for t in listed.into_iter().filter(|t| t.access == "read" && c.ticked.contains(&t.name)) {
+                out.push(RunTool {
+                    connector: c.id,
+                    connector_name: c.name.clone(),
+                    tool: t.name,
+                    description: t.description,
+                    parameters: t.parameters,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// One tool call of a run. Acting for a person, it reads as they would and keeps what the
+    /// tool's confirmed shape keeps; acting for nobody, it reads only with the company key and
+    /// keeps nothing. The refusal is a sentence for the run's step.
+    pub async fn read_for_run(
+        &self,
+        person: Option<&Person>,
+        agent: &RunningAgent,
+        connector: i64,
+        tool: &str,
+        args: &Value,
+    ) -> Result<RunRead, String> {
+        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+        if !agent.holds_toolsets.contains(&c.id) || c.reads_with(tool).is_none() {
+            return Err(format!("{tool} is not a read tool this agent holds"));
+        }
+        if c.label > agent.cleared_for {
+            return Err(format!(
+                "{} holds {} data, and this agent's model is cleared for {} data",
+                c.name,
+                c.label.as_str(),
+                agent.cleared_for.as_str()
+            ));
+        }
+        let (kind, key) = match person {
+            Some(p) => self.key_for(&c, tool, p).await.map_err(|r| r.to_string())?,
+            None if c.reads_with(tool) == Some(KeyKind::Company) => (KeyKind::Company, ReadKey::Company),
+            None => return Err(format!("{} reads with people's keys, and this run acts for nobody", c.name)),
+        };
+        let value = match self.call(&c, &key, tool, args, "run").await.map_err(|r| r.to_string())? {
+            Ok(v) => v,
+            Err(SourceError::Forbidden) => return Err(refused_read(&c)),
+            Err(e) => return Err(format!("{}: {e}", c.name)),
+        };
+        let shape = self
+            .store
+            .shapes(c.id)
+            .await
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .find(|s| s.tool == tool && s.confirmed);
+        let records: Vec<Value> = match value.get("records").and_then(Value::as_array) {
+            Some(list) => list.clone(),
+            None => vec![value.clone()],
+        };
+        let outside_text = shape.as_ref().is_some_and(|shape| {
+            records
+                .iter()
+                .any(|r| shape.fields.iter().any(|f| f.free_text && r.get(&f.name).is_some_and(|v| !v.is_null())))
+        });
+        let mut kept = 0;
+        if let (Some(p), Some(shape)) = (person, shape.as_ref()) {
+            let weight = use_weight(records.len());
+            for r in &records {
+                if self.keep(p, &c, shape, kind, r, reading::Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
+                    kept += 1;
+                }
+            }
+        }
+        Ok(RunRead { value, label: c.label, source: c.name.clone(), outside_text, kept })
+    }
+}

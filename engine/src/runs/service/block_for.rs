@@ -1,0 +1,145 @@
+//! Loading what a run's block is made of: which cores, the who's-who slice and the cards, by the
+//! run's kind and whom it acts for. `block::assemble` then puts them together.
+
+use super::*;
+use crate::cards::access::RunningAgent;
+use crate::cores::CoreScope;
+use crate::org::{Agent, TeamId};
+use crate::runs::block::{assemble, Block, BlockCard, BlockInput, LoadedCore, SLICE_TOKENS};
+use crate::runs::whoswho::{build_slice, SliceInput};
+
+/// How many teammates the slice reads at most; its budget cuts further.
+const TEAMMATES_READ: u32 = 60;
+
+/// What a block carried beyond the block itself, for the run.
+pub(crate) struct Loaded {
+    pub block: Block,
+    /// A free-text field of a card loads.
+    pub review_mode: bool,
+}
+
+fn looks_like_email(s: &str) -> bool {
+    let s = s.trim();
+    !s.contains(' ') && s.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
+}
+
+impl Runs {
+    /// The block a run of `kind` by `agent` acting for `person` is given for `question`, read from
+    /// the store now. Nothing is recorded.
+    pub async fn block_for(
+        &self,
+        kind: RunKind,
+        agent: &Agent,
+        person: Option<&Person>,
+        question: &str,
+    ) -> Result<Block, RunError> {
+        Ok(self.load(kind, agent, person, question).await?.block)
+    }
+
+    pub(super) async fn load(
+        &self,
+        kind: RunKind,
+        agent: &Agent,
+        person: Option<&Person>,
+        question: &str,
+    ) -> Result<Loaded, RunError> {
+        let now = self.now();
+        let running = self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))?;
+        let empty = BlockInput { cores: vec![], slice: None, cards: vec![], cleared_for: running.cleared_for, now };
+        if kind == RunKind::Eval {
+            // An eval's result never depends on who ran it.
+            return Ok(Loaded { block: assemble(empty), review_mode: false });
+        }
+        let person = person.filter(|_| kind != RunKind::Schedule);
+        let cores = self.cores_for(agent, person).await?;
+        let (cards, review_mode) = match (kind, person) {
+            (RunKind::Ask, Some(p)) => self.cards_for(p, question, &running).await?,
+            _ => (vec![], false),
+        };
+        let slice = match person {
+            Some(p) => Some(self.slice_for(p, &cards).await?),
+            None => None,
+        };
+        let block = assemble(BlockInput { cores, slice, cards, cleared_for: running.cleared_for, now });
+        let review_mode = review_mode && block.refs.iter().any(|r| matches!(r, MemoryRef::Card(_)));
+        Ok(Loaded { review_mode: review_mode || block.review_mode, block })
+    }
+
+    async fn cards_for(
+        &self,
+        person: &Person,
+        question: &str,
+        agent: &RunningAgent,
+    ) -> Result<(Vec<BlockCard>, bool), RunError> {
+        self.memory.cards_for_run(person, question, agent).await.map_err(|e| RunError::Store(e.to_string()))
+    }
+
+    /// The company core of the agent's role; the team core of the person's main team when that
+    /// team's role is the agent's (for a team copy, the copy's own team's); nothing else.
+    async fn cores_for(&self, agent: &Agent, person: Option<&Person>) -> Result<Vec<LoadedCore>, RunError> {
+        let mut out = Vec::new();
+        let Some(role_id) = agent.role else { return Ok(out) };
+        let Some(role) = self.store.role_by_id(role_id).await? else { return Ok(out) };
+        if let Some(v) = self.store.current_core(&CoreScope::Company(role.slug.clone())).await? {
+            out.push(LoadedCore { scope: v.scope, name: role.name.clone(), version: v.version, text: v.text });
+        }
+        let Some(person) = person else { return Ok(out) };
+        let team: Option<TeamId> = match agent.team_copy {
+            Some(t) => Some(t),
+            None => person.main_team,
+        };
+        let Some(team) = team else { return Ok(out) };
+        let Some(team) = self.store.team(team).await? else { return Ok(out) };
+        if agent.team_copy.is_none() && team.role != Some(role_id) {
+            return Ok(out);
+        }
+        if let Some(v) = self.store.current_core(&CoreScope::Team(team.id)).await? {
+            out.push(LoadedCore { scope: v.scope, name: team.name.clone(), version: v.version, text: v.text });
+        }
+        Ok(out)
+    }
+
+    /// Who's who around the person: the directory, the owners named on the cards this run loads,
+    /// and the who's-who list entries that name them exactly.
+    async fn slice_for(&self, person: &Person, cards: &[BlockCard]) -> Result<crate::runs::whoswho::Slice, RunError> {
+        let around = self.store.around(person.id, TEAMMATES_READ).await?;
+        let mut emails: Vec<String> = cards
+            .iter()
+            .flat_map(|c| c.fields.iter())
+            .filter(|f| !f.free_text && looks_like_email(&f.value))
+            .map(|f| f.value.trim().to_lowercase())
+            .filter(|e| *e != person.email.to_lowercase())
+            .collect();
+        emails.sort();
+        emails.dedup();
+        let owners = if emails.is_empty() { vec![] } else { self.store.people_by_emails(&emails).await? };
+        let entries = match self.lists.entries_for(person, &[]).await {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::warn!(person = %person.id, error = %e, "the who's-who lists were not read for a run");
+                vec![]
+            }
+        };
+        self.refetch_unknown(&emails, &owners, &entries);
+        let input = SliceInput { person: person.clone(), around, owners, entries, now: self.now() };
+        Ok(build_slice(&input, SLICE_TOKENS))
+    }
+
+    /// An owner email on a loaded card that neither the directory nor a kept list entry names:
+    /// the who's-who lists are fetched again in the background (claimed once per id and hour).
+    fn refetch_unknown(&self, emails: &[String], owners: &[Person], entries: &[crate::runs::whoswho::ListEntry]) {
+        let Some(spawn) = &self.spawn else { return };
+        let known = |e: &String| {
+            owners.iter().any(|p| p.email.eq_ignore_ascii_case(e))
+                || entries.iter().any(|x| x.names.iter().any(|n| n.eq_ignore_ascii_case(e)))
+        };
+        for email in emails.iter().filter(|e| !known(e)).take(3) {
+            let (lists, email) = (self.lists.clone(), email.clone());
+            spawn(Box::pin(async move {
+                if let Err(e) = lists.refetch_for_unknown(&email).await {
+                    tracing::warn!(error = %e, "the who's-who lists were not fetched again");
+                }
+            }));
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Answering a recorded run: the block, then the model and its tool calls (at most
+//! `MAX_TOOL_STEPS`), each a step with its line, then the answer. A model that fails or is slow
+//! ends the run plainly and nothing is lost: the question and the run stay, and Try again works.
+
+use super::block_for::Loaded;
+use super::*;
+use crate::cards::access::DataLabel;
+use crate::cards::service::RunTool;
+use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
+use crate::runs::{NewEvent, NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
+use chrono::NaiveTime;
+use serde_json::json;
+
+/// The name a model's tool goes by: the connector's name as a slug, then the tool.
+pub fn tool_name(connector_name: &str, tool: &str) -> String {
+    let mut slug = String::new();
+    for c in connector_name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('_') && !slug.is_empty() {
+            slug.push('_');
+        }
+    }
+    format!("{}__{tool}", slug.trim_end_matches('_'))
+}
+
+/// What the run carried so far, beyond the block: the reads' labels, sources and outside text.
+struct Carried {
+    label: DataLabel,
+    sources: Vec<String>,
+    review_mode: bool,
+}
+
+impl Carried {
+    fn add(&mut self, label: DataLabel, source: &str, outside_text: bool) {
+        self.label = self.label.max(label);
+        if !self.sources.iter().any(|s| s == source) {
+            self.sources.push(source.to_string());
+        }
+        self.review_mode |= outside_text;
+    }
+}
+
+fn quote(s: &str) -> String {
+    s.replace("</data>", "</ data>")
+}
+
+impl Runs {
+    /// Takes a recorded run to its end. A run that already ended is returned as it is, so two
+    /// servers (or a retry and a reload) never answer one run twice.
+    pub async fn execute(&self, run: RunId) -> Result<RunView, RunError> {
+        let r = self.store.run(run).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
+        if r.state != RunState::Running {
+            return self.view(r).await;
+        }
+        let ended = self.answer(&r).await?;
+        self.view(ended).await
+    }
+
+    async fn answer(&self, r: &Run) -> Result<Run, RunError> {
+        let message = self
+            .store
+            .message(r.message)
+            .await?
+            .ok_or_else(|| RunError::NotFound("There is no such message".into()))?;
+        let agent = self.agent(r.agent).await?;
+        let person = match r.for_person {
+            Some(p) => {
+                Some(self.store.person(p).await?.ok_or_else(|| RunError::NotFound("There is no such person".into()))?)
+            }
+            None => None,
+        };
+        let question = message.text.clone();
+        let Loaded { block, review_mode } = self.load(r.kind, &agent, person.as_ref(), &question).await?;
+        let now = self.now();
+        if let Some(line) = &block.step_line {
+            if !r.steps.iter().any(|s| s.kind == StepKind::MemoryUsed) {
+                let step = NewStep {
+                    kind: StepKind::MemoryUsed,
+                    line: line.clone(),
+                    words: block.words.clone(),
+                    refs: block.refs.clone(),
+                    detail: None,
+                };
+                self.store.add_step(r.id, &step, now).await?;
+                let event =
+                    NewEvent { name: "memory_used".into(), run: r.id, thread: r.thread, refs: block.refs.clone() };
+                self.store.record_event(&event, now).await?;
+            }
+        }
+        let mut carried = Carried { label: block.data_label, sources: block.sources.clone(), review_mode };
+        let model = match self.models.for_agent(&agent) {
+            AgentModelChoice::Use(m) => m,
+            AgentModelChoice::Off(why) => {
+                return self.fail(r, &format!("The model did not answer: {why}"), None, &carried).await
+            }
+        };
+        let running = self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))?;
+        let tools = if r.kind == RunKind::Eval && person.is_none() {
+            vec![]
+        } else {
+            self.memory.run_tools(&running).await.map_err(|e| RunError::Store(e.to_string()))?
+        };
+        let specs: Vec<ToolSpec> = tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: tool_name(&t.connector_name, &t.tool),
+                description: t.description.clone(),
+                parameters: if t.parameters.is_null() {
+                    json!({"type": "object", "properties": {}})
+                } else {
+                    t.parameters.clone()
+                },
+            })
+            .collect();
+        let mut turns = vec![Turn::system(block.system.clone()), Turn::user(block.user_turn(&question))];
+        // A retry from a step replays the reads it kept, so they are not made again.
+        for s in r.steps.iter().filter(|s| s.kind == StepKind::ToolCall) {
+            if let Some(d) = &s.detail {
+                if let Ok(call) = serde_json::from_value::<ToolCall>(d["call"].clone()) {
+                    let result = d["result"].as_str().unwrap_or_default().to_string();
+                    push_tool_turns(&mut turns, call, result);
+                }
+            }
+        }
+        let mut steps_taken = r.steps.iter().filter(|s| s.kind == StepKind::ToolCall).count() as u32;
+        loop {
+            if !self.claim_call(&agent.name).await? {
+                let why = format!("today's cap of {} model calls is spent", self.max_calls_per_day);
+                return self.fail(r, &format!("The model did not answer: {why}"), Some(model.as_ref()), &carried).await;
+            }
+            let reply = match model.reply(&turns, &specs).await {
+                Ok(reply) => reply,
+                Err(e) => {
+                    tracing::warn!(run = %r.id, model = model.name(), error = %e, "the model did not answer");
+                    return self
+                        .fail(r, &format!("The model did not answer: {e}"), Some(model.as_ref()), &carried)
+                        .await;
+                }
+            };
+            match reply {
+                Reply::Answer(text) => return self.finish(r, &text, model.as_ref(), &carried).await,
+                Reply::ToolCalls(calls) => {
+                    for call in calls {
+                        if steps_taken >= MAX_TOOL_STEPS {
+                            let why = format!("The agent made {MAX_TOOL_STEPS} tool calls without answering");
+                            return self.fail(r, &why, Some(model.as_ref()), &carried).await;
+                        }
+                        steps_taken += 1;
+                        let result = self.tool_call(r, person.as_ref(), &running, &tools, &call, &mut carried).await?;
+                        push_tool_turns(&mut turns, call, result);
+                    }
+                }
+            }
+        }
+    }
+
+    /// One tool call, through the same gate as Refresh, recorded as a step with its line.
+    async fn tool_call(
+        &self,
+        r: &Run,
+        person: Option<&Person>,
+        running: &crate::cards::access::RunningAgent,
+        tools: &[RunTool],
+        call: &ToolCall,
+        carried: &mut Carried,
+    ) -> Result<String, RunError> {
+        let tool = tools.iter().find(|t| tool_name(&t.connector_name, &t.tool) == call.name);
+        let (line, result) = match tool {
+            None => (
+                format!("Asked for {}, which this agent does not hold", call.name),
+                format!("There is no tool called {}", call.name),
+            ),
+            Some(t) => match self.memory.read_for_run(person, running, t.connector, &t.tool, &call.arguments).await {
+                Ok(read) => {
+                    carried.add(read.label, &read.source, read.outside_text);
+                    let kept = if read.kept > 0 { format!(" and kept {} as cards", read.kept) } else { String::new() };
+                    (
+                        format!("Read with {} from {}{kept}", t.tool, t.connector_name),
+                        format!(
+                            "<data source=\"{}\" tool=\"{}\" label=\"{}\">\n{}\n</data>",
+                            quote(&t.connector_name),
+                            t.tool,
+                            read.label.as_str(),
+                            quote(&read.value.to_string())
+                        ),
+                    )
+                }
+                Err(why) => {
+                    (format!("Not read with {} from {}: {why}", t.tool, t.connector_name), format!("Not read: {why}"))
+                }
+            },
+        };
+        let step = NewStep {
+            kind: StepKind::ToolCall,
+            line,
+            words: vec![],
+            refs: vec![],
+            detail: Some(json!({"call": call, "result": result})),
+        };
+        self.store.add_step(r.id, &step, self.now()).await?;
+        Ok(result)
+    }
+
+    async fn claim_call(&self, agent: &str) -> Result<bool, RunError> {
+        let now = self.now();
+        let day_start = now.date_naive().and_time(NaiveTime::MIN).and_utc();
+        Ok(self.store.claim_model_call(agent, "ask", day_start, self.max_calls_per_day, now).await?)
+    }
+
+    fn model_name(model: &dyn AgentModel) -> String {
+        if model.is_demo() {
+            format!("demo/{}", model.name().rsplit('/').next().unwrap_or_default())
+        } else {
+            model.name()
+        }
+    }
+
+    async fn finish(&self, r: &Run, text: &str, model: &dyn AgentModel, carried: &Carried) -> Result<Run, RunError> {
+        let now = self.now();
+        let step =
+            NewStep { kind: StepKind::Answer, line: "Answered".into(), words: vec![], refs: vec![], detail: None };
+        self.store.add_step(r.id, &step, now).await?;
+        let end = RunEnd {
+            state: RunState::Answered,
+            answer: Some(text.trim().to_string()),
+            failure: None,
+            model: Some(Self::model_name(model)),
+            data_label: carried.label,
+            sources: carried.sources.clone(),
+            review_mode: carried.review_mode,
+        };
+        self.end(r, &end).await
+    }
+
+    async fn fail(
+        &self,
+        r: &Run,
+        why: &str,
+        model: Option<&dyn AgentModel>,
+        carried: &Carried,
+    ) -> Result<Run, RunError> {
+        let now = self.now();
+        let step = NewStep { kind: StepKind::Failed, line: why.to_string(), words: vec![], refs: vec![], detail: None };
+        self.store.add_step(r.id, &step, now).await?;
+        let end = RunEnd {
+            state: RunState::Failed,
+            answer: None,
+            failure: Some(why.to_string()),
+            model: model.map(Self::model_name),
+            data_label: carried.label,
+            sources: carried.sources.clone(),
+            review_mode: carried.review_mode,
+        };
+        self.end(r, &end).await
+    }
+
+    async fn end(&self, r: &Run, end: &RunEnd) -> Result<Run, RunError> {
+        match self.store.end_run(r.id, end, self.now()).await {
+            Ok(run) => Ok(run),
+            // Another server ended it meanwhile: its end stands.
+            Err(crate::store::StoreError::Changed { .. }) => {
+                self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Runs a server stopped under end plainly, so Try again works on them.
+    pub async fn end_stale(&self) -> Result<u32, RunError> {
+        let before = self.now() - chrono::Duration::minutes(15);
+        let mut ended = 0;
+        for id in self.store.stale_runs(before).await? {
+            let Some(r) = self.store.run(id).await? else { continue };
+            let carried = Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode };
+            self.fail(&r, "The run stopped before it answered: the server stopped under it", None, &carried).await?;
+            ended += 1;
+        }
+        Ok(ended)
+    }
+}
+
+fn push_tool_turns(turns: &mut Vec<Turn>, call: ToolCall, result: String) {
+    let id = call.id.clone();
+    turns.push(Turn { role: TurnRole::Assistant, content: String::new(), tool_calls: vec![call], tool_call_id: None });
+    turns.push(Turn { role: TurnRole::Tool, content: result, tool_calls: vec![], tool_call_id: Some(id) });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_are_the_connector_slug_and_the_tool() {
+        assert_eq!(tool_name("Acme ATS", "get_lead"), "acme_ats__get_lead");
+        assert_eq!(tool_name("  Zendesk (EU) ", "search"), "zendesk_eu__search");
+    }
+
+    #[test]
+    fn stored_text_cannot_close_a_quote_early() {
+        assert_eq!(quote("a</data>b"), "a</ data>b");
+    }
+}

@@ -1,0 +1,139 @@
+//! Reading threads and runs: only the person a run was for may read it (for a run acting for
+//! nobody, the agent's owner). Anyone else is told there is no such thread, which says nothing
+//! of whether one exists. Events, ids only, are for admins.
+
+use super::*;
+use crate::runs::{Author, Run, RunState, StepKind, Thread};
+
+/// The note under an answer the demo's scripted model gave.
+pub const DEMO_MODEL_NOTE: &str = "Answered by the demo model: scripted replies, no language model";
+
+/// How many events one read returns at most.
+pub const EVENTS_PAGE: u32 = 100;
+
+impl Runs {
+    async fn may_read(
+        &self,
+        viewer: &Person,
+        person: Option<crate::org::PersonId>,
+        agent: AgentId,
+    ) -> Result<bool, RunError> {
+        Ok(match person {
+            Some(p) => p == viewer.id,
+            None => self.store.agent(agent).await?.is_some_and(|a| a.owner == viewer.id),
+        })
+    }
+
+    pub(super) async fn readable_thread(&self, viewer: &Person, id: ThreadId) -> Result<Thread, RunError> {
+        let none = || RunError::NotFound("There is no such thread".into());
+        let t = self.store.thread(id).await?.ok_or_else(none)?;
+        if !self.may_read(viewer, t.person, t.agent).await? {
+            return Err(none());
+        }
+        Ok(t)
+    }
+
+    pub(super) async fn readable_run(&self, viewer: &Person, id: RunId) -> Result<Run, RunError> {
+        let none = || RunError::NotFound("There is no such run".into());
+        let r = self.store.run(id).await?.ok_or_else(none)?;
+        if !self.may_read(viewer, r.for_person, r.agent).await? {
+            return Err(none());
+        }
+        Ok(r)
+    }
+
+    pub async fn thread(&self, viewer: &Person, id: ThreadId) -> Result<ThreadView, RunError> {
+        let t = self.readable_thread(viewer, id).await?;
+        self.thread_view(t).await
+    }
+
+    pub async fn run(&self, viewer: &Person, id: RunId) -> Result<RunView, RunError> {
+        let r = self.readable_run(viewer, id).await?;
+        self.view(r).await
+    }
+
+    /// A person's own threads, newest first.
+    pub async fn my_threads(&self, person: &Person) -> Result<Vec<ThreadView>, RunError> {
+        let mut out = Vec::new();
+        for t in self.store.threads_for(person.id, 30).await? {
+            out.push(self.thread_view(t).await?);
+        }
+        Ok(out)
+    }
+
+    /// Events after an id, for admins: ids and names only.
+    pub async fn events_after(&self, admin: &Person, after: i64) -> Result<Vec<Event>, RunError> {
+        if !admin.is_admin {
+            return Err(RunError::NotAllowed("Only an admin can see events".into()));
+        }
+        Ok(self.store.events_after(after.max(0), EVENTS_PAGE).await?)
+    }
+
+    async fn thread_view(&self, t: Thread) -> Result<ThreadView, RunError> {
+        let agent_name = self.store.agent(t.agent).await?.map(|a| a.name).unwrap_or_else(|| "An agent".into());
+        let runs = self.store.runs_of_thread(t.id).await?;
+        let person_name = match t.person {
+            Some(p) => self.store.person(p).await?.map(|p| p.name),
+            None => None,
+        };
+        let mut messages = Vec::new();
+        for m in self.store.messages(t.id).await? {
+            let latest = runs.iter().rev().find(|r| r.message == m.id && r.state != RunState::Retried);
+            let (author, from_agent) = match m.author {
+                Author::Agent(_) => (agent_name.clone(), true),
+                Author::Person(_) => (person_name.clone().unwrap_or_else(|| "Someone".into()), false),
+            };
+            let run = match latest {
+                Some(r) if !from_agent => Some(self.view(r.clone()).await?),
+                _ => None,
+            };
+            messages.push(MessageView { id: m.id.0, author, from_agent, text: m.text, at: m.at, run });
+        }
+        Ok(ThreadView {
+            id: t.id,
+            agent: t.agent,
+            agent_name,
+            title: t.title,
+            working: runs.iter().any(|r| r.state == RunState::Running),
+            messages,
+        })
+    }
+
+    pub(super) async fn view(&self, r: Run) -> Result<RunView, RunError> {
+        let agent_name = self.store.agent(r.agent).await?.map(|a| a.name).unwrap_or_else(|| "An agent".into());
+        let memory_used =
+            r.steps.iter().find(|s| s.kind == StepKind::MemoryUsed).map(|s| s.refs.clone()).unwrap_or_default();
+        let model_note = r.model.as_deref().filter(|m| m.starts_with("demo/")).map(|_| DEMO_MODEL_NOTE.to_string());
+        Ok(RunView {
+            id: r.id,
+            thread: r.thread,
+            agent: r.agent,
+            agent_name,
+            kind: r.kind,
+            state: r.state.as_str().to_string(),
+            answer: r.answer,
+            failure: r.failure,
+            data_label: r.data_label.as_str().to_string(),
+            sources: r.sources,
+            review_mode: r.review_mode,
+            unwatched: r.unwatched,
+            model: r.model,
+            model_note,
+            steps: r
+                .steps
+                .into_iter()
+                .map(|s| StepView {
+                    n: s.n,
+                    kind: s.kind.as_str().to_string(),
+                    line: s.line,
+                    words: s.words,
+                    refs: s.refs,
+                    at: s.at,
+                })
+                .collect(),
+            memory_used,
+            created_at: r.created_at,
+            finished_at: r.finished_at,
+        })
+    }
+}

@@ -1,0 +1,59 @@
+//! `engram ask --as alice "Sales Assistant" "what are our sales stages"`: asks an agent as a
+//! person, waits for the answer and prints it with the Memory used lines.
+
+use crate::connector::HttpSource;
+use crate::settings::Settings;
+use crate::startup::build_runs;
+use crate::store::AnyStore;
+use engine::cards::service::PersonMemory;
+use engine::runs::service::{Asker, RunView};
+use engine::{Clock, SystemClock};
+use std::io::Write;
+use std::sync::Arc;
+
+/// Asks `agent` the question as `who` (an email, or the part before the @) and prints the answer.
+pub async fn ask(
+    settings: &Settings,
+    who: &str,
+    agent: &str,
+    question: &str,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let opened = AnyStore::open(&settings.database_url).await.map_err(|e| e.to_string())?;
+    let opened = crate::secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now())
+        .await
+        .map_err(|e| e.to_string())?;
+    let store = opened.shared();
+    let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
+    let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone());
+    let runs = build_runs(settings, store.clone(), clock, memory, source);
+    let dir = store.directory().await.map_err(|e| e.to_string())?;
+    let person = crate::cli::find_person(&dir, who)?.clone();
+    let asker = Asker { person, unwatched: false };
+    let agent = runs.find_agent(&asker.person, agent).await.map_err(|e| e.to_string())?;
+    let started = runs.ask(&asker, agent, question).await.map_err(|e| e.to_string())?;
+    let run = runs.execute(started.run).await.map_err(|e| e.to_string())?;
+    print_run(&run, out).map_err(|e| e.to_string())?;
+    match run.failure {
+        Some(why) => Err(format!("{why} (try again with POST /api/runs/{}/retry)", run.id)),
+        None => Ok(()),
+    }
+}
+
+fn print_run(run: &RunView, out: &mut impl Write) -> std::io::Result<()> {
+    if let Some(answer) = &run.answer {
+        writeln!(out, "{answer}")?;
+    }
+    if let Some(note) = &run.model_note {
+        writeln!(out, "({note})")?;
+    }
+    for step in run.steps.iter().filter(|s| s.kind == "memory_used") {
+        writeln!(out)?;
+        writeln!(out, "Memory used: {}", step.line)?;
+        for w in &step.words {
+            writeln!(out, "  {w}")?;
+        }
+    }
+    Ok(())
+}
