@@ -6,7 +6,8 @@
 //! - secrets: `api_tokens` and `agent_tokens` (token hashes; owners make new tokens), `person_keys`
 //!   (the row is the secret; people enter their keys again);
 //! - runtime state: `connector_calls` and `reflect_calls` (the ledgers of hourly and daily limits),
-//!   `job_runs` (daily job claims), `idempotency_keys` (kept 24 hours) and sign-in sessions.
+//!   `job_runs` (daily job claims), `list_fetch_claims` (who's-who list fetches claimed across
+//!   servers), `idempotency_keys` (kept 24 hours) and sign-in sessions.
 //!
 //! Hidden columns of carried tables (people's password hashes, a connector's company key) are never
 //! written; an import fills them as `Hidden` says.
@@ -105,6 +106,7 @@ pub const TABLES: &[Table] = &[
     },
     Table {
         hidden: &[("password_hash", Hidden::UnusablePassword)],
+        late: &["manager_id"],
         ..plain(
             "people",
             &[
@@ -117,6 +119,7 @@ pub const TABLES: &[Table] = &[
                 c("created_at", Time),
                 n("time_zone", Text),
                 n("left_at", Time),
+                n("manager_id", Int),
             ],
         )
     },
@@ -274,6 +277,7 @@ pub const TABLES: &[Table] = &[
                 c("killed", Bool),
                 c("created_at", Time),
                 c("updated_at", Time),
+                c("whos_who", Bool),
             ],
         )
     },
@@ -348,6 +352,76 @@ pub const TABLES: &[Table] = &[
         &["person_id"],
     ),
     joined("agent_toolsets", &[c("agent_id", Int), c("connector_id", Int)], &["agent_id", "connector_id"]),
+    plain("threads", &[c("id", Int), c("agent_id", Int), n("person_id", Int), c("title", Text), c("created_at", Time)]),
+    plain(
+        "messages",
+        &[
+            c("id", Int),
+            c("thread_id", Int),
+            n("author_person_id", Int),
+            n("author_agent_id", Int),
+            c("text", Text),
+            c("at", Time),
+        ],
+    ),
+    Table {
+        late: &["retry_of", "retried_by"],
+        ..plain(
+            "runs",
+            &[
+                c("id", Int),
+                c("thread_id", Int),
+                c("message_id", Int),
+                c("agent_id", Int),
+                n("for_person_id", Int),
+                c("kind", Text),
+                c("state", Text),
+                c("unwatched", Bool),
+                c("data_label", Text),
+                c("sources", Text),
+                c("review_mode", Bool),
+                n("model", Text),
+                n("answer", Text),
+                n("failure", Text),
+                n("retry_of", Int),
+                n("retried_by", Int),
+                n("retried_at", Time),
+                c("created_at", Time),
+                n("finished_at", Time),
+            ],
+        )
+    },
+    joined(
+        "run_steps",
+        &[
+            c("run_id", Int),
+            c("n", Int),
+            c("kind", Text),
+            c("line", Text),
+            c("words", Text),
+            c("refs", Text),
+            n("detail", Text),
+            c("at", Time),
+        ],
+        &["run_id", "n"],
+    ),
+    plain(
+        "events",
+        &[c("id", Int), c("name", Text), c("run_id", Int), c("thread_id", Int), c("refs", Text), c("at", Time)],
+    ),
+    plain(
+        "list_entries",
+        &[
+            c("id", Int),
+            c("connector_id", Int),
+            c("list", Text),
+            n("entry_id", Text),
+            c("kept_values", Text),
+            c("names", Text),
+            c("fetched_at", Time),
+        ],
+    ),
+    joined("list_entry_keys", &[c("key", Text), c("list_entry_id", Int)], &["key", "list_entry_id"]),
 ];
 
 /// The carried table of that name.

@@ -24,6 +24,7 @@ fn sample() -> Vec<TableRows> {
         Cell::Time(at()),
         Cell::Null,
         Cell::Null,
+        Cell::Null,
     ]);
     tables
 }

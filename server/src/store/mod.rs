@@ -7,10 +7,12 @@ mod archive;
 pub mod bench_seed;
 mod cards;
 mod idempotency;
+mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod persona;
 pub mod postgres;
+mod run_rows;
 mod runs;
 mod sealing;
 mod secrets;

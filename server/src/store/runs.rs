@@ -1,15 +1,156 @@
-//! Threads, runs, steps, events and who's-who lists (skeleton for the store work).
-#![allow(unused_variables)]
+//! Threads, runs, their steps and events on SQLite. A read-then-write begins IMMEDIATE.
 
-use super::sqlite::SqliteStore;
+use super::run_rows::{author, author_columns, from_json, json, label, run_kind, run_state, step_kind};
+use super::sqlite::{backend, SqliteStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use engine::cards::access::DataLabel;
 use engine::org::{AgentId, PersonId};
-use engine::runs::whoswho::ListEntry;
 use engine::runs::{
-    Author, Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, Step, Thread, ThreadId,
+    Author, Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, RunState, Step, Thread, ThreadId,
 };
-use engine::store::{Actor, ListStore, RunStore, StoreError};
+use engine::store::{RunStore, StoreError};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+const THREAD_COLUMNS: &str = "id, agent_id, person_id, title, created_at";
+const MESSAGE_COLUMNS: &str = "id, thread_id, author_person_id, author_agent_id, text, at";
+const RUN_COLUMNS: &str = "id, thread_id, message_id, agent_id, for_person_id, kind, state, unwatched, data_label, \
+     sources, review_mode, model, answer, failure, retry_of, created_at, finished_at";
+const STEP_COLUMNS: &str = "run_id, n, kind, line, words, refs, detail, at";
+const EVENT_COLUMNS: &str = "id, name, run_id, thread_id, refs, at";
+
+fn thread_from(row: &SqliteRow) -> Thread {
+    Thread {
+        id: ThreadId(row.get("id")),
+        agent: AgentId(row.get("agent_id")),
+        person: row.get::<Option<i64>, _>("person_id").map(PersonId),
+        title: row.get("title"),
+        created_at: row.get("created_at"),
+    }
+}
+
+fn message_from(row: &SqliteRow) -> Result<Message, StoreError> {
+    Ok(Message {
+        id: MessageId(row.get("id")),
+        thread: ThreadId(row.get("thread_id")),
+        author: author(row.get("author_person_id"), row.get("author_agent_id"))?,
+        text: row.get("text"),
+        at: row.get("at"),
+    })
+}
+
+/// A run without its steps: `with_steps` adds them.
+fn run_from(row: &SqliteRow) -> Result<Run, StoreError> {
+    Ok(Run {
+        id: RunId(row.get("id")),
+        thread: ThreadId(row.get("thread_id")),
+        message: MessageId(row.get("message_id")),
+        agent: AgentId(row.get("agent_id")),
+        for_person: row.get::<Option<i64>, _>("for_person_id").map(PersonId),
+        kind: run_kind(row.get("kind"))?,
+        state: run_state(row.get("state"))?,
+        unwatched: row.get::<i64, _>("unwatched") != 0,
+        data_label: label(row.get("data_label"))?,
+        sources: from_json("run sources", row.get("sources"))?,
+        review_mode: row.get::<i64, _>("review_mode") != 0,
+        model: row.get("model"),
+        answer: row.get("answer"),
+        failure: row.get("failure"),
+        retry_of: row.get::<Option<i64>, _>("retry_of").map(RunId),
+        steps: Vec::new(),
+        created_at: row.get("created_at"),
+        finished_at: row.get("finished_at"),
+    })
+}
+
+fn step_from(row: &SqliteRow) -> Result<Step, StoreError> {
+    let detail: Option<String> = row.get("detail");
+    Ok(Step {
+        n: row.get::<i64, _>("n") as u32,
+        kind: step_kind(row.get("kind"))?,
+        line: row.get("line"),
+        words: from_json("step words", row.get("words"))?,
+        refs: from_json("step refs", row.get("refs"))?,
+        detail: detail.as_deref().map(|d| from_json("step detail", d)).transpose()?,
+        at: row.get("at"),
+    })
+}
+
+fn event_from(row: &SqliteRow) -> Result<Event, StoreError> {
+    Ok(Event {
+        id: row.get("id"),
+        name: row.get("name"),
+        run: RunId(row.get("run_id")),
+        thread: ThreadId(row.get("thread_id")),
+        refs: from_json("event refs", row.get("refs"))?,
+        at: row.get("at"),
+    })
+}
+
+async fn insert_message(
+    conn: &mut SqliteConnection,
+    thread: ThreadId,
+    by: &Author,
+    text: &str,
+    at: DateTime<Utc>,
+) -> Result<Message, StoreError> {
+    let (person, agent) = author_columns(by);
+    let row = sqlx::query(&format!(
+        "INSERT INTO messages (thread_id, author_person_id, author_agent_id, text, at) VALUES (?, ?, ?, ?, ?) \
+         RETURNING {MESSAGE_COLUMNS}"
+    ))
+    .bind(thread.0)
+    .bind(person)
+    .bind(agent)
+    .bind(text)
+    .bind(at)
+    .fetch_one(conn)
+    .await
+    .map_err(backend)?;
+    message_from(&row)
+}
+
+/// The run with its steps in order.
+async fn run_in(conn: &mut SqliteConnection, id: RunId) -> Result<Option<Run>, StoreError> {
+    let Some(row) = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?"))
+        .bind(id.0)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?
+    else {
+        return Ok(None);
+    };
+    let mut run = run_from(&row)?;
+    run.steps = sqlx::query(&format!("SELECT {STEP_COLUMNS} FROM run_steps WHERE run_id = ? ORDER BY n"))
+        .bind(id.0)
+        .fetch_all(conn)
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(step_from)
+        .collect::<Result<_, _>>()?;
+    Ok(Some(run))
+}
+
+async fn thread_exists(conn: &mut SqliteConnection, id: ThreadId) -> Result<(), StoreError> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT id FROM threads WHERE id = ?")
+        .bind(id.0)
+        .fetch_optional(conn)
+        .await
+        .map_err(backend)?;
+    found.map(|_| ()).ok_or_else(|| StoreError::NotFound(format!("thread:{id}")))
+}
+
+/// Why a conditional update of a run changed nothing: there is no such run, or it is in another
+/// state (another server moved it first).
+async fn refused(conn: &mut SqliteConnection, id: RunId) -> StoreError {
+    match sqlx::query_scalar::<_, i64>("SELECT id FROM runs WHERE id = ?").bind(id.0).fetch_optional(conn).await {
+        Ok(Some(_)) => StoreError::Changed { current: 0 },
+        Ok(None) => StoreError::NotFound(format!("run:{id}")),
+        Err(e) => backend(e),
+    }
+}
 
 #[async_trait]
 impl RunStore for SqliteStore {
@@ -22,8 +163,23 @@ impl RunStore for SqliteStore {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<(Thread, Message), StoreError> {
-        todo!("store helper")
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let row = sqlx::query(&format!(
+            "INSERT INTO threads (agent_id, person_id, title, created_at) VALUES (?, ?, ?, ?) RETURNING {THREAD_COLUMNS}"
+        ))
+        .bind(agent.0)
+        .bind(person.map(|p| p.0))
+        .bind(title)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let thread = thread_from(&row);
+        let message = insert_message(&mut tx, thread.id, first, text, at).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok((thread, message))
     }
+
     async fn add_message(
         &self,
         thread: ThreadId,
@@ -31,73 +187,240 @@ impl RunStore for SqliteStore {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<Message, StoreError> {
-        todo!("store helper")
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        thread_exists(&mut tx, thread).await?;
+        let message = insert_message(&mut tx, thread, author, text, at).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(message)
     }
-    async fn thread(&self, id: ThreadId) -> Result<Option<Thread>, StoreError> {
-        todo!("store helper")
-    }
-    async fn messages(&self, thread: ThreadId) -> Result<Vec<Message>, StoreError> {
-        todo!("store helper")
-    }
-    async fn threads_for(&self, person: PersonId, limit: u32) -> Result<Vec<Thread>, StoreError> {
-        todo!("store helper")
-    }
-    async fn create_run(&self, run: &NewRun, at: DateTime<Utc>) -> Result<Run, StoreError> {
-        todo!("store helper")
-    }
-    async fn run(&self, id: RunId) -> Result<Option<Run>, StoreError> {
-        todo!("store helper")
-    }
-    async fn runs_of_thread(&self, thread: ThreadId) -> Result<Vec<Run>, StoreError> {
-        todo!("store helper")
-    }
-    async fn add_step(&self, run: RunId, step: &NewStep, at: DateTime<Utc>) -> Result<Step, StoreError> {
-        todo!("store helper")
-    }
-    async fn end_run(&self, run: RunId, end: &RunEnd, at: DateTime<Utc>) -> Result<Run, StoreError> {
-        todo!("store helper")
-    }
-    async fn close_retried(&self, run: RunId, by: RunId, at: DateTime<Utc>) -> Result<(), StoreError> {
-        todo!("store helper")
-    }
-    async fn stale_runs(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
-        todo!("store helper")
-    }
-    async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
-        todo!("store helper")
-    }
-    async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<Event>, StoreError> {
-        todo!("store helper")
-    }
-    async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError> {
-        todo!("store helper")
-    }
-}
 
-#[async_trait]
-impl ListStore for SqliteStore {
-    async fn set_whos_who(&self, connector: i64, on: bool, actor: Actor) -> Result<(), StoreError> {
-        todo!("store helper")
+    async fn thread(&self, id: ThreadId) -> Result<Option<Thread>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {THREAD_COLUMNS} FROM threads WHERE id = ?"))
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(row.as_ref().map(thread_from))
     }
-    async fn whos_who_connectors(&self) -> Result<Vec<i64>, StoreError> {
-        todo!("store helper")
+
+    async fn messages(&self, thread: ThreadId) -> Result<Vec<Message>, StoreError> {
+        sqlx::query(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE thread_id = ? ORDER BY id"))
+            .bind(thread.0)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(message_from)
+            .collect()
     }
-    async fn save_list(
-        &self,
-        connector: i64,
-        list: &str,
-        entries: &[ListEntry],
-        fetched_at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        todo!("store helper")
+
+    async fn threads_for(&self, person: PersonId, limit: u32) -> Result<Vec<Thread>, StoreError> {
+        Ok(sqlx::query(&format!("SELECT {THREAD_COLUMNS} FROM threads WHERE person_id = ? ORDER BY id DESC LIMIT ?"))
+            .bind(person.0)
+            .bind(i64::from(limit))
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(thread_from)
+            .collect())
     }
-    async fn list_entries(&self) -> Result<Vec<ListEntry>, StoreError> {
-        todo!("store helper")
+
+    async fn create_run(&self, run: &NewRun, at: DateTime<Utc>) -> Result<Run, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let in_thread: Option<i64> = sqlx::query_scalar("SELECT thread_id FROM messages WHERE id = ?")
+            .bind(run.message.0)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if in_thread != Some(run.thread.0) {
+            return Err(StoreError::NotFound(format!("message:{} in thread:{}", run.message, run.thread)));
+        }
+        // A run starts at the lowest label; what it carries raises it when it ends.
+        let row = sqlx::query(&format!(
+            "INSERT INTO runs (thread_id, message_id, agent_id, for_person_id, kind, state, unwatched, data_label, \
+             sources, review_mode, retry_of, created_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, '[]', 0, ?, ?) \
+             RETURNING {RUN_COLUMNS}"
+        ))
+        .bind(run.thread.0)
+        .bind(run.message.0)
+        .bind(run.agent.0)
+        .bind(run.for_person.map(|p| p.0))
+        .bind(run.kind.as_str())
+        .bind(i64::from(run.unwatched))
+        .bind(DataLabel::Public.as_str())
+        .bind(run.retry_of.map(|r| r.0))
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let created = run_from(&row)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(created)
     }
-    async fn list_entries_naming(&self, keys: &[String]) -> Result<Vec<ListEntry>, StoreError> {
-        todo!("store helper")
+
+    async fn run(&self, id: RunId) -> Result<Option<Run>, StoreError> {
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        run_in(&mut conn, id).await
     }
-    async fn claim_list_fetch(&self, connector: i64, slot: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
-        todo!("store helper")
+
+    async fn runs_of_thread(&self, thread: ThreadId) -> Result<Vec<Run>, StoreError> {
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut runs = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY id"))
+            .bind(thread.0)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(run_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        let steps = sqlx::query(&format!(
+            "SELECT {STEP_COLUMNS} FROM run_steps WHERE run_id IN (SELECT id FROM runs WHERE thread_id = ?) \
+             ORDER BY run_id, n"
+        ))
+        .bind(thread.0)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        for row in &steps {
+            let id = RunId(row.get("run_id"));
+            if let Some(run) = runs.iter_mut().find(|r| r.id == id) {
+                run.steps.push(step_from(row)?);
+            }
+        }
+        Ok(runs)
+    }
+
+    async fn add_step(&self, run: RunId, step: &NewStep, at: DateTime<Utc>) -> Result<Step, StoreError> {
+        // IMMEDIATE: two servers adding steps to one run never read the same last number.
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM runs WHERE id = ?")
+            .bind(run.0)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if exists.is_none() {
+            return Err(StoreError::NotFound(format!("run:{run}")));
+        }
+        let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(n), 0) FROM run_steps WHERE run_id = ?")
+            .bind(run.0)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let detail = step.detail.as_ref().map(json).transpose()?;
+        let row = sqlx::query(&format!(
+            "INSERT INTO run_steps (run_id, n, kind, line, words, refs, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
+             RETURNING {STEP_COLUMNS}"
+        ))
+        .bind(run.0)
+        .bind(last + 1)
+        .bind(step.kind.as_str())
+        .bind(&step.line)
+        .bind(json(&step.words)?)
+        .bind(json(&step.refs)?)
+        .bind(detail)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let added = step_from(&row)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(added)
+    }
+
+    async fn end_run(&self, run: RunId, end: &RunEnd, at: DateTime<Utc>) -> Result<Run, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let ended = sqlx::query(
+            "UPDATE runs SET state = ?, answer = ?, failure = ?, model = ?, data_label = ?, sources = ?, \
+             review_mode = ?, finished_at = ? WHERE id = ? AND state = 'running' RETURNING thread_id, agent_id",
+        )
+        .bind(end.state.as_str())
+        .bind(&end.answer)
+        .bind(&end.failure)
+        .bind(&end.model)
+        .bind(end.data_label.as_str())
+        .bind(json(&end.sources)?)
+        .bind(i64::from(end.review_mode))
+        .bind(at)
+        .bind(run.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(ended) = ended else {
+            return Err(refused(&mut tx, run).await);
+        };
+        if let (RunState::Answered, Some(answer)) = (end.state, &end.answer) {
+            let by = Author::Agent(AgentId(ended.get("agent_id")));
+            insert_message(&mut tx, ThreadId(ended.get("thread_id")), &by, answer, at).await?;
+        }
+        let run = run_in(&mut tx, run).await?.ok_or_else(|| StoreError::NotFound(format!("run:{run}")))?;
+        tx.commit().await.map_err(backend)?;
+        Ok(run)
+    }
+
+    async fn close_retried(&self, run: RunId, by: RunId, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let closed = sqlx::query(
+            "UPDATE runs SET state = 'retried', retried_by = ?, retried_at = ? \
+             WHERE id = ? AND state IN ('failed', 'answered')",
+        )
+        .bind(by.0)
+        .bind(at)
+        .bind(run.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if closed.rows_affected() == 0 {
+            return Err(refused(&mut tx, run).await);
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn stale_runs(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
+        let ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM runs WHERE state = 'running' AND created_at < ? ORDER BY id")
+                .bind(before)
+                .fetch_all(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(ids.into_iter().map(RunId).collect())
+    }
+
+    async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+        // One writer at a time, so ids are committed in the order they are given: a follower
+        // reading after an id never misses one committed later below it.
+        let row = sqlx::query(&format!(
+            "INSERT INTO events (name, run_id, thread_id, refs, at) VALUES (?, ?, ?, ?, ?) RETURNING {EVENT_COLUMNS}"
+        ))
+        .bind(&event.name)
+        .bind(event.run.0)
+        .bind(event.thread.0)
+        .bind(json(&event.refs)?)
+        .bind(at)
+        .fetch_one(self.pool())
+        .await
+        .map_err(backend)?;
+        event_from(&row)
+    }
+
+    async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<Event>, StoreError> {
+        sqlx::query(&format!("SELECT {EVENT_COLUMNS} FROM events WHERE id > ? ORDER BY id LIMIT ?"))
+            .bind(after)
+            .bind(i64::from(limit))
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(event_from)
+            .collect()
+    }
+
+    async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?"))
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(message_from).transpose()
     }
 }

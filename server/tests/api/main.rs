@@ -17,5 +17,7 @@ mod org;
 mod pages;
 mod postgres;
 mod racing_reads;
+mod runs;
+mod runs_block;
 mod secrets;
 mod tracing;

@@ -5,6 +5,7 @@
 
 use crate::backends::{actor, at, org, unlocked, Db, POSTGRES_URL_VAR};
 use crate::connectors::{card, connector};
+use crate::{runs, whoswho};
 use engine::archive::{self, ArchiveError, ArchiveStore, TableRows};
 use engine::cards::access::KeyKind;
 use engine::cards::source::KeyMode;
@@ -12,6 +13,7 @@ use engine::cores::{CoreScope, NewCoreVersion};
 use engine::persona::audn::AudnOp;
 use engine::persona::backlog::{NewEpisode, Outcome};
 use engine::persona::render::MemoryKind;
+use engine::runs::{NewEvent, NewRun};
 use engine::store::NewPerson;
 use server::store::AnyStore;
 use sqlx::{Connection, Executor, PgConnection};
@@ -158,6 +160,22 @@ async fn rich(db: &Db) {
         .await
         .unwrap();
     db.edit_memory(added.added[0], "Ask before quoting", "alice@acme.test", at(6)).await.unwrap();
+    // A manager (a late column: Alice manages the admin, made before her), a thread with a retried
+    // run (late columns too), steps and an event, and a who's-who list with its lookup keys.
+    db.set_manager(o.admin.id, Some(o.alice.id), o.by_admin(7)).await.unwrap();
+    let t = runs::thread(db, &o, "what are our sales stages", 7).await;
+    let first = runs::run(db, &o, t.id, 7).await;
+    db.add_step(first.id, &runs::memory_step(), at(7)).await.unwrap();
+    db.end_run(first.id, &runs::answered("New, Won."), at(8)).await.unwrap();
+    let retry = NewRun { retry_of: Some(first.id), ..runs::new_run(&first) };
+    let second = db.create_run(&retry, at(8)).await.unwrap();
+    db.close_retried(first.id, second.id, at(8)).await.unwrap();
+    let event = NewEvent { name: "memory_used".into(), run: first.id, thread: t.id, refs: runs::memory_step().refs };
+    db.record_event(&event, at(8)).await.unwrap();
+    db.set_whos_who(crm.id, true, o.by_admin(8)).await.unwrap();
+    let entries = [whoswho::entry(crm.id, "crm", "list_territories", "T-1", &["alice@acme.test"], 8)];
+    db.save_list(crm.id, "list_territories", &entries, at(8)).await.unwrap();
+    assert!(db.claim_list_fetch(crm.id, "2026-11-30", at(8)).await.unwrap());
 }
 
 /// The lines after the header: what a move must carry unchanged.
@@ -169,7 +187,22 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
     rich(&from.db).await;
     let exported = from.archive.export_tables().await.unwrap();
     let text = rows_text(&exported);
-    for table in ["company", "people", "teams", "core_versions", "connectors", "cards", "org_agent_memory"] {
+    for table in [
+        "company",
+        "people",
+        "teams",
+        "core_versions",
+        "connectors",
+        "cards",
+        "org_agent_memory",
+        "threads",
+        "messages",
+        "runs",
+        "run_steps",
+        "events",
+        "list_entries",
+        "list_entry_keys",
+    ] {
         assert!(text.iter().any(|l| l.starts_with(&format!("{{\"table\":\"{table}\""))), "{table} is carried");
     }
     let all = text.join("\n");
@@ -194,6 +227,15 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
     let sales = after.roles.iter().find(|r| r.name == "Sales").unwrap().slug.clone();
     let versions = to.db.core_versions(&CoreScope::Company(sales), None, 10).await.unwrap();
     assert_eq!(versions.len(), 2);
+    let thread = to.db.threads_for(alice, 1).await.unwrap().remove(0);
+    let (moved, kept) =
+        (to.db.runs_of_thread(thread.id).await.unwrap(), from.db.runs_of_thread(thread.id).await.unwrap());
+    assert_eq!(moved, kept, "runs keep their steps, states and retries");
+    assert_eq!(to.db.events_after(0, 10).await.unwrap(), from.db.events_after(0, 10).await.unwrap());
+    let named = to.db.list_entries_naming(&["alice@acme.test".into()]).await.unwrap();
+    assert_eq!(named.len(), 1, "the list is found by what it names");
+    assert!(!text.iter().any(|l| l.contains("list_fetch_claims")), "claims stay behind");
+    assert!(to.db.claim_list_fetch(crm.id, "2026-11-30", at(9)).await.unwrap(), "a claim is the server's own");
 
     // New rows continue after the loaded ids.
     let newcomer = NewPerson {

@@ -19,5 +19,7 @@ mod keep;
 mod org;
 mod persona;
 mod row_security;
+mod runs;
 mod secrets;
 mod tokens;
+mod whoswho;

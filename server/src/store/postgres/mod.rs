@@ -11,6 +11,7 @@
 mod archive;
 mod cards;
 mod idempotency;
+mod lists;
 mod org;
 mod persona;
 mod runs;
@@ -51,6 +52,10 @@ pub(crate) mod locks {
     pub const AGENT_MEMORY: i32 = 301;
     /// One person's kept cards, while a keep decides and saves their use against the cap.
     pub const PERSON_CARDS: i32 = 401;
+    /// The events ledger: ids are given and committed in one order, so a follower never skips one.
+    pub const EVENTS: i32 = 501;
+    /// One connector's who's-who lists, while a fetch replaces one.
+    pub const LIST_SAVES: i32 = 502;
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released

@@ -41,7 +41,7 @@ fn person_from(row: &PgRow) -> Person {
         is_admin: row.get("is_admin"),
         main_team: row.get::<Option<i64>, _>("main_team_id").map(TeamId),
         role_override: row.get::<Option<i64>, _>("role_override_id").map(RoleId),
-        manager: None,
+        manager: row.get::<Option<i64>, _>("manager_id").map(PersonId),
         left_at: row.get("left_at"),
     }
 }
@@ -108,7 +108,7 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, left_at";
+const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 /// Inserts the version after `based_on`. Nothing is locked: of two saves based on the same version,
 /// the second to insert waits on the first's unique `(scope_key, version)` entry and, once that
@@ -495,13 +495,92 @@ impl OrgStore for PgStore {
             .collect())
     }
     async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
-        todo!("store helper {person} {manager:?} {}", actor.at)
+        set_column(
+            self.pool(),
+            "people",
+            "manager_id",
+            person.0,
+            manager.map(|p| p.0),
+            actor,
+            "person.manager",
+            "person",
+        )
+        .await
     }
+
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {
-        todo!("store helper {person} {teammates}")
+        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let row = sqlx::query("SELECT main_team_id, manager_id FROM people WHERE id = $1")
+            .bind(person.0)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(backend)?
+            .ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
+        let (team_id, manager_id): (Option<i64>, Option<i64>) = (row.get("main_team_id"), row.get("manager_id"));
+        let current_sql = format!("SELECT {PERSON_COLUMNS} FROM people WHERE id = $1 AND left_at IS NULL");
+        let current = |id: Option<i64>| sqlx::query(&current_sql).bind(id);
+        let manager = match manager_id {
+            Some(_) => current(manager_id).fetch_optional(&mut *conn).await.map_err(backend)?.map(|r| person_from(&r)),
+            None => None,
+        };
+        let mut around = engine::runs::whoswho::Around { manager, ..Default::default() };
+        let Some(team_id) = team_id else { return Ok(around) };
+        let team = sqlx::query("SELECT id, name, lead_id, role_id FROM teams WHERE id = $1")
+            .bind(team_id)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(backend)?
+            .map(|r| team_from(&r));
+        let Some(team) = team else { return Ok(around) };
+        if let Some(role) = team.role {
+            around.team_role = sqlx::query_scalar("SELECT name FROM roles WHERE id = $1")
+                .bind(role.0)
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(backend)?;
+        }
+        if let Some(lead) = team.lead {
+            around.lead =
+                current(Some(lead.0)).fetch_optional(&mut *conn).await.map_err(backend)?.map(|r| person_from(&r));
+        }
+        // The (main_team_id, name COLLATE "C") index serves the filter and the order; the limit
+        // bounds it.
+        around.teammates = sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS} FROM people WHERE main_team_id = $1 AND id <> $2 AND left_at IS NULL \
+             ORDER BY name COLLATE \"C\" LIMIT $3"
+        ))
+        .bind(team_id)
+        .bind(person.0)
+        .bind(i64::from(teammates))
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(person_from)
+        .collect();
+        around.team = Some(team);
+        Ok(around)
     }
+
     async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
-        todo!("store helper {}", emails.len())
+        let mut emails: Vec<String> =
+            emails.iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).collect();
+        emails.sort();
+        emails.dedup();
+        if emails.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Emails are kept lowercased, so the unique email index serves the lookup.
+        Ok(sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS} FROM people WHERE email = ANY($1) AND left_at IS NULL ORDER BY name COLLATE \"C\""
+        ))
+        .bind(&emails)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(person_from)
+        .collect())
     }
 }
 
