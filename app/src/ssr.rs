@@ -40,6 +40,11 @@ pub fn memory() -> Result<engine::cards::service::PersonMemory, ServerFnError> {
         .ok_or_else(|| internal("person memory is not in the request context"))
 }
 
+pub fn lists() -> Result<engine::runs::lists::ReferenceLists, ServerFnError> {
+    use_context::<engine::runs::lists::ReferenceLists>()
+        .ok_or_else(|| internal("the who's-who lists are not in the request context"))
+}
+
 pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }

@@ -5,7 +5,8 @@
 //! # Tools
 //! - `GET /tools` answers 200 `{"tools": [{"name", "description", "access": "read" | "write", "bulk",
 //!   "parameters": {"<name>": {"type": "string" | "number", "required", "description"}}}]}`. `bulk` is
-//!   true for the list and search tools, which return many records.
+//!   true for the list and search tools, which return many records. `reference` is true for the
+//!   reference lists (territories, team members, lead sources; see `acme_lists`), and left out otherwise.
 //! - `POST /tools/{name}` with the body `{"arguments": {…}}` answers 200 `{"result": <json>}`. A `get_*`
 //!   tool returns one record; `list_*` and `search_*` return `{"records": [...]}`; `update_*` returns the
 //!   updated record.
@@ -426,7 +427,8 @@ fn not_found<R: Record>(id: &str) -> AtsError {
 
 async fn list_tools(State(ats): State<AcmeAts>, headers: HeaderMap) -> Result<Json<Value>, AtsError> {
     ats.caller(&headers)?;
-    Ok(Json(json!({"tools": TOOLS.iter().map(ToolSpec::to_json).collect::<Vec<_>>()})))
+    let tools = TOOLS.iter().map(ToolSpec::to_json).chain(crate::acme_lists::tools_json()).collect::<Vec<_>>();
+    Ok(Json(json!({ "tools": tools })))
 }
 
 async fn call_tool(
@@ -438,6 +440,16 @@ async fn call_tool(
     // Counted before anything can refuse it: the counter measures what callers send, refused or not.
     ats.inner.tool_calls.fetch_add(1, Ordering::Relaxed);
     let caller = ats.caller(&headers)?;
+    if crate::acme_lists::is_list(&name) {
+        // The reference lists take no arguments and are the same for every caller.
+        if let Some(given) = arguments(&body)?.keys().next() {
+            return Err(AtsError::InvalidArguments(format!("`{given}` is not an argument of {name}; it takes none.")));
+        }
+        tracing::debug!(tool = %name, ?caller, "reference list");
+        return crate::acme_lists::answer(&name)
+            .map(|r| Json(json!({ "result": r })))
+            .ok_or(AtsError::UnknownTool(name));
+    }
     let tool = TOOLS.iter().find(|t| t.name == name).ok_or(AtsError::UnknownTool(name))?;
     let arguments = arguments(&body)?;
     let args = tool.check(&arguments)?;
@@ -1335,15 +1347,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn lists_twelve_tools_with_their_flags_and_each_one_answers() {
+    async fn lists_fifteen_tools_with_their_flags_and_each_one_answers() {
         let ats = Ats::start().await;
         let resp = ats.http.get(format!("{}/tools", ats.url)).bearer_auth(COMPANY).send().await.unwrap();
         assert_eq!(resp.status(), 200);
         let body: Value = resp.json().await.unwrap();
         let tools = body["tools"].as_array().unwrap();
-        assert_eq!(tools.len(), 12);
+        assert_eq!(tools.len(), 15);
         for tool in tools {
             let name = tool["name"].as_str().unwrap();
+            assert_eq!(tool["reference"] == true, crate::acme_lists::is_list(name), "{name}");
             let writes = name.starts_with("update_");
             let bulk = name.starts_with("list_") || name.starts_with("search_");
             assert_eq!(tool["access"], if writes { "write" } else { "read" }, "{name}");

@@ -3,6 +3,7 @@
 //! server; the server only calls in here when asked for the demo.
 
 pub mod acme_ats;
+pub mod acme_lists;
 pub mod bots;
 pub mod cards;
 pub mod company;

@@ -37,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .route("/memory/cores/{scope}/limit", post(set_limit))
         .route("/memory/suggestions/{id}/accept", post(accept_suggestion))
         .route("/memory/suggestions/{id}/dismiss", post(dismiss_suggestion))
+        .route("/connectors/{id}/whos-who", post(set_whos_who))
 }
 
 /// A refusal as the API answers it: a status, a code for `error` and the sentence for `message`.
@@ -304,4 +305,20 @@ async fn dismiss_suggestion(
 ) -> Result<StatusCode, ApiError> {
     s.cores.dismiss_suggestion(&p, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+struct WhosWho {
+    on: bool,
+}
+
+/// An admin marks a toolset as who's who, acting as themselves: only in a session.
+async fn set_whos_who(
+    State(s): State<AppState>,
+    SessionCaller(p): SessionCaller,
+    Path(id): Path<i64>,
+    Json(body): Json<WhosWho>,
+) -> Result<Response, ApiError> {
+    s.lists.set_whos_who(&p, id, body.on).await?;
+    Ok(Json(json!({ "connector": id, "whos_who": body.on })).into_response())
 }

@@ -64,6 +64,7 @@ pub struct Application {
     auth: AuthService,
     bots: Bots,
     memory: PersonMemory,
+    lists: ReferenceLists,
     runs: Runs,
 }
 
@@ -95,9 +96,10 @@ impl Application {
         let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
         let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
         let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models);
+        let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
         let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source);
         if settings.run_jobs {
-            spawn_jobs(memory.clone(), store.clone(), clock.clone());
+            spawn_jobs(memory.clone(), lists.clone(), store.clone(), clock.clone());
         }
         match runs.end_stale().await {
             Ok(0) => {}
@@ -134,6 +136,7 @@ impl Application {
             auth: auth.clone(),
             bots: bots.clone(),
             memory: memory.clone(),
+            lists: lists.clone(),
             runs: runs.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
         };
@@ -167,7 +170,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, cores, org, auth, bots, memory, runs })
+        Ok(Self { listener, router, store, cores, org, auth, bots, memory, lists, runs })
     }
 
     pub fn port(&self) -> u16 {
@@ -196,6 +199,10 @@ impl Application {
 
     pub fn memory(&self) -> &PersonMemory {
         &self.memory
+    }
+
+    pub fn lists(&self) -> &ReferenceLists {
+        &self.lists
     }
 
     pub fn runs(&self) -> &Runs {
@@ -306,14 +313,15 @@ impl ExpiredDeletion for Sessions {
     }
 }
 
-/// Prepare my day and the forgetting job, checked every minute; each decides itself whether it
-/// is due, so a restart never runs one twice in a day.
-fn spawn_jobs(memory: PersonMemory, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
+/// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
+/// decides itself whether it is due, so a restart never runs one twice in a day.
+fn spawn_jobs(memory: PersonMemory, lists: ReferenceLists, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
             run_due_jobs(&memory).await;
+            fetch_due_lists(&lists).await;
             let stale = clock.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
             let purge = store.idem_purge_before(stale);
             if let Err(e) =
@@ -344,6 +352,19 @@ pub async fn run_due_jobs(memory: &PersonMemory) {
         }
     }
     .instrument(job_span("forgetting"))
+    .await;
+}
+
+/// The who's-who lists' daily fetch, in a span of its own.
+pub async fn fetch_due_lists(lists: &ReferenceLists) {
+    async {
+        match lists.fetch_daily().await {
+            Ok(0) => {}
+            Ok(fetched) => tracing::info!(lists = fetched, "fetched the who's-who lists"),
+            Err(e) => tracing::warn!(error = %e, "the who's-who lists' fetch was skipped"),
+        }
+    }
+    .instrument(job_span("whos_who_lists"))
     .await;
 }
 

@@ -8,6 +8,7 @@ use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
 use engine::org::service::OrgService;
 use engine::persona::service::Bots;
+use engine::runs::lists::ReferenceLists;
 use engine::runs::service::Runs;
 use engine::store::Store;
 use engine::Clock;
@@ -25,6 +26,7 @@ pub struct AppState {
     pub auth: AuthService,
     pub bots: Bots,
     pub memory: PersonMemory,
+    pub lists: ReferenceLists,
     pub runs: Runs,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
@@ -39,13 +41,15 @@ impl FromRef<AppState> for LeptosOptions {
 /// What every page render can use from context.
 pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
-    let (bots, memory, runs) = (state.bots.clone(), state.memory.clone(), state.runs.clone());
+    let (bots, memory) = (state.bots.clone(), state.memory.clone());
+    let (lists, runs) = (state.lists.clone(), state.runs.clone());
     move || {
         provide_context(cores.clone());
         provide_context(org.clone());
         provide_context(auth.clone());
         provide_context(bots.clone());
         provide_context(memory.clone());
+        provide_context(lists.clone());
         provide_context(runs.clone());
     }
 }

@@ -4,12 +4,18 @@ use super::draft_shapes::DraftShapes;
 use super::load_sheet::{load_sheet, SheetData};
 use super::save_connector::SaveConnector;
 use super::set_company_key::SetCompanyKey;
+use super::set_whos_who::SetWhosWho;
 use super::tick_tool::TickTool;
 use crate::components::{loaded, NoticeLine};
 use engine::cards::source::RecordShape;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_params_map;
+
+/// What marking a toolset as who's who does, in the seed's words.
+pub const WHOS_WHO_NOTE: &str = "Its reference lists (team members, territories, lead sources) join the slice of the \
+     people they name exactly. They are fetched daily with the company key alone, never under the kill switch, and \
+     only their structured values are kept.";
 
 /// The seed's note on the Keep cards switch.
 pub const KEEP_CARDS_NOTE: &str = "Some systems' terms do not allow keeping copies, for example Slack's API terms";
@@ -52,7 +58,7 @@ fn ShapeForm(id: i64, shape: RecordShape, label: &'static str) -> impl IntoView 
 
 #[component]
 fn SheetView(data: SheetData) -> impl IntoView {
-    let SheetData { sheet, notice } = data;
+    let SheetData { sheet, notice, whos_who } = data;
     let c = sheet.connector.clone();
     let id = c.id;
     let mode = c.key_mode.as_str();
@@ -69,7 +75,12 @@ fn SheetView(data: SheetData) -> impl IntoView {
                                 <input type="hidden" name="tool" value=t.name.clone()/>
                                 <input type="hidden" name="on" value=(!on).to_string()/>
                                 <code>{t.name.clone()}</code>
-                                {format!(" — {}{} ", t.description, if t.bulk { " (bulk)" } else { "" })}
+                                {format!(
+                                    " — {}{}{} ",
+                                    t.description,
+                                    if t.bulk { " (bulk)" } else { "" },
+                                    if t.reference { " (reference list)" } else { "" },
+                                )}
                                 <button type="submit">{if on { "Untick" } else { "Tick" }}</button>
                             </form>
                         </li>
@@ -138,6 +149,20 @@ fn SheetView(data: SheetData) -> impl IntoView {
                     <label>" " <input type="checkbox" name="killed" value="on" checked=c.killed/>" Kill switch (no reads at all)"</label>
                 </p>
                 <button type="submit">"Save settings"</button>
+            </form>
+        </section>
+        <section>
+            <h2>"Who's who"</h2>
+            <p class="meta">{if whos_who {
+                "This toolset is marked as who's who."
+            } else {
+                "This toolset is not marked as who's who."
+            }}</p>
+            <p class="meta">{WHOS_WHO_NOTE}</p>
+            <form method="post" action=SetWhosWho::url() class="inline">
+                <input type="hidden" name="id" value=id.to_string()/>
+                <input type="hidden" name="on" value=(!whos_who).to_string()/>
+                <button type="submit">{if whos_who { "Unmark as who's who" } else { "Mark as who's who" }}</button>
             </form>
         </section>
         <section>

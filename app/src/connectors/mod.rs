@@ -11,4 +11,5 @@ pub mod load_connectors;
 pub mod load_sheet;
 pub mod save_connector;
 pub mod set_company_key;
+pub mod set_whos_who;
 pub mod tick_tool;

@@ -196,6 +196,10 @@ pub struct ToolInfo {
     pub bulk: bool,
     #[serde(default)]
     pub parameters: Value,
+    /// A reference list (team members, territories, lead sources), as the source marks it: what
+    /// a who's-who toolset fetches daily.
+    #[serde(default)]
+    pub reference: bool,
 }
 
 /// The key a read is made with.

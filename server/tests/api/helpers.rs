@@ -25,6 +25,7 @@ pub struct TestApp {
     pub cores: engine::cores::service::CoreService,
     pub org: engine::org::service::OrgService,
     pub memory: engine::cards::service::PersonMemory,
+    pub lists: engine::runs::lists::ReferenceLists,
     pub runs: engine::runs::service::Runs,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
@@ -184,9 +185,10 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let cores = app.cores().clone();
     let org = app.org().clone();
     let memory = app.memory().clone();
+    let lists = app.lists().clone();
     let runs = app.runs().clone();
     let server = tokio::spawn(app.run_until_stopped());
-    TestApp { base, database_url, settings, store, cores, org, memory, runs, clock, server, dir: None, owned: None }
+    TestApp { base, database_url, settings, store, cores, org, memory, lists, runs, clock, server, dir: None, owned: None }
 }
 
 /// A database of its own on the test PostgreSQL server, so tests stay independent and parallel.

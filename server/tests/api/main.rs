@@ -21,3 +21,4 @@ mod runs;
 mod runs_block;
 mod secrets;
 mod tracing;
+mod whos_who;
