@@ -371,6 +371,25 @@ pub async fn spawn(
     Ok((url, tokio::spawn(AcmeAts::new(config).serve(listener))))
 }
 
+/// A record of the demo data by what people call it, so the demo model knows it in a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordName {
+    /// "lead" or "contact".
+    pub kind: &'static str,
+    pub id: String,
+    /// A lead's company, a contact's name.
+    pub name: String,
+}
+
+/// The seeded leads by company and contacts by name.
+pub fn record_names() -> Vec<RecordName> {
+    let data = seed(Utc::now());
+    let leads = data.leads.values().map(|l| RecordName { kind: "lead", id: l.id.clone(), name: l.company.clone() });
+    let contacts =
+        data.contacts.values().map(|c| RecordName { kind: "contact", id: c.id.clone(), name: c.name.clone() });
+    leads.chain(contacts).collect()
+}
+
 fn now_from(clock: &Clock) -> DateTime<Utc> {
     // Stored as it is written, so a record read back compares equal to itself.
     clock().trunc_subsecs(3)

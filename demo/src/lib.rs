@@ -7,6 +7,7 @@ pub mod acme_lists;
 pub mod bots;
 pub mod cards;
 pub mod company;
+pub mod model;
 
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;

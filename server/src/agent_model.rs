@@ -252,6 +252,19 @@ impl AgentModels for ConfiguredAgentModels {
     }
 }
 
+/// Whether `engram demo` serves its own scripted model: only when no real provider is set up
+/// (neither ENGRAM_AGENT_MODEL nor OPENAI_API_KEY).
+pub fn wants_demo_model(settings: &ModelSettings) -> bool {
+    settings.agent_model.is_none() && settings.openai_api_key.is_none()
+}
+
+/// Points agents at the demo's scripted model, served at `base_url` (its API under `/v1`).
+pub fn use_demo_model(settings: &mut ModelSettings, base_url: &str) {
+    settings.agent_model = Some("openai/engram-demo".into());
+    settings.openai_base_url = format!("{}/v1", base_url.trim_end_matches('/'));
+    settings.agent_model_is_demo = true;
+}
+
 /// `ENGRAM_AGENT_MODEL` when set; else the OpenAI-compatible provider's model when it has a key;
 /// else none.
 fn resolve(s: &ModelSettings) -> AgentModelChoice {
@@ -329,6 +342,17 @@ mod tests {
         assert!(
             resolved(&settings(Some("mistral/small"), Some("k"), false)).contains("\"mistral\", which is not known")
         );
+    }
+
+    #[test]
+    fn the_demo_serves_its_model_only_without_a_real_provider() {
+        assert!(wants_demo_model(&settings(None, None, false)));
+        assert!(!wants_demo_model(&settings(None, Some("k"), false)), "OPENAI_API_KEY");
+        assert!(!wants_demo_model(&settings(Some("ollama/qwen3"), None, false)), "ENGRAM_AGENT_MODEL");
+        let mut s = settings(None, None, false);
+        use_demo_model(&mut s, "http://127.0.0.1:3002/");
+        assert_eq!(s.openai_base_url, "http://127.0.0.1:3002/v1");
+        assert_eq!(resolved(&s), "openai/engram-demo (demo)");
     }
 
     #[test]

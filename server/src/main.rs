@@ -124,6 +124,17 @@ async fn serve(mut settings: server::Settings, with_demo: bool) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+        // The demo's model answers agents on the port after, unless a real provider is set up.
+        if server::agent_model::wants_demo_model(&settings.models) {
+            let port = if port == 0 { 0 } else { port.saturating_add(1) };
+            match demo::model::spawn(port).await {
+                Ok((url, _task)) => server::agent_model::use_demo_model(&mut settings.models, &url),
+                Err(e) => {
+                    tracing::error!(port, error = %e, "could not serve the demo model");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
     }
     let vault = settings.vault.clone();
     let addr = settings.leptos.site_addr;

@@ -1,7 +1,8 @@
 //! The bots' side of the API under /api/org. The dispatcher calls these with the bot owner's
-//! token; a bot's own token may only read that bot's rows.
+//! token; a bot's own token may only read that bot's rows. Also the people routes under /api
+//! (`people_router`).
 
-use crate::api::{bearer, session_person, ApiError};
+use crate::api::{bearer, session_person, ApiError, Caller};
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
@@ -9,7 +10,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::persona::service::{Caller, ProposalOutcome, WakeReport};
+use engine::org::PersonId;
+use engine::persona::service::{Caller as BotCaller, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -31,24 +33,56 @@ pub fn router() -> Router<AppState> {
         .route("/improve/{id}/close", post(close))
 }
 
+/// The people routes under /api: an admin sets a person's manager.
+pub fn people_router() -> Router<AppState> {
+    Router::new().route("/people/{id}/manager", post(set_manager))
+}
+
+#[derive(Deserialize)]
+struct ManagerBody {
+    /// The manager's id, or null to clear it; required, so that a body without it clears nothing.
+    manager: serde_json::Value,
+}
+
+async fn set_manager(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<ManagerBody>,
+) -> Result<StatusCode, ApiError> {
+    let manager = match b.manager {
+        serde_json::Value::Null => None,
+        serde_json::Value::Number(n) if n.as_i64().is_some() => n.as_i64().map(PersonId),
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid",
+                "The manager must be a person's id, or null for no manager",
+            ))
+        }
+    };
+    s.org.set_manager(&by, PersonId(id), manager).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// A person (session or personal token) or a bot (its own token).
-pub struct OrgCaller(pub Caller);
+pub struct OrgCaller(pub BotCaller);
 
 impl FromRequestParts<AppState> for OrgCaller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts) {
             if let Some(p) = state.auth.person_for_token(token).await? {
-                return Ok(OrgCaller(Caller::Person(p)));
+                return Ok(OrgCaller(BotCaller::Person(p)));
             }
             return match state.bots.agent_for_token(token).await? {
-                Some(agent) => Ok(OrgCaller(Caller::Bot(agent))),
+                Some(agent) => Ok(OrgCaller(BotCaller::Bot(agent))),
                 None => {
                     Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))
                 }
             };
         }
-        session_person(parts, state).await.map(|p| OrgCaller(Caller::Person(p)))
+        session_person(parts, state).await.map(|p| OrgCaller(BotCaller::Person(p)))
     }
 }
 

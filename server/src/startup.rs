@@ -150,6 +150,7 @@ impl Application {
                 "/api",
                 api::router()
                     .merge(crate::runs_api::router())
+                    .merge(crate::org_api::people_router())
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .nest(

@@ -90,6 +90,39 @@ impl OrgService {
         self.store.set_person_role(person, role, self.actor(actor)).await.map_err(Into::into)
     }
 
+    /// An admin sets (or clears) a person's manager: a current person, never themselves, and never
+    /// so that managers go round in a circle.
+    pub async fn set_manager(&self, by: &Person, person: PersonId, manager: Option<PersonId>) -> Result<(), OrgError> {
+        if !by.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can set a person's manager".to_string()));
+        }
+        self.known_person(person).await?;
+        if let Some(m) = manager {
+            if m == person {
+                return Err(OrgError::Invalid("A person cannot be their own manager".to_string()));
+            }
+            let m = self.known_person(m).await?;
+            if m.left_at.is_some() {
+                return Err(OrgError::NotFound("There is no such person".to_string()));
+            }
+            // Up the new manager's chain: meeting the person there would close a circle. The
+            // chain is checked for a circle of its own too, so a broken one cannot loop here.
+            let mut seen = vec![m.id];
+            let mut above = m.manager;
+            while let Some(next) = above {
+                if next == person {
+                    return Err(OrgError::Invalid("That would make a circle of managers".to_string()));
+                }
+                if seen.contains(&next) {
+                    break;
+                }
+                seen.push(next);
+                above = self.store.person(next).await?.and_then(|p| p.manager);
+            }
+        }
+        self.store.set_manager(person, manager, self.actor(by)).await.map_err(Into::into)
+    }
+
     /// An admin marks someone as left: they are signed out everywhere and their memory of
     /// records goes. Returns the sentence the admin reads.
     pub async fn person_leaves(&self, actor: &Person, person: PersonId) -> Result<String, OrgError> {

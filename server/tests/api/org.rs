@@ -2,6 +2,7 @@
 
 use crate::helpers::*;
 use reqwest::StatusCode;
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admins_add_roles_and_put_teams_and_people_in_them() {
@@ -99,4 +100,77 @@ async fn whoever_manages_an_agent_changes_its_role() {
     )
     .await;
     assert_eq!(app.store.agent(support_agent).await.unwrap().unwrap().role, Some(marketing));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_sets_a_persons_manager_and_the_rules_hold() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let dir = app.org.directory().await.unwrap();
+    let id = |name: &str| dir.people.iter().find(|p| p.name.starts_with(name)).unwrap().id;
+    let (alice, sam, sue, eve) = (id("Alice"), id("Sam"), id("Sue"), id("Eve"));
+    let set = |c: &reqwest::Client, person: i64, body: serde_json::Value| {
+        let request = c.post(app.url(&format!("/api/people/{person}/manager"))).json(&body);
+        async move {
+            let r = request.send().await.unwrap();
+            let status = r.status();
+            (status, r.json::<serde_json::Value>().await.unwrap_or_default())
+        }
+    };
+    let store = app.store.clone();
+    let manager_of = |p| {
+        let store = store.clone();
+        async move { store.person(p).await.unwrap().unwrap().manager }
+    };
+
+    // Only an admin.
+    let alice_c = app.sign_in("alice").await;
+    let (status, body) = set(&alice_c, alice.0, json!({"manager": sam.0})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(body["message"], "Only an admin can set a person's manager");
+    assert_eq!(manager_of(alice).await, None, "nothing changed");
+
+    let (status, _) = set(&ada, alice.0, json!({"manager": sam.0})).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(manager_of(alice).await, Some(sam));
+    let audit = app.store.audit_log(5).await.unwrap();
+    assert!(audit.iter().any(|a| a.action == "person.manager" && a.detail == format!("none -> {sam}")), "{audit:?}");
+
+    let (status, body) = set(&ada, alice.0, json!({"manager": alice.0})).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("A person cannot be their own manager"))
+    );
+    let (status, body) = set(&ada, alice.0, json!({"manager": 999_999})).await;
+    assert_eq!((status, body["message"].as_str()), (StatusCode::NOT_FOUND, Some("There is no such person")));
+    let (status, body) = set(&ada, 999_999, json!({"manager": sam.0})).await;
+    assert_eq!((status, body["message"].as_str()), (StatusCode::NOT_FOUND, Some("There is no such person")));
+
+    // Alice reports to Sam and Sam to Sue: Sue may not report to Alice, nor Sam to Alice.
+    assert_eq!(set(&ada, sam.0, json!({"manager": sue.0})).await.0, StatusCode::NO_CONTENT);
+    for person in [sue, sam] {
+        let (status, body) = set(&ada, person.0, json!({"manager": alice.0})).await;
+        assert_eq!(
+            (status, body["message"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("That would make a circle of managers"))
+        );
+    }
+    assert_eq!(manager_of(sue).await, None);
+
+    // Someone who left manages nobody.
+    app.org.person_leaves(&app.store.person(id("Ada")).await.unwrap().unwrap(), eve).await.unwrap();
+    let (status, body) = set(&ada, alice.0, json!({"manager": eve.0})).await;
+    assert_eq!((status, body["message"].as_str()), (StatusCode::NOT_FOUND, Some("There is no such person")));
+    assert_eq!(manager_of(alice).await, Some(sam));
+
+    // The manager is required: a body without it, or with a name, changes nothing.
+    assert_eq!(set(&ada, alice.0, json!({})).await.0, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, body) = set(&ada, alice.0, json!({"manager": "Sam Rao"})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["message"], "The manager must be a person's id, or null for no manager");
+    assert_eq!(manager_of(alice).await, Some(sam));
+
+    // Null clears it.
+    assert_eq!(set(&ada, alice.0, json!({"manager": null})).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(manager_of(alice).await, None);
 }

@@ -52,7 +52,10 @@ async fn the_seeds_demo_steps_give_the_sales_core_and_whos_who_with_memory_used(
     assert_eq!(run["unwatched"], false, "asked in a session");
     let step = memory_step(run).expect("a Memory used step");
     assert_eq!(step["line"], "Read from memory: 1 core and who's who");
-    assert_eq!(step["words"], json!(["Sales company core, version 1", "Who's who: The people and teams around this work"]));
+    assert_eq!(
+        step["words"],
+        json!(["Sales company core, version 1", "Who's who: The people and teams around this work"])
+    );
     assert_eq!(run["memory_used"], json!([{"core": {"scope": {"company": "role:sales"}, "version": 1}}, "slice"]));
     assert_eq!(run["data_label"], "internal", "who's who is internal data");
     assert_eq!(run["sources"], json!(["directory"]));

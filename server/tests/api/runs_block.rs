@@ -33,7 +33,12 @@ fn last_request(model: &AgentModelServer) -> (String, String) {
 }
 
 fn step_line(run: &Value) -> Option<String> {
-    run["steps"].as_array().unwrap().iter().find(|s| s["kind"] == "memory_used").map(|s| s["line"].as_str().unwrap().into())
+    run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "memory_used")
+        .map(|s| s["line"].as_str().unwrap().into())
 }
 
 /// Adds an agent with a role, as an admin would.
@@ -209,7 +214,10 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
         .unwrap();
     let run = c.app.runs.execute(started.run).await.unwrap();
     assert_eq!(run.state, "answered");
-    assert_eq!(serde_json::to_value(&run.memory_used).unwrap(), json!([{"core": {"scope": {"company": "role:sales"}, "version": 1}}]));
+    assert_eq!(
+        serde_json::to_value(&run.memory_used).unwrap(),
+        json!([{"core": {"scope": {"company": "role:sales"}, "version": 1}}])
+    );
     assert_eq!(run.steps[0].line, "Read from memory: 1 core");
     assert_eq!(run.steps[1].line, "Read with get_lead from Acme ATS");
     let first = &model.requests()[0];
@@ -220,7 +228,10 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
     let ada_p = person(&c.app, "ada").await;
     let own: Vec<String> = vec!["get_lead".into()];
     c.app.memory.set_key_mode(&ada_p, c.connector, KeyMode::Company, &own).await.unwrap();
-    model.script([AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})), AgentReply::answer("I could not read it.")]);
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::answer("I could not read it."),
+    ]);
     let started = c
         .app
         .runs
@@ -228,13 +239,21 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
         .await
         .unwrap();
     let run = c.app.runs.execute(started.run).await.unwrap();
-    assert_eq!(run.steps[1].line, "Not read with get_lead from Acme ATS: Acme ATS reads with people's keys, and this run acts for nobody");
+    assert_eq!(
+        run.steps[1].line,
+        "Not read with get_lead from Acme ATS: Acme ATS reads with people's keys, and this run acts for nobody"
+    );
 
     // An eval carries no block, whoever it is for.
     let started = c
         .app
         .runs
-        .start(RunRequest { kind: RunKind::Eval, agent: sales, for_person: Some(alice.clone()), question: NIMBUS.into() })
+        .start(RunRequest {
+            kind: RunKind::Eval,
+            agent: sales,
+            for_person: Some(alice.clone()),
+            question: NIMBUS.into(),
+        })
         .await
         .unwrap();
     let run = c.app.runs.execute(started.run).await.unwrap();
@@ -293,7 +312,11 @@ async fn the_block_stays_within_its_budgets_among_ten_thousand_people() {
     let run = ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
     let (system, user) = last_request(&model);
     let slice: String = user.split("<data id=\"card:").next().unwrap().to_string();
-    assert!(engine::tokens::count_tokens(&slice) <= 1_000 + 40, "who's who within 1,000 tokens: {}", engine::tokens::count_tokens(&slice));
+    assert!(
+        engine::tokens::count_tokens(&slice) <= 1_000 + 40,
+        "who's who within 1,000 tokens: {}",
+        engine::tokens::count_tokens(&slice)
+    );
     let total = engine::tokens::count_tokens(&system) + engine::tokens::count_tokens(&user);
     assert!(total <= 10_000, "the block stays about 10,000 tokens: {total}");
     assert!(user.contains("Rep Number00000"), "teammates load, up to the budget");
