@@ -3,6 +3,8 @@
 //! the backend.
 
 mod archive;
+#[cfg(feature = "bench-seed")]
+pub mod bench_seed;
 mod cards;
 mod idempotency;
 mod lists;

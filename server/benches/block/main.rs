@@ -1,0 +1,203 @@
+//! Prints p50 and p99 of assembling one run's memory block from the store (`Runs::block_for`: the
+//! cores, the cards selected for the question, who's who), for a person among 10,000 people with
+//! 300 cards each, and in the same run the same block by a naive baseline that reads every use row
+//! and computes the exact activation sum. Nothing calls a model; nothing is recorded.
+//!
+//! Run with `cargo bench -p server --bench block --features bench-seed`; the backend is
+//! `ENGRAM_BENCH_BACKEND` (`sqlite`, the default, or `postgres`), or `sqlite`/`postgres` after `--`.
+//! PostgreSQL gets a new database on `ENGRAM_BENCH_POSTGRES_URL` (else `ENGRAM_TEST_POSTGRES_URL`),
+//! dropped at the end. Figures are printed, never asserted.
+
+mod naive;
+mod seed;
+
+use engine::cards::service::PersonMemory;
+use engine::cards::source::Source;
+use engine::org::Agent;
+use engine::runs::lists::ReferenceLists;
+use engine::runs::model::AgentModelChoice;
+use engine::runs::service::{AgentModels, Runs};
+use engine::runs::{MemoryRef, RunKind};
+use engine::tokens::count_tokens;
+use engine::{Clock, SystemClock};
+use server::connector::HttpSource;
+use server::store::AnyStore;
+use sqlx::{Connection, Executor, PgConnection};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Assembling a block never asks a model.
+struct NoModel;
+impl AgentModels for NoModel {
+    fn for_agent(&self, _agent: &Agent) -> AgentModelChoice {
+        AgentModelChoice::Off("the benchmark asks no model".into())
+    }
+}
+
+fn report(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(line);
+    let _ = out.write_all(b"\n");
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A new, empty database: its URL, its label, and what removes it afterwards.
+struct BenchDatabase {
+    url: String,
+    label: String,
+    dir: tempfile::TempDir,
+    postgres: Option<(String, String)>,
+}
+
+impl BenchDatabase {
+    async fn create(postgres: bool) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        if !postgres {
+            return Self {
+                url: format!("sqlite://{}/bench.db", dir.path().display()),
+                label: "SQLite (WAL, synchronous=NORMAL)".to_string(),
+                dir,
+                postgres: None,
+            };
+        }
+        let admin = std::env::var("ENGRAM_BENCH_POSTGRES_URL")
+            .or_else(|_| std::env::var("ENGRAM_TEST_POSTGRES_URL"))
+            .expect("set ENGRAM_BENCH_POSTGRES_URL (or ENGRAM_TEST_POSTGRES_URL) to a PostgreSQL admin URL");
+        let name = format!("bench_{:016x}", rand::random::<u64>());
+        let mut conn = PgConnection::connect(&admin).await.expect("connect to the PostgreSQL server");
+        conn.execute(format!("CREATE DATABASE {name}").as_str()).await.expect("create the bench database");
+        let version: String =
+            sqlx::query_scalar("SHOW server_version").fetch_one(&mut conn).await.expect("read the version");
+        let fsync: String = sqlx::query_scalar("SHOW fsync").fetch_one(&mut conn).await.expect("read fsync");
+        let mut url = reqwest::Url::parse(&admin).expect("the PostgreSQL URL is a URL");
+        url.set_path(&format!("/{name}"));
+        Self {
+            url: url.to_string(),
+            label: format!("PostgreSQL {version} (fsync={fsync})"),
+            dir,
+            postgres: Some((admin, name)),
+        }
+    }
+
+    async fn drop_database(self) {
+        if let Some((admin, name)) = &self.postgres {
+            let mut conn = PgConnection::connect(admin).await.expect("connect to the PostgreSQL server");
+            conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str()).await.expect("drop the bench database");
+        }
+        drop(self.dir);
+    }
+}
+
+/// A question about one of the person's own records: by company, by record id, or by stage and
+/// city, as people ask.
+fn question(k: usize, person: i64) -> String {
+    let i = (person * seed::CARDS_EACH) as usize + (k * 37) % seed::CARDS_EACH as usize;
+    match k % 3 {
+        0 => format!("where are we with {} {}", seed::COMPANIES[i % 12], i / 12),
+        1 => format!("what is the value of L-{}", 100_000 + i),
+        _ => format!("which {} leads in {} need me", seed::STAGES[i % 5], seed::CITIES[i % 4]),
+    }
+}
+
+async fn run(postgres: bool) {
+    let db = BenchDatabase::create(postgres).await;
+    report(format_args!("backend: {}", db.label));
+    let store = AnyStore::open(&db.url).await.expect("open the store");
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let started = Instant::now();
+    let seeded = seed::company(&store, clock.now()).await;
+    report(format_args!(
+        "seeded {} people, {} cards and their use summaries, and {} logged uses of {} sampled people, in {:.0?}",
+        seed::PEOPLE,
+        seeded.cards,
+        seeded.logged,
+        seeded.sampled.len(),
+        started.elapsed()
+    ));
+
+    let shared = store.shared();
+    let source: Arc<dyn Source> = Arc::new(HttpSource::default());
+    let memory = PersonMemory::new(shared.clone(), clock.clone(), source.clone());
+    let lists = ReferenceLists::new(shared.clone(), clock.clone(), source);
+    let runs = Runs::new(shared.clone(), clock.clone(), memory, lists.clone(), Arc::new(NoModel), 100);
+
+    // One pass to warm caches and connections, untimed.
+    for (k, person) in seeded.sampled.iter().enumerate().take(20) {
+        let q = question(k, person.id.0);
+        runs.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
+        naive::block(&store, &lists, &seeded.agent, person, &q, clock.now()).await;
+    }
+
+    let (mut product, mut baseline) = (Vec::new(), Vec::new());
+    let (mut same, mut tokens, mut cards) = (0usize, 0u32, 0usize);
+    for round in 0..2 {
+        for (k, person) in seeded.sampled.iter().enumerate() {
+            let q = question(k + round, person.id.0);
+            let t = Instant::now();
+            let block = runs.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
+            product.push(t.elapsed());
+            let t = Instant::now();
+            let reference = naive::block(&store, &lists, &seeded.agent, person, &q, clock.now()).await;
+            baseline.push(t.elapsed());
+            let card_refs = |b: &engine::runs::block::Block| -> Vec<MemoryRef> {
+                b.refs.iter().filter(|r| matches!(r, MemoryRef::Card(_))).cloned().collect()
+            };
+            same += usize::from(card_refs(&block) == card_refs(&reference));
+            cards += card_refs(&block).len();
+            tokens = tokens.max(count_tokens(&block.system) + block.memory.as_deref().map_or(0, count_tokens));
+        }
+    }
+    product.sort();
+    baseline.sort();
+    let n = product.len();
+    report(format_args!(
+        "block for one run (Runs::block_for), {n} runs: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        ms(percentile(&product, 0.5)),
+        ms(percentile(&product, 0.99)),
+        ms(product[n - 1])
+    ));
+    report(format_args!(
+        "naive baseline (every use row read, exact sum), {n} runs: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        ms(percentile(&baseline, 0.5)),
+        ms(percentile(&baseline, 0.99)),
+        ms(baseline[n - 1])
+    ));
+    report(format_args!(
+        "ratio naive / product: p50 {:.2}x, p99 {:.2}x; same cards in {:.1}% of runs; {:.1} cards a run; largest block {} tokens",
+        ms(percentile(&baseline, 0.5)) / ms(percentile(&product, 0.5)),
+        ms(percentile(&baseline, 0.99)) / ms(percentile(&product, 0.99)),
+        same as f64 * 100.0 / n as f64,
+        cards as f64 / n as f64,
+        tokens
+    ));
+    drop(runs);
+    drop(store);
+    db.drop_database().await;
+}
+
+fn main() {
+    report(format_args!(
+        "engram block benchmark (build profile: {})",
+        if cfg!(debug_assertions) { "debug" } else { "release" }
+    ));
+    let named = std::env::args()
+        .skip(1)
+        .find(|a| a == "sqlite" || a == "postgres")
+        .or_else(|| std::env::var("ENGRAM_BENCH_BACKEND").ok())
+        .unwrap_or_else(|| "sqlite".to_string());
+    let postgres = match named.as_str() {
+        "sqlite" => false,
+        "postgres" => true,
+        other => panic!("ENGRAM_BENCH_BACKEND must be sqlite or postgres, not {other:?}"),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(run(postgres));
+}
