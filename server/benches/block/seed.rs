@@ -125,12 +125,7 @@ pub async fn company(store: &AnyStore, now: DateTime<Utc>) -> Seeded {
     let team_of = |n: i64| teams[((n - first) / TEAM_SIZE) as usize];
     let seed: Vec<SeedPerson> = people
         .iter()
-        .map(|&id| SeedPerson {
-            id,
-            name: format!("Person {id}"),
-            email: email(id),
-            main_team: Some(team_of(id).0),
-        })
+        .map(|&id| SeedPerson { id, name: format!("Person {id}"), email: email(id), main_team: Some(team_of(id).0) })
         .collect();
     store.bench_insert_people(&seed, now).await.expect("insert the people");
     for (i, team) in teams.iter().enumerate() {
@@ -209,7 +204,11 @@ pub async fn company(store: &AnyStore, now: DateTime<Utc>) -> Seeded {
                         f("value_inr", format!("{}", 50_000 + (i * 7919) % 5_000_000), false),
                         f("city", CITIES[i % CITIES.len()].into(), false),
                         f("owner", email(team_first + rng.below(TEAM_SIZE as u64) as i64), false),
-                        f("notes", format!("Asked about pricing for site {i}; call back after the budget review."), true),
+                        f(
+                            "notes",
+                            format!("Asked about pricing for site {i}; call back after the budget review."),
+                            true,
+                        ),
                     ],
                     read_with: KeyKind::Company,
                     read_as: None,
