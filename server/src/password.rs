@@ -4,16 +4,15 @@
 use crate::archive::location;
 use crate::store::{AnyStore, Backend};
 use chrono::Utc;
+use engine::auth::rules::NewPassword;
 use engine::store::{Actor, StoreError};
 use std::path::Path;
 
-/// The shortest password accepted.
-pub const MIN_LENGTH: usize = 8;
-
 #[derive(Debug, thiserror::Error)]
 pub enum PasswordError {
-    #[error("a password needs at least {MIN_LENGTH} characters")]
-    TooShort,
+    /// The password breaks a rule of `engine::auth::rules`; the sentence says which.
+    #[error("{0}")]
+    Rejected(String),
     #[error("There is no database at {0}; start Engram (or import an archive) first.")]
     NoDatabase(String),
     #[error("could not open {at}: {detail}")]
@@ -27,9 +26,7 @@ pub enum PasswordError {
 /// Sets the password of the person with that email (who has not left) in the database at `url`.
 /// Returns a sentence naming them.
 pub async fn set_password(url: &str, email: &str, password: &str) -> Result<String, PasswordError> {
-    if password.chars().count() < MIN_LENGTH {
-        return Err(PasswordError::TooShort);
-    }
+    let password = NewPassword::parse(password).map_err(|e| PasswordError::Rejected(e.to_string()))?;
     let at = location(url);
     if Backend::of(url).ok() == Some(Backend::Sqlite) && !Path::new(&at).exists() {
         return Err(PasswordError::NoDatabase(at));
@@ -43,7 +40,7 @@ pub async fn set_password(url: &str, email: &str, password: &str) -> Result<Stri
         return Err(PasswordError::NoPerson(email.to_string()));
     };
     let hash =
-        engine::auth::hash_password(password.to_string()).await.map_err(|e| PasswordError::Failed(e.to_string()))?;
+        engine::auth::hash_password(password.into_string()).await.map_err(|e| PasswordError::Failed(e.to_string()))?;
     match store.set_password_hash(person.id, &hash, Actor { person: None, at: Utc::now() }).await {
         Ok(()) => Ok(format!("set a new password for {} <{}>", person.name, person.email)),
         Err(StoreError::NotFound(_)) => Err(PasswordError::NoPerson(email.to_string())),

@@ -4,7 +4,7 @@
 //!
 //! Not carried, on purpose:
 //! - secrets: `api_tokens` and `agent_tokens` (token hashes; owners make new tokens), `person_keys`
-//!   (the row is the secret; people enter their keys again);
+//!   (the row is the secret; people enter their keys again), `invites` (an admin makes new links);
 //! - runtime state: `connector_calls` and `reflect_calls` (the ledgers of hourly and daily limits),
 //!   `job_runs` (daily job claims), `list_fetch_claims` (who's-who list fetches claimed across
 //!   servers), `idempotency_keys` (kept 24 hours) and sign-in sessions.
@@ -120,6 +120,7 @@ pub const TABLES: &[Table] = &[
                 n("time_zone", Text),
                 n("left_at", Time),
                 n("manager_id", Int),
+                c("session_generation", Int),
             ],
         )
     },
@@ -134,6 +135,7 @@ pub const TABLES: &[Table] = &[
             n("team_copy_id", Int),
             c("created_at", Time),
             c("clearance", Text),
+            c("description", Text),
         ],
     ),
     plain(

@@ -7,6 +7,8 @@ use blake2::{Blake2b512, Digest};
 use rand::RngCore;
 use throttle::throttled_message;
 
+pub mod invite;
+pub mod rules;
 pub mod service;
 pub mod throttle;
 
