@@ -142,7 +142,7 @@ async fn a_sqlite_organisation_moves_to_postgresql_and_back_and_every_archive_is
     let (_, me) = moved.get_json(&c, "/api/me").await;
     assert_eq!(me["name"], "Ada Lovelace");
     let short = server::password::set_password(&pg.url, &demo_email("sam"), "short").await.unwrap_err();
-    assert_eq!(short.to_string(), "a password needs at least 8 characters");
+    assert_eq!(short.to_string(), "A password needs at least 8 characters");
     let nobody = server::password::set_password(&pg.url, "nobody@acme.example", "long enough").await.unwrap_err();
     assert_eq!(nobody.to_string(), "There is no person with the email nobody@acme.example who can sign in.");
 }
