@@ -3,6 +3,7 @@
 
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+pub use crate::org::agents::AgentAdminStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
@@ -190,10 +191,19 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore
+    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + AgentAdminStore
 {
 }
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore> Store
-    for T
+impl<
+        T: OrgStore
+            + CoreStore
+            + TokenStore
+            + PersonaStore
+            + CardStore
+            + IdempotencyStore
+            + RunStore
+            + ListStore
+            + AgentAdminStore,
+    > Store for T
 {
 }

@@ -1,6 +1,7 @@
 //! The `engram` server: router, sessions, storage, the API and the CLI.
 
 pub mod agent_model;
+pub mod agents_api;
 pub mod api;
 pub mod archive;
 pub mod auth;

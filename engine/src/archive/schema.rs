@@ -136,6 +136,7 @@ pub const TABLES: &[Table] = &[
             c("created_at", Time),
             c("clearance", Text),
             c("description", Text),
+            n("copy_of_id", Int),
         ],
     ),
     plain(

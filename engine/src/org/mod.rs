@@ -2,6 +2,7 @@
 //!
 //! Department roles are not access roles: whether someone is an admin is a separate flag.
 
+pub mod agents;
 pub mod names;
 pub mod service;
 
@@ -152,6 +153,12 @@ pub struct Agent {
     pub role: Option<RoleId>,
     pub owner: PersonId,
     pub team_copy: Option<TeamId>,
+    /// What the agent is for, as whoever set it up wrote it.
+    #[serde(default)]
+    pub description: String,
+    /// For a team copy: the agent it was copied from.
+    #[serde(default)]
+    pub copy_of: Option<AgentId>,
 }
 
 /// Where a person's department role comes from, for the People drawer.

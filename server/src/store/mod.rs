@@ -2,6 +2,7 @@
 //! default, and PostgreSQL, for several servers on one database. The database URL's scheme picks
 //! the backend.
 
+mod agents;
 mod archive;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;

@@ -168,7 +168,10 @@ fn person_from(row: &SqliteRow) -> Person {
     }
 }
 
-fn agent_from(row: &SqliteRow) -> Agent {
+/// The columns every read of an agent takes.
+pub(crate) const AGENT_COLUMNS: &str = "id, name, template, role_id, owner_id, team_copy_id, description, copy_of_id";
+
+pub(crate) fn agent_from(row: &SqliteRow) -> Agent {
     Agent {
         id: AgentId(row.get("id")),
         name: row.get("name"),
@@ -176,6 +179,8 @@ fn agent_from(row: &SqliteRow) -> Agent {
         role: row.get::<Option<i64>, _>("role_id").map(RoleId),
         owner: PersonId(row.get("owner_id")),
         team_copy: row.get::<Option<i64>, _>("team_copy_id").map(TeamId),
+        description: row.get("description"),
+        copy_of: row.get::<Option<i64>, _>("copy_of_id").map(AgentId),
     }
 }
 
@@ -329,14 +334,13 @@ impl OrgStore for SqliteStore {
             .iter()
             .map(person_from)
             .collect();
-        let agents =
-            sqlx::query("SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents ORDER BY name")
-                .fetch_all(&mut *conn)
-                .await
-                .map_err(backend)?
-                .iter()
-                .map(agent_from)
-                .collect();
+        let agents = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents ORDER BY name"))
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(agent_from)
+            .collect();
         Ok(Directory { people, teams, roles, agents })
     }
 
@@ -388,7 +392,7 @@ impl OrgStore for SqliteStore {
     }
 
     async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
-        let row = sqlx::query("SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents WHERE id = ?")
+        let row = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = ?"))
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await
@@ -481,6 +485,8 @@ impl OrgStore for SqliteStore {
             role: a.role,
             owner: a.owner,
             team_copy: a.team_copy,
+            description: String::new(),
+            copy_of: None,
         })
     }
 

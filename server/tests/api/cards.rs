@@ -452,13 +452,10 @@ async fn agents_are_given_only_the_cards_their_toolsets_and_clearance_allow() {
     assert!(html.contains("Holds Acme ATS · cleared for internal data"));
     assert!(html.contains("Holds Acme ATS · cleared for public data"));
     let bob = person(&c.app, "bob").await;
-    let refused = c
-        .app
-        .memory
-        .set_agent_access(&bob, agent("Sales Assistant"), engine::cards::access::DataLabel::Personal, &[1])
-        .await
-        .unwrap_err();
-    assert_eq!(refused.to_string(), "Only an admin or the agent's owner can change what it holds");
+    let refused = c.app.org.set_agent_toolsets(&bob, agent("Sales Assistant"), &[1]).await.unwrap_err();
+    assert_eq!(refused.to_string(), "Only Sales Assistant's owner or an admin can change its toolsets");
+    let refused = c.app.org.set_agent_clearance(&bob, agent("Sales Assistant"), "personal").await.unwrap_err();
+    assert_eq!(refused.to_string(), "Only an admin can change an agent's clearance");
 
     // Prepare my day's form: a zone that does not exist changes nothing.
     let sam = c.app.sign_in("sam").await;

@@ -213,7 +213,7 @@ async fn update_connector_changes_only_what_removes_nothing(db: Db) {
     let entry = &db.audit_log(1).await.unwrap()[0];
     assert_eq!(
         (entry.action.as_str(), entry.detail.as_str()),
-        ("connector.settings", "ticked list_deals; label confidential; limit 30/h")
+        ("connector.settings", "ticked list_deals; label confidential; admits everyone; limit 30/h")
     );
 }
 

@@ -9,6 +9,7 @@ mod forgetting;
 mod prepare;
 mod reading;
 mod runs;
+mod toolsets;
 mod views;
 
 pub use connectors::{parse_shape_fields, SettingsForm, ShapeForm, Sheet, DRAFT_REUSE_MINS};
@@ -16,6 +17,7 @@ pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
 pub use prepare::{due_today, PREPARE_WINDOW_MINS};
 pub use reading::{FieldChange, RefreshOutcome};
 pub use runs::{RunRead, RunTool};
+pub use toolsets::admits_line;
 pub use views::CardView;
 
 use crate::cards::access::{decide, Decision, KeyKind, Reader};

@@ -172,22 +172,6 @@ impl PersonMemory {
         Ok(out)
     }
 
-    /// An admin, or the agent's owner, sets what it holds and what it is cleared for.
-    pub async fn set_agent_access(
-        &self,
-        by: &Person,
-        agent: crate::org::AgentId,
-        clearance: crate::cards::access::DataLabel,
-        toolsets: &[i64],
-    ) -> Result<(), MemoryError> {
-        let a = self.store.agent(agent).await?.ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
-        if !(by.is_admin || a.owner == by.id) {
-            return Err(MemoryError::NotAllowed("Only an admin or the agent's owner can change what it holds".into()));
-        }
-        let actor = Actor { person: Some(by.id), at: self.now() };
-        self.store.set_agent_access(agent, clearance, toolsets, actor).await.map_err(Into::into)
-    }
-
     pub async fn pin(&self, person: &Person, card: i64, pinned: bool) -> Result<(), MemoryError> {
         let (_, mut u) = self.own_use(person, card).await?;
         u.pinned = pinned;

@@ -8,6 +8,9 @@ use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId
 use crate::store::{Actor, Store, StoreError};
 use std::sync::Arc;
 
+mod agents;
+pub use agents::{AgentAccess, ToolsetChoice};
+
 #[derive(Clone)]
 pub struct OrgService {
     store: Arc<dyn Store>,

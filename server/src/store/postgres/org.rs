@@ -46,7 +46,10 @@ fn person_from(row: &PgRow) -> Person {
     }
 }
 
-fn agent_from(row: &PgRow) -> Agent {
+/// The columns every read of an agent takes.
+pub(crate) const AGENT_COLUMNS: &str = "id, name, template, role_id, owner_id, team_copy_id, description, copy_of_id";
+
+pub(crate) fn agent_from(row: &PgRow) -> Agent {
     Agent {
         id: AgentId(row.get("id")),
         name: row.get("name"),
@@ -54,6 +57,8 @@ fn agent_from(row: &PgRow) -> Agent {
         role: row.get::<Option<i64>, _>("role_id").map(RoleId),
         owner: PersonId(row.get("owner_id")),
         team_copy: row.get::<Option<i64>, _>("team_copy_id").map(TeamId),
+        description: row.get("description"),
+        copy_of: row.get::<Option<i64>, _>("copy_of_id").map(AgentId),
     }
 }
 
@@ -210,15 +215,13 @@ impl OrgStore for PgStore {
             .iter()
             .map(person_from)
             .collect();
-        let agents = sqlx::query(
-            "SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents ORDER BY name COLLATE \"C\"",
-        )
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(agent_from)
-        .collect();
+        let agents = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents ORDER BY name COLLATE \"C\""))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(agent_from)
+            .collect();
         tx.commit().await.map_err(backend)?;
         Ok(Directory { people, teams, roles, agents })
     }
@@ -271,7 +274,7 @@ impl OrgStore for PgStore {
     }
 
     async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
-        let row = sqlx::query("SELECT id, name, template, role_id, owner_id, team_copy_id FROM agents WHERE id = $1")
+        let row = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = $1"))
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
@@ -367,6 +370,8 @@ impl OrgStore for PgStore {
             role: a.role,
             owner: a.owner,
             team_copy: a.team_copy,
+            description: String::new(),
+            copy_of: None,
         })
     }
 

@@ -292,7 +292,13 @@ impl ConnectorStore for PgStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        let detail = format!("ticked {}; label {}; limit {}/h", c.ticked.join(", "), c.label.as_str(), c.hourly_limit);
+        let admits = if c.admits_roles.is_empty() { "everyone".to_string() } else { c.admits_roles.join(", ") };
+        let detail = format!(
+            "ticked {}; label {}; admits {admits}; limit {}/h",
+            c.ticked.join(", "),
+            c.label.as_str(),
+            c.hourly_limit
+        );
         audit(&mut tx, actor, "connector.settings", &format!("connector:{}", c.id), &detail).await?;
         tx.commit().await.map_err(backend)
     }

@@ -1,0 +1,189 @@
+//! Company agents: an admin creates one; whoever manages it (its owner, or an admin) copies it for
+//! a team and gives it toolsets; an admin alone sets its clearance.
+
+use super::OrgService;
+use crate::cards::access::DataLabel;
+use crate::org::agents::{clearance_meaning, parse_description, team_copy_name, AgentForm, HAND_MADE};
+use crate::org::names::parse_display_name;
+use crate::org::{Agent, AgentId, OrgError, Person, TeamId};
+use crate::store::{NewAgent, StoreError};
+use serde::{Deserialize, Serialize};
+
+/// A toolset as an agent's page lists it: a connector, its data label and who it admits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsetChoice {
+    pub id: i64,
+    pub name: String,
+    pub label: DataLabel,
+    /// The names of the roles it admits; empty admits everyone in the company.
+    pub admits: Vec<String>,
+    pub held: bool,
+}
+
+/// An agent's page: the agent, what it holds, and what the viewer may change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentAccess {
+    pub agent: Agent,
+    pub owner_name: String,
+    pub role_name: Option<String>,
+    pub team_copy_name: Option<String>,
+    pub copy_of_name: Option<String>,
+    pub toolsets: Vec<ToolsetChoice>,
+    pub clearance: DataLabel,
+    /// "this agent's model may be given cards labelled up to internal".
+    pub clearance_meaning: String,
+    /// The viewer is its owner or an admin: they may give it toolsets and copy it.
+    pub manages: bool,
+    /// The viewer is an admin: they may set its clearance.
+    pub is_admin: bool,
+}
+
+impl OrgService {
+    async fn known_agent(&self, agent: AgentId) -> Result<Agent, OrgError> {
+        self.store.agent(agent).await?.ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))
+    }
+
+    /// "New agent": an admin sets up a company agent with its name, department role, owner (a
+    /// current person) and description.
+    pub async fn create_agent(&self, by: &Person, form: &AgentForm) -> Result<Agent, OrgError> {
+        if !by.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can add an agent".to_string()));
+        }
+        let name = parse_display_name(&form.name, "An agent")?;
+        let description = parse_description(&form.description)?;
+        self.known_role(form.role).await?;
+        let owner = self.known_person(form.owner).await?;
+        if owner.left_at.is_some() {
+            return Err(OrgError::Invalid(format!("{} has left and cannot own an agent", owner.name)));
+        }
+        let new = NewAgent {
+            name: name.clone(),
+            template: HAND_MADE.to_string(),
+            role: form.role,
+            owner: owner.id,
+            team_copy: None,
+        };
+        self.store.add_agent(&new, &description, self.actor(by)).await.map_err(|e| match e {
+            StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already an agent called {name}")),
+            other => other.into(),
+        })
+    }
+
+    /// "Copy for a team": whoever manages an agent copies it for a team, as a team copy whose core
+    /// is that team's. One copy of an agent per team.
+    pub async fn copy_agent_for_team(&self, by: &Person, agent: AgentId, team: TeamId) -> Result<Agent, OrgError> {
+        let source = self.known_agent(agent).await?;
+        if !(by.is_admin || source.owner == by.id) {
+            return Err(OrgError::NotAllowed(format!(
+                "Only {}'s owner or an admin can copy it for a team",
+                source.name
+            )));
+        }
+        if source.team_copy.is_some() {
+            let original = match source.copy_of {
+                Some(o) => self.store.agent(o).await?.map(|a| a.name),
+                None => None,
+            };
+            return Err(OrgError::Invalid(match original {
+                Some(o) => format!("{} is already a team copy; copy {o} instead", source.name),
+                None => format!("{} is already a team copy", source.name),
+            }));
+        }
+        let team =
+            self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
+        let exists = |copy: Agent| {
+            OrgError::Duplicate(format!("{} already has a copy for {}: {}", source.name, team.name, copy.name))
+        };
+        if let Some(copy) = self.store.team_copy_of(source.id, team.id).await? {
+            return Err(exists(copy));
+        }
+        let name = parse_display_name(&team_copy_name(&source.name, &team.name), "A team copy")?;
+        match self.store.copy_agent(source.id, team.id, &name, self.actor(by)).await {
+            Ok(a) => Ok(a),
+            // Another copy may have won a race since the check: say which refusal it is.
+            Err(StoreError::Duplicate(_)) => match self.store.team_copy_of(source.id, team.id).await? {
+                Some(copy) => Err(exists(copy)),
+                None => Err(OrgError::Duplicate(format!("There is already an agent called {name}"))),
+            },
+            Err(StoreError::NotFound(_)) => Err(OrgError::NotFound("There is no such agent".to_string())),
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// Whoever manages an agent gives it toolsets: the connectors whose tools it may use.
+    pub async fn set_agent_toolsets(&self, by: &Person, agent: AgentId, toolsets: &[i64]) -> Result<(), OrgError> {
+        let a = self.known_agent(agent).await?;
+        if !(by.is_admin || a.owner == by.id) {
+            return Err(OrgError::NotAllowed(format!("Only {}'s owner or an admin can change its toolsets", a.name)));
+        }
+        let connectors = self.store.connectors().await?;
+        let mut chosen: Vec<i64> = Vec::with_capacity(toolsets.len());
+        for t in toolsets {
+            if !connectors.iter().any(|c| c.id == *t) {
+                return Err(OrgError::NotFound("There is no such toolset".to_string()));
+            }
+            if !chosen.contains(t) {
+                chosen.push(*t);
+            }
+        }
+        chosen.sort_unstable();
+        self.store.set_agent_toolsets(a.id, &chosen, self.actor(by)).await.map_err(Into::into)
+    }
+
+    /// An admin alone sets the label an agent's model is cleared for. Returns what it now means.
+    pub async fn set_agent_clearance(&self, by: &Person, agent: AgentId, clearance: &str) -> Result<String, OrgError> {
+        if !by.is_admin {
+            return Err(OrgError::NotAllowed("Only an admin can change an agent's clearance".to_string()));
+        }
+        let a = self.known_agent(agent).await?;
+        let label = DataLabel::parse(clearance.trim()).ok_or_else(|| {
+            OrgError::Invalid("Choose a clearance: public, internal, confidential or personal".to_string())
+        })?;
+        self.store.set_agent_clearance(a.id, label, self.actor(by)).await?;
+        Ok(clearance_meaning(label))
+    }
+
+    /// An agent's page, for anyone signed in: what it holds and is cleared for, and which of its
+    /// controls the viewer may use.
+    pub async fn agent_access(&self, by: &Person, agent: AgentId) -> Result<AgentAccess, OrgError> {
+        let a = self.known_agent(agent).await?;
+        let (clearance, held) = self
+            .store
+            .agent_access(a.id)
+            .await?
+            .ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
+        let dir = self.store.directory().await?;
+        let role_name = |slug: &str| {
+            dir.roles
+                .iter()
+                .find(|r| r.slug.as_str() == slug)
+                .map(|r| r.name.clone())
+                .unwrap_or_else(|| slug.to_string())
+        };
+        let toolsets = self
+            .store
+            .connectors()
+            .await?
+            .into_iter()
+            .map(|c| ToolsetChoice {
+                id: c.id,
+                held: held.contains(&c.id),
+                admits: c.admits_roles.iter().map(|s| role_name(s)).collect(),
+                name: c.name,
+                label: c.label,
+            })
+            .collect();
+        Ok(AgentAccess {
+            owner_name: dir.person(a.owner).map(|p| p.name.clone()).unwrap_or_default(),
+            role_name: a.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
+            team_copy_name: a.team_copy.and_then(|t| dir.team(t)).map(|t| t.name.clone()),
+            copy_of_name: a.copy_of.and_then(|c| dir.agents.iter().find(|x| x.id == c)).map(|x| x.name.clone()),
+            manages: by.is_admin || a.owner == by.id,
+            is_admin: by.is_admin,
+            clearance_meaning: clearance_meaning(clearance),
+            clearance,
+            toolsets,
+            agent: a,
+        })
+    }
+}

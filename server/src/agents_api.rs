@@ -1,0 +1,137 @@
+//! Agents and their access under /api: an admin creates a company agent and sets its clearance;
+//! whoever manages an agent copies it for a team and gives it toolsets; an admin chooses the roles
+//! a toolset admits and the tools that read with people's own keys. Each takes a session or a
+//! personal API token: these are not memory endpoints.
+
+use crate::api::{ApiError, Caller};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use engine::org::agents::AgentForm;
+use engine::org::{AgentId, PersonId, RoleId, TeamId};
+use serde::Deserialize;
+use serde_json::json;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/agents", post(create_agent))
+        .route("/agents/{id}", get(agent))
+        .route("/agents/{id}/copy", post(copy_agent))
+        .route("/agents/{id}/toolsets", post(set_toolsets))
+        .route("/agents/{id}/clearance", post(set_clearance))
+        .route("/connectors/{id}/admits-roles", post(set_admits_roles))
+        .route("/connectors/{id}/own-keys", post(set_own_keys))
+}
+
+#[derive(Deserialize)]
+struct NewAgentBody {
+    name: String,
+    /// The department role's id, or null for none.
+    #[serde(default)]
+    role: Option<i64>,
+    owner: i64,
+    #[serde(default)]
+    description: String,
+}
+
+async fn create_agent(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Json(b): Json<NewAgentBody>,
+) -> Result<Response, ApiError> {
+    let form =
+        AgentForm { name: b.name, role: b.role.map(RoleId), owner: PersonId(b.owner), description: b.description };
+    let agent = s.org.create_agent(&by, &form).await?;
+    Ok((StatusCode::CREATED, Json(agent)).into_response())
+}
+
+/// The agent's page as data: the agent, the toolsets it holds and its clearance, with what the
+/// caller may change.
+async fn agent(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
+    Ok(Json(s.org.agent_access(&by, AgentId(id)).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct CopyBody {
+    team: i64,
+}
+
+async fn copy_agent(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<CopyBody>,
+) -> Result<Response, ApiError> {
+    let copy = s.org.copy_agent_for_team(&by, AgentId(id), TeamId(b.team)).await?;
+    Ok((StatusCode::CREATED, Json(copy)).into_response())
+}
+
+#[derive(Deserialize)]
+struct ToolsetsBody {
+    toolsets: Vec<i64>,
+}
+
+async fn set_toolsets(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<ToolsetsBody>,
+) -> Result<Response, ApiError> {
+    s.org.set_agent_toolsets(&by, AgentId(id), &b.toolsets).await?;
+    let held = s.store.agent_access(AgentId(id)).await.map_err(ApiError::internal)?.map(|(_, t)| t).unwrap_or_default();
+    Ok(Json(json!({ "agent": id, "toolsets": held })).into_response())
+}
+
+#[derive(Deserialize)]
+struct ClearanceBody {
+    clearance: String,
+}
+
+async fn set_clearance(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<ClearanceBody>,
+) -> Result<Response, ApiError> {
+    let meaning = s.org.set_agent_clearance(&by, AgentId(id), &b.clearance).await?;
+    Ok(Json(json!({ "agent": id, "clearance": b.clearance.trim(), "meaning": meaning })).into_response())
+}
+
+#[derive(Deserialize)]
+struct AdmitsBody {
+    /// Role slugs, as in `sales`; an empty list admits everyone in the company.
+    roles: Vec<String>,
+}
+
+async fn set_admits_roles(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<AdmitsBody>,
+) -> Result<Response, ApiError> {
+    let message = s.memory.set_admits_roles(&by, id, &b.roles).await?;
+    let c = s.store.connector(id).await.map_err(ApiError::internal)?;
+    let admits = c.map(|c| c.admits_roles).unwrap_or_default();
+    Ok(Json(json!({ "connector": id, "admits_roles": admits, "message": message })).into_response())
+}
+
+#[derive(Deserialize)]
+struct OwnKeysBody {
+    /// The ticked tools that read with people's own keys; empty for none.
+    tools: Vec<String>,
+}
+
+async fn set_own_keys(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<OwnKeysBody>,
+) -> Result<Response, ApiError> {
+    let message = s.memory.set_own_key_tools(&by, id, &b.tools).await?;
+    let c = s.store.connector(id).await.map_err(ApiError::internal)?;
+    let tools = c.map(|c| c.own_key_tools).unwrap_or_default();
+    Ok(Json(json!({ "connector": id, "own_key_tools": tools, "message": message })).into_response())
+}

@@ -1,0 +1,122 @@
+//! The SQLite backend's AgentAdminStore: new agents with their description, team copies, and an
+//! agent's toolsets and clearance set apart from each other.
+
+use super::sqlite::{agent_from, audit, backend, is_unique_violation, SqliteStore, AGENT_COLUMNS};
+use async_trait::async_trait;
+use engine::cards::access::DataLabel;
+use engine::org::agents::AgentAdminStore;
+use engine::org::{Agent, AgentId, TeamId};
+use engine::store::{Actor, NewAgent, StoreError};
+use sqlx::SqliteConnection;
+
+async fn agent_in(conn: &mut SqliteConnection, id: AgentId) -> Result<Option<Agent>, StoreError> {
+    let row = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = ?"))
+        .bind(id.0)
+        .fetch_optional(conn)
+        .await
+        .map_err(backend)?;
+    Ok(row.as_ref().map(agent_from))
+}
+
+#[async_trait]
+impl AgentAdminStore for SqliteStore {
+    async fn add_agent(&self, a: &NewAgent, description: &str, actor: Actor) -> Result<Agent, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, description, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&a.name)
+        .bind(&a.template)
+        .bind(a.role.map(|r| r.0))
+        .bind(a.owner.0)
+        .bind(a.team_copy.map(|t| t.0))
+        .bind(description)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(a.name.clone()) } else { backend(e) })?;
+        let detail = format!("{}; owner person:{}; role {:?}", a.name, a.owner.0, a.role.map(|r| r.0));
+        audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &detail).await?;
+        let agent =
+            agent_in(&mut tx, AgentId(id)).await?.ok_or_else(|| StoreError::Backend("agent vanished".into()))?;
+        tx.commit().await.map_err(backend)?;
+        Ok(agent)
+    }
+
+    async fn team_copy_of(&self, source: AgentId, team: TeamId) -> Result<Option<Agent>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE copy_of_id = ? AND team_copy_id = ?"))
+            .bind(source.0)
+            .bind(team.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(row.as_ref().map(agent_from))
+    }
+
+    async fn copy_agent(&self, source: AgentId, team: TeamId, name: &str, actor: Actor) -> Result<Agent, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let from =
+            agent_in(&mut tx, source).await?.ok_or_else(|| StoreError::NotFound(format!("agent:{}", source.0)))?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, description, clearance, copy_of_id, \
+             created_at) SELECT ?, template, role_id, owner_id, ?, description, clearance, id, ? FROM agents WHERE id = ? \
+             RETURNING id",
+        )
+        .bind(name)
+        .bind(team.0)
+        .bind(actor.at)
+        .bind(source.0)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) })?;
+        sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) SELECT ?, connector_id FROM agent_toolsets WHERE agent_id = ?")
+            .bind(id)
+            .bind(source.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let detail = format!("{name}: copy of {} for team:{}", from.name, team.0);
+        audit(&mut tx, actor, "agent.copy", &format!("agent:{id}"), &detail).await?;
+        let agent = agent_in(&mut tx, AgentId(id)).await?.ok_or_else(|| StoreError::Backend("copy vanished".into()))?;
+        tx.commit().await.map_err(backend)?;
+        Ok(agent)
+    }
+
+    async fn set_agent_toolsets(&self, agent: AgentId, toolsets: &[i64], actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        agent_in(&mut tx, agent).await?.ok_or_else(|| StoreError::NotFound(format!("agent:{}", agent.0)))?;
+        sqlx::query("DELETE FROM agent_toolsets WHERE agent_id = ?")
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        for t in toolsets {
+            sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) VALUES (?, ?)")
+                .bind(agent.0)
+                .bind(t)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        audit(&mut tx, actor, "agent.toolsets", &format!("agent:{}", agent.0), &format!("holds {toolsets:?}")).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn set_agent_clearance(&self, agent: AgentId, clearance: DataLabel, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let changed = sqlx::query("UPDATE agents SET clearance = ? WHERE id = ?")
+            .bind(clearance.as_str())
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?
+            .rows_affected();
+        if changed == 0 {
+            return Err(StoreError::NotFound(format!("agent:{}", agent.0)));
+        }
+        let detail = format!("cleared for {}", clearance.as_str());
+        audit(&mut tx, actor, "agent.clearance", &format!("agent:{}", agent.0), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+}
