@@ -67,6 +67,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/company/teams/:id") view=cores::team_page::TeamPage ssr=mode.clone()/>
                     <Route path=path!("/company/people") view=people::people_page::PeoplePage ssr=mode.clone()/>
                     <Route path=path!("/company/agents") view=agents::agents_page::AgentsPage ssr=mode.clone()/>
+                    <Route path=path!("/company/agents/:id") view=agents::agent_page::AgentPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/versions/:version") view=cores::core_version_page::CoreVersionPage ssr=mode.clone()/>
                     <Route path=path!("/profile/tokens") view=tokens::tokens_page::TokensPage ssr=mode.clone()/>

@@ -27,6 +27,11 @@ pub const BOTS: &str = "/org/agents";
 pub const MY_MEMORY: &str = "/profile/memory";
 pub const CONNECTORS: &str = "/company/connectors";
 
+/// A company agent's own page: what it holds and what it is cleared for.
+pub fn company_agent(id: i64) -> String {
+    format!("/company/agents/{id}")
+}
+
 pub fn connector(id: i64) -> String {
     format!("/company/connectors/{id}")
 }

@@ -1,6 +1,10 @@
-use super::load_agents::{load_agents, AgentsData};
+use super::copy_agent::CopyAgent;
+use super::create_agent::CreateAgent;
+use super::load_agents::{load_agents, AgentDraft, AgentsData};
 use super::set_agent_role::SetAgentRole;
 use crate::components::{loaded, NoticeLine};
+use crate::paths::company_agent;
+use engine::org::Directory;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
@@ -15,7 +19,8 @@ pub fn AgentsPage() -> impl IntoView {
 
 #[component]
 fn Agents(data: AgentsData) -> impl IntoView {
-    let AgentsData { directory: dir, me, is_admin, notice, access } = data;
+    let AgentsData { directory: dir, me, is_admin, notice, access, draft } = data;
+    let new_agent = is_admin.then(|| view! { <NewAgent dir=dir.clone() draft/> });
     view! {
         <NoticeLine notice/>
         <div class="agents">
@@ -25,10 +30,12 @@ fn Agents(data: AgentsData) -> impl IntoView {
                 let owner = dir.person(a.owner).map(|p| p.name.clone()).unwrap_or_default();
                 let copy = a.team_copy.and_then(|t| dir.team(t)).map(|t| format!(" · team copy for {}", t.name));
                 let current = a.role;
+                let copyable = manages && a.team_copy.is_none() && !dir.teams.is_empty();
                 view! {
-                    <article class="agent">
-                        <h2>{a.name.clone()}</h2>
+                    <article class="agent" data-agent=a.id.to_string()>
+                        <h2><a href=company_agent(a.id.0)>{a.name.clone()}</a></h2>
                         <p class="meta">{format!("From the {} template · owner {}", a.template, owner)}{copy}</p>
+                        {(!a.description.is_empty()).then(|| view! { <p class="description">{a.description.clone()}</p> })}
                         <p>{format!("Department role: {role_name}")}</p>
                         <p class="meta access">{access.iter().find(|(id, _)| *id == a.id.0).map(|(_, line)| line.clone())}</p>
                         {manages.then(|| view! {
@@ -45,9 +52,61 @@ fn Agents(data: AgentsData) -> impl IntoView {
                                 <button type="submit">"Save"</button>
                             </form>
                         })}
+                        {copyable.then(|| view! {
+                            <form method="post" action=CopyAgent::url() class="inline copy">
+                                <input type="hidden" name="agent" value=a.id.to_string()/>
+                                <label>"Team "
+                                    <select name="team">
+                                        {dir.teams.iter().map(|t| view! { <option value=t.id.to_string()>{t.name.clone()}</option> }).collect_view()}
+                                    </select>
+                                </label>
+                                <button type="submit">"Copy for a team"</button>
+                            </form>
+                        })}
                     </article>
                 }
             }).collect_view()}
         </div>
+        {new_agent}
+    }
+}
+
+/// New agent, for admins: kept as typed when refused.
+#[component]
+fn NewAgent(dir: Directory, draft: Option<AgentDraft>) -> impl IntoView {
+    let d = draft.unwrap_or_default();
+    let message = (!d.message.is_empty()).then(|| d.message.clone());
+    let people: Vec<_> = dir.people.iter().filter(|p| p.left_at.is_none()).cloned().collect();
+    view! {
+        <section class="new-agent">
+            <h2>"New agent"</h2>
+            {message.map(|m| view! { <p class="notice refused" role="alert">{m}</p> })}
+            <form method="post" action=CreateAgent::url() class="settings">
+                <label>"Name " <input type="text" name="name" required maxlength="80" value=d.name.clone()/></label>
+                <label>" Department role "
+                    <select name="role">
+                        <option value="" selected=d.role.is_empty()>"No role"</option>
+                        {dir.roles.iter().map(|r| {
+                            let v = r.id.to_string();
+                            let selected = v == d.role;
+                            view! { <option value=v selected=selected>{r.name.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>" Owner "
+                    <select name="owner">
+                        {people.into_iter().map(|p| {
+                            let v = p.id.to_string();
+                            let selected = v == d.owner;
+                            view! { <option value=v selected=selected>{p.name}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label class="block">"Description"
+                    <textarea name="description" rows="3">{d.description.clone()}</textarea>
+                </label>
+                <button type="submit">"Add agent"</button>
+            </form>
+        </section>
     }
 }

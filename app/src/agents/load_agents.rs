@@ -3,6 +3,19 @@ use engine::org::{Directory, PersonId};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// New agent's fields as typed, kept across a refusal with the reason, so nothing typed is lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AgentDraft {
+    pub name: String,
+    pub role: String,
+    pub owner: String,
+    pub description: String,
+    pub message: String,
+}
+
+/// The flash key of New agent's kept fields.
+pub const AGENT_DRAFT_KEY: &str = "draft:new-agent";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentsData {
     pub directory: Directory,
@@ -11,6 +24,7 @@ pub struct AgentsData {
     pub notice: Option<Notice>,
     /// Per agent: the toolsets it holds and what its model is cleared for, in words.
     pub access: Vec<(i64, String)>,
+    pub draft: Option<AgentDraft>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_agents")]
@@ -19,6 +33,7 @@ pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     let me = signed_in().await?;
     let directory = org()?.directory().await.map_err(refused)?;
     let notice = take_flash(&notice_key(AGENTS)).await?;
+    let draft = take_flash(AGENT_DRAFT_KEY).await?;
     let access = memory()?.access_lines().await.map_err(refused)?;
-    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access })
+    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access, draft })
 }

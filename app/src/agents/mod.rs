@@ -1,5 +1,12 @@
-//! Agents and their department role.
+//! Company agents: the list with New agent and Copy for a team, their department role, and each
+//! agent's page with its toolsets and clearance.
 
+pub mod agent_page;
 pub mod agents_page;
+pub mod copy_agent;
+pub mod create_agent;
+pub mod load_agent_page;
 pub mod load_agents;
+pub mod set_agent_clearance;
 pub mod set_agent_role;
+pub mod set_agent_toolsets;

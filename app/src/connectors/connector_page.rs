@@ -6,6 +6,7 @@ use super::save_connector::SaveConnector;
 use super::set_company_key::SetCompanyKey;
 use super::set_whos_who::SetWhosWho;
 use super::tick_tool::TickTool;
+use super::toolset_access::{AdmitsRoles, OwnKeys};
 use crate::components::{loaded, NoticeLine};
 use engine::cards::source::RecordShape;
 use leptos::prelude::*;
@@ -58,7 +59,7 @@ fn ShapeForm(id: i64, shape: RecordShape, label: &'static str) -> impl IntoView 
 
 #[component]
 fn SheetView(data: SheetData) -> impl IntoView {
-    let SheetData { sheet, notice, whos_who } = data;
+    let SheetData { sheet, notice, whos_who, role_slugs } = data;
     let c = sheet.connector.clone();
     let id = c.id;
     let mode = c.key_mode.as_str();
@@ -151,6 +152,8 @@ fn SheetView(data: SheetData) -> impl IntoView {
                 <button type="submit">"Save settings"</button>
             </form>
         </section>
+        <AdmitsRoles connector=c.clone() roles=role_slugs/>
+        <OwnKeys connector=c.clone()/>
         <section>
             <h2>"Who's who"</h2>
             <p class="meta">{if whos_who {

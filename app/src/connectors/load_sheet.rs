@@ -9,6 +9,9 @@ pub struct SheetData {
     pub notice: Option<Notice>,
     /// Whether its toolset is marked who's who.
     pub whos_who: bool,
+    /// Every role as (slug, name), for the roles a toolset admits.
+    #[serde(default)]
+    pub role_slugs: Vec<(String, String)>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_sheet")]
@@ -20,5 +23,13 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
     let sheet = memory()?.sheet(&me, id).await.map_err(refused)?;
     let whos_who = lists()?.is_whos_who(id).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&connector(id))).await?;
-    Ok(SheetData { sheet, notice, whos_who })
+    let role_slugs = org()?
+        .directory()
+        .await
+        .map_err(refused)?
+        .roles
+        .into_iter()
+        .map(|r| (r.slug.as_str().to_string(), r.name))
+        .collect();
+    Ok(SheetData { sheet, notice, whos_who, role_slugs })
 }

@@ -1,0 +1,119 @@
+use super::load_agent_page::{load_agent_page, AgentPageData};
+use super::set_agent_clearance::SetAgentClearance;
+use super::set_agent_toolsets::SetAgentToolsets;
+use crate::components::{loaded, NoticeLine};
+use crate::paths::{connector, AGENTS};
+use engine::cards::access::DataLabel;
+use engine::org::agents::clearance_meaning;
+use engine::org::service::ToolsetChoice;
+use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+use leptos_router::hooks::use_params_map;
+
+const LABELS: [DataLabel; 4] = [DataLabel::Public, DataLabel::Internal, DataLabel::Confidential, DataLabel::Personal];
+
+/// One company agent: its toolsets, given by whoever manages it, and its clearance, set by an admin.
+#[component]
+pub fn AgentPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("id").and_then(|i| i.parse::<i64>().ok()).unwrap_or(0);
+    let data = Resource::new(id, load_agent_page);
+    view! {
+        <p class="crumbs"><a href=AGENTS>"Agents"</a></p>
+        {loaded(data, |d| view! { <AgentView data=d/> })}
+    }
+}
+
+fn toolset_line(t: &ToolsetChoice) -> String {
+    let admits = if t.admits.is_empty() { "everyone".to_string() } else { t.admits.join(", ") };
+    format!(" · {} data · admits {admits}", t.label.as_str())
+}
+
+#[component]
+fn AgentView(data: AgentPageData) -> impl IntoView {
+    let AgentPageData { access, notice } = data;
+    let a = access.agent.clone();
+    let id = a.id.0.to_string();
+    let held: Vec<ToolsetChoice> = access.toolsets.iter().filter(|t| t.held).cloned().collect();
+    let current = access.clearance;
+    let copy = access.team_copy_name.clone().map(|t| match access.copy_of_name.clone() {
+        Some(of) => format!("Team copy of {of} for {t}: it loads {t}'s team core."),
+        None => format!("Team copy for {t}: it loads {t}'s team core."),
+    });
+    view! {
+        <h1>{a.name.clone()}</h1>
+        <NoticeLine notice/>
+        <p class="meta">{format!(
+            "From the {} template · owner {} · department role {}",
+            a.template,
+            access.owner_name,
+            access.role_name.clone().unwrap_or_else(|| "none".to_string()),
+        )}</p>
+        {copy.map(|c| view! { <p class="meta">{c}</p> })}
+        {(!a.description.is_empty()).then(|| view! { <p class="description">{a.description.clone()}</p> })}
+        <section class="toolsets">
+            <h2>"Toolsets"</h2>
+            {if access.manages {
+                view! {
+                    <form method="post" action=SetAgentToolsets::url() class="settings">
+                        <input type="hidden" name="agent" value=id.clone()/>
+                        {if access.toolsets.is_empty() {
+                            view! { <p class="meta">"There are no connectors yet; an admin adds one under Connectors."</p> }.into_any()
+                        } else {
+                            view! {
+                                <ul class="toolsets">
+                                    {access.toolsets.iter().map(|t| view! {
+                                        <li>
+                                            <label>
+                                                <input type="checkbox" name="toolsets[]" value=t.id.to_string() checked=t.held/>
+                                                " " {t.name.clone()}
+                                            </label>
+                                            <span class="meta">{toolset_line(t)}</span>
+                                        </li>
+                                    }).collect_view()}
+                                </ul>
+                            }.into_any()
+                        }}
+                        <button type="submit">"Save toolsets"</button>
+                    </form>
+                }.into_any()
+            } else if held.is_empty() {
+                view! { <p>"It holds no toolsets."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="toolsets">
+                        {held.iter().map(|t| view! { <li>{t.name.clone()}<span class="meta">{toolset_line(t)}</span></li> }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+            {access.is_admin.then(|| view! {
+                <p class="meta">
+                    "Who a toolset admits is set on its connector's page: "
+                    {access.toolsets.iter().map(|t| view! { <a href=connector(t.id)>{t.name.clone()}</a> " " }).collect_view()}
+                </p>
+            })}
+        </section>
+        <section class="clearance">
+            <h2>"Clearance"</h2>
+            {if access.is_admin {
+                view! {
+                    <form method="post" action=SetAgentClearance::url() class="inline">
+                        <input type="hidden" name="agent" value=id.clone()/>
+                        <label>"Clearance "
+                            <select name="clearance">
+                                {LABELS.into_iter().map(|l| view! {
+                                    <option value=l.as_str() selected=current == l>{l.as_str()}</option>
+                                }).collect_view()}
+                            </select>
+                        </label>
+                        <button type="submit">"Set clearance"</button>
+                    </form>
+                }.into_any()
+            } else {
+                view! { <p>{format!("Clearance: {}", current.as_str())}</p> }.into_any()
+            }}
+            <p class="meta clearance-meaning">{clearance_meaning(current)}</p>
+            {(!access.is_admin).then(|| view! { <p class="meta">"Only an admin can change an agent's clearance."</p> })}
+        </section>
+    }
+}

@@ -1,0 +1,29 @@
+use crate::flash::Notice;
+use engine::org::service::AgentAccess;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentPageData {
+    pub access: AgentAccess,
+    pub notice: Option<Notice>,
+}
+
+#[server(prefix = "/fn", endpoint = "load_agent_page")]
+pub async fn load_agent_page(id: i64) -> Result<AgentPageData, ServerFnError> {
+    use crate::flash::notice_key;
+    use crate::paths::company_agent;
+    use crate::ssr::*;
+    use engine::org::AgentId;
+    let me = signed_in().await?;
+    let notice = take_flash(&notice_key(&company_agent(id))).await?;
+    match org()?.agent_access(&me, AgentId(id)).await {
+        Ok(access) => Ok(AgentPageData { access, notice }),
+        Err(e) => {
+            if matches!(e, engine::org::OrgError::NotFound(_)) {
+                not_found();
+            }
+            Err(refused(e))
+        }
+    }
+}
