@@ -20,9 +20,12 @@ pub fn AgentsPage() -> impl IntoView {
 #[component]
 fn Agents(data: AgentsData) -> impl IntoView {
     let AgentsData { directory: dir, me, is_admin, notice, access, draft } = data;
+    // Only admins see New agent; anyone else whose post was refused reads why at the top.
+    let refused = draft.as_ref().filter(|_| !is_admin).map(|d| crate::flash::Notice::refused(d.message.clone()));
     let new_agent = is_admin.then(|| view! { <NewAgent dir=dir.clone() draft/> });
     view! {
         <NoticeLine notice/>
+        <NoticeLine notice=refused/>
         <div class="agents">
             {dir.agents.iter().map(|a| {
                 let manages = is_admin || a.owner == me;

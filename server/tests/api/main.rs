@@ -2,6 +2,7 @@
 
 mod agent_model;
 mod agent_model_server;
+mod agents;
 mod archive;
 mod auth;
 mod bots;
