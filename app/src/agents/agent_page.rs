@@ -36,6 +36,8 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
     let id = a.id.0.to_string();
     let held: Vec<ToolsetChoice> = access.toolsets.iter().filter(|t| t.held).cloned().collect();
     let current = access.clearance;
+    // The meaning follows the choice before it is saved; without JavaScript it reads as saved.
+    let chosen = RwSignal::new(current);
     let copy = access.team_copy_name.clone().map(|t| match access.copy_of_name.clone() {
         Some(of) => format!("Team copy of {of} for {t}: it loads {t}'s team core."),
         None => format!("Team copy for {t}: it loads {t}'s team core."),
@@ -100,7 +102,11 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
                     <form method="post" action=SetAgentClearance::url() class="inline">
                         <input type="hidden" name="agent" value=id.clone()/>
                         <label>"Clearance "
-                            <select name="clearance">
+                            <select name="clearance" on:change=move |ev| {
+                                if let Some(l) = DataLabel::parse(&event_target_value(&ev)) {
+                                    chosen.set(l);
+                                }
+                            }>
                                 {LABELS.into_iter().map(|l| view! {
                                     <option value=l.as_str() selected=current == l>{l.as_str()}</option>
                                 }).collect_view()}
@@ -112,7 +118,7 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
             } else {
                 view! { <p>{format!("Clearance: {}", current.as_str())}</p> }.into_any()
             }}
-            <p class="meta clearance-meaning">{clearance_meaning(current)}</p>
+            <p class="meta clearance-meaning">{move || clearance_meaning(chosen.get())}</p>
             {(!access.is_admin).then(|| view! { <p class="meta">"Only an admin can change an agent's clearance."</p> })}
         </section>
     }
