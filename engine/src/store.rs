@@ -6,6 +6,7 @@ use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Sugges
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
+pub use crate::org::setup::SetupStore;
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::lists::ListStore;
 pub use crate::runs::store::RunStore;
@@ -190,10 +191,19 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore
+    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + SetupStore
 {
 }
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore> Store
-    for T
+impl<
+        T: OrgStore
+            + CoreStore
+            + TokenStore
+            + PersonaStore
+            + CardStore
+            + IdempotencyStore
+            + RunStore
+            + ListStore
+            + SetupStore,
+    > Store for T
 {
 }
