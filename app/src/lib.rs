@@ -15,9 +15,9 @@ pub mod memory;
 pub mod org;
 pub mod paths;
 pub mod people;
+pub mod setup;
 #[cfg(feature = "ssr")]
 pub mod ssr;
-pub mod setup;
 pub mod teams;
 pub mod tokens;
 

@@ -55,7 +55,8 @@ pub fn read_password(email: &str) -> Result<String, InitError> {
     }
     let first = rpassword::prompt_password(format!("Password for {}: ", email.trim()))
         .map_err(|e| InitError::Password(e.to_string()))?;
-    let again = rpassword::prompt_password("The same password again: ").map_err(|e| InitError::Password(e.to_string()))?;
+    let again =
+        rpassword::prompt_password("The same password again: ").map_err(|e| InitError::Password(e.to_string()))?;
     if first != again {
         return Err(InitError::Refused("The two passwords differ; nothing was changed.".to_string()));
     }

@@ -17,8 +17,13 @@ pub async fn set_up(
     use crate::ssr::*;
     use engine::org::service::SetupRequest;
     use engine::org::setup::SetupError;
-    let request =
-        SetupRequest { company: &company, time_zone: &zone, admin_name: &name, admin_email: &email, password: &password };
+    let request = SetupRequest {
+        company: &company,
+        time_zone: &zone,
+        admin_name: &name,
+        admin_email: &email,
+        password: &password,
+    };
     match org()?.set_up(request).await {
         Ok(admin) => {
             let session = session().await?;

@@ -31,8 +31,12 @@ pub trait SetupStore: Send + Sync {
     /// In one transaction: the company, its first admin (an admin from the start) and their audit
     /// rows, the admin named as who did it. Only while there is no company: of any number of
     /// setups, racing or not, exactly one is `Done`.
-    async fn set_up_company(&self, company: &Company, admin: &FirstAdmin, at: DateTime<Utc>)
-        -> Result<SetUp, StoreError>;
+    async fn set_up_company(
+        &self,
+        company: &Company,
+        admin: &FirstAdmin,
+        at: DateTime<Utc>,
+    ) -> Result<SetUp, StoreError>;
 }
 
 /// Every IANA zone name chrono-tz knows, for the setup's list; `TimeZoneName::parse` accepts each.

@@ -7,7 +7,13 @@ use reqwest::{Client, Response, StatusCode};
 
 const PASSWORD: &str = "correct horse battery";
 
-fn form<'a>(company: &'a str, zone: &'a str, name: &'a str, email: &'a str, password: &'a str) -> [(&'a str, &'a str); 5] {
+fn form<'a>(
+    company: &'a str,
+    zone: &'a str,
+    name: &'a str,
+    email: &'a str,
+    password: &'a str,
+) -> [(&'a str, &'a str); 5] {
     [("company", company), ("zone", zone), ("name", name), ("email", email), ("password", password)]
 }
 
@@ -115,7 +121,8 @@ async fn two_racing_setups_make_exactly_one_company() {
     let company = app.store.company().await.unwrap().unwrap();
     let people = app.store.directory().await.unwrap().people;
     assert_eq!(people.len(), 1);
-    let (winner, email, loser) = if ada_won { ("Acme", "ada@acme.example", &b) } else { ("Globex", "hank@globex.example", &a) };
+    let (winner, email, loser) =
+        if ada_won { ("Acme", "ada@acme.example", &b) } else { ("Globex", "hank@globex.example", &a) };
     assert_eq!((company.name.as_str(), people[0].email.as_str()), (winner, email));
     let (_, html) = app.page(loser, "/signin").await;
     assert!(html.contains("Engram is already set up; sign in instead"));
@@ -127,10 +134,22 @@ async fn bad_input_changes_nothing_and_keeps_what_was_typed() {
     let app = spawn_empty_app().await;
     let c = client();
     let cases = [
-        (form("Acme Widgets", "Mars/Olympus", "Ada Lovelace", "ada@acme.example", PASSWORD), "Mars/Olympus is not a time zone name, such as Asia/Kolkata"),
-        (form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada-at-acme", PASSWORD), "\"ada-at-acme\" is not an email address, such as ada@example.com"),
-        (form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", "short"), "A password needs at least 8 characters"),
-        (form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", "Password123"), "That password is one of the most common ones, so it is guessed first; choose another"),
+        (
+            form("Acme Widgets", "Mars/Olympus", "Ada Lovelace", "ada@acme.example", PASSWORD),
+            "Mars/Olympus is not a time zone name, such as Asia/Kolkata",
+        ),
+        (
+            form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada-at-acme", PASSWORD),
+            "\"ada-at-acme\" is not an email address, such as ada@example.com",
+        ),
+        (
+            form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", "short"),
+            "A password needs at least 8 characters",
+        ),
+        (
+            form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", "Password123"),
+            "That password is one of the most common ones, so it is guessed first; choose another",
+        ),
         (form("  ", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", PASSWORD), "The company needs a name"),
         (form("Acme Widgets", "Asia/Kolkata", "", "ada@acme.example", PASSWORD), "The admin needs a name"),
     ];
@@ -144,7 +163,8 @@ async fn bad_input_changes_nothing_and_keeps_what_was_typed() {
         for (field, typed) in &fields[..4] {
             let typed = typed.replace('"', "&quot;");
             let kept = if *field == "zone" {
-                typed.parse::<chrono_tz::Tz>().is_err() || html.contains(&format!(r#"<option value="{typed}" selected>"#))
+                typed.parse::<chrono_tz::Tz>().is_err()
+                    || html.contains(&format!(r#"<option value="{typed}" selected>"#))
             } else {
                 typed.trim().is_empty() || html.contains(&format!(r#"value="{typed}""#))
             };
@@ -167,7 +187,8 @@ async fn a_second_server_notices_the_setup_made_through_the_first() {
     let c = client();
     let r = c.get(second.url("/")).send().await.unwrap();
     assert_eq!(location(&r), "/setup");
-    let r = set_up(&first, &client(), &form("Acme", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", PASSWORD)).await;
+    let r =
+        set_up(&first, &client(), &form("Acme", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", PASSWORD)).await;
     assert_eq!(location(&r), "/company/people");
     let r = c.get(second.url("/setup")).send().await.unwrap();
     assert_eq!(location(&r), "/signin", "the second server sees the company");
@@ -193,7 +214,11 @@ async fn engram(args: Vec<String>, stdin: &'static str) -> (Option<i32>, String,
             .expect("run engram");
         child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
         let out = child.wait_with_output().expect("engram finishes");
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     })
     .await
     .expect("the command's thread")
@@ -204,7 +229,8 @@ async fn engram(args: Vec<String>, stdin: &'static str) -> (Option<i32>, String,
 async fn init_sets_up(url: &str, at: &str) {
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let init = |extra: &[&str]| {
-        let mut args = s(&["init", "--company", "Acme", "--zone", "Asia/Kolkata", "--admin", "ada.lovelace@acme.example"]);
+        let mut args =
+            s(&["init", "--company", "Acme", "--zone", "Asia/Kolkata", "--admin", "ada.lovelace@acme.example"]);
         args.extend(s(extra));
         args.extend(s(&["--database", url]));
         args
@@ -212,7 +238,11 @@ async fn init_sets_up(url: &str, at: &str) {
     let (code, out, err) = engram(init(&[]), "short\n").await;
     assert_eq!((code, out.as_str()), (Some(1), ""));
     assert_eq!(err, "A password needs at least 8 characters; nothing was changed.\n");
-    let (code, out, err) = engram(s(&["init", "--company", "Acme", "--zone", "Mars/Olympus", "--admin", "ada@acme.example", "--database", url]), "correct horse battery\n").await;
+    let (code, out, err) = engram(
+        s(&["init", "--company", "Acme", "--zone", "Mars/Olympus", "--admin", "ada@acme.example", "--database", url]),
+        "correct horse battery\n",
+    )
+    .await;
     assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
     assert_eq!(err, "Mars/Olympus is not a time zone name, such as Asia/Kolkata; nothing was changed.\n");
 
@@ -222,14 +252,22 @@ async fn init_sets_up(url: &str, at: &str) {
 
     let (code, out, err) = engram(init(&["--name", "Eve Moreau"]), "another password\n").await;
     assert_eq!((code, out.as_str()), (Some(1), ""));
-    assert_eq!(err, format!("Engram is already set up at {at}; nothing was changed. Sign in instead, or add people as its admin.\n"));
+    assert_eq!(
+        err,
+        format!(
+            "Engram is already set up at {at}; nothing was changed. Sign in instead, or add people as its admin.\n"
+        )
+    );
 
     let store = server::store::AnyStore::open(url).await.unwrap().shared();
     let people = store.directory().await.unwrap().people;
     assert_eq!(people.len(), 1);
     assert!(people[0].is_admin && people[0].name == "Ada Lovelace");
     assert_eq!(store.company().await.unwrap().unwrap().time_zone.as_str(), "Asia/Kolkata");
-    let verified = engine::auth::verify_password(PASSWORD.into(), store.credentials("ada.lovelace@acme.example").await.unwrap().unwrap().1);
+    let verified = engine::auth::verify_password(
+        PASSWORD.into(),
+        store.credentials("ada.lovelace@acme.example").await.unwrap().unwrap().1,
+    );
     assert!(verified.await.unwrap(), "the password came from stdin");
 }
 

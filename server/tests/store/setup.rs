@@ -40,7 +40,10 @@ async fn a_setup_makes_the_company_and_its_first_admin(db: Db) {
     let subject = format!("person:{}", ada.id);
     assert_eq!(
         rows,
-        [("person.create", subject.as_str(), "Ada Lovelace (the first admin)"), ("company.create", "Acme", "Europe/Berlin")]
+        [
+            ("person.create", subject.as_str(), "Ada Lovelace (the first admin)"),
+            ("company.create", "Acme", "Europe/Berlin")
+        ]
     );
     assert!(audit.iter().all(|a| a.actor == Some(ada.id) && a.at == at(1)), "{audit:?}");
 }
@@ -85,7 +88,7 @@ async fn racing_setups_make_exactly_one_company(db: Db) {
     let winner = &winners[0];
     let n = winner.name.trim_start_matches("Admin ");
     assert_eq!(db.company().await.unwrap().map(|c| c.name), Some(format!("Company {n}")));
-    assert_eq!(db.directory().await.unwrap().people, [winner.clone()]);
+    assert_eq!(db.directory().await.unwrap().people, std::slice::from_ref(winner));
     assert_eq!(db.audit_log(100).await.unwrap().len(), 2);
 }
 
