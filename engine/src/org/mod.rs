@@ -5,6 +5,7 @@
 pub mod agents;
 pub mod names;
 pub mod service;
+pub mod setup;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
