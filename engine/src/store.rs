@@ -6,6 +6,7 @@ use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Sugges
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
+pub use crate::org::people::PeopleStore;
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::lists::ListStore;
 pub use crate::runs::store::RunStore;
@@ -26,6 +27,9 @@ pub enum StoreError {
     /// The backend failed; the text is for logs, never for people.
     #[error("backend: {0}")]
     Backend(String),
+    /// The change would leave the company without a current admin.
+    #[error("the last admin cannot be removed")]
+    LastAdmin,
 }
 
 /// Who did a change, for the audit trail.
@@ -108,6 +112,7 @@ pub trait OrgStore: Send + Sync {
     /// The person leaves, in one transaction: they can no longer sign in; their API tokens and the
     /// bot tokens they made are revoked; their memory of records goes (their use rows, the cards
     /// read as them, their own keys, Prepare my day). Their row stays, so history still names them.
+    /// `LastAdmin` when they are the last current admin, decided inside the transaction.
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError>;
 
     async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
@@ -190,10 +195,19 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore
+    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + PeopleStore
 {
 }
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore> Store
-    for T
+impl<
+        T: OrgStore
+            + CoreStore
+            + TokenStore
+            + PersonaStore
+            + CardStore
+            + IdempotencyStore
+            + RunStore
+            + ListStore
+            + PeopleStore,
+    > Store for T
 {
 }

@@ -3,6 +3,7 @@
 //! Department roles are not access roles: whether someone is an admin is a separate flag.
 
 pub mod names;
+pub mod people;
 pub mod service;
 
 use chrono::{DateTime, Utc};

@@ -8,6 +8,12 @@ use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId
 use crate::store::{Actor, Store, StoreError};
 use std::sync::Arc;
 
+#[cfg(feature = "server")]
+mod people;
+use crate::org::people::LAST_ADMIN;
+#[cfg(feature = "server")]
+pub use people::{closed_link, AddPerson, InviteLink};
+
 #[derive(Clone)]
 pub struct OrgService {
     store: Arc<dyn Store>,
@@ -136,7 +142,10 @@ impl OrgService {
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has already left", p.name)));
         }
-        let d = self.store.mark_left(person, self.actor(actor)).await?;
+        let d = self.store.mark_left(person, self.actor(actor)).await.map_err(|e| match e {
+            StoreError::LastAdmin => OrgError::Invalid(LAST_ADMIN.to_string()),
+            other => other.into(),
+        })?;
         let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         Ok(format!(
             "{} has left: they can no longer sign in, {} revoked, and {} and {} read as them are gone.",
