@@ -3,10 +3,10 @@
 
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+pub use crate::org::people::PeopleStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
-pub use crate::org::people::PeopleStore;
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::lists::ListStore;
 pub use crate::runs::store::RunStore;

@@ -15,17 +15,15 @@ async fn insert_invite(
     invite: &NewInvite,
     actor: Actor,
 ) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO invites (person_id, secret_hash, made_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-    )
-    .bind(person.0)
-    .bind(&invite.secret_hash)
-    .bind(actor.person.map(|p| p.0))
-    .bind(actor.at)
-    .bind(invite.expires_at)
-    .execute(&mut *conn)
-    .await
-    .map_err(backend)?;
+    sqlx::query("INSERT INTO invites (person_id, secret_hash, made_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+        .bind(person.0)
+        .bind(&invite.secret_hash)
+        .bind(actor.person.map(|p| p.0))
+        .bind(actor.at)
+        .bind(invite.expires_at)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
     let expires = invite.expires_at.format("%Y-%m-%d %H:%M UTC").to_string();
     audit(conn, actor, "person.invite", &format!("person:{}", person.0), &format!("expires {expires}")).await
 }

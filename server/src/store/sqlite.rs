@@ -230,7 +230,8 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-pub(crate) const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
+pub(crate) const PERSON_COLUMNS: &str =
+    "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Result<u32, StoreError> {
     let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = ?")

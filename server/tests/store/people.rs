@@ -38,7 +38,10 @@ async fn an_added_person_has_their_role_and_an_open_link(db: Db) {
     let o = org(&db).await;
     let new = NewPerson { main_team: Some(o.team.id), ..new_person("Cleo", "Cleo@Acme.test") };
     let cleo = db.add_person(&new, Some(o.support.id), &link("cleo", 60), o.by_admin(1)).await.unwrap();
-    assert_eq!((cleo.email.as_str(), cleo.role_override, cleo.main_team), ("cleo@acme.test", Some(o.support.id), Some(o.team.id)));
+    assert_eq!(
+        (cleo.email.as_str(), cleo.role_override, cleo.main_team),
+        ("cleo@acme.test", Some(o.support.id), Some(o.team.id))
+    );
     assert_eq!(db.person(cleo.id).await.unwrap().unwrap(), cleo);
     let invite = db.invite("hash-of-link-cleo").await.unwrap().expect("the link is kept by its hash");
     assert_eq!((invite.person, invite.name.as_str(), invite.email.as_str()), (cleo.id, "Cleo", "cleo@acme.test"));
@@ -207,7 +210,8 @@ async fn a_demotion_racing_a_departure_leaves_an_admin(db: Db) {
     let (admin, alice) = (o.admin.id, o.alice.id);
     // Alice takes Ada's admin away while Ada marks Alice as left: one of them must lose.
     let demote = tokio::spawn(async move { d1.set_admin(admin, false, crate::backends::actor(Some(alice), 2)).await });
-    let leave = tokio::spawn(async move { d2.mark_left(alice, crate::backends::actor(Some(admin), 2)).await.map(|_| ()) });
+    let leave =
+        tokio::spawn(async move { d2.mark_left(alice, crate::backends::actor(Some(admin), 2)).await.map(|_| ()) });
     let outcomes = [demote.await.unwrap(), leave.await.unwrap()];
     assert_eq!(outcomes.iter().filter(|r| r.is_ok()).count(), 1, "{outcomes:?}");
     assert!(outcomes.iter().any(|r| *r == Err(StoreError::LastAdmin)), "{outcomes:?}");

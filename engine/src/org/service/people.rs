@@ -87,11 +87,10 @@ impl OrgService {
             main_team: new.main_team,
         };
         let (secret, invite) = self.new_invite();
-        let person =
-            self.store.add_person(&person, new.role, &invite, self.actor(by)).await.map_err(|e| match e {
-                StoreError::Duplicate(_) => OrgError::Duplicate(format!("Someone already has the email {email}")),
-                other => other.into(),
-            })?;
+        let person = self.store.add_person(&person, new.role, &invite, self.actor(by)).await.map_err(|e| match e {
+            StoreError::Duplicate(_) => OrgError::Duplicate(format!("Someone already has the email {email}")),
+            other => other.into(),
+        })?;
         Ok(InviteLink { person, secret, expires_at: invite.expires_at })
     }
 

@@ -108,7 +108,8 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-pub(super) const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
+pub(super) const PERSON_COLUMNS: &str =
+    "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 /// Inserts the version after `based_on`. Nothing is locked: of two saves based on the same version,
 /// the second to insert waits on the first's unique `(scope_key, version)` entry and, once that

@@ -45,12 +45,11 @@ pub(super) async fn keep_an_admin(conn: &mut PgConnection, person: PersonId) -> 
     if is_admin != Some(true) {
         return Ok(());
     }
-    let others: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM people WHERE is_admin AND left_at IS NULL AND id <> $1")
-            .bind(person.0)
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(backend)?;
+    let others: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM people WHERE is_admin AND left_at IS NULL AND id <> $1")
+        .bind(person.0)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(backend)?;
     if others == 0 {
         return Err(StoreError::LastAdmin);
     }
@@ -187,12 +186,13 @@ impl PeopleStore for PgStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        let row = sqlx::query(&format!("UPDATE people SET password_hash = $1 WHERE id = $2 RETURNING {PERSON_COLUMNS}"))
-            .bind(password_hash)
-            .bind(person)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?;
+        let row =
+            sqlx::query(&format!("UPDATE people SET password_hash = $1 WHERE id = $2 RETURNING {PERSON_COLUMNS}"))
+                .bind(password_hash)
+                .bind(person)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
         let actor = Actor { person: Some(PersonId(person)), at };
         audit(&mut tx, actor, "person.invite_used", &format!("person:{person}"), "password set").await?;
         tx.commit().await.map_err(backend)?;
