@@ -1,4 +1,4 @@
-use super::add_person::{AddPersonDraft, NewInviteLink, ADD_PERSON_DRAFT_KEY, NEW_INVITE_LINK_KEY};
+use super::add_person::{AddPersonDraft, NewInviteLink};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +14,7 @@ pub struct AddPersonData {
 
 #[server(prefix = "/fn", endpoint = "load_add_person")]
 pub async fn load_add_person() -> Result<AddPersonData, ServerFnError> {
+    use super::add_person::{ADD_PERSON_DRAFT_KEY, NEW_INVITE_LINK_KEY};
     use crate::ssr::*;
     let me = signed_in().await?;
     if !me.is_admin {

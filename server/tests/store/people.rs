@@ -214,6 +214,6 @@ async fn a_demotion_racing_a_departure_leaves_an_admin(db: Db) {
         tokio::spawn(async move { d2.mark_left(alice, crate::backends::actor(Some(admin), 2)).await.map(|_| ()) });
     let outcomes = [demote.await.unwrap(), leave.await.unwrap()];
     assert_eq!(outcomes.iter().filter(|r| r.is_ok()).count(), 1, "{outcomes:?}");
-    assert!(outcomes.iter().any(|r| *r == Err(StoreError::LastAdmin)), "{outcomes:?}");
+    assert!(outcomes.contains(&Err(StoreError::LastAdmin)), "{outcomes:?}");
     assert_eq!(admins(&db).await.len(), 1);
 }
