@@ -17,13 +17,14 @@ pub fn PeoplePage() -> impl IntoView {
     let query = use_query_map();
     let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
     let leaving = Memo::new(move |_| query.read().get("leave").is_some());
-    let data = Resource::new(move || selected.get(), load_people);
-    let adding = Resource::new(|| (), |_| load_add_person());
+    // One read for the page, so it renders (and hydrates) under one Suspense.
+    let data = Resource::new(
+        move || selected.get(),
+        |person| async move { Ok::<_, ServerFnError>((load_people(person).await?, load_add_person().await?)) },
+    );
     view! {
         <h1>"People"</h1>
-        {loaded(data, move |d| view! {
-            {loaded(adding, move |a| view! { <People data=d.clone() adding=a selected=selected.get() leaving=leaving.get()/> })}
-        })}
+        {loaded(data, move |(d, a)| view! { <People data=d adding=a selected=selected.get() leaving=leaving.get()/> })}
     }
 }
 
