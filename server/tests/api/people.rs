@@ -309,9 +309,12 @@ async fn the_last_admin_cannot_be_removed() {
     assert_eq!(status, StatusCode::OK);
     let ada = app.sign_in("ada").await;
     let (a, b) = tokio::join!(set_admin(&app, &ada, alice_id, false), set_admin(&app, &alice, ada_id, false));
+    // The loser is refused by the store's count when both were read as admins, or, when the
+    // winner finished first, because its caller is no admin any more.
     let mut statuses = [a.0, b.0];
     statuses.sort();
-    assert_eq!(statuses, [StatusCode::OK, StatusCode::UNPROCESSABLE_ENTITY], "{a:?} {b:?}");
+    assert_eq!(statuses[0], StatusCode::OK, "{a:?} {b:?}");
+    assert!(matches!(statuses[1], StatusCode::UNPROCESSABLE_ENTITY | StatusCode::FORBIDDEN), "{a:?} {b:?}");
     let admins = app.store.directory().await.unwrap().people.into_iter().filter(|p| p.is_admin).count();
     assert_eq!(admins, 1);
 }
