@@ -4,6 +4,7 @@
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 pub use crate::org::people::PeopleStore;
+pub use crate::org::setup::SetupStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
@@ -195,7 +196,16 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + PeopleStore
+    OrgStore
+    + CoreStore
+    + TokenStore
+    + PersonaStore
+    + CardStore
+    + IdempotencyStore
+    + RunStore
+    + ListStore
+    + SetupStore
+    + PeopleStore
 {
 }
 impl<
@@ -207,6 +217,7 @@ impl<
             + IdempotencyStore
             + RunStore
             + ListStore
+            + SetupStore
             + PeopleStore,
     > Store for T
 {

@@ -17,6 +17,7 @@ mod people;
 mod persona;
 mod runs;
 mod secrets;
+mod setup;
 
 use chrono::{DateTime, Utc};
 use engine::store::Actor;
