@@ -73,6 +73,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/versions/:version") view=cores::core_version_page::CoreVersionPage ssr=mode.clone()/>
                     <Route path=path!("/profile/tokens") view=tokens::tokens_page::TokensPage ssr=mode.clone()/>
+                    <Route path=path!("/profile/password") view=people::password_page::PasswordPage ssr=mode.clone()/>
+                    <Route path=path!("/invite/:secret") view=people::invite_page::InvitePage ssr=mode.clone()/>
                     <Route path=path!("/company/connectors") view=connectors::connectors_page::ConnectorsPage ssr=mode.clone()/>
                     <Route path=path!("/company/connectors/:id") view=connectors::connector_page::ConnectorPage ssr=mode.clone()/>
                     <Route path=path!("/profile/memory") view=memory::my_memory_page::MyMemoryPage ssr=mode.clone()/>

@@ -22,6 +22,7 @@ pub const TEAMS: &str = "/company/teams";
 pub const PEOPLE: &str = "/company/people";
 pub const AGENTS: &str = "/company/agents";
 pub const TOKENS: &str = "/profile/tokens";
+pub const PASSWORD: &str = "/profile/password";
 pub const SIGN_IN: &str = "/signin";
 pub const BOTS: &str = "/org/agents";
 pub const MY_MEMORY: &str = "/profile/memory";

@@ -14,6 +14,9 @@ use tower_sessions::Session;
 
 pub const PERSON_KEY: &str = "person_id";
 pub const SIGNED_IN_AT_KEY: &str = "signed_in_at";
+/// The person's session generation at sign-in: a password change or an admin's reset raises it,
+/// and a session under an older one is over. A session from before generations counts as 0.
+pub const GENERATION_KEY: &str = "session_generation";
 /// However active a session is, it ends a week after sign-in.
 pub const ABSOLUTE_TIMEOUT_SECS: i64 = 7 * 24 * 3600;
 pub const NOT_SIGNED_IN: &str = "Sign in to continue";
@@ -64,13 +67,15 @@ pub async fn person_in_session(session: &Session, auth: &AuthService) -> Result<
         session.flush().await.map_err(|e| e.to_string())?;
         return Ok(None);
     }
-    match auth.person(PersonId(id)).await.map_err(|e| e.to_string())? {
-        // Someone who left is signed out of every session they still had.
-        Some(p) if p.left_at.is_some() => {
+    let generation: i64 = session.get(GENERATION_KEY).await.map_err(|e| e.to_string())?.unwrap_or(0);
+    match auth.person_with_generation(PersonId(id)).await.map_err(|e| e.to_string())? {
+        // Someone who left is signed out of every session they still had, and so is a session
+        // from before their password changed.
+        Some((p, current)) if p.left_at.is_some() || generation < current => {
             session.flush().await.map_err(|e| e.to_string())?;
             Ok(None)
         }
-        found => Ok(found),
+        found => Ok(found.map(|(p, _)| p)),
     }
 }
 
@@ -79,6 +84,11 @@ pub async fn begin_session(session: &Session, auth: &AuthService, person: &Perso
     session.cycle_id().await.map_err(|e| e.to_string())?;
     session.insert(PERSON_KEY, person.id.0).await.map_err(|e| e.to_string())?;
     session.insert(SIGNED_IN_AT_KEY, auth.now().timestamp()).await.map_err(|e| e.to_string())?;
+    let generation = match auth.person_with_generation(person.id).await.map_err(|e| e.to_string())? {
+        Some((_, g)) => g,
+        None => return Err(format!("person {} is gone", person.id)),
+    };
+    session.insert(GENERATION_KEY, generation).await.map_err(|e| e.to_string())?;
     Ok(())
 }
 

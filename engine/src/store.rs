@@ -4,6 +4,7 @@
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 pub use crate::org::agents::AgentAdminStore;
+pub use crate::org::people::PeopleStore;
 pub use crate::org::setup::SetupStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
@@ -28,6 +29,9 @@ pub enum StoreError {
     /// The backend failed; the text is for logs, never for people.
     #[error("backend: {0}")]
     Backend(String),
+    /// The change would leave the company without a current admin.
+    #[error("the last admin cannot be removed")]
+    LastAdmin,
 }
 
 /// Who did a change, for the audit trail.
@@ -110,6 +114,7 @@ pub trait OrgStore: Send + Sync {
     /// The person leaves, in one transaction: they can no longer sign in; their API tokens and the
     /// bot tokens they made are revoked; their memory of records goes (their use rows, the cards
     /// read as them, their own keys, Prepare my day). Their row stays, so history still names them.
+    /// `LastAdmin` when they are the last current admin, decided inside the transaction.
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError>;
 
     async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
@@ -202,6 +207,7 @@ pub trait Store:
     + ListStore
     + SetupStore
     + AgentAdminStore
+    + PeopleStore
 {
 }
 impl<
@@ -214,7 +220,8 @@ impl<
             + RunStore
             + ListStore
             + SetupStore
-            + AgentAdminStore,
+            + AgentAdminStore
+            + PeopleStore,
     > Store for T
 {
 }

@@ -90,6 +90,8 @@ mod tests {
         assert!(is_page("/cores/company:role:sales/edit"));
         assert!(is_page("/ask") && is_page("/threads/4"));
         assert!(!is_page("/signin"));
+        assert!(!is_page("/invite/inv_0123"), "an invite link is opened signed out");
+        assert!(is_page("/profile/password"));
         assert!(!is_page("/pkg/engram.js"));
         assert!(!is_page("/companyx"));
     }

@@ -153,6 +153,7 @@ impl Application {
                     .merge(crate::runs_api::router())
                     .merge(crate::org_api::people_router())
                     .merge(crate::agents_api::router())
+                    .merge(crate::people_api::router())
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .nest(

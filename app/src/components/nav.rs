@@ -31,6 +31,7 @@ pub fn Nav() -> impl IntoView {
                                     <a href=paths::IMPROVE>"Suggested changes"</a>
                                     <a href=paths::MY_MEMORY>"Memory"</a>
                                     <a href=paths::TOKENS>"API tokens"</a>
+                                    <a href=paths::PASSWORD>"Password"</a>
                                 </nav>
                                 <form class="who" method="post" action="/auth/sign-out">
                                     <span class="me">{person.name}</span>

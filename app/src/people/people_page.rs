@@ -1,5 +1,7 @@
+use super::load_add_person::{load_add_person, AddPersonData};
 use super::load_people::{load_people, PeopleData};
 use super::mark_left::MarkLeft;
+use super::people_admin::{AddPersonForm, PersonAccess};
 use super::set_manager::SetManager;
 use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine};
@@ -15,10 +17,14 @@ pub fn PeoplePage() -> impl IntoView {
     let query = use_query_map();
     let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
     let leaving = Memo::new(move |_| query.read().get("leave").is_some());
-    let data = Resource::new(move || selected.get(), load_people);
+    // One read for the page, so it renders (and hydrates) under one Suspense.
+    let data = Resource::new(
+        move || selected.get(),
+        |person| async move { Ok::<_, ServerFnError>((load_people(person).await?, load_add_person().await?)) },
+    );
     view! {
         <h1>"People"</h1>
-        {loaded(data, move |d| view! { <People data=d selected=selected.get() leaving=leaving.get()/> })}
+        {loaded(data, move |(d, a)| view! { <People data=d adding=a selected=selected.get() leaving=leaving.get()/> })}
     }
 }
 
@@ -33,11 +39,13 @@ fn role_label(dir: &Directory, p: &Person) -> String {
 }
 
 #[component]
-fn People(data: PeopleData, selected: Option<i64>, leaving: bool) -> impl IntoView {
+fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leaving: bool) -> impl IntoView {
     let PeopleData { directory: dir, notice, memory_counts } = data;
+    let me = adding.me;
     let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
     view! {
         <NoticeLine notice/>
+        <AddPersonForm data=adding teams=dir.teams.clone() roles=dir.roles.clone()/>
         <table class="people">
             <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
             <tbody>
@@ -67,6 +75,7 @@ fn People(data: PeopleData, selected: Option<i64>, leaving: bool) -> impl IntoVi
                     <p>{p.email.clone()}</p>
                     {memory_counts.clone().map(|line| view! { <p class="memory-counts">{line}</p> })}
                     {p.left_at.map(|at| view! { <p class="left">{format!("Left on {}. They can no longer sign in.", at.format("%-d %b %Y"))}</p> })}
+                    <PersonAccess person=p.clone() me/>
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "

@@ -31,6 +31,12 @@ impl AuthService {
         self.store.person(id).await
     }
 
+    /// The person a session speaks for, with their session generation: a session signed in under
+    /// an older one is over (a password change or reset).
+    pub async fn person_with_generation(&self, id: PersonId) -> Result<Option<(Person, i64)>, StoreError> {
+        self.store.person_with_generation(id).await
+    }
+
     /// Checks a password typed at `client`, slowing down and then refusing repeated attempts
     /// for one account or from one address (see `super::throttle`).
     pub async fn sign_in(&self, email: &str, password: &str, client: IpAddr) -> Result<Person, AuthError> {

@@ -4,6 +4,7 @@
 
 pub mod agents;
 pub mod names;
+pub mod people;
 pub mod service;
 pub mod setup;
 

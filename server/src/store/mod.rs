@@ -11,6 +11,7 @@ mod idempotency;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
+pub(crate) mod people;
 mod persona;
 pub mod postgres;
 mod run_rows;

@@ -155,7 +155,7 @@ fn team_from(row: &SqliteRow) -> Team {
     }
 }
 
-fn person_from(row: &SqliteRow) -> Person {
+pub(crate) fn person_from(row: &SqliteRow) -> Person {
     Person {
         id: PersonId(row.get("id")),
         name: row.get("name"),
@@ -235,7 +235,8 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
+pub(crate) const PERSON_COLUMNS: &str =
+    "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Result<u32, StoreError> {
     let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = ?")
@@ -530,6 +531,7 @@ impl OrgStore for SqliteStore {
 
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        crate::store::people::keep_an_admin(&mut tx, person).await?;
         let marked = sqlx::query("UPDATE people SET left_at = ? WHERE id = ? AND left_at IS NULL")
             .bind(actor.at)
             .bind(person.0)

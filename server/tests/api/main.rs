@@ -18,6 +18,7 @@ mod idempotency;
 mod model_server;
 mod org;
 mod pages;
+mod people;
 mod postgres;
 mod racing_reads;
 mod runs;

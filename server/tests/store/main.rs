@@ -18,6 +18,7 @@ mod cores;
 mod idempotency;
 mod keep;
 mod org;
+mod people;
 mod persona;
 mod row_security;
 mod runs;

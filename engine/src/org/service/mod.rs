@@ -16,6 +16,11 @@ use std::sync::Arc;
 
 mod agents;
 pub use agents::{AgentAccess, ToolsetChoice};
+#[cfg(feature = "server")]
+mod people;
+use crate::org::people::LAST_ADMIN;
+#[cfg(feature = "server")]
+pub use people::{closed_link, AddPerson, InviteLink};
 
 #[derive(Clone)]
 pub struct OrgService {
@@ -145,7 +150,10 @@ impl OrgService {
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has already left", p.name)));
         }
-        let d = self.store.mark_left(person, self.actor(actor)).await?;
+        let d = self.store.mark_left(person, self.actor(actor)).await.map_err(|e| match e {
+            StoreError::LastAdmin => OrgError::Invalid(LAST_ADMIN.to_string()),
+            other => other.into(),
+        })?;
         let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         Ok(format!(
             "{} has left: they can no longer sign in, {} revoked, and {} and {} read as them are gone.",

@@ -14,6 +14,7 @@ mod cards;
 mod idempotency;
 mod lists;
 mod org;
+mod people;
 mod persona;
 mod runs;
 mod secrets;
@@ -58,6 +59,8 @@ pub(crate) mod locks {
     pub const EVENTS: i32 = 501;
     /// One connector's who's-who lists, while a fetch replaces one.
     pub const LIST_SAVES: i32 = 502;
+    /// Who is an admin, while a demotion or a departure counts the admins who would remain.
+    pub const ADMINS: i32 = 601;
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released

@@ -33,7 +33,7 @@ fn team_from(row: &PgRow) -> Team {
     }
 }
 
-fn person_from(row: &PgRow) -> Person {
+pub(super) fn person_from(row: &PgRow) -> Person {
     Person {
         id: PersonId(row.get("id")),
         name: row.get("name"),
@@ -113,7 +113,8 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
+pub(super) const PERSON_COLUMNS: &str =
+    "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 /// Inserts the version after `based_on`. Nothing is locked: of two saves based on the same version,
 /// the second to insert waits on the first's unique `(scope_key, version)` entry and, once that
@@ -415,6 +416,7 @@ impl OrgStore for PgStore {
 
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
+        super::people::keep_an_admin(&mut tx, person).await?;
         // The update locks the person's row: a second departure waits, then finds them gone.
         let marked = sqlx::query("UPDATE people SET left_at = $1 WHERE id = $2 AND left_at IS NULL")
             .bind(actor.at)

@@ -1,0 +1,132 @@
+//! What the store keeps for people an admin adds: their invite links, their passwords, the admin
+//! flag and the generation that ends their sessions. The rules are in `service::people`.
+
+use super::{Person, PersonId, RoleId};
+use crate::store::{Actor, NewPerson, StoreError};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The refusal whenever a change would leave no admin.
+pub const LAST_ADMIN: &str = "The last admin cannot be removed";
+
+/// A link about to be made: only its secret's hash is kept (`auth::invite::hash_invite_secret`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewInvite {
+    pub secret_hash: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// An invite link as the store has it, with whom it is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invite {
+    pub person: PersonId,
+    pub name: String,
+    pub email: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub used_at: Option<DateTime<Utc>>,
+    /// When a newer link for the same person closed this one.
+    pub replaced_at: Option<DateTime<Utc>>,
+    /// The person has left: no link of theirs works.
+    pub person_left: bool,
+}
+
+/// Whether a link still works, and if not, why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InviteState {
+    Open,
+    Used,
+    Replaced,
+    Expired,
+    PersonLeft,
+}
+
+impl Invite {
+    /// Used and replaced come before expired: the sentence then says what really closed it.
+    pub fn state(&self, now: DateTime<Utc>) -> InviteState {
+        if self.person_left {
+            InviteState::PersonLeft
+        } else if self.used_at.is_some() {
+            InviteState::Used
+        } else if self.replaced_at.is_some() {
+            InviteState::Replaced
+        } else if now >= self.expires_at {
+            InviteState::Expired
+        } else {
+            InviteState::Open
+        }
+    }
+}
+
+#[async_trait]
+pub trait PeopleStore: Send + Sync {
+    /// Adds someone with a hash no password matches, their own department role if given, and
+    /// their first invite link, in one transaction, audited. `Duplicate` when the email is taken.
+    async fn add_person(
+        &self,
+        person: &NewPerson,
+        role: Option<RoleId>,
+        invite: &NewInvite,
+        actor: Actor,
+    ) -> Result<Person, StoreError>;
+    /// An admin's reset, in one transaction: the person's open links are replaced by this new one,
+    /// their hash becomes `unusable_hash`, and their session generation goes up, so every session
+    /// of theirs ends. `NotFound` for no such person or one who has left.
+    async fn reset_password(
+        &self,
+        person: PersonId,
+        unusable_hash: &str,
+        invite: &NewInvite,
+        actor: Actor,
+    ) -> Result<(), StoreError>;
+    /// The link with this secret hash, open or not.
+    async fn invite(&self, secret_hash: &str) -> Result<Option<Invite>, StoreError>;
+    /// Uses a link that is still open at `at`: sets the password hash and marks the link used,
+    /// together, audited as the person. `None` when it is no longer open (used, replaced, expired,
+    /// or the person left), and then nothing changes.
+    async fn use_invite(
+        &self,
+        secret_hash: &str,
+        password_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Person>, StoreError>;
+    /// A person's own new password: the hash is set and their session generation goes up,
+    /// together, audited. Returns the new generation. `NotFound` for someone who left.
+    async fn change_password(&self, person: PersonId, password_hash: &str, actor: Actor) -> Result<i64, StoreError>;
+    /// Makes a current person an admin or takes it away, audited. `LastAdmin` when that would
+    /// leave no current admin, decided inside the transaction so racing demotions cannot both
+    /// pass; `NotFound` for no such person or one who has left.
+    async fn set_admin(&self, person: PersonId, admin: bool, actor: Actor) -> Result<(), StoreError>;
+    /// The person a session names, with their current session generation.
+    async fn person_with_generation(&self, person: PersonId) -> Result<Option<(Person, i64)>, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn a_link_is_closed_by_what_really_closed_it() {
+        let t = |h| Utc.with_ymd_and_hms(2026, 12, 1, h, 0, 0).unwrap();
+        let open = Invite {
+            person: PersonId(1),
+            name: "Ada".into(),
+            email: "ada@acme.example".into(),
+            created_at: t(0),
+            expires_at: t(10),
+            used_at: None,
+            replaced_at: None,
+            person_left: false,
+        };
+        assert_eq!(open.state(t(9)), InviteState::Open);
+        assert_eq!(open.state(t(10)), InviteState::Expired);
+        let used = Invite { used_at: Some(t(1)), ..open.clone() };
+        assert_eq!(used.state(t(11)), InviteState::Used);
+        let replaced = Invite { replaced_at: Some(t(1)), ..open.clone() };
+        assert_eq!(replaced.state(t(11)), InviteState::Replaced);
+        let left = Invite { person_left: true, ..used };
+        assert_eq!(left.state(t(1)), InviteState::PersonLeft);
+    }
+}
