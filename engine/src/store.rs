@@ -3,6 +3,7 @@
 
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+pub use crate::org::teams::TeamStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
@@ -92,8 +93,6 @@ pub trait OrgStore: Send + Sync {
     async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
-    /// An admin sets (or clears) a person's manager, audited.
-    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
     /// What the who's-who slice needs around a person, in bounded reads: their main team, its
     /// role's name and lead, their manager, and at most `teammates` teammates (current people
     /// only, by name).
@@ -190,10 +189,19 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore
+    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + TeamStore
 {
 }
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore> Store
-    for T
+impl<
+        T: OrgStore
+            + CoreStore
+            + TokenStore
+            + PersonaStore
+            + CardStore
+            + IdempotencyStore
+            + RunStore
+            + ListStore
+            + TeamStore,
+    > Store for T
 {
 }

@@ -151,6 +151,7 @@ impl Application {
                 api::router()
                     .merge(crate::runs_api::router())
                     .merge(crate::org_api::people_router())
+                    .merge(crate::teams_api::router())
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .nest(

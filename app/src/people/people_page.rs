@@ -4,6 +4,7 @@ use super::set_manager::SetManager;
 use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::PEOPLE;
+use crate::teams::move_person::MainTeamForm;
 use engine::org::{Directory, Person, RoleSource};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -67,6 +68,7 @@ fn People(data: PeopleData, selected: Option<i64>, leaving: bool) -> impl IntoVi
                     <p>{p.email.clone()}</p>
                     {memory_counts.clone().map(|line| view! { <p class="memory-counts">{line}</p> })}
                     {p.left_at.map(|at| view! { <p class="left">{format!("Left on {}. They can no longer sign in.", at.format("%-d %b %Y"))}</p> })}
+                    <MainTeamForm person=p.clone() teams=dir.teams.clone()/>
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "

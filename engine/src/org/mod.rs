@@ -4,6 +4,7 @@
 
 pub mod names;
 pub mod service;
+pub mod teams;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

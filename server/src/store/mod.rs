@@ -17,6 +17,7 @@ mod runs;
 mod sealing;
 mod secrets;
 pub mod sqlite;
+mod teams;
 
 use engine::store::{Store, StoreError};
 use std::sync::Arc;

@@ -146,7 +146,7 @@ fn role_from(row: &SqliteRow) -> Result<Role, StoreError> {
     })
 }
 
-fn team_from(row: &SqliteRow) -> Team {
+pub(crate) fn team_from(row: &SqliteRow) -> Team {
     Team {
         id: TeamId(row.get("id")),
         name: row.get("name"),
@@ -155,7 +155,7 @@ fn team_from(row: &SqliteRow) -> Team {
     }
 }
 
-fn person_from(row: &SqliteRow) -> Person {
+pub(crate) fn person_from(row: &SqliteRow) -> Person {
     Person {
         id: PersonId(row.get("id")),
         name: row.get("name"),
@@ -230,7 +230,8 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-const PERSON_COLUMNS: &str = "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
+pub(crate) const PERSON_COLUMNS: &str =
+    "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Result<u32, StoreError> {
     let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = ?")
@@ -606,19 +607,6 @@ impl OrgStore for SqliteStore {
                 detail: r.get("detail"),
             })
             .collect())
-    }
-    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
-        set_column(
-            &self.pool,
-            "people",
-            "manager_id",
-            person.0,
-            manager.map(|p| p.0),
-            actor,
-            "person.manager",
-            "person",
-        )
-        .await
     }
 
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {

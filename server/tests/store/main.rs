@@ -21,5 +21,6 @@ mod persona;
 mod row_security;
 mod runs;
 mod secrets;
+mod teams;
 mod tokens;
 mod whoswho;

@@ -16,6 +16,7 @@ mod org;
 mod persona;
 mod runs;
 mod secrets;
+mod teams;
 
 use chrono::{DateTime, Utc};
 use engine::store::Actor;
@@ -56,6 +57,10 @@ pub(crate) mod locks {
     pub const EVENTS: i32 = 501;
     /// One connector's who's-who lists, while a fetch replaces one.
     pub const LIST_SAVES: i32 = 502;
+    /// Team names, while a new or renamed team's name is checked against every other, ignoring case.
+    pub const TEAM_NAMES: i32 = 601;
+    /// Who manages whom, while a change is checked for a circle of managers.
+    pub const MANAGERS: i32 = 602;
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released
