@@ -20,5 +20,6 @@ mod racing_reads;
 mod runs;
 mod runs_block;
 mod secrets;
+mod teams;
 mod tracing;
 mod whos_who;
