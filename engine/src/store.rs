@@ -3,6 +3,7 @@
 
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+pub use crate::org::setup::SetupStore;
 pub use crate::org::teams::TeamStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
@@ -189,7 +190,16 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + TeamStore
+    OrgStore
+    + CoreStore
+    + TokenStore
+    + PersonaStore
+    + CardStore
+    + IdempotencyStore
+    + RunStore
+    + ListStore
+    + SetupStore
+    + TeamStore
 {
 }
 impl<
@@ -201,6 +211,7 @@ impl<
             + IdempotencyStore
             + RunStore
             + ListStore
+            + SetupStore
             + TeamStore,
     > Store for T
 {

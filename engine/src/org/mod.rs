@@ -4,6 +4,7 @@
 
 pub mod names;
 pub mod service;
+pub mod setup;
 pub mod teams;
 
 use chrono::{DateTime, Utc};

@@ -16,6 +16,7 @@ mod run_rows;
 mod runs;
 mod sealing;
 mod secrets;
+mod setup;
 pub mod sqlite;
 mod teams;
 

@@ -22,6 +22,7 @@ mod racing_reads;
 mod runs;
 mod runs_block;
 mod secrets;
+mod setup;
 mod teams;
 mod tracing;
 mod whos_who;

@@ -21,6 +21,7 @@ mod persona;
 mod row_security;
 mod runs;
 mod secrets;
+mod setup;
 mod teams;
 mod tokens;
 mod whoswho;

@@ -16,6 +16,7 @@ mod org;
 mod persona;
 mod runs;
 mod secrets;
+mod setup;
 mod teams;
 
 use chrono::{DateTime, Utc};
