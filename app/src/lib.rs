@@ -66,7 +66,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/company/roles") view=cores::roles_page::RolesPage ssr=mode.clone()/>
                     <Route path=path!("/company/roles/:slug") view=cores::role_page::RolePage ssr=mode.clone()/>
                     <Route path=path!("/company/teams") view=teams::teams_page::TeamsPage ssr=mode.clone()/>
-                    <Route path=path!("/company/teams/:id") view=cores::team_page::TeamPage ssr=mode.clone()/>
+                    <Route path=path!("/company/teams/:id") view=teams::team_page::TeamPage ssr=mode.clone()/>
                     <Route path=path!("/company/people") view=people::people_page::PeoplePage ssr=mode.clone()/>
                     <Route path=path!("/company/agents") view=agents::agents_page::AgentsPage ssr=mode.clone()/>
                     <Route path=path!("/company/agents/:id") view=agents::agent_page::AgentPage ssr=mode.clone()/>

@@ -6,6 +6,7 @@ use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Sugges
 pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::people::PeopleStore;
 pub use crate::org::setup::SetupStore;
+pub use crate::org::teams::TeamStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
@@ -98,8 +99,6 @@ pub trait OrgStore: Send + Sync {
     async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
-    /// An admin sets (or clears) a person's manager, audited.
-    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
     /// What the who's-who slice needs around a person, in bounded reads: their main team, its
     /// role's name and lead, their manager, and at most `teammates` teammates (current people
     /// only, by name).
@@ -208,6 +207,7 @@ pub trait Store:
     + SetupStore
     + AgentAdminStore
     + PeopleStore
+    + TeamStore
 {
 }
 impl<
@@ -221,7 +221,8 @@ impl<
             + ListStore
             + SetupStore
             + AgentAdminStore
-            + PeopleStore,
+            + PeopleStore
+            + TeamStore,
     > Store for T
 {
 }

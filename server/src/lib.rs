@@ -26,6 +26,7 @@ pub mod startup;
 pub mod state;
 pub mod statics;
 pub mod store;
+pub mod teams_api;
 pub mod vault;
 
 pub use settings::Settings;

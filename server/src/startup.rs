@@ -154,6 +154,7 @@ impl Application {
                     .merge(crate::org_api::people_router())
                     .merge(crate::agents_api::router())
                     .merge(crate::people_api::router())
+                    .merge(crate::teams_api::router())
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .nest(

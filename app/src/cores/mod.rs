@@ -17,4 +17,3 @@ pub mod roles_page;
 pub mod save_core;
 pub mod set_core_limit;
 pub mod set_team_role;
-pub mod team_page;

@@ -6,6 +6,7 @@ use super::set_manager::SetManager;
 use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::PEOPLE;
+use crate::teams::move_person::MainTeamForm;
 use engine::org::{Directory, Person, RoleSource};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -76,6 +77,7 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
                     {memory_counts.clone().map(|line| view! { <p class="memory-counts">{line}</p> })}
                     {p.left_at.map(|at| view! { <p class="left">{format!("Left on {}. They can no longer sign in.", at.format("%-d %b %Y"))}</p> })}
                     <PersonAccess person=p.clone() me/>
+                    <MainTeamForm person=p.clone() teams=dir.teams.clone()/>
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "

@@ -7,6 +7,7 @@ pub mod names;
 pub mod people;
 pub mod service;
 pub mod setup;
+pub mod teams;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -20,6 +20,7 @@ mod sealing;
 mod secrets;
 mod setup;
 pub mod sqlite;
+mod teams;
 
 use engine::store::{Store, StoreError};
 use std::sync::Arc;

@@ -146,7 +146,7 @@ fn role_from(row: &SqliteRow) -> Result<Role, StoreError> {
     })
 }
 
-fn team_from(row: &SqliteRow) -> Team {
+pub(crate) fn team_from(row: &SqliteRow) -> Team {
     Team {
         id: TeamId(row.get("id")),
         name: row.get("name"),
@@ -614,19 +614,6 @@ impl OrgStore for SqliteStore {
                 detail: r.get("detail"),
             })
             .collect())
-    }
-    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
-        set_column(
-            &self.pool,
-            "people",
-            "manager_id",
-            person.0,
-            manager.map(|p| p.0),
-            actor,
-            "person.manager",
-            "person",
-        )
-        .await
     }
 
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {

@@ -25,5 +25,6 @@ mod runs;
 mod runs_block;
 mod secrets;
 mod setup;
+mod teams;
 mod tracing;
 mod whos_who;

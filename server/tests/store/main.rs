@@ -24,5 +24,6 @@ mod row_security;
 mod runs;
 mod secrets;
 mod setup;
+mod teams;
 mod tokens;
 mod whoswho;

@@ -4,6 +4,7 @@
 use crate::backends::{actor, at, new_person, on_both, org, Db};
 use crate::connectors::connector;
 use engine::cards::source::KeyMode;
+use engine::org::teams::TeamStoreError;
 use engine::org::PersonId;
 use engine::runs::whoswho::ListEntry;
 use engine::store::{NewPerson, StoreError};
@@ -45,7 +46,7 @@ async fn a_manager_is_set_audited_and_read_with_the_person(db: Db) {
     assert_eq!(db.person(o.alice.id).await.unwrap().unwrap().manager, None);
     assert_eq!(db.audit_log(1).await.unwrap()[0].detail, format!("{} -> none", o.bob.id));
     let missing = db.set_manager(PersonId(o.alice.id.0 + 100), Some(o.bob.id), o.by_admin(3)).await;
-    assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+    assert_eq!(missing, Err(TeamStoreError::NoSuchPerson));
 }
 
 async fn around_reads_team_role_lead_manager_and_bounded_teammates(db: Db) {
@@ -59,6 +60,7 @@ async fn around_reads_team_role_lead_manager_and_bounded_teammates(db: Db) {
             .unwrap();
     }
     let carl = db.people_by_emails(&["carl@acme.test".into()]).await.unwrap().remove(0);
+    db.set_manager(o.bob.id, Some(carl.id), o.by_admin(3)).await.unwrap();
     db.mark_left(carl.id, o.by_admin(3)).await.unwrap();
 
     let around = db.around(o.alice.id, 3).await.unwrap();
@@ -73,9 +75,10 @@ async fn around_reads_team_role_lead_manager_and_bounded_teammates(db: Db) {
     assert_eq!(names, ["Bob", "Dana", "Eve", "Zoe"]);
     assert!(db.around(o.alice.id, 0).await.unwrap().teammates.is_empty());
 
-    // A manager who left is no longer named.
-    db.set_manager(o.alice.id, Some(carl.id), o.by_admin(4)).await.unwrap();
-    assert_eq!(db.around(o.alice.id, 3).await.unwrap().manager, None);
+    // A manager who left is no longer named, and no one new is put under them.
+    assert_eq!(db.around(o.bob.id, 3).await.unwrap().manager, None);
+    let refused = db.set_manager(o.alice.id, Some(carl.id), o.by_admin(4)).await;
+    assert_eq!(refused, Err(TeamStoreError::HasLeft("Carl".into())));
     let missing = db.around(PersonId(o.alice.id.0 + 100), 3).await;
     assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
 }

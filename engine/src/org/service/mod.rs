@@ -10,7 +10,7 @@ pub use setup::SetupRequest;
 
 use crate::clock::Clock;
 use crate::cores::COMPANY_CORE_LIMIT;
-use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId};
+use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug};
 use crate::store::{Actor, Store, StoreError};
 use std::sync::Arc;
 
@@ -21,6 +21,8 @@ mod people;
 use crate::org::people::LAST_ADMIN;
 #[cfg(feature = "server")]
 pub use people::{closed_link, AddPerson, InviteLink};
+mod teams;
+pub use teams::TeamEdit;
 
 #[derive(Clone)]
 pub struct OrgService {
@@ -65,30 +67,6 @@ impl OrgService {
         self.store.person(person).await?.ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
     }
 
-    /// Admins put a team in a role, under Teams on Roles and core knowledge.
-    pub async fn set_team_role(&self, actor: &Person, team: TeamId, role: Option<RoleId>) -> Result<(), OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can put a team in a role".to_string()));
-        }
-        self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
-        self.known_role(role).await?;
-        self.store.set_team_role(team, role, self.actor(actor)).await.map_err(Into::into)
-    }
-
-    pub async fn set_team_lead(&self, actor: &Person, team: TeamId, lead: Option<PersonId>) -> Result<(), OrgError> {
-        if !actor.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can choose a team's lead".to_string()));
-        }
-        self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
-        if let Some(p) = lead {
-            let p = self.known_person(p).await?;
-            if p.left_at.is_some() {
-                return Err(OrgError::Invalid(format!("{} has left and cannot lead a team", p.name)));
-            }
-        }
-        self.store.set_team_lead(team, lead, self.actor(actor)).await.map_err(Into::into)
-    }
-
     /// Admins give someone their own department role, or send them back to their team's.
     pub async fn set_person_role(
         &self,
@@ -102,39 +80,6 @@ impl OrgService {
         self.known_person(person).await?;
         self.known_role(role).await?;
         self.store.set_person_role(person, role, self.actor(actor)).await.map_err(Into::into)
-    }
-
-    /// An admin sets (or clears) a person's manager: a current person, never themselves, and never
-    /// so that managers go round in a circle.
-    pub async fn set_manager(&self, by: &Person, person: PersonId, manager: Option<PersonId>) -> Result<(), OrgError> {
-        if !by.is_admin {
-            return Err(OrgError::NotAllowed("Only an admin can set a person's manager".to_string()));
-        }
-        self.known_person(person).await?;
-        if let Some(m) = manager {
-            if m == person {
-                return Err(OrgError::Invalid("A person cannot be their own manager".to_string()));
-            }
-            let m = self.known_person(m).await?;
-            if m.left_at.is_some() {
-                return Err(OrgError::NotFound("There is no such person".to_string()));
-            }
-            // Up the new manager's chain: meeting the person there would close a circle. The
-            // chain is checked for a circle of its own too, so a broken one cannot loop here.
-            let mut seen = vec![m.id];
-            let mut above = m.manager;
-            while let Some(next) = above {
-                if next == person {
-                    return Err(OrgError::Invalid("That would make a circle of managers".to_string()));
-                }
-                if seen.contains(&next) {
-                    break;
-                }
-                seen.push(next);
-                above = self.store.person(next).await?.and_then(|p| p.manager);
-            }
-        }
-        self.store.set_manager(person, manager, self.actor(by)).await.map_err(Into::into)
     }
 
     /// An admin marks someone as left: they are signed out everywhere and their memory of

@@ -19,6 +19,7 @@ mod persona;
 mod runs;
 mod secrets;
 mod setup;
+mod teams;
 
 use chrono::{DateTime, Utc};
 use engine::store::Actor;
@@ -59,8 +60,12 @@ pub(crate) mod locks {
     pub const EVENTS: i32 = 501;
     /// One connector's who's-who lists, while a fetch replaces one.
     pub const LIST_SAVES: i32 = 502;
+    /// Team names, while a new or renamed team's name is checked against every other, ignoring case.
+    pub const TEAM_NAMES: i32 = 601;
+    /// Who manages whom, while a change is checked for a circle of managers.
+    pub const MANAGERS: i32 = 602;
     /// Who is an admin, while a demotion or a departure counts the admins who would remain.
-    pub const ADMINS: i32 = 601;
+    pub const ADMINS: i32 = 603;
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released

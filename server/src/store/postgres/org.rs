@@ -24,7 +24,7 @@ fn role_from(row: &PgRow) -> Result<Role, StoreError> {
     })
 }
 
-fn team_from(row: &PgRow) -> Team {
+pub(crate) fn team_from(row: &PgRow) -> Team {
     Team {
         id: TeamId(row.get("id")),
         name: row.get("name"),
@@ -33,7 +33,7 @@ fn team_from(row: &PgRow) -> Team {
     }
 }
 
-pub(super) fn person_from(row: &PgRow) -> Person {
+pub(crate) fn person_from(row: &PgRow) -> Person {
     Person {
         id: PersonId(row.get("id")),
         name: row.get("name"),
@@ -113,7 +113,7 @@ const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v
 const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
      LEFT JOIN people p ON p.id = s.decided_by";
 
-pub(super) const PERSON_COLUMNS: &str =
+pub(crate) const PERSON_COLUMNS: &str =
     "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
 
 /// Inserts the version after `based_on`. Nothing is locked: of two saves based on the same version,
@@ -500,19 +500,6 @@ impl OrgStore for PgStore {
                 detail: r.get("detail"),
             })
             .collect())
-    }
-    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
-        set_column(
-            self.pool(),
-            "people",
-            "manager_id",
-            person.0,
-            manager.map(|p| p.0),
-            actor,
-            "person.manager",
-            "person",
-        )
-        .await
     }
 
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {
