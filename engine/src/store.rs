@@ -1,6 +1,7 @@
 //! The storage traits. Each backend (SQLite now, PostgreSQL later) implements them in full; all
 //! SQL lives behind these.
 
+pub use crate::org::import::ImportStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 use crate::org::{
@@ -190,10 +191,19 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore
+    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + ImportStore
 {
 }
-impl<T: OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore> Store
-    for T
+impl<
+        T: OrgStore
+            + CoreStore
+            + TokenStore
+            + PersonaStore
+            + CardStore
+            + IdempotencyStore
+            + RunStore
+            + ListStore
+            + ImportStore,
+    > Store for T
 {
 }

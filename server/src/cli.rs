@@ -65,6 +65,8 @@ pub enum Command {
         /// The question
         question: String,
     },
+    /// People: import them from a CSV file
+    People(crate::people_cli::PeopleArgs),
     /// Set a person's password to the first line of stdin
     Password {
         /// The person's email

@@ -38,6 +38,7 @@ fn People(data: PeopleData, selected: Option<i64>, leaving: bool) -> impl IntoVi
     let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
     view! {
         <NoticeLine notice/>
+        <p><a href=crate::people_import::PEOPLE_IMPORT>"Import people"</a></p>
         <table class="people">
             <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
             <tbody>

@@ -2,6 +2,7 @@
 //!
 //! Department roles are not access roles: whether someone is an admin is a separate flag.
 
+pub mod import;
 pub mod names;
 pub mod service;
 

@@ -8,6 +8,11 @@ use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId
 use crate::store::{Actor, Store, StoreError};
 use std::sync::Arc;
 
+#[cfg(feature = "server")]
+mod import;
+#[cfg(feature = "server")]
+pub use import::ImportBy;
+
 #[derive(Clone)]
 pub struct OrgService {
     store: Arc<dyn Store>,

@@ -11,6 +11,7 @@
 mod archive;
 mod cards;
 mod idempotency;
+mod import;
 mod lists;
 mod org;
 mod persona;
