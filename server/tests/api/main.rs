@@ -15,6 +15,7 @@ mod idempotency;
 mod model_server;
 mod org;
 mod pages;
+mod people_import;
 mod postgres;
 mod racing_reads;
 mod runs;

@@ -15,6 +15,7 @@ mod cards;
 mod connectors;
 mod cores;
 mod idempotency;
+mod import;
 mod keep;
 mod org;
 mod persona;
