@@ -1,9 +1,9 @@
 //! The storage traits. Each backend (SQLite now, PostgreSQL later) implements them in full; all
 //! SQL lives behind these.
 
-pub use crate::org::import::ImportStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+pub use crate::org::import::ImportStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };

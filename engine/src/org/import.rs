@@ -315,7 +315,8 @@ fn header(record: &CsvRecord) -> Result<Header, ImportError> {
             return Err(ImportError::BadFile(format!("{hint}; it names the column {known} twice")));
         }
     }
-    let need = |c: &str| at.get(c).copied().ok_or_else(|| ImportError::BadFile(format!("{hint}; it has no {c} column")));
+    let need =
+        |c: &str| at.get(c).copied().ok_or_else(|| ImportError::BadFile(format!("{hint}; it has no {c} column")));
     Ok(Header {
         name: need("name")?,
         email: need("email")?,
@@ -409,9 +410,7 @@ fn check_row(
     let team = teams.get(&team_name.to_lowercase()).ok_or_else(|| format!("there is no team called {team_name}"))?;
     let role = match h.role.map(|i| r.fields[i].trim()).filter(|s| !s.is_empty()) {
         None => None,
-        Some(role) => {
-            Some(*roles.get(&role.to_lowercase()).ok_or_else(|| format!("there is no role called {role}"))?)
-        }
+        Some(role) => Some(*roles.get(&role.to_lowercase()).ok_or_else(|| format!("there is no role called {role}"))?),
     };
     Ok(RowToAdd {
         line: r.line,
@@ -429,7 +428,7 @@ pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -564,9 +563,15 @@ mod tests {
             text.push_str(&format!("P{i},p{i}@acme.example,Sales East\n"));
         }
         let e = plan_import(&text, &dir()).unwrap_err();
-        assert_eq!(e.to_string(), "The file has 20,001 rows; an import can have at most 20,000. Split it into smaller files.");
+        assert_eq!(
+            e.to_string(),
+            "The file has 20,001 rows; an import can have at most 20,000. Split it into smaller files."
+        );
         let big = vec![b'a'; MAX_IMPORT_BYTES + 1];
-        assert!(decode_csv(&big).unwrap_err().to_string().starts_with("The file is 2.0 MB; an import can be at most 2 MB"));
+        assert!(decode_csv(&big)
+            .unwrap_err()
+            .to_string()
+            .starts_with("The file is 2.0 MB; an import can be at most 2 MB"));
         assert!(decode_csv(&[0xff, 0xfe]).unwrap_err().to_string().starts_with("The file is not UTF-8 text"));
         assert_eq!(decode_csv("\u{feff}name".as_bytes()).unwrap(), "name");
     }

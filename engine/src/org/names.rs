@@ -66,7 +66,8 @@ mod tests {
     #[test]
     fn emails_are_trimmed_lower_cased_and_checked() {
         assert_eq!(EmailAddress::parse("  Ada@Acme.Example ").unwrap().as_str(), "ada@acme.example");
-        for bad in ["ada", "ada@", "@acme.example", "ada@acme", "ada@@acme.example", "a da@acme.example", "ada@acme..x"] {
+        for bad in ["ada", "ada@", "@acme.example", "ada@acme", "ada@@acme.example", "a da@acme.example", "ada@acme..x"]
+        {
             assert!(EmailAddress::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(EmailAddress::parse(" ").unwrap_err().to_string(), "An email address is needed");

@@ -357,7 +357,10 @@ async fn the_cli_dry_runs_then_applies(mut app: TestApp) {
 
     app.settings.public_url = Some("https://engram.acme.example".into());
     let done = cli(&app, &["import", &file, "--apply", "--check", &check, "--as", "ada@acme.example"]).await.unwrap();
-    assert!(done.starts_with(&format!("Added 2 people from {file} in one transaction.\n6 rows not added:\n")), "{done}");
+    assert!(
+        done.starts_with(&format!("Added 2 people from {file} in one transaction.\n6 rows not added:\n")),
+        "{done}"
+    );
     assert!(done.contains("grace@acme.example https://engram.acme.example/invite/inv_"), "{done}");
     assert!(done.contains("alan@acme.example https://engram.acme.example/invite/inv_"));
     assert_eq!(people_count(&app).await, before + 2);

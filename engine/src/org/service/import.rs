@@ -101,7 +101,8 @@ impl OrgService {
             Ok(ids) => ids,
             Err(StoreError::Duplicate(email)) => {
                 let line = plan.to_add.iter().find(|r| r.email == email).map(|r| format!(" (line {})", r.line));
-                let which = if email.is_empty() { "an email in the file".to_string() } else { format!("the email {email}") };
+                let which =
+                    if email.is_empty() { "an email in the file".to_string() } else { format!("the email {email}") };
                 return Err(ImportError::Changed(format!(
                     "Nothing was added: {which}{} was taken since the dry run. Check the file again.",
                     line.unwrap_or_default()
