@@ -76,11 +76,13 @@ function statusOf(url) {
 }
 
 /**
- * Starts `engram demo` on a free port with a fresh database in a temporary directory.
- * Resolves once GET /signin answers 200. Returns { baseURL, sourceURL, stop, log, dir }: the demo's
- * vault is `dir`/vault, and its Acme ATS answers at sourceURL.
+ * Starts `engram demo` (or, with `{ command: 'serve' }`, `engram serve`: no company at all) on a
+ * free port with a fresh database in a temporary directory. Resolves once GET /signin answers (200
+ * for the demo; an empty database's redirect to /setup for serve). Returns { baseURL, sourceURL,
+ * stop, log, dir }: the demo's vault is `dir`/vault, and its Acme ATS answers at sourceURL.
  */
-export async function startServer() {
+export async function startServer({ command = 'demo' } = {}) {
+  const ready = command === 'demo' ? [200] : [200, 302, 303, 307];
   if (!existsSync(SERVER_BIN)) {
     throw new Error(`The server binary is missing at ${SERVER_BIN}: run \`cargo leptos build\` first.`);
   }
@@ -94,7 +96,7 @@ export async function startServer() {
   const baseURL = `http://127.0.0.1:${port}`;
   const sourceURL = `http://127.0.0.1:${sourcePort}`;
   let log = '';
-  const child = spawn(SERVER_BIN, ['demo'], {
+  const child = spawn(SERVER_BIN, [command], {
     cwd: dir,
     env: {
       ...process.env,
@@ -147,13 +149,13 @@ export async function startServer() {
       throw new Error(`engram exited (${JSON.stringify(exited)}) before it served:\n${log}`);
     }
     try {
-      if ((await statusOf(`${baseURL}/signin`)) === 200) break;
+      if (ready.includes(await statusOf(`${baseURL}/signin`))) break;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`engram did not answer GET /signin with 200 within 60 s:\n${log}`);
+      throw new Error(`engram did not answer GET /signin with ${ready.join(' or ')} within 60 s:\n${log}`);
     }
     await sleep(200);
   }

@@ -5,6 +5,7 @@ use super::retry_run::RetryRun;
 use crate::components::{ErrorLine, Loading, NoticeLine};
 use crate::paths::ASK;
 use engine::runs::service::{MessageView, RunView, ThreadView};
+use engine::runs::RunId;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_params_map;
@@ -87,17 +88,16 @@ fn Thread(data: ThreadPageData, fresh: RwSignal<Option<ThreadView>>) -> impl Int
 }
 
 fn messages(thread: ThreadView) -> impl IntoView {
-    let mut shown = Vec::new();
-    let mut last_answer: Option<String> = None;
-    for m in thread.messages {
-        // An agent's message that is the answer of the run above is shown there, with its steps.
-        if m.from_agent && last_answer.as_deref() == Some(m.text.as_str()) {
-            continue;
-        }
-        last_answer = m.run.as_ref().and_then(|r| r.answer.clone());
-        shown.push(message(m, thread.id.0));
-    }
-    shown.collect_view()
+    // An agent's message that answers a run shown above is shown there, with its steps; a
+    // retried run's earlier answer stays as a message of its own.
+    let shown_runs: Vec<RunId> = thread.messages.iter().filter_map(|m| m.run.as_ref().map(|r| r.id)).collect();
+    let id = thread.id.0;
+    thread
+        .messages
+        .into_iter()
+        .filter(|m| !(m.from_agent && m.answer_of.is_some_and(|r| shown_runs.contains(&r))))
+        .map(|m| message(m, id))
+        .collect_view()
 }
 
 fn message(m: MessageView, thread: i64) -> impl IntoView {

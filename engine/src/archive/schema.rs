@@ -355,17 +355,21 @@ pub const TABLES: &[Table] = &[
     ),
     joined("agent_toolsets", &[c("agent_id", Int), c("connector_id", Int)], &["agent_id", "connector_id"]),
     plain("threads", &[c("id", Int), c("agent_id", Int), n("person_id", Int), c("title", Text), c("created_at", Time)]),
-    plain(
-        "messages",
-        &[
-            c("id", Int),
-            c("thread_id", Int),
-            n("author_person_id", Int),
-            n("author_agent_id", Int),
-            c("text", Text),
-            c("at", Time),
-        ],
-    ),
+    Table {
+        late: &["answer_of_run"],
+        ..plain(
+            "messages",
+            &[
+                c("id", Int),
+                c("thread_id", Int),
+                n("author_person_id", Int),
+                n("author_agent_id", Int),
+                c("text", Text),
+                c("at", Time),
+                n("answer_of_run", Int),
+            ],
+        )
+    },
     Table {
         late: &["retry_of", "retried_by"],
         ..plain(

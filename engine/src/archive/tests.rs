@@ -25,6 +25,7 @@ fn sample() -> Vec<TableRows> {
         Cell::Null,
         Cell::Null,
         Cell::Null,
+        Cell::Int(0),
     ]);
     tables
 }

@@ -260,6 +260,9 @@ pub struct Message {
     pub author: Author,
     pub text: String,
     pub at: DateTime<Utc>,
+    /// For an agent's message: the run whose answer it is.
+    #[serde(default)]
+    pub answer_of: Option<RunId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 
 use crate::{percentile, report, BenchDatabase};
 use reqwest::Client;
-use server::demo::{demo_email, seed_if_empty, DEMO_PASSWORD};
+use demo::company::{demo_email, seed_if_empty, DEMO_PASSWORD};
 use server::{Application, Settings};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

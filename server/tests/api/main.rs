@@ -6,6 +6,8 @@ mod archive;
 mod auth;
 mod bots;
 mod cards;
+mod cards_forgetting;
+mod cards_setup;
 mod cli;
 mod company_key;
 mod cores;

@@ -330,6 +330,11 @@ async fn asking_works_as_plain_form_posts_and_details_shows_the_memory_used() {
 
     let html = answered_thread(&app, &alice, &thread).await;
     assert!(html.contains("<h1>what are our sales stages</h1>"), "{html}");
+    assert_eq!(
+        html.matches("<p class=\"text\">New, Qualified, Proposal, Won and Lost.</p>").count(),
+        1,
+        "the answer is shown once, under its run, not again as a message: {html}"
+    );
     assert!(html.contains("<summary>Details</summary>"));
     assert!(html.contains("Read from memory: 1 core and who's who"), "{html}");
     assert!(html.contains("Sales company core, version 1"));
@@ -388,7 +393,7 @@ async fn a_failed_run_says_so_and_try_again_answers_it() {
     assert_eq!(r.status(), StatusCode::FOUND);
     assert_eq!(r.headers()["location"], thread.as_str());
     let html = answered_thread(&app, &alice, &thread).await;
-    assert!(html.contains("New, Qualified, Proposal, Won and Lost."), "{html}");
+    assert_eq!(html.matches("<p class=\"text\">New, Qualified, Proposal, Won and Lost.</p>").count(), 1, "{html}");
     assert!(!html.contains(">Try again</button>"));
 
     // Someone else may not read her thread.

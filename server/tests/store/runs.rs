@@ -257,6 +257,7 @@ async fn an_answered_run_ends_once_and_adds_the_agents_message(db: Db) {
         (messages[1].author, messages[1].text.as_str(), messages[1].at),
         (Author::Agent(o.agent.id), "New, Qualified, Won.", at(4))
     );
+    assert_eq!((messages[0].answer_of, messages[1].answer_of), (None, Some(r.id)), "the answer names its run");
 
     let again = db.end_run(r.id, &answered("something else"), at(5)).await;
     assert_eq!(again, Err(StoreError::Changed { current: 0 }), "a run ends once");

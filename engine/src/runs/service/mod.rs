@@ -88,6 +88,9 @@ pub struct MessageView {
     pub at: DateTime<Utc>,
     /// For a person's message: its latest run (a retry's, once retried).
     pub run: Option<RunView>,
+    /// For an agent's message: the run whose answer it is, shown with that run.
+    #[serde(default)]
+    pub answer_of: Option<RunId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

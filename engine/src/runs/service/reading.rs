@@ -87,7 +87,15 @@ impl Runs {
                 Some(r) if !from_agent => Some(self.view(r.clone()).await?),
                 _ => None,
             };
-            messages.push(MessageView { id: m.id.0, author, from_agent, text: m.text, at: m.at, run });
+            messages.push(MessageView {
+                id: m.id.0,
+                author,
+                from_agent,
+                text: m.text,
+                at: m.at,
+                run,
+                answer_of: m.answer_of,
+            });
         }
         Ok(ThreadView {
             id: t.id,

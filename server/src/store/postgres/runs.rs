@@ -15,7 +15,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 const THREAD_COLUMNS: &str = "id, agent_id, person_id, title, created_at";
-const MESSAGE_COLUMNS: &str = "id, thread_id, author_person_id, author_agent_id, text, at";
+const MESSAGE_COLUMNS: &str = "id, thread_id, author_person_id, author_agent_id, text, at, answer_of_run";
 const RUN_COLUMNS: &str = "id, thread_id, message_id, agent_id, for_person_id, kind, state, unwatched, data_label, \
      sources, review_mode, model, answer, failure, retry_of, created_at, finished_at";
 const STEP_COLUMNS: &str = "run_id, n, kind, line, words, refs, detail, at";
@@ -38,6 +38,7 @@ fn message_from(row: &PgRow) -> Result<Message, StoreError> {
         author: author(row.get("author_person_id"), row.get("author_agent_id"))?,
         text: row.get("text"),
         at: row.get("at"),
+        answer_of: row.get::<Option<i64>, _>("answer_of_run").map(RunId),
     })
 }
 
@@ -95,17 +96,19 @@ async fn insert_message(
     by: &Author,
     text: &str,
     at: DateTime<Utc>,
+    answer_of: Option<RunId>,
 ) -> Result<Message, StoreError> {
     let (person, agent) = author_columns(by);
     let row = sqlx::query(&format!(
-        "INSERT INTO messages (thread_id, author_person_id, author_agent_id, text, at) VALUES ($1, $2, $3, $4, $5) \
-         RETURNING {MESSAGE_COLUMNS}"
+        "INSERT INTO messages (thread_id, author_person_id, author_agent_id, text, at, answer_of_run) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING {MESSAGE_COLUMNS}"
     ))
     .bind(thread.0)
     .bind(person)
     .bind(agent)
     .bind(text)
     .bind(at)
+    .bind(answer_of.map(|r| r.0))
     .fetch_one(conn)
     .await
     .map_err(backend)?;
@@ -176,7 +179,7 @@ impl RunStore for PgStore {
         .await
         .map_err(backend)?;
         let thread = thread_from(&row);
-        let message = insert_message(&mut tx, thread.id, first, text, at).await?;
+        let message = insert_message(&mut tx, thread.id, first, text, at, None).await?;
         tx.commit().await.map_err(backend)?;
         Ok((thread, message))
     }
@@ -190,7 +193,7 @@ impl RunStore for PgStore {
     ) -> Result<Message, StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
         thread_exists(&mut tx, thread).await?;
-        let message = insert_message(&mut tx, thread, author, text, at).await?;
+        let message = insert_message(&mut tx, thread, author, text, at, None).await?;
         tx.commit().await.map_err(backend)?;
         Ok(message)
     }
@@ -353,7 +356,7 @@ impl RunStore for PgStore {
         };
         if let (RunState::Answered, Some(answer)) = (end.state, &end.answer) {
             let by = Author::Agent(AgentId(ended.get("agent_id")));
-            insert_message(&mut tx, ThreadId(ended.get("thread_id")), &by, answer, at).await?;
+            insert_message(&mut tx, ThreadId(ended.get("thread_id")), &by, answer, at, Some(run)).await?;
         }
         let run = run_in(&mut tx, run).await?.ok_or_else(|| StoreError::NotFound(format!("run:{run}")))?;
         tx.commit().await.map_err(backend)?;
