@@ -4,8 +4,8 @@
 //! scheduled time, so a server that falls behind shows it (no coordinated omission).
 
 use crate::{percentile, report, BenchDatabase};
-use reqwest::Client;
 use demo::company::{demo_email, seed_if_empty, DEMO_PASSWORD};
+use reqwest::Client;
 use server::{Application, Settings};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -131,8 +131,9 @@ async fn run(postgres: bool) {
         let done = org.import_people(by, &text, Some(&plan.check())).await.expect("the apply");
         let apply = t.elapsed();
         report(format_args!(
-            "file {file}: {ROWS} rows ({:.0} KiB) into {people} people: dry run {:.0} ms, apply {:.0} ms ({} added)",
+            "file {file}: {ROWS} rows ({:.0} KiB) into {}: dry run {:.0} ms, apply {:.0} ms ({} added)",
             text.len() as f64 / 1024.0,
+            engine::org::import::people_count(people),
             ms(dry),
             ms(apply),
             done.added.len()
