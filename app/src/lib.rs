@@ -16,6 +16,7 @@ pub mod org;
 pub mod paths;
 pub mod people;
 pub mod people_import;
+pub mod setup;
 #[cfg(feature = "ssr")]
 pub mod ssr;
 pub mod teams;
@@ -62,6 +63,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=HomePage ssr=mode.clone()/>
                     <Route path=path!("/signin") view=auth::sign_in_page::SignInPage ssr=mode.clone()/>
                     <Route path=path!("/signout") view=auth::sign_out_page::SignOutPage ssr=mode.clone()/>
+                    <Route path=path!("/setup") view=setup::setup_page::SetupPage ssr=mode.clone()/>
                     <Route path=path!("/company/roles") view=cores::roles_page::RolesPage ssr=mode.clone()/>
                     <Route path=path!("/company/roles/:slug") view=cores::role_page::RolePage ssr=mode.clone()/>
                     <Route path=path!("/company/teams") view=teams::teams_page::TeamsPage ssr=mode.clone()/>

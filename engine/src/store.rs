@@ -4,6 +4,7 @@
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 pub use crate::org::import::ImportStore;
+pub use crate::org::setup::SetupStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
@@ -191,7 +192,16 @@ pub trait IdempotencyStore: Send + Sync {
 
 /// Everything a backend provides.
 pub trait Store:
-    OrgStore + CoreStore + TokenStore + PersonaStore + CardStore + IdempotencyStore + RunStore + ListStore + ImportStore
+    OrgStore
+    + CoreStore
+    + TokenStore
+    + PersonaStore
+    + CardStore
+    + IdempotencyStore
+    + RunStore
+    + ListStore
+    + SetupStore
+    + ImportStore
 {
 }
 impl<
@@ -203,6 +213,7 @@ impl<
             + IdempotencyStore
             + RunStore
             + ListStore
+            + SetupStore
             + ImportStore,
     > Store for T
 {

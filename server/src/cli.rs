@@ -65,6 +65,22 @@ pub enum Command {
         /// The question
         question: String,
     },
+    /// Set up an empty database: the company and its first admin. The password is read from
+    /// stdin, or from a prompt that does not echo it
+    Init {
+        /// The company's name
+        #[arg(long, value_name = "NAME")]
+        company: String,
+        /// The company's time zone, an IANA name such as Asia/Kolkata
+        #[arg(long, value_name = "ZONE")]
+        zone: String,
+        /// The first admin's email
+        #[arg(long, value_name = "EMAIL")]
+        admin: String,
+        /// The first admin's name; without it, made from the email ("ada.lovelace@…" is Ada Lovelace)
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+    },
     /// People: import them from a CSV file
     People(crate::people_cli::PeopleArgs),
     /// Set a person's password to the first line of stdin

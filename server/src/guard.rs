@@ -36,7 +36,7 @@ pub async fn same_origin_writes(req: Request, next: Next) -> Response {
     next.run(req).await
 }
 
-fn is_page(path: &str) -> bool {
+pub(crate) fn is_page(path: &str) -> bool {
     path == "/"
         || ["/company", "/cores", "/profile", "/org", "/ask", "/threads"]
             .iter()

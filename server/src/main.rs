@@ -55,6 +55,17 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Some(Command::Init { company, zone, admin, name }) => {
+            let args = server::init::InitArgs { company, zone, admin, name };
+            let password = match server::init::read_password(&args.admin) {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            report(server::init::init(&cli::database_url(cli.database), &args, &password).await)
+        }
         Some(Command::Password { email }) => {
             // From stdin, so the password stays out of the shell's history and the process list.
             let mut line = String::new();

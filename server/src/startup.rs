@@ -138,6 +138,7 @@ impl Application {
             lists: lists.clone(),
             runs: runs.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
+            set_up: crate::setup::SetUpFlag::default(),
         };
         let routes = app_routes();
         let pkg_dir = leptos_options.site_pkg_dir.to_string();
@@ -165,6 +166,7 @@ impl Application {
             })
             .fallback(leptos_axum::file_and_error_handler::<AppState, _>(page_shell))
             .layer(middleware::from_fn_with_state(state.clone(), guard::pages_need_sign_in))
+            .layer(middleware::from_fn_with_state(state.clone(), crate::setup::first_run))
             .layer(session_layer)
             .layer(middleware::from_fn(guard::same_origin_writes))
             .layer(middleware::from_fn_with_state(settings.body_limit_bytes, crate::people_import_api::body_limit))

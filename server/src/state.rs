@@ -30,6 +30,8 @@ pub struct AppState {
     pub runs: Runs,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
+    /// Whether the company exists yet; until it does, every page leads to the setup.
+    pub set_up: crate::setup::SetUpFlag,
 }
 
 impl FromRef<AppState> for LeptosOptions {

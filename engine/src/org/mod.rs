@@ -5,6 +5,7 @@
 pub mod import;
 pub mod names;
 pub mod service;
+pub mod setup;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -17,6 +17,7 @@ mod run_rows;
 mod runs;
 mod sealing;
 mod secrets;
+mod setup;
 pub mod sqlite;
 
 use engine::store::{Store, StoreError};

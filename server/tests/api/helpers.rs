@@ -160,7 +160,29 @@ async fn bots_app_on(
     app
 }
 
+/// A server on a fresh database of the test backend with no company at all, as `engram serve`
+/// first starts on an empty one.
+pub async fn spawn_empty_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (database_url, owned) = fresh_database(&dir).await;
+    let mut app = start(&database_url, |_| {}, false).await;
+    app.dir = Some(dir);
+    app.owned = owned;
+    app
+}
+
+/// Another server on the database of `first`, not seeded, as a second server behind a load
+/// balancer; the database stays `first`'s to drop.
+pub async fn spawn_second_server(first: &TestApp) -> TestApp {
+    start(&first.database_url, |_| {}, false).await
+}
+
 async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    start(database_url, configure, true).await
+}
+
+/// Starts a server, seeding the demo company into an empty database when `seed` says so.
+async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: bool) -> TestApp {
     let database_url = database_url.to_string();
     let mut settings = Settings::from_env();
     settings.database_url = database_url.clone();
@@ -179,7 +201,9 @@ async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -
     let app = Application::build_with_clock(settings.clone(), listener, clock.clone() as Arc<dyn Clock>)
         .await
         .expect("build the app");
-    seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo");
+    if seed {
+        seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo");
+    }
     let base = format!("http://127.0.0.1:{}", app.port());
     let store = app.store().clone();
     let cores = app.cores().clone();

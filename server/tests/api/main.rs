@@ -23,5 +23,6 @@ mod racing_reads;
 mod runs;
 mod runs_block;
 mod secrets;
+mod setup;
 mod tracing;
 mod whos_who;

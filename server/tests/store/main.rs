@@ -22,5 +22,6 @@ mod persona;
 mod row_security;
 mod runs;
 mod secrets;
+mod setup;
 mod tokens;
 mod whoswho;

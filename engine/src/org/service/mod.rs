@@ -2,6 +2,12 @@
 //! the rules for someone who leaves. Each checks who is asking and what the rules allow, then makes
 //! one store call.
 
+// Setting up hashes the first admin's password, which only the host build can.
+#[cfg(feature = "server")]
+mod setup;
+#[cfg(feature = "server")]
+pub use setup::SetupRequest;
+
 use crate::clock::Clock;
 use crate::cores::COMPANY_CORE_LIMIT;
 use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug, TeamId};

@@ -17,6 +17,7 @@ mod org;
 mod persona;
 mod runs;
 mod secrets;
+mod setup;
 
 use chrono::{DateTime, Utc};
 use engine::store::Actor;

@@ -1,0 +1,71 @@
+//! The first run: until the company exists every page leads to Set up Engram, and after it the
+//! setup page leads to sign-in.
+
+use crate::guard::is_page;
+use crate::state::AppState;
+use app::paths::SIGN_IN;
+use app::setup::SETUP;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use engine::org::service::OrgService;
+use engine::store::StoreError;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Whether this server has seen the company exist. A company is never removed, so once true it
+/// stays true and pages need no read for it; while false, each page reads the company, so a
+/// server started on an empty database notices a setup made through another server.
+#[derive(Clone, Default)]
+pub struct SetUpFlag(Arc<AtomicBool>);
+
+impl SetUpFlag {
+    pub async fn is_set_up(&self, org: &OrgService) -> Result<bool, StoreError> {
+        if self.0.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        let set_up = org.is_set_up().await?;
+        if set_up {
+            self.0.store(true, Ordering::Release);
+        }
+        Ok(set_up)
+    }
+}
+
+/// The pages an empty database sends to the setup: every page of the app, sign-in and sign-out.
+fn leads_to_setup(path: &str) -> bool {
+    is_page(path) || path == SIGN_IN || path == "/signout"
+}
+
+pub async fn first_run(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let setup_page = path == SETUP;
+    if req.method() != Method::GET || !(setup_page || leads_to_setup(path)) {
+        return next.run(req).await;
+    }
+    match state.set_up.is_set_up(&state.org).await {
+        Ok(false) if !setup_page => Redirect::to(SETUP).into_response(),
+        Ok(true) if setup_page => Redirect::to(SIGN_IN).into_response(),
+        Ok(_) => next.run(req).await,
+        Err(e) => {
+            tracing::error!(error = %e, "could not read whether Engram is set up");
+            (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Try again.").into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_but_the_setup_itself_leads_there() {
+        for path in ["/", "/signin", "/signout", "/company/people", "/profile/memory", "/ask"] {
+            assert!(leads_to_setup(path), "{path}");
+        }
+        for path in ["/setup", "/pkg/engram.js", "/api/me", "/fn/set_up", "/favicon.svg"] {
+            assert!(!leads_to_setup(path), "{path}");
+        }
+    }
+}
