@@ -15,6 +15,7 @@ pub mod memory;
 pub mod org;
 pub mod paths;
 pub mod people;
+pub mod people_import;
 pub mod setup;
 #[cfg(feature = "ssr")]
 pub mod ssr;
@@ -68,6 +69,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/company/teams") view=teams::teams_page::TeamsPage ssr=mode.clone()/>
                     <Route path=path!("/company/teams/:id") view=teams::team_page::TeamPage ssr=mode.clone()/>
                     <Route path=path!("/company/people") view=people::people_page::PeoplePage ssr=mode.clone()/>
+                    <Route path=path!("/company/people/import") view=people_import::people_import_page::PeopleImportPage ssr=mode.clone()/>
                     <Route path=path!("/company/agents") view=agents::agents_page::AgentsPage ssr=mode.clone()/>
                     <Route path=path!("/company/agents/:id") view=agents::agent_page::AgentPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>

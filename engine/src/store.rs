@@ -5,6 +5,7 @@ pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCa
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::people::PeopleStore;
+pub use crate::org::import::ImportStore;
 pub use crate::org::setup::SetupStore;
 pub use crate::org::teams::TeamStore;
 use crate::org::{
@@ -208,6 +209,7 @@ pub trait Store:
     + AgentAdminStore
     + PeopleStore
     + TeamStore
+    + ImportStore
 {
 }
 impl<
@@ -222,7 +224,8 @@ impl<
             + SetupStore
             + AgentAdminStore
             + PeopleStore
-            + TeamStore,
+            + TeamStore
+            + ImportStore,
     > Store for T
 {
 }

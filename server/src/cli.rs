@@ -81,6 +81,8 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         name: Option<String>,
     },
+    /// People: import them from a CSV file
+    People(crate::people_cli::PeopleArgs),
     /// Set a person's password to the first line of stdin
     Password {
         /// The person's email

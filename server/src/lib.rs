@@ -15,6 +15,8 @@ pub mod org_api;
 pub mod org_cli;
 pub mod password;
 pub mod people_api;
+pub mod people_cli;
+pub mod people_import_api;
 pub mod request_id;
 pub mod runs_api;
 pub mod runs_cli;

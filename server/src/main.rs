@@ -77,6 +77,17 @@ async fn main() -> ExitCode {
             let done = server::password::set_password(&cli::database_url(cli.database), &email, password).await;
             report(done.map_err(|e| e.to_string()))
         }
+        Some(Command::People(people)) => {
+            let settings = cli::serve_settings(cli.database);
+            let mut out = std::io::stdout().lock();
+            match server::people_cli::run(&people, &settings, &mut out).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{}", e.message);
+                    ExitCode::from(e.code)
+                }
+            }
+        }
         Some(Command::Org(org)) => {
             let settings = org_cli::settings(cli.database);
             let mut out = std::io::stdout().lock();

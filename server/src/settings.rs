@@ -27,6 +27,9 @@ pub struct Settings {
     /// `ENGRAM_TRUST_FORWARDED_FOR=1`: behind a reverse proxy, count sign-in attempts by the
     /// address the proxy appends to X-Forwarded-For rather than by the proxy's own.
     pub trust_forwarded_for: bool,
+    /// `ENGRAM_PUBLIC_URL`: the address people reach Engram at (`https://engram.acme.example`),
+    /// without a trailing slash; invite links begin with it.
+    pub public_url: Option<String>,
     /// Where the secret key that seals connector keys comes from: `ENGRAM_SECRET_KEY`,
     /// `ENGRAM_SECRET_KEY_FILE`, else a key file beside the SQLite database.
     pub secret_key: KeySetting,
@@ -61,6 +64,7 @@ impl Settings {
             database_url: env("ENGRAM_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string()),
             leptos,
             secure_cookies: env("ENGRAM_PUBLIC_URL").is_some_and(|u| u.starts_with("https://")),
+            public_url: env("ENGRAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_string()),
             session_idle_minutes: 8 * 60,
             body_limit_bytes: 1024 * 1024,
             vault: env("ENGRAM_VAULT").map(PathBuf::from),

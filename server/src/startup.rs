@@ -25,7 +25,6 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::{session_store, ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore};
@@ -147,6 +146,7 @@ impl Application {
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))
             .route("/auth/sign-out", post(auth::sign_out))
+            .merge(crate::people_import_api::page_router(settings.public_url.clone()))
             .nest(
                 "/api",
                 api::router()
@@ -155,6 +155,7 @@ impl Application {
                     .merge(crate::agents_api::router())
                     .merge(crate::people_api::router())
                     .merge(crate::teams_api::router())
+                    .merge(crate::people_import_api::api_router(settings.public_url.clone()))
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .nest(
@@ -171,7 +172,7 @@ impl Application {
             .layer(middleware::from_fn_with_state(state.clone(), crate::setup::first_run))
             .layer(session_layer)
             .layer(middleware::from_fn(guard::same_origin_writes))
-            .layer(RequestBodyLimitLayer::new(settings.body_limit_bytes))
+            .layer(middleware::from_fn_with_state(settings.body_limit_bytes, crate::people_import_api::body_limit))
             .layer(middleware::from_fn(security::headers))
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);

@@ -47,6 +47,7 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
     view! {
         <NoticeLine notice/>
         <AddPersonForm data=adding teams=dir.teams.clone() roles=dir.roles.clone()/>
+        <p><a href=crate::people_import::PEOPLE_IMPORT>"Import people"</a></p>
         <table class="people">
             <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
             <tbody>

@@ -3,6 +3,7 @@
 //! Department roles are not access roles: whether someone is an admin is a separate flag.
 
 pub mod agents;
+pub mod import;
 pub mod names;
 pub mod people;
 pub mod service;

@@ -8,6 +8,7 @@ mod archive;
 pub mod bench_seed;
 mod cards;
 mod idempotency;
+mod import;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;

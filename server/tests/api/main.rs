@@ -19,6 +19,7 @@ mod model_server;
 mod org;
 mod pages;
 mod people;
+mod people_import;
 mod postgres;
 mod racing_reads;
 mod runs;

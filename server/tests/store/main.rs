@@ -16,6 +16,7 @@ mod cards;
 mod connectors;
 mod cores;
 mod idempotency;
+mod import;
 mod keep;
 mod org;
 mod people;

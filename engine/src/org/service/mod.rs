@@ -23,6 +23,10 @@ use crate::org::people::LAST_ADMIN;
 pub use people::{closed_link, AddPerson, InviteLink};
 mod teams;
 pub use teams::TeamEdit;
+#[cfg(feature = "server")]
+mod import;
+#[cfg(feature = "server")]
+pub use import::ImportBy;
 
 #[derive(Clone)]
 pub struct OrgService {

@@ -12,6 +12,7 @@ mod agents;
 mod archive;
 mod cards;
 mod idempotency;
+mod import;
 mod lists;
 mod org;
 mod people;
