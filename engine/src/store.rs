@@ -4,8 +4,8 @@
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 pub use crate::org::agents::AgentAdminStore;
-pub use crate::org::people::PeopleStore;
 pub use crate::org::import::ImportStore;
+pub use crate::org::people::PeopleStore;
 pub use crate::org::setup::SetupStore;
 pub use crate::org::teams::TeamStore;
 use crate::org::{
