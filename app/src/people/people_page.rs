@@ -46,7 +46,7 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
     let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
     view! {
         <NoticeLine notice/>
-        <AddPersonForm data=adding teams=dir.teams.clone() roles=dir.roles.clone()/>
+        {view! { <AddPersonForm data=adding teams=dir.teams.clone() roles=dir.roles.clone()/> }.into_any()}
         <p><a href=crate::people_import::PEOPLE_IMPORT>"Import people"</a></p>
         <table class="people">
             <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
@@ -62,7 +62,7 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
                         <td>{role_label(&dir, p)}</td>
                         <td>{if p.is_admin { "yes" } else { "" }}</td>
                     </tr>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </tbody>
         </table>
         {drawer.map(|p| {
@@ -122,6 +122,9 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
                     <p><a href=PEOPLE>"Close"</a></p>
                 </aside>
             }
+            // The drawer's view type alone is deep; erased, the page's type stays within the
+            // compiler's limits in the release build, which keeps full view types.
+            .into_any()
         })}
     }
 }
