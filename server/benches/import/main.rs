@@ -150,8 +150,8 @@ fn main() {
         "engram import benchmark (build profile: {})",
         if cfg!(debug_assertions) { "debug" } else { "release" }
     ));
+    // The program's own path is never either word, so every argument may be looked at.
     let named = std::env::args()
-        .skip(1)
         .find(|a| a == "sqlite" || a == "postgres")
         .or_else(|| std::env::var("ENGRAM_BENCH_BACKEND").ok())
         .unwrap_or_else(|| "sqlite".to_string());
