@@ -4,7 +4,8 @@
 CARGO_LEPTOS_VERSION=0.3.10
 WASM_BINDGEN_VERSION=0.2.130
 
-say() { printf '\n==> %s\n' "$*" >&2; }
+# The elapsed minutes show in CI's log which step takes the time.
+say() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 ensure_rust_tools() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
