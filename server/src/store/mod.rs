@@ -7,6 +7,7 @@ mod archive;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;
 mod cards;
+mod cores;
 mod idempotency;
 mod import;
 mod lists;
@@ -22,6 +23,7 @@ mod secrets;
 mod setup;
 pub mod sqlite;
 mod teams;
+mod tokens;
 
 use engine::store::{Store, StoreError};
 use std::sync::Arc;

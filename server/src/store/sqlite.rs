@@ -3,12 +3,12 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use engine::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion, SuggestionState};
+
 use engine::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
     TimeZoneName,
 };
-use engine::store::{Actor, ApiTokenInfo, CoreStore, Departure, NewAgent, NewPerson, OrgStore, StoreError, TokenStore};
+use engine::store::{Actor, Departure, NewAgent, NewPerson, OrgStore, StoreError};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
 use sqlx::{Row, SqliteConnection, SqlitePool};
 use std::str::FromStr;
@@ -184,103 +184,8 @@ pub(crate) fn agent_from(row: &SqliteRow) -> Agent {
     }
 }
 
-fn scope_from(key: &str) -> Result<CoreScope, StoreError> {
-    CoreScope::parse(key).map_err(|e| StoreError::Backend(format!("bad scope key {key}: {e}")))
-}
-
-fn version_from(row: &SqliteRow) -> Result<CoreVersion, StoreError> {
-    Ok(CoreVersion {
-        scope: scope_from(row.get("scope_key"))?,
-        version: row.get::<i64, _>("version") as u32,
-        text: row.get("body"),
-        tokens: row.get::<i64, _>("tokens") as u32,
-        author: row.get("author_name"),
-        note: row.get("note"),
-        restored_from: row.get::<Option<i64>, _>("restored_from").map(|v| v as u32),
-        saved_at: row.get("saved_at"),
-    })
-}
-
-fn suggestion_from(row: &SqliteRow) -> Result<Suggestion, StoreError> {
-    let state: String = row.get("state");
-    Ok(Suggestion {
-        id: row.get("id"),
-        scope: scope_from(row.get("scope_key"))?,
-        line: row.get("line"),
-        why: row.get("why"),
-        rests_on: row.get("rests_on"),
-        source: row.get("source"),
-        based_on: row.get::<i64, _>("based_on") as u32,
-        state: SuggestionState::parse(&state)
-            .ok_or_else(|| StoreError::Backend(format!("bad suggestion state {state}")))?,
-        created_at: row.get("created_at"),
-        decided_by: row.get("decided_by_name"),
-        decided_at: row.get("decided_at"),
-    })
-}
-
-fn token_from(row: &SqliteRow) -> ApiTokenInfo {
-    ApiTokenInfo {
-        id: row.get("id"),
-        name: row.get("name"),
-        created_at: row.get("created_at"),
-        last_used_at: row.get("last_used_at"),
-        revoked_at: row.get("revoked_at"),
-    }
-}
-
-const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v.note, v.restored_from, v.saved_at, \
-     p.name AS author_name FROM core_versions v JOIN people p ON p.id = v.author_id";
-
-const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
-     LEFT JOIN people p ON p.id = s.decided_by";
-
 pub(crate) const PERSON_COLUMNS: &str =
     "id, name, email, is_admin, main_team_id, role_override_id, manager_id, left_at";
-
-async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Result<u32, StoreError> {
-    let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = ?")
-        .bind(scope_key)
-        .fetch_one(conn)
-        .await
-        .map_err(backend)?;
-    Ok(v.unwrap_or(0) as u32)
-}
-
-async fn insert_version(conn: &mut SqliteConnection, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-    let key = new.scope.key();
-    let current = current_version_in(conn, &key).await?;
-    if current != new.based_on {
-        return Err(StoreError::Changed { current });
-    }
-    let inserted = sqlx::query(
-        "INSERT INTO core_versions (scope_key, version, body, tokens, author_id, note, restored_from, saved_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&key)
-    .bind(i64::from(current + 1))
-    .bind(&new.text)
-    .bind(i64::from(new.tokens))
-    .bind(new.author.0)
-    .bind(&new.note)
-    .bind(new.restored_from.map(i64::from))
-    .bind(new.at)
-    .execute(&mut *conn)
-    .await;
-    match inserted {
-        Ok(_) => {}
-        // The unique (scope, version) key is the last guard against a lost update.
-        Err(e) if is_unique_violation(&e) => return Err(StoreError::Changed { current: current + 1 }),
-        Err(e) => return Err(backend(e)),
-    }
-    let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? AND v.version = ?"))
-        .bind(&key)
-        .bind(i64::from(current + 1))
-        .fetch_one(conn)
-        .await
-        .map_err(backend)?;
-    version_from(&row)
-}
 
 #[async_trait]
 impl OrgStore for SqliteStore {
@@ -541,6 +446,20 @@ impl OrgStore for SqliteStore {
         if marked.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         }
+        // A lead who left leads no more; the team keeps its history in the audit log.
+        let led: Vec<i64> = sqlx::query_scalar("SELECT id FROM teams WHERE lead_id = ? ORDER BY id")
+            .bind(person.0)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(backend)?;
+        for team in led {
+            sqlx::query("UPDATE teams SET lead_id = NULL WHERE id = ?")
+                .bind(team)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+            audit(&mut tx, actor, "team.lead", &format!("team:{team}"), &format!("{} -> none: left", person.0)).await?;
+        }
         let mut d = Departure::default();
         for revoke in [
             "UPDATE api_tokens SET revoked_at = ? WHERE person_id = ? AND revoked_at IS NULL",
@@ -719,210 +638,4 @@ async fn set_column(
     let show = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "none".to_string());
     audit(&mut tx, actor, action, &format!("{kind}:{id}"), &format!("{} -> {}", show(old), show(value))).await?;
     tx.commit().await.map_err(backend)
-}
-
-#[async_trait]
-impl CoreStore for SqliteStore {
-    async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError> {
-        let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? ORDER BY v.version DESC LIMIT 1"))
-            .bind(scope.key())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
-        row.as_ref().map(version_from).transpose()
-    }
-
-    async fn core_versions(
-        &self,
-        scope: &CoreScope,
-        before: Option<u32>,
-        limit: u32,
-    ) -> Result<Vec<CoreVersion>, StoreError> {
-        // The unique (scope_key, version) index serves the range and the order.
-        sqlx::query(&format!(
-            "{VERSION_SELECT} WHERE v.scope_key = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?"
-        ))
-        .bind(scope.key())
-        .bind(before.map_or(i64::MAX, i64::from))
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(version_from)
-        .collect()
-    }
-
-    async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError> {
-        let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? AND v.version = ?"))
-            .bind(scope.key())
-            .bind(i64::from(version))
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
-        row.as_ref().map(version_from).transpose()
-    }
-
-    async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let saved = insert_version(&mut tx, new).await?;
-        tx.commit().await.map_err(backend)?;
-        Ok(saved)
-    }
-
-    async fn suggestions(&self, scope: &CoreScope) -> Result<Vec<Suggestion>, StoreError> {
-        sqlx::query(&format!("{SUGGESTION_SELECT} WHERE s.scope_key = ? ORDER BY s.id"))
-            .bind(scope.key())
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?
-            .iter()
-            .map(suggestion_from)
-            .collect()
-    }
-
-    async fn suggestion(&self, id: i64) -> Result<Option<Suggestion>, StoreError> {
-        let row = sqlx::query(&format!("{SUGGESTION_SELECT} WHERE s.id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(backend)?;
-        row.as_ref().map(suggestion_from).transpose()
-    }
-
-    async fn add_suggestion(&self, new: &NewSuggestion) -> Result<Suggestion, StoreError> {
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO core_suggestions (scope_key, line, why, rests_on, source, based_on, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(new.scope.key())
-        .bind(&new.line)
-        .bind(&new.why)
-        .bind(&new.rests_on)
-        .bind(&new.source)
-        .bind(i64::from(new.based_on))
-        .bind(new.at)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(backend)?;
-        self.suggestion(id).await?.ok_or_else(|| StoreError::NotFound(format!("suggestion:{id}")))
-    }
-
-    async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let state: Option<String> = sqlx::query_scalar("SELECT state FROM core_suggestions WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if state.as_deref() != Some("open") {
-            return Err(StoreError::NotFound(format!("open suggestion:{id}")));
-        }
-        let saved = insert_version(&mut tx, new).await?;
-        sqlx::query(
-            "UPDATE core_suggestions SET state = 'accepted', decided_by = ?, decided_at = ?, result_version = ? \
-             WHERE id = ?",
-        )
-        .bind(new.author.0)
-        .bind(new.at)
-        .bind(i64::from(saved.version))
-        .bind(id)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
-        Ok(saved)
-    }
-
-    async fn dismiss_suggestion(&self, id: i64, actor: Actor) -> Result<(), StoreError> {
-        let done = sqlx::query(
-            "UPDATE core_suggestions SET state = 'dismissed', decided_by = ?, decided_at = ? \
-             WHERE id = ? AND state = 'open'",
-        )
-        .bind(actor.person.map(|p| p.0))
-        .bind(actor.at)
-        .bind(id)
-        .execute(&self.pool)
-        .await
-        .map_err(backend)?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound(format!("open suggestion:{id}")));
-        }
-        Ok(())
-    }
-}
-
-#[async_trait]
-impl TokenStore for SqliteStore {
-    async fn create_api_token(
-        &self,
-        person: PersonId,
-        name: &str,
-        secret_hash: &str,
-        actor: Actor,
-    ) -> Result<ApiTokenInfo, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let row = sqlx::query(
-            "INSERT INTO api_tokens (person_id, name, secret_hash, created_at) VALUES (?, ?, ?, ?) \
-             RETURNING id, name, created_at, last_used_at, revoked_at",
-        )
-        .bind(person.0)
-        .bind(name)
-        .bind(secret_hash)
-        .bind(actor.at)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let info = token_from(&row);
-        audit(&mut tx, actor, "api_token.create", &format!("person:{person}"), &format!("token:{} {name}", info.id))
-            .await?;
-        tx.commit().await.map_err(backend)?;
-        Ok(info)
-    }
-
-    async fn api_tokens(&self, person: PersonId) -> Result<Vec<ApiTokenInfo>, StoreError> {
-        Ok(sqlx::query(
-            "SELECT id, name, created_at, last_used_at, revoked_at FROM api_tokens WHERE person_id = ? ORDER BY id DESC",
-        )
-        .bind(person.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(token_from)
-        .collect())
-    }
-
-    async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let done =
-            sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND person_id = ? AND revoked_at IS NULL")
-                .bind(actor.at)
-                .bind(id)
-                .bind(person.0)
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-        if done.rows_affected() == 0 {
-            return Ok(false);
-        }
-        audit(&mut tx, actor, "api_token.revoke", &format!("person:{person}"), &format!("token:{id}")).await?;
-        tx.commit().await.map_err(backend)?;
-        Ok(true)
-    }
-
-    async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError> {
-        let row = sqlx::query(
-            "UPDATE api_tokens SET last_used_at = ? WHERE secret_hash = ? AND revoked_at IS NULL RETURNING person_id",
-        )
-        .bind(at)
-        .bind(secret_hash)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(backend)?;
-        match row {
-            Some(r) => Ok(self.person(PersonId(r.get("person_id"))).await?.filter(|p| p.left_at.is_none())),
-            None => Ok(None),
-        }
-    }
 }

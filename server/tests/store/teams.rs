@@ -128,8 +128,13 @@ async fn a_lead_changes_their_team_only_while_they_lead_it(db: Db) {
 
     let as_bob = TeamChange { name: Some("Bob's Deals".into()), as_lead: Some(o.bob.id), ..Default::default() };
     assert_eq!(db.change_team(t, &as_bob, actor(Some(o.bob.id), 3)).await, Err(TeamStoreError::NotLead));
-    // Once she has left, she no longer changes it, though the team still names her.
+    // Once she has left, she leads it no more, and the audit log says why.
     db.mark_left(o.alice.id, o.by_admin(4)).await.unwrap();
+    assert_eq!(db.team(t).await.unwrap().unwrap().lead, None);
+    let log = db.audit_log(2).await.unwrap();
+    assert_eq!((log[1].action.as_str(), log[1].subject.clone()), ("team.lead", format!("team:{t}")));
+    assert_eq!(log[1].detail, format!("{} -> none: left", o.alice.id));
+    assert_eq!(log[0].action, "person.left");
     let again = TeamChange { name: Some("Still Alice's".into()), ..as_alice };
     assert_eq!(db.change_team(t, &again, actor(Some(o.alice.id), 5)).await, Err(TeamStoreError::NotLead));
     assert_eq!(db.team(t).await.unwrap().unwrap().name, "Alice's Deals");

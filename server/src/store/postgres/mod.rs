@@ -11,6 +11,7 @@
 mod agents;
 mod archive;
 mod cards;
+mod cores;
 mod idempotency;
 mod import;
 mod lists;
@@ -21,6 +22,7 @@ mod runs;
 mod secrets;
 mod setup;
 mod teams;
+mod tokens;
 
 use chrono::{DateTime, Utc};
 use engine::store::Actor;

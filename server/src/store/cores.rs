@@ -1,0 +1,224 @@
+//! Cores on SQLite: versions appended under a unique (scope, version) key, and suggestions.
+
+use super::sqlite::{backend, is_unique_violation, SqliteStore};
+use async_trait::async_trait;
+use engine::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion, SuggestionState};
+use engine::store::{Actor, CoreStore, StoreError};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+fn scope_from(key: &str) -> Result<CoreScope, StoreError> {
+    CoreScope::parse(key).map_err(|e| StoreError::Backend(format!("bad scope key {key}: {e}")))
+}
+
+fn version_from(row: &SqliteRow) -> Result<CoreVersion, StoreError> {
+    Ok(CoreVersion {
+        scope: scope_from(row.get("scope_key"))?,
+        version: row.get::<i64, _>("version") as u32,
+        text: row.get("body"),
+        tokens: row.get::<i64, _>("tokens") as u32,
+        author: row.get("author_name"),
+        note: row.get("note"),
+        restored_from: row.get::<Option<i64>, _>("restored_from").map(|v| v as u32),
+        saved_at: row.get("saved_at"),
+    })
+}
+
+fn suggestion_from(row: &SqliteRow) -> Result<Suggestion, StoreError> {
+    let state: String = row.get("state");
+    Ok(Suggestion {
+        id: row.get("id"),
+        scope: scope_from(row.get("scope_key"))?,
+        line: row.get("line"),
+        why: row.get("why"),
+        rests_on: row.get("rests_on"),
+        source: row.get("source"),
+        based_on: row.get::<i64, _>("based_on") as u32,
+        state: SuggestionState::parse(&state)
+            .ok_or_else(|| StoreError::Backend(format!("bad suggestion state {state}")))?,
+        created_at: row.get("created_at"),
+        decided_by: row.get("decided_by_name"),
+        decided_at: row.get("decided_at"),
+    })
+}
+
+const VERSION_SELECT: &str = "SELECT v.scope_key, v.version, v.body, v.tokens, v.note, v.restored_from, v.saved_at, \
+     p.name AS author_name FROM core_versions v JOIN people p ON p.id = v.author_id";
+
+const SUGGESTION_SELECT: &str = "SELECT s.*, p.name AS decided_by_name FROM core_suggestions s \
+     LEFT JOIN people p ON p.id = s.decided_by";
+
+async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Result<u32, StoreError> {
+    let v: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM core_versions WHERE scope_key = ?")
+        .bind(scope_key)
+        .fetch_one(conn)
+        .await
+        .map_err(backend)?;
+    Ok(v.unwrap_or(0) as u32)
+}
+
+async fn insert_version(conn: &mut SqliteConnection, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
+    let key = new.scope.key();
+    let current = current_version_in(conn, &key).await?;
+    if current != new.based_on {
+        return Err(StoreError::Changed { current });
+    }
+    let inserted = sqlx::query(
+        "INSERT INTO core_versions (scope_key, version, body, tokens, author_id, note, restored_from, saved_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&key)
+    .bind(i64::from(current + 1))
+    .bind(&new.text)
+    .bind(i64::from(new.tokens))
+    .bind(new.author.0)
+    .bind(&new.note)
+    .bind(new.restored_from.map(i64::from))
+    .bind(new.at)
+    .execute(&mut *conn)
+    .await;
+    match inserted {
+        Ok(_) => {}
+        // The unique (scope, version) key is the last guard against a lost update.
+        Err(e) if is_unique_violation(&e) => return Err(StoreError::Changed { current: current + 1 }),
+        Err(e) => return Err(backend(e)),
+    }
+    let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? AND v.version = ?"))
+        .bind(&key)
+        .bind(i64::from(current + 1))
+        .fetch_one(conn)
+        .await
+        .map_err(backend)?;
+    version_from(&row)
+}
+
+#[async_trait]
+impl CoreStore for SqliteStore {
+    async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError> {
+        let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? ORDER BY v.version DESC LIMIT 1"))
+            .bind(scope.key())
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(version_from).transpose()
+    }
+
+    async fn core_versions(
+        &self,
+        scope: &CoreScope,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<Vec<CoreVersion>, StoreError> {
+        // The unique (scope_key, version) index serves the range and the order.
+        sqlx::query(&format!(
+            "{VERSION_SELECT} WHERE v.scope_key = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?"
+        ))
+        .bind(scope.key())
+        .bind(before.map_or(i64::MAX, i64::from))
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(version_from)
+        .collect()
+    }
+
+    async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError> {
+        let row = sqlx::query(&format!("{VERSION_SELECT} WHERE v.scope_key = ? AND v.version = ?"))
+            .bind(scope.key())
+            .bind(i64::from(version))
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(version_from).transpose()
+    }
+
+    async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let saved = insert_version(&mut tx, new).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(saved)
+    }
+
+    async fn suggestions(&self, scope: &CoreScope) -> Result<Vec<Suggestion>, StoreError> {
+        sqlx::query(&format!("{SUGGESTION_SELECT} WHERE s.scope_key = ? ORDER BY s.id"))
+            .bind(scope.key())
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(suggestion_from)
+            .collect()
+    }
+
+    async fn suggestion(&self, id: i64) -> Result<Option<Suggestion>, StoreError> {
+        let row = sqlx::query(&format!("{SUGGESTION_SELECT} WHERE s.id = ?"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(suggestion_from).transpose()
+    }
+
+    async fn add_suggestion(&self, new: &NewSuggestion) -> Result<Suggestion, StoreError> {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO core_suggestions (scope_key, line, why, rests_on, source, based_on, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(new.scope.key())
+        .bind(&new.line)
+        .bind(&new.why)
+        .bind(&new.rests_on)
+        .bind(&new.source)
+        .bind(i64::from(new.based_on))
+        .bind(new.at)
+        .fetch_one(self.pool())
+        .await
+        .map_err(backend)?;
+        self.suggestion(id).await?.ok_or_else(|| StoreError::NotFound(format!("suggestion:{id}")))
+    }
+
+    async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let state: Option<String> = sqlx::query_scalar("SELECT state FROM core_suggestions WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if state.as_deref() != Some("open") {
+            return Err(StoreError::NotFound(format!("open suggestion:{id}")));
+        }
+        let saved = insert_version(&mut tx, new).await?;
+        sqlx::query(
+            "UPDATE core_suggestions SET state = 'accepted', decided_by = ?, decided_at = ?, result_version = ? \
+             WHERE id = ?",
+        )
+        .bind(new.author.0)
+        .bind(new.at)
+        .bind(i64::from(saved.version))
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(saved)
+    }
+
+    async fn dismiss_suggestion(&self, id: i64, actor: Actor) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE core_suggestions SET state = 'dismissed', decided_by = ?, decided_at = ? \
+             WHERE id = ? AND state = 'open'",
+        )
+        .bind(actor.person.map(|p| p.0))
+        .bind(actor.at)
+        .bind(id)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("open suggestion:{id}")));
+        }
+        Ok(())
+    }
+}

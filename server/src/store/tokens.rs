@@ -1,0 +1,94 @@
+//! API tokens on SQLite: only a secret's hash is stored.
+
+use super::sqlite::{audit, backend, SqliteStore};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::org::{Person, PersonId};
+use engine::store::{Actor, ApiTokenInfo, OrgStore, StoreError, TokenStore};
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+fn token_from(row: &SqliteRow) -> ApiTokenInfo {
+    ApiTokenInfo {
+        id: row.get("id"),
+        name: row.get("name"),
+        created_at: row.get("created_at"),
+        last_used_at: row.get("last_used_at"),
+        revoked_at: row.get("revoked_at"),
+    }
+}
+
+#[async_trait]
+impl TokenStore for SqliteStore {
+    async fn create_api_token(
+        &self,
+        person: PersonId,
+        name: &str,
+        secret_hash: &str,
+        actor: Actor,
+    ) -> Result<ApiTokenInfo, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let row = sqlx::query(
+            "INSERT INTO api_tokens (person_id, name, secret_hash, created_at) VALUES (?, ?, ?, ?) \
+             RETURNING id, name, created_at, last_used_at, revoked_at",
+        )
+        .bind(person.0)
+        .bind(name)
+        .bind(secret_hash)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let info = token_from(&row);
+        audit(&mut tx, actor, "api_token.create", &format!("person:{person}"), &format!("token:{} {name}", info.id))
+            .await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(info)
+    }
+
+    async fn api_tokens(&self, person: PersonId) -> Result<Vec<ApiTokenInfo>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id, name, created_at, last_used_at, revoked_at FROM api_tokens WHERE person_id = ? ORDER BY id DESC",
+        )
+        .bind(person.0)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(token_from)
+        .collect())
+    }
+
+    async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let done =
+            sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND person_id = ? AND revoked_at IS NULL")
+                .bind(actor.at)
+                .bind(id)
+                .bind(person.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        audit(&mut tx, actor, "api_token.revoke", &format!("person:{person}"), &format!("token:{id}")).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(true)
+    }
+
+    async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError> {
+        let row = sqlx::query(
+            "UPDATE api_tokens SET last_used_at = ? WHERE secret_hash = ? AND revoked_at IS NULL RETURNING person_id",
+        )
+        .bind(at)
+        .bind(secret_hash)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?;
+        match row {
+            Some(r) => Ok(self.person(PersonId(r.get("person_id"))).await?.filter(|p| p.left_at.is_none())),
+            None => Ok(None),
+        }
+    }
+}
