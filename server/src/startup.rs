@@ -89,8 +89,8 @@ impl Application {
         let opened = secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
         let store = opened.shared();
         let cores = CoreService::new(store.clone(), clock.clone());
-        let org = OrgService::new(store.clone(), clock.clone());
         let auth = AuthService::new(store.clone(), clock.clone());
+        let org = OrgService::new(store.clone(), clock.clone()).sharing_throttle(auth.throttle());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
         let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());

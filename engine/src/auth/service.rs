@@ -22,6 +22,11 @@ impl AuthService {
         Self { store, clock, throttle: Arc::default() }
     }
 
+    /// The sign-in throttle, for the other places that check a person's password.
+    pub fn throttle(&self) -> Arc<SignInThrottle> {
+        self.throttle.clone()
+    }
+
     pub fn now(&self) -> DateTime<Utc> {
         self.clock.now()
     }

@@ -68,6 +68,13 @@ pub fn throttled_message(retry_after_secs: u64) -> String {
     format!("Too many sign-in attempts. Wait {minutes} {unit}, then try again.")
 }
 
+/// The sentence for a refused change of one's own password.
+pub fn password_throttled_message(retry_after_secs: u64) -> String {
+    let minutes = retry_after_secs.div_ceil(60).max(1);
+    let unit = if minutes == 1 { "minute" } else { "minutes" };
+    format!("Too many wrong passwords for this account. Wait {minutes} {unit}, then try again; nothing was changed.")
+}
+
 /// The account key for what was typed: case and surrounding spaces do not make a new account.
 fn account_key(email: &str) -> Key {
     Key::Account(email.trim().to_lowercase().chars().take(MAX_EMAIL_KEY).collect())
@@ -101,12 +108,26 @@ pub struct SignInThrottle {
 impl SignInThrottle {
     /// Counts an attempt for `email` from `client` and says whether, and when, to check it.
     pub fn begin(&self, email: &str, client: IpAddr, now: DateTime<Utc>) -> Admission {
-        let keys = [(account_key(email), ACCOUNT_LIMITS), (address_key(client), ADDRESS_LIMITS)];
+        self.admit(&[(account_key(email), ACCOUNT_LIMITS), (address_key(client), ADDRESS_LIMITS)], now)
+    }
+
+    /// Counts a signed-in person's attempt at their own current password. It shares the account's
+    /// count with sign-in, so a session left open is no quicker way to guess the password.
+    pub fn begin_for_account(&self, email: &str, now: DateTime<Utc>) -> Admission {
+        self.admit(&[(account_key(email), ACCOUNT_LIMITS)], now)
+    }
+
+    /// The current password given with `begin_for_account` was right.
+    pub fn account_succeeded(&self, email: &str) {
+        self.keys.lock().unwrap_or_else(|e| e.into_inner()).remove(&account_key(email));
+    }
+
+    fn admit(&self, keys: &[(Key, Limits)], now: DateTime<Utc>) -> Admission {
         let mut table = self.keys.lock().unwrap_or_else(|e| e.into_inner());
         if table.len() > PRUNE_ABOVE {
             table.retain(|_, e| !forgotten(e, now));
         }
-        for (key, _) in &keys {
+        for (key, _) in keys {
             if table.get(key).is_some_and(|e| forgotten(e, now)) {
                 table.remove(key);
             }
@@ -121,7 +142,8 @@ impl SignInThrottle {
         }
         let mut delay = 0;
         for (key, limits) in keys {
-            let entry = table.entry(key).or_insert(Entry { attempts: 0, last: now, locked_until: None });
+            let limits = *limits;
+            let entry = table.entry(key.clone()).or_insert(Entry { attempts: 0, last: now, locked_until: None });
             entry.attempts = entry.attempts.saturating_add(1);
             entry.last = now;
             if entry.attempts >= limits.lock_at {
@@ -174,6 +196,25 @@ mod tests {
         assert_eq!(t.begin("ada@acme.example", HOME, at(300)), check(2000));
         t.succeeded("ada@acme.example", HOME);
         assert_eq!(t.begin("ada@acme.example", HOME, at(301)), check(0));
+    }
+
+    #[test]
+    fn wrong_current_passwords_share_the_account_count_with_sign_in() {
+        let t = SignInThrottle::default();
+        let got: Vec<_> = (0..3).map(|_| t.begin_for_account("ada@acme.example", at(0))).collect();
+        assert_eq!(got, vec![Admission::Check { delay_ms: 0 }; 3]);
+        run(&t, "ada@acme.example", HOME, 3, at(1));
+        assert_eq!(t.begin_for_account("Ada@acme.example", at(2)), Admission::Refuse { retry_after_secs: 299 });
+        assert!(matches!(t.begin("ada@acme.example", HOME, at(2)), Admission::Refuse { .. }), "sign-in waits too");
+        // A right password clears the account, never another one's count.
+        t.begin_for_account("bob@acme.example", at(3));
+        t.account_succeeded("bob@acme.example");
+        assert!(matches!(t.begin_for_account("ada@acme.example", at(3)), Admission::Refuse { .. }));
+        assert_eq!(t.begin_for_account("bob@acme.example", at(3)), Admission::Check { delay_ms: 0 });
+        assert_eq!(
+            password_throttled_message(299),
+            "Too many wrong passwords for this account. Wait 5 minutes, then try again; nothing was changed."
+        );
     }
 
     #[test]

@@ -213,6 +213,31 @@ async fn a_password_change_ends_the_other_sessions_but_not_this_one() {
 }
 
 #[tokio::test]
+async fn wrong_current_passwords_are_throttled_with_sign_in() {
+    let app = spawn_app().await;
+    let here = app.sign_in("alice").await;
+    let change = |current: &'static str| {
+        let (app, here) = (&app, &here);
+        async move {
+            let fields =
+                [("current", current), ("password", "a brand new passphrase"), ("repeat", "a brand new passphrase")];
+            app.form_post(here, "/fn/change_password", &fields).await;
+            app.page(here, "/profile/password").await.1
+        }
+    };
+    for _ in 0..6 {
+        assert!(change("a guess at it").await.contains("Your current password is not right"));
+    }
+    // The account is locked: even the right password is not checked, and nothing changes.
+    let html = change(DEMO_PASSWORD).await;
+    assert!(html.contains("Too many wrong passwords for this account. Wait 5 minutes, then try again"), "{html}");
+    let actions = last_actions(&app, 1).await;
+    assert_ne!(actions, ["person.password"]);
+    let r = app.post_sign_in(&client(), &demo_email("alice"), DEMO_PASSWORD).await;
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS, "sign-in shares the count");
+}
+
+#[tokio::test]
 async fn an_admin_reset_ends_that_persons_sessions_at_once_and_replaces_the_older_link() {
     let app = spawn_app().await;
     let ada = app.sign_in("ada").await;

@@ -32,11 +32,24 @@ pub use import::ImportBy;
 pub struct OrgService {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    #[cfg(feature = "server")]
+    throttle: Arc<crate::auth::throttle::SignInThrottle>,
 }
 
 impl OrgService {
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
+        Self {
+            store,
+            clock,
+            #[cfg(feature = "server")]
+            throttle: Arc::default(),
+        }
+    }
+
+    #[cfg(feature = "server")]
+    /// Counts wrong current passwords with sign-in's throttle, so the two share one count.
+    pub fn sharing_throttle(self, throttle: Arc<crate::auth::throttle::SignInThrottle>) -> Self {
+        Self { throttle, ..self }
     }
 
     fn actor(&self, person: &Person) -> Actor {

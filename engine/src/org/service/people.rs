@@ -4,6 +4,7 @@
 use super::OrgService;
 use crate::auth::invite::{hash_invite_secret, new_invite_secret, INVITE_DAYS, INVITE_PREFIX};
 use crate::auth::rules::NewPassword;
+use crate::auth::throttle::{password_throttled_message, Admission};
 use crate::auth::{hash_password, verify_password};
 use crate::org::names::{parse_display_name, EmailAddress};
 use crate::org::people::{Invite, InviteState, NewInvite, LAST_ADMIN};
@@ -177,9 +178,17 @@ impl OrgService {
         let Some((_, hash)) = self.store.credentials(&me.email).await? else {
             return Err(OrgError::NotFound("There is no such person".to_string()));
         };
+        match self.throttle.begin_for_account(&me.email, self.clock.now()) {
+            Admission::Refuse { retry_after_secs } => {
+                return Err(OrgError::Invalid(password_throttled_message(retry_after_secs)))
+            }
+            Admission::Check { delay_ms: 0 } => {}
+            Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
+        }
         if !verify_password(current.to_string(), hash).await.map_err(hashing_failed)? {
             return Err(OrgError::Invalid("Your current password is not right, so nothing was changed".to_string()));
         }
+        self.throttle.account_succeeded(&me.email);
         if current == new {
             return Err(OrgError::Invalid("The new password is the same as the current one".to_string()));
         }
