@@ -81,7 +81,7 @@ function statusOf(url) {
  * for the demo; an empty database's redirect to /setup for serve). Returns { baseURL, sourceURL,
  * stop, log, dir }: the demo's vault is `dir`/vault, and its Acme ATS answers at sourceURL.
  */
-export async function startServer({ command = 'demo' } = {}) {
+export async function startServer({ command = 'demo', env: extraEnv = {} } = {}) {
   const ready = command === 'demo' ? [200] : [200, 302, 303, 307];
   if (!existsSync(SERVER_BIN)) {
     throw new Error(`The server binary is missing at ${SERVER_BIN}: run \`cargo leptos build\` first.`);
@@ -106,6 +106,7 @@ export async function startServer({ command = 'demo' } = {}) {
       LEPTOS_OUTPUT_NAME: 'engram',
       ENGRAM_DATABASE_URL: `sqlite://${path.join(dir, 'e2e.db')}`,
       RUST_LOG: process.env.RUST_LOG || 'info,sqlx=warn',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -186,15 +187,18 @@ export function launchBrowser() {
  * Call once at the top of a test file. Starts a server and a browser before the file's tests and
  * stops both after them; closes every context a test opened after that test.
  *
+ * `serverOptions` (or an async function giving them) go to `startServer`: `{ command, env }`.
+ *
  * Returns an object whose members are filled in by `before`:
  *   env.baseURL, env.server, env.browser, env.newContext(js), env.signedInPage(login, js)
  */
-export function useEngram() {
+export function useEngram(serverOptions = {}) {
   const env = { baseURL: null, server: null, browser: null, browserErrors: [] };
   const open = new Set();
 
   before(async () => {
-    env.server = await startServer();
+    // Options may be a function, for a stand-in the test starts first (its URL goes to the server).
+    env.server = await startServer(typeof serverOptions === 'function' ? await serverOptions() : serverOptions);
     env.baseURL = env.server.baseURL;
     try {
       env.browser = await launchBrowser();
