@@ -214,12 +214,12 @@ async fn a_lead_who_has_left_renames_nothing() {
     let ada = app.store.person(person(&dir, "Ada")).await.unwrap().unwrap();
     app.org.person_leaves(&ada, person(&dir, "Sue")).await.unwrap();
 
-    // Her session and her token are gone; the team still names her as its lead.
+    // Her session and her token are gone, and the team no longer names her as its lead.
     let path = format!("/api/teams/{desk}");
     assert_eq!(post(&app, &sue, &path, json!({"name": "Sue's Desk"})).await.0, StatusCode::UNAUTHORIZED);
     assert_eq!(post_as(&app, &token, &path, json!({"name": "Sue's Desk"})).await.0, StatusCode::UNAUTHORIZED);
     let gone = app.store.person(person(&dir, "Sue")).await.unwrap().unwrap();
-    assert_eq!(app.store.team(desk).await.unwrap().unwrap().lead, Some(gone.id));
+    assert_eq!(app.store.team(desk).await.unwrap().unwrap().lead, None);
     // The rule itself, whoever reaches it: a lead who has left is no longer the lead.
     let refused = app.org.rename_team(&gone, desk, "Sue's Desk").await.unwrap_err();
     assert_eq!(refused.to_string(), "Only Support Desk's lead or an admin can change this team");
