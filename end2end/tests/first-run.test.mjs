@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
-  expectCount, expectText, expectTextContains, jsLabel, launchBrowser, startServer, waitForPath, waitHydrated,
+  expectCount, expectText, expectTextContains, jsLabel, launchBrowser, MARK_WASM_READY, startServer, waitForPath, waitHydrated,
 } from './helpers.mjs';
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@northwind.example', password: 'navy compilers 1952' };
@@ -68,6 +68,7 @@ for (const js of [true, false]) {
     const context = async (baseURL) => {
       const ctx = await browser.newContext({ baseURL, javaScriptEnabled: js });
       ctx.setDefaultTimeout(15_000);
+      if (js) await ctx.addInitScript(MARK_WASM_READY);
       ctx.on('page', (page) => {
         page.on('pageerror', (e) => errors.push(`${page.url()}: uncaught ${e.message}`));
       });

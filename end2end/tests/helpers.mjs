@@ -303,7 +303,7 @@ export function waitForPath(page, pathname) {
 
 // Runs before any page script: notes when a WebAssembly module finishes instantiating. The
 // hydration script calls `hydrate()` right after wasm-bindgen's init resolves.
-const MARK_WASM_READY = `(() => {
+export const MARK_WASM_READY = `(() => {
   const mark = (p) => p.then((r) => { window.__engramWasmReady = true; return r; });
   const streaming = WebAssembly.instantiateStreaming;
   if (streaming) WebAssembly.instantiateStreaming = function (...a) { return mark(streaming.apply(this, a)); };
