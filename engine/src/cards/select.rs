@@ -48,13 +48,56 @@ pub struct Selection {
     pub review_mode: bool,
 }
 
-fn words(s: &str) -> HashSet<String> {
+/// The words of `s`, lowercased, in order.
+fn word_list(s: &str) -> Vec<String> {
     s.to_lowercase()
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '@' || c == '.'))
         .map(|w| w.trim_matches(|c: char| c == '.' || c == '-' || c == '_'))
         .filter(|w| !w.is_empty())
         .map(String::from)
         .collect()
+}
+
+fn words(s: &str) -> HashSet<String> {
+    word_list(s).into_iter().collect()
+}
+
+/// Whether the question's words hold the value's words in a row: "Glow Salon" is named by "what
+/// stage is glow salon at?", and not by "the salon glows".
+fn names_phrase(q_list: &[String], value: &str) -> bool {
+    let phrase = word_list(value);
+    !phrase.is_empty() && q_list.windows(phrase.len()).any(|w| w == phrase.as_slice())
+}
+
+/// The terms a question may name a card by: its words, each once. A card none of whose
+/// [`match_terms`] is among them matches nothing, so the store reads only the cards that share a
+/// term with the question (and the pinned and open-work ones, which pad).
+pub fn question_terms(question: &str) -> Vec<String> {
+    let mut terms: Vec<String> = words(question).into_iter().collect();
+    terms.sort();
+    terms
+}
+
+/// The terms a card is matched by, kept beside it in the store: its record id, each structured
+/// value of one word, and every word of a structured value of several. Free text adds none, as it
+/// never matches.
+pub fn match_terms(record_id: &str, fields: &[CardField]) -> Vec<String> {
+    let mut terms = vec![record_id.to_lowercase()];
+    for f in fields.iter().filter(|f| !f.free_text) {
+        let value = f.value.to_lowercase();
+        if value.len() < 3 {
+            continue;
+        }
+        if value.contains(' ') {
+            terms.extend(word_list(&value));
+        } else {
+            terms.push(value);
+        }
+    }
+    terms.sort();
+    terms.dedup();
+    terms.retain(|t| !t.is_empty());
+    terms
 }
 
 /// A field's name as a person says it: "follow_up" is named by "follow-up" or "follow up".
@@ -67,7 +110,7 @@ fn names_field(question: &str, q_words: &HashSet<String>, name: &str) -> bool {
 /// How well a card matches the question: by its id and its structured values. A field's name
 /// only ranks a card the question already names: "what are our sales stages" names a field every
 /// lead has and no record, so it matches none.
-fn match_score(question: &str, q_words: &HashSet<String>, c: &Candidate) -> u32 {
+fn match_score(question: &str, q_list: &[String], q_words: &HashSet<String>, c: &Candidate) -> u32 {
     let mut score = 0;
     let mut named = 0;
     if q_words.contains(&c.record_id.to_lowercase()) {
@@ -81,8 +124,8 @@ fn match_score(question: &str, q_words: &HashSet<String>, c: &Candidate) -> u32 
         // pull a card in.
         if !f.free_text {
             let value = f.value.to_lowercase();
-            let whole =
-                value.len() >= 3 && (q_words.contains(&value) || (value.contains(' ') && question.contains(&value)));
+            let whole = value.len() >= 3
+                && if value.contains(' ') { names_phrase(q_list, &value) } else { q_words.contains(&value) };
             if whole {
                 score += 2;
             }
@@ -107,9 +150,10 @@ fn load(question: &str, q_words: &HashSet<String>, c: &Candidate, why: Why, revi
 /// Picks the cards for a question.
 pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
     let question = question.to_lowercase();
-    let q_words = words(&question);
+    let q_list = word_list(&question);
+    let q_words: HashSet<String> = q_list.iter().cloned().collect();
     let mut matched: Vec<(u32, &Candidate)> =
-        candidates.iter().map(|c| (match_score(&question, &q_words, c), c)).filter(|(m, _)| *m > 0).collect();
+        candidates.iter().map(|c| (match_score(&question, &q_list, &q_words, c), c)).filter(|(m, _)| *m > 0).collect();
     matched.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.score.total_cmp(&a.1.score)).then(a.1.card_id.cmp(&b.1.card_id)));
     matched.truncate(MAX_SELECTED);
 
@@ -212,7 +256,41 @@ mod tests {
         })
     }
 
+    #[test]
+    fn a_value_of_several_words_is_named_only_as_whole_words_in_a_row() {
+        let cards = vec![lead(1, "Glow Salon", 1.0)];
+        assert_eq!(select_cards("where is glow salon?", &cards).cards.len(), 1);
+        assert!(select_cards("the salon glows", &cards).cards.is_empty());
+        assert!(select_cards("glow salons", &cards).cards.is_empty());
+    }
+
+    #[test]
+    fn a_cards_terms_are_its_id_and_structured_values() {
+        let c = lead(7, "Glow Salon", 1.0);
+        assert_eq!(match_terms(&c.record_id, &c.fields), vec!["glow", "l-7", "qualified", "salon"]);
+        assert_eq!(question_terms("Glow salon, glow?"), vec!["glow", "salon"]);
+    }
+
+    /// What the store does: only the cards sharing a term with the question, and the strongest
+    /// pinned and open-work cards, which may pad.
+    fn narrowed(question: &str, cards: &[Candidate]) -> Vec<Candidate> {
+        let q: HashSet<String> = question_terms(question).into_iter().collect();
+        let named = |c: &Candidate| match_terms(&c.record_id, &c.fields).iter().any(|t| q.contains(t));
+        let mut pad: Vec<&Candidate> = cards.iter().filter(|c| (c.pinned || c.open_work) && !named(c)).collect();
+        pad.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.card_id.cmp(&b.card_id)));
+        let pad: HashSet<i64> = pad.iter().take(PAD_TO).map(|c| c.card_id).collect();
+        cards.iter().filter(|c| named(c) || pad.contains(&c.card_id)).cloned().collect()
+    }
+
     proptest! {
+        #[test]
+        fn reading_only_the_cards_that_share_a_term_selects_the_same(
+            cards in arb_candidates(),
+            q in "(acme|glow salon|glow|salon|l-3|l-12|qualified|stage|notes|zenith|orbit| |x|, ){0,8}",
+        ) {
+            prop_assert_eq!(select_cards(&q, &narrowed(&q, &cards)), select_cards(&q, &cards));
+        }
+
         #[test]
         fn never_more_than_25_and_padded_when_it_can_be(cards in arb_candidates(), q in "(acme|glow salon|stage|notes|zenith| |x){0,8}") {
             let s = select_cards(&q, &cards);

@@ -205,6 +205,16 @@ pub trait ConnectorStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+/// A kept card as [`KeptCardStore::kept_for_question`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptForQuestion {
+    /// Without fields unless `named`, pinned or open work.
+    pub card: Card,
+    pub usage: CardUse,
+    /// The card shares a match term with the question.
+    pub named: bool,
+}
+
 /// Cards and each person's use of them.
 #[async_trait]
 pub trait KeptCardStore: Send + Sync {
@@ -220,6 +230,11 @@ pub trait KeptCardStore: Send + Sync {
     /// Removes the card and every use of it, with an audited reason.
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
     async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError>;
+    /// Every card the person keeps, as a run's question meets it: fields are read only for the
+    /// cards sharing a match term ([`match_terms`](super::select::match_terms)) with `terms`, and
+    /// for pinned and open-work cards, which may pad; a run never loads the others, so their
+    /// `fields` stay empty and reading 300 cards' fields on every run is spared.
+    async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError>;
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError>;
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;
     /// Removes one person's use of a card (their place on it), with an audited reason.

@@ -152,6 +152,8 @@ impl ArchiveStore for SqliteStore {
                     .map_err(backend)?;
             }
         }
+        // An archive carries no match terms: they are made again from the cards.
+        super::cards::terms::index_unindexed(&mut tx).await?;
         tx.commit().await.map_err(backend)?;
         Ok(())
     }

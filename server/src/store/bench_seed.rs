@@ -37,6 +37,14 @@ pub struct LoggedUse {
     pub weight: f64,
 }
 
+/// Each card's match terms, as the product's writes keep them.
+fn card_terms(cards: &[Card]) -> Vec<(i64, String)> {
+    cards
+        .iter()
+        .flat_map(|c| engine::cards::select::match_terms(&c.record_id, &c.fields).into_iter().map(move |t| (c.id, t)))
+        .collect()
+}
+
 /// SQLite binds at most 32,766 values a statement.
 const SQLITE_VALUES: usize = 30_000;
 const PG_ROWS: usize = 10_000;
@@ -100,6 +108,11 @@ impl SqliteStore {
                     .push_bind(c.read_at);
             },
         )
+        .await?;
+        let terms = card_terms(cards);
+        self.bench_insert("INSERT INTO card_terms (card_id, term) ", &terms, 2, |b, (card, term)| {
+            b.push_bind(*card).push_bind(term.clone());
+        })
         .await
     }
 
@@ -200,6 +213,14 @@ impl PgStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
+        }
+        for chunk in card_terms(cards).chunks(PG_ROWS * 4) {
+            sqlx::query("INSERT INTO card_terms (card_id, term) SELECT * FROM UNNEST($1::bigint[], $2::text[])")
+                .bind(chunk.iter().map(|(c, _)| *c).collect::<Vec<_>>())
+                .bind(chunk.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>())
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
         }
         sqlx::query("SELECT setval(pg_get_serial_sequence('cards', 'id'), (SELECT MAX(id) FROM cards))")
             .execute(&mut *tx)

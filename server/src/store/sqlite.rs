@@ -43,6 +43,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await.map_err(backend)?;
         MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
+        super::cards::terms::index_once(&pool).await?;
         Ok(Self { pool, secrets: None })
     }
 

@@ -139,7 +139,8 @@ async fn rich(db: &Db) {
     }
     let crm = connector(db, &o, "crm", KeyMode::Company).await;
     db.set_person_key(crm.id, o.alice.id, "alice-own-secret", o.by_admin(3)).await.unwrap();
-    db.upsert_card(&card(crm.id, "D-1", KeyKind::Company, None)).await.unwrap();
+    let d1 = db.upsert_card(&card(crm.id, "D-1", KeyKind::Company, None)).await.unwrap();
+    db.save_use(&crate::cards::use_of(o.alice.id, d1.id, false)).await.unwrap();
     let episode = NewEpisode {
         agent: "dealbot".into(),
         wake: "run-1".into(),
@@ -222,6 +223,8 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
     assert_eq!(to.db.company_key(crm.id).await.unwrap(), None);
     let alice = after.people.iter().find(|p| p.email == "alice@acme.test").unwrap().id;
     assert_eq!(to.db.person_key(crm.id, alice).await.unwrap(), None, "people enter their own keys again");
+    let kept = to.db.kept_for_question(alice, &["d-1".into()]).await.unwrap();
+    assert!(kept.len() == 1 && kept[0].named, "an imported card is found by its terms, made again on import");
     let memory = to.db.memory_rows("dealbot", true).await.unwrap();
     assert_eq!(memory, from.db.memory_rows("dealbot", true).await.unwrap(), "the edit still supersedes");
     let sales = after.roles.iter().find(|r| r.name == "Sales").unwrap().slug.clone();

@@ -12,6 +12,7 @@
 mod agents;
 mod archive;
 mod backends;
+mod card_terms;
 mod cards;
 mod connectors;
 mod cores;

@@ -5,6 +5,7 @@
 use super::*;
 use crate::cards::access::{DataLabel, RunningAgent};
 use crate::runs::block::BlockCard;
+use std::collections::HashSet;
 
 /// A read tool a run's agent may call: a ticked read tool of a connector its toolsets hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +28,25 @@ pub struct RunRead {
     pub kept: usize,
 }
 
+/// Of the cards shown to a run, those its question's selection may load: the ones sharing a term
+/// with the question, and of the others the strongest pinned and open-work cards, enough to pad.
+/// The selection made from these is the one made from all of them (a property test in `select`
+/// holds it to that); the others were read without their fields.
+fn candidates_of<T>(
+    shown: Vec<(Card, CardUse, T, DataLabel)>,
+    named: &HashSet<i64>,
+    now: DateTime<Utc>,
+) -> Vec<(Card, CardUse, T, DataLabel)> {
+    let mut pad: Vec<(f64, i64)> = shown
+        .iter()
+        .filter(|(card, u, ..)| !named.contains(&card.id) && (u.pinned || card.open_work))
+        .map(|(card, u, ..)| (rank_score(u.summary.activation(now), u.pinned, card.open_work), card.id))
+        .collect();
+    pad.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let pad: HashSet<i64> = pad.into_iter().take(crate::cards::select::PAD_TO).map(|(_, id)| id).collect();
+    shown.into_iter().filter(|(card, ..)| named.contains(&card.id) || pad.contains(&card.id)).collect()
+}
+
 impl PersonMemory {
     /// The cards a run acting for `person` carries for `question`: each decided now for the person
     /// and the agent, selected by match and use, with what the block needs to quote them. The flag
@@ -38,7 +58,12 @@ impl PersonMemory {
         agent: &RunningAgent,
     ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
         let now = self.now();
-        let shown = self.settle(person, Some(agent)).await?;
+        let terms = crate::cards::select::question_terms(question);
+        let kept = self.store.kept_for_question(person.id, &terms).await?;
+        let named: HashSet<i64> = kept.iter().filter(|k| k.named).map(|k| k.card.id).collect();
+        // Every kept card is decided, as a view of them all would: what must go goes.
+        let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
+        let shown = candidates_of(self.settle_of(person, Some(agent), kept).await?, &named, now);
         let candidates: Vec<_> = shown
             .iter()
             .map(|(card, u, _, _)| crate::cards::select::Candidate {

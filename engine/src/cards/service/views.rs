@@ -29,10 +29,21 @@ impl PersonMemory {
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
     ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
+        let kept = self.store.kept(person.id).await?;
+        self.decided_of(person, agent, kept).await
+    }
+
+    /// Decides the given kept cards of the person now, as `decided` does.
+    async fn decided_of(
+        &self,
+        person: &Person,
+        agent: Option<&crate::cards::access::RunningAgent>,
+        kept: Vec<(Card, CardUse)>,
+    ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
         let reader = self.reader(person).await?;
         let connectors = self.store.connectors().await?;
         let mut out = Vec::new();
-        for (card, u) in self.store.kept(person.id).await? {
+        for (card, u) in kept {
             let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
             let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent);
             out.push((card, u, c.clone(), decision));
@@ -48,8 +59,19 @@ impl PersonMemory {
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
     ) -> Result<Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>, MemoryError> {
+        let kept = self.store.kept(person.id).await?;
+        self.settle_of(person, agent, kept).await
+    }
+
+    /// As `settle`, for the given kept cards of the person only.
+    pub(super) async fn settle_of(
+        &self,
+        person: &Person,
+        agent: Option<&crate::cards::access::RunningAgent>,
+        kept: Vec<(Card, CardUse)>,
+    ) -> Result<Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>, MemoryError> {
         let mut shown = Vec::new();
-        for (card, u, c, decision) in self.decided(person, agent).await? {
+        for (card, u, c, decision) in self.decided_of(person, agent, kept).await? {
             match decision {
                 Decision::Remove => {
                     self.store.remove_card(card.id, &removal_reason(&c, &card), self.actor(None)).await?

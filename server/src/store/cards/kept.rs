@@ -64,6 +64,42 @@ impl KeptCardStore for SqliteStore {
         kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
     }
 
+    async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
+        let named = if terms.is_empty() {
+            "0".to_string()
+        } else {
+            format!(
+                "EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id AND t.term IN ({}))",
+                vec!["?"; terms.len()].join(", ")
+            )
+        };
+        // A card's fields are read only when a run may load them.
+        let cols = CARD_COLUMNS
+            .split(", ")
+            .map(|c| match c {
+                "fields" => {
+                    format!("CASE WHEN u.pinned OR c.open_work OR {named} THEN c.fields ELSE '[]' END AS fields")
+                }
+                c => format!("c.{c}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, {named} AS named \
+             FROM card_uses u JOIN cards c ON c.id = u.card_id WHERE u.person_id = ? ORDER BY c.id"
+        );
+        let mut q = sqlx::query(&sql);
+        for t in terms.iter().chain(terms) {
+            q = q.bind(t);
+        }
+        let rows = q.bind(person.0).fetch_all(self.pool()).await.map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get::<i64, _>("named") != 0 })
+            })
+            .collect()
+    }
+
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
         card_use_in(&mut *self.pool().acquire().await.map_err(backend)?, person, card).await
     }
@@ -122,11 +158,14 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
             .execute(&mut *conn)
             .await
             .map_err(backend)?;
+            if after.fields != stored {
+                super::terms::write_terms(conn, id, &c.record_id, &after.fields).await?;
+            }
             id
         }
         None => {
             let after = after_read(&[], c);
-            sqlx::query_scalar(
+            let id: i64 = sqlx::query_scalar(
                 "INSERT INTO cards (connector_id, tool, kind, record_id, version, fields, not_returned, read_with, \
                  read_as, label_when_read, open_work, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                  RETURNING id",
@@ -145,7 +184,9 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
             .bind(c.read_at)
             .fetch_one(&mut *conn)
             .await
-            .map_err(backend)?
+            .map_err(backend)?;
+            super::terms::write_terms(conn, id, &c.record_id, &after.fields).await?;
+            id
         }
     };
     card_in(conn, id).await?.ok_or_else(|| StoreError::NotFound(format!("card {id}")))

@@ -100,6 +100,8 @@ impl ArchiveStore for PgStore {
                     .map_err(backend)?;
             }
         }
+        // An archive carries no match terms: they are made again from the cards.
+        super::cards::terms::index_unindexed(&mut tx).await?;
         // Explicit ids leave each identity where it was; the next generated id follows the loaded ones.
         for table in TABLES.iter().filter(|t| t.identity) {
             sqlx::query(&format!(

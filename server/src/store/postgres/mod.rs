@@ -163,6 +163,7 @@ impl PgStore {
             .await
             .map_err(backend)?;
         MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
+        cards::terms::index_once(&pool).await?;
         Ok(Self { pool, secrets: None })
     }
 

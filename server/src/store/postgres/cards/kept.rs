@@ -72,6 +72,27 @@ impl KeptCardStore for PgStore {
         kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
     }
 
+    async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
+        let named = "EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id AND t.term = ANY($2))";
+        // A card's fields are read only when a run may load them.
+        let cols = joined_card_columns().replace(
+            "c.fields",
+            &format!("CASE WHEN u.pinned OR c.open_work OR {named} THEN c.fields ELSE '[]' END AS fields"),
+        );
+        let rows = sqlx::query(&format!(
+            "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, {named} AS named \
+             FROM card_uses u JOIN cards c ON c.id = u.card_id WHERE u.person_id = $1 ORDER BY c.id"
+        ))
+        .bind(person.0)
+        .bind(terms)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get("named") }))
+            .collect()
+    }
+
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
         card_use_in(&mut *self.pool().acquire().await.map_err(backend)?, person, card).await
     }
@@ -164,7 +185,9 @@ async fn upsert_in(conn: &mut PgConnection, c: &NewCard) -> Result<Card, StoreEr
             }
         };
         if let Some(row) = row {
-            return card_from(&row);
+            let card = card_from(&row)?;
+            super::terms::write_terms(conn, card.id, &card.record_id, &card.fields).await?;
+            return Ok(card);
         }
     }
     Err(StoreError::Backend(format!("card {} {} kept by neither insert nor update", c.kind, c.record_id)))

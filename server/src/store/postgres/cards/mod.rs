@@ -16,6 +16,7 @@ mod connectors;
 mod forgetting;
 mod kept;
 mod prepare;
+pub(crate) mod terms;
 
 use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore};
 use async_trait::async_trait;
@@ -24,7 +25,7 @@ use engine::cards::access::{DataLabel, KeyKind};
 use engine::cards::source::CardField;
 use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
 use engine::cards::store::{
-    after_read, Card, CardUse, Forgotten, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
+    after_read, Card, CardUse, Forgotten, KeptForQuestion, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
 };
 use engine::org::{PersonId, RoleId};
 use engine::store::{Actor, StoreError};

@@ -1,0 +1,75 @@
+//! Cards' match terms (the engine's `match_terms`), written with the card, so a run's question
+//! finds the cards it may name without reading every card's fields.
+
+use super::backend;
+use engine::cards::select::match_terms;
+use engine::cards::source::CardField;
+use engine::store::StoreError;
+use sqlx::{PgConnection, PgPool};
+
+/// Writes a card's terms in place of those it had.
+pub(crate) async fn write_terms(
+    conn: &mut PgConnection,
+    card: i64,
+    record_id: &str,
+    fields: &[CardField],
+) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM card_terms WHERE card_id = $1").bind(card).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("INSERT INTO card_terms (card_id, term) SELECT $1, UNNEST($2::text[])")
+        .bind(card)
+        .bind(match_terms(record_id, fields))
+        .execute(conn)
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// Writes the terms of every card that has none: cards kept before terms were, or loaded from an
+/// archive. Returns how many cards it indexed.
+pub(crate) async fn index_unindexed(conn: &mut PgConnection) -> Result<u64, StoreError> {
+    let (mut after, mut done) = (0i64, 0u64);
+    loop {
+        let batch: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT id, record_id, fields FROM cards c WHERE id > $1 \
+             AND NOT EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id) ORDER BY id LIMIT 1000",
+        )
+        .bind(after)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        let Some(last) = batch.last() else { return Ok(done) };
+        after = last.0;
+        let (mut ids, mut terms) = (Vec::new(), Vec::new());
+        for (id, record_id, fields) in &batch {
+            let fields: Vec<CardField> = serde_json::from_str(fields).unwrap_or_default();
+            for t in match_terms(record_id, &fields) {
+                ids.push(*id);
+                terms.push(t);
+            }
+        }
+        sqlx::query("INSERT INTO card_terms (card_id, term) SELECT * FROM UNNEST($1::bigint[], $2::text[])")
+            .bind(ids)
+            .bind(terms)
+            .execute(&mut *conn)
+            .await
+            .map_err(backend)?;
+        done += batch.len() as u64;
+    }
+}
+
+/// At start-up, once across servers: the terms of the cards kept before the store wrote them.
+/// The task's row is deleted in the transaction that does it, so a second server starting at the
+/// same time waits on that row and then finds nothing to do.
+pub(crate) async fn index_once(pool: &PgPool) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await.map_err(backend)?;
+    let due = sqlx::query("DELETE FROM store_tasks WHERE name = 'card_terms'")
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?
+        .rows_affected();
+    if due > 0 {
+        let n = index_unindexed(&mut tx).await?;
+        tracing::info!(cards = n, "wrote the match terms of the cards kept before them");
+    }
+    tx.commit().await.map_err(backend)
+}
