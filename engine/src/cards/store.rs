@@ -205,11 +205,15 @@ pub trait ConnectorStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+/// The use summary [`KeptCardStore::kept_for_question`] gives a card it does not rank, as JSON.
+pub const UNREAD_SUMMARY: &str = r#"{"weight":0.0,"first_use":null,"recent":[],"newest_older":null}"#;
+
 /// A kept card as [`KeptCardStore::kept_for_question`] reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeptForQuestion {
-    /// Without fields unless `named`, pinned or open work.
+    /// Without fields (and fields not returned) unless `named`, pinned or open work.
     pub card: Card,
+    /// With an empty use summary unless `named`, pinned or open work: only those are ranked.
     pub usage: CardUse,
     /// The card shares a match term with the question.
     pub named: bool,

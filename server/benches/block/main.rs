@@ -127,7 +127,7 @@ async fn run(postgres: bool) {
     let source: Arc<dyn Source> = Arc::new(HttpSource::default());
     let memory = PersonMemory::new(shared.clone(), clock.clone(), source.clone());
     let lists = ReferenceLists::new(shared.clone(), clock.clone(), source);
-    let runs = Runs::new(shared.clone(), clock.clone(), memory, lists.clone(), Arc::new(NoModel), 100);
+    let runs = Runs::new(shared.clone(), clock.clone(), memory.clone(), lists.clone(), Arc::new(NoModel), 100);
 
     // One pass to warm caches and connections, untimed.
     for (k, person) in seeded.sampled.iter().enumerate().take(20) {
@@ -178,6 +178,36 @@ async fn run(postgres: bool) {
         cards as f64 / n as f64,
         tokens
     ));
+    // Where a block's time goes: its largest parts, each timed alone over the same runs.
+    let (mut agent_t, mut cards_t, mut around_t, mut lists_t) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (k, person) in seeded.sampled.iter().enumerate() {
+        let q = question(k, person.id.0);
+        let t = Instant::now();
+        let running = memory.running_agent(seeded.agent.id).await.expect("the agent");
+        agent_t.push(t.elapsed());
+        let t = Instant::now();
+        memory.cards_for_run(person, &q, &running).await.expect("cards");
+        cards_t.push(t.elapsed());
+        let t = Instant::now();
+        shared.around(person.id, 60).await.expect("around");
+        around_t.push(t.elapsed());
+        let t = Instant::now();
+        lists.entries_for(person, &[]).await.expect("list entries");
+        lists_t.push(t.elapsed());
+    }
+    for (name, mut times) in [
+        ("the agent's access", agent_t),
+        ("the cards for the question", cards_t),
+        ("the people around the person", around_t),
+        ("who's-who list entries", lists_t),
+    ] {
+        times.sort();
+        report(format_args!(
+            "  of which {name}: p50 {:.2} ms, p99 {:.2} ms",
+            ms(percentile(&times, 0.5)),
+            ms(percentile(&times, 0.99))
+        ));
+    }
     drop(runs);
     drop(store);
     db.drop_database().await;

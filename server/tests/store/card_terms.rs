@@ -6,6 +6,7 @@ use crate::backends::{on_both, org, Db};
 use crate::cards::use_of;
 use crate::connectors::{card, connector};
 use engine::cards::access::KeyKind;
+use engine::cards::activation::UseSummary;
 use engine::cards::select::question_terms;
 use engine::cards::source::{CardField, KeyMode};
 use engine::cards::store::{KeptForQuestion, NewCard, OpenWhen};
@@ -69,6 +70,8 @@ async fn a_question_reads_the_fields_of_the_cards_it_may_load_only(db: Db) {
     let full = db.kept_for_question(o.alice.id, &question_terms("glow salon")).await.unwrap();
     assert_eq!(full[0].card, glow, "a named card reads as the card itself");
     assert_eq!(full[3].usage, use_of(o.alice.id, pinned.id, true));
+    assert_eq!(full[1].usage.summary, UseSummary::default(), "a card no run may load is not ranked");
+    assert!(!full[1].usage.pinned);
     assert_eq!(asked(&db, o.bob.id, "glow salon").await, vec![s("D-2", false, false)], "only the person's own");
 }
 

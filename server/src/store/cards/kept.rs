@@ -65,32 +65,40 @@ impl KeptCardStore for SqliteStore {
     }
 
     async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
+        // The named cards first, once; then every kept card, with its fields, use summary and
+        // fields not returned read only when a run may load it.
         let named = if terms.is_empty() {
-            "0".to_string()
+            "SELECT NULL AS card_id WHERE 0".to_string()
         } else {
             format!(
-                "EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id AND t.term IN ({}))",
+                "SELECT DISTINCT t.card_id FROM card_uses u0 JOIN card_terms t ON t.card_id = u0.card_id \
+                 WHERE u0.person_id = ? AND t.term IN ({})",
                 vec!["?"; terms.len()].join(", ")
             )
         };
-        // A card's fields are read only when a run may load them.
+        let loads = "(n.card_id IS NOT NULL OR u.pinned OR c.open_work)";
         let cols = CARD_COLUMNS
             .split(", ")
             .map(|c| match c {
-                "fields" => {
-                    format!("CASE WHEN u.pinned OR c.open_work OR {named} THEN c.fields ELSE '[]' END AS fields")
-                }
+                "fields" => format!("CASE WHEN {loads} THEN c.fields ELSE '[]' END AS fields"),
+                "not_returned" => format!("CASE WHEN {loads} THEN c.not_returned ELSE '[]' END AS not_returned"),
                 c => format!("c.{c}"),
             })
             .collect::<Vec<_>>()
             .join(", ");
         let sql = format!(
-            "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, {named} AS named \
-             FROM card_uses u JOIN cards c ON c.id = u.card_id WHERE u.person_id = ? ORDER BY c.id"
+            "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, \
+             CASE WHEN {loads} THEN u.summary ELSE '{UNREAD_SUMMARY}' END AS summary, u.pinned, u.last_use, \
+             n.card_id IS NOT NULL AS named \
+             FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
+             WHERE u.person_id = ? ORDER BY c.id"
         );
         let mut q = sqlx::query(&sql);
-        for t in terms.iter().chain(terms) {
-            q = q.bind(t);
+        if !terms.is_empty() {
+            q = q.bind(person.0);
+            for t in terms {
+                q = q.bind(t);
+            }
         }
         let rows = q.bind(person.0).fetch_all(self.pool()).await.map_err(backend)?;
         rows.iter()

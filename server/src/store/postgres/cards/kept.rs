@@ -73,15 +73,20 @@ impl KeptCardStore for PgStore {
     }
 
     async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
-        let named = "EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id AND t.term = ANY($2))";
-        // A card's fields are read only when a run may load them.
-        let cols = joined_card_columns().replace(
-            "c.fields",
-            &format!("CASE WHEN u.pinned OR c.open_work OR {named} THEN c.fields ELSE '[]' END AS fields"),
-        );
+        // The named cards first, once; then every kept card, with its fields, use summary and
+        // fields not returned read only when a run may load it.
+        let loads = "(n.card_id IS NOT NULL OR u.pinned OR c.open_work)";
+        let cols = joined_card_columns()
+            .replace("c.fields", &format!("CASE WHEN {loads} THEN c.fields ELSE '[]' END AS fields"))
+            .replace("c.not_returned", &format!("CASE WHEN {loads} THEN c.not_returned ELSE '[]' END AS not_returned"));
         let rows = sqlx::query(&format!(
-            "SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, {named} AS named \
-             FROM card_uses u JOIN cards c ON c.id = u.card_id WHERE u.person_id = $1 ORDER BY c.id"
+            "WITH n AS (SELECT DISTINCT t.card_id FROM card_uses u0 JOIN card_terms t ON t.card_id = u0.card_id \
+             WHERE u0.person_id = $1 AND t.term = ANY($2)) \
+             SELECT {cols}, u.person_id, u.card_id, \
+             CASE WHEN {loads} THEN u.summary ELSE '{UNREAD_SUMMARY}' END AS summary, u.pinned, u.last_use, \
+             n.card_id IS NOT NULL AS named \
+             FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
+             WHERE u.person_id = $1 ORDER BY c.id"
         ))
         .bind(person.0)
         .bind(terms)
