@@ -205,15 +205,10 @@ pub trait ConnectorStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
-/// The use summary [`KeptCardStore::kept_for_question`] gives a card it does not rank, as JSON.
-pub const UNREAD_SUMMARY: &str = r#"{"weight":0.0,"first_use":null,"recent":[],"newest_older":null}"#;
-
 /// A kept card as [`KeptCardStore::kept_for_question`] reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeptForQuestion {
-    /// Without fields (and fields not returned) unless `named`, pinned or open work.
     pub card: Card,
-    /// With an empty use summary unless `named`, pinned or open work: only those are ranked.
     pub usage: CardUse,
     /// The card shares a match term with the question.
     pub named: bool,
@@ -234,10 +229,9 @@ pub trait KeptCardStore: Send + Sync {
     /// Removes the card and every use of it, with an audited reason.
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
     async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError>;
-    /// Every card the person keeps, as a run's question meets it: fields are read only for the
-    /// cards sharing a match term ([`match_terms`](super::select::match_terms)) with `terms`, and
-    /// for pinned and open-work cards, which may pad; a run never loads the others, so their
-    /// `fields` stay empty and reading 300 cards' fields on every run is spared.
+    /// The cards the person keeps that a run's question may load, in card order: those sharing a
+    /// match term ([`match_terms`](super::select::match_terms)) with `terms`, and the pinned and
+    /// open-work cards, which may pad. A run never loads the others, so it never reads them.
     async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError>;
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError>;
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;

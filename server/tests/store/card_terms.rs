@@ -1,21 +1,20 @@
-//! What a run's question reads of a person's kept cards: every card and its use, and the fields of
-//! only those sharing a match term with the question, pinned, or open work; the terms follow the
-//! card through every write, and an archive's cards get theirs on import.
+//! What a run's question reads of a person's kept cards: only those sharing a match term with the
+//! question, pinned, or open work, each whole with its use; the terms follow the card through
+//! every write, and an archive's cards get theirs on import.
 
 use crate::backends::{on_both, org, Db};
 use crate::cards::use_of;
 use crate::connectors::{card, connector};
 use engine::cards::access::KeyKind;
-use engine::cards::activation::UseSummary;
 use engine::cards::select::question_terms;
 use engine::cards::source::{CardField, KeyMode};
 use engine::cards::store::{KeptForQuestion, NewCard, OpenWhen};
 use engine::org::PersonId;
 
 on_both! {
-    a_question_reads_the_fields_of_the_cards_it_may_load_only:
-        sqlite_a_question_reads_the_fields_of_the_cards_it_may_load_only,
-        postgres_a_question_reads_the_fields_of_the_cards_it_may_load_only;
+    a_question_reads_the_cards_it_may_load_only:
+        sqlite_a_question_reads_the_cards_it_may_load_only,
+        postgres_a_question_reads_the_cards_it_may_load_only;
     a_cards_terms_follow_its_fields_and_go_with_it: sqlite_a_cards_terms_follow_its_fields_and_go_with_it,
         postgres_a_cards_terms_follow_its_fields_and_go_with_it;
 }
@@ -36,13 +35,13 @@ fn lead(connector: i64, record: &str, company: &str, stage: &str) -> NewCard {
     }
 }
 
-/// (record, named, fields read) of each kept card, in card order.
-async fn asked(db: &Db, person: PersonId, question: &str) -> Vec<(String, bool, bool)> {
+/// (record, named) of each card read, in card order.
+async fn asked(db: &Db, person: PersonId, question: &str) -> Vec<(String, bool)> {
     let kept: Vec<KeptForQuestion> = db.kept_for_question(person, &question_terms(question)).await.unwrap();
-    kept.into_iter().map(|k| (k.card.record_id, k.named, !k.card.fields.is_empty())).collect()
+    kept.into_iter().map(|k| (k.card.record_id, k.named)).collect()
 }
 
-async fn a_question_reads_the_fields_of_the_cards_it_may_load_only(db: Db) {
+async fn a_question_reads_the_cards_it_may_load_only(db: Db) {
     let o = org(&db).await;
     let c = connector(&db, &o, "crm", KeyMode::Company).await;
     let glow = db.upsert_card(&lead(c.id, "D-1", "Glow Salon", "won")).await.unwrap();
@@ -54,25 +53,28 @@ async fn a_question_reads_the_fields_of_the_cards_it_may_load_only(db: Db) {
     }
     db.save_use(&use_of(o.bob.id, acme.id, false)).await.unwrap();
 
-    let s = |r: &str, named: bool, fields: bool| (r.to_string(), named, fields);
+    let s = |r: &str, named: bool| (r.to_string(), named);
     assert_eq!(
         asked(&db, o.alice.id, "Where is Glow Salon?").await,
-        vec![s("D-1", true, true), s("D-2", false, false), s("D-3", false, true), s("D-4", false, true)],
-        "the named card, and the open-work and pinned ones that may pad, come with their fields"
+        vec![s("D-1", true), s("D-3", false), s("D-4", false)],
+        "the named card, and the open-work and pinned ones that may pad; not the others"
     );
-    assert_eq!(asked(&db, o.alice.id, "status of d-2").await[1], s("D-2", true, true), "by record id");
-    assert_eq!(asked(&db, o.alice.id, "what did acme say").await[1], s("D-2", true, true), "by a value");
-    assert!(
-        asked(&db, o.alice.id, "what are our sales stages").await.iter().all(|(_, named, _)| !named),
+    assert_eq!(asked(&db, o.alice.id, "status of d-2").await[0], s("D-2", true), "by record id");
+    assert_eq!(asked(&db, o.alice.id, "what did acme say").await[0], s("D-2", true), "by a value");
+    assert_eq!(
+        asked(&db, o.alice.id, "what are our sales stages").await,
+        vec![s("D-3", false), s("D-4", false)],
         "a field's name or free text names no card"
     );
-    assert!(asked(&db, o.alice.id, "").await.iter().all(|(_, named, _)| !named), "no terms, nothing named");
-    let full = db.kept_for_question(o.alice.id, &question_terms("glow salon")).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "").await, vec![s("D-3", false), s("D-4", false)], "no terms, nothing named");
+    let full = db.kept_for_question(o.alice.id, &question_terms("glow salon and acme")).await.unwrap();
     assert_eq!(full[0].card, glow, "a named card reads as the card itself");
-    assert_eq!(full[3].usage, use_of(o.alice.id, pinned.id, true));
-    assert_eq!(full[1].usage.summary, UseSummary::default(), "a card no run may load is not ranked");
-    assert!(!full[1].usage.pinned);
-    assert_eq!(asked(&db, o.bob.id, "glow salon").await, vec![s("D-2", false, false)], "only the person's own");
+    assert_eq!(full[0].usage, use_of(o.alice.id, glow.id, false), "with the person's use of it");
+    assert_eq!(full[1].card, acme);
+    assert_eq!(full[2].card, open, "open work whole");
+    assert_eq!(full[3].usage, use_of(o.alice.id, pinned.id, true), "a pinned card with its use");
+    assert_eq!(asked(&db, o.bob.id, "glow salon").await, vec![], "only the person's own");
+    assert_eq!(asked(&db, o.bob.id, "acme").await, vec![s("D-2", true)]);
 }
 
 async fn a_cards_terms_follow_its_fields_and_go_with_it(db: Db) {
@@ -80,16 +82,17 @@ async fn a_cards_terms_follow_its_fields_and_go_with_it(db: Db) {
     let c = connector(&db, &o, "crm", KeyMode::Company).await;
     let first = db.upsert_card(&lead(c.id, "D-1", "Acme", "won")).await.unwrap();
     db.save_use(&use_of(o.alice.id, first.id, false)).await.unwrap();
-    assert!(asked(&db, o.alice.id, "acme").await[0].1);
+    let named = vec![("D-1".to_string(), true)];
+    assert_eq!(asked(&db, o.alice.id, "acme").await, named);
 
     let renamed = db.upsert_card(&lead(c.id, "D-1", "Glow Works", "won")).await.unwrap();
     assert_eq!(renamed.id, first.id);
-    assert!(!asked(&db, o.alice.id, "acme").await[0].1, "the old value names it no more");
-    assert!(asked(&db, o.alice.id, "works").await[0].1, "each word of a value of several");
+    assert!(asked(&db, o.alice.id, "acme").await.is_empty(), "the old value names it no more");
+    assert_eq!(asked(&db, o.alice.id, "works").await, named, "each word of a value of several");
 
     db.remove_card(first.id, "gone at the source", o.by_admin(5)).await.unwrap();
     assert!(asked(&db, o.alice.id, "works").await.is_empty());
     let again = db.upsert_card(&lead(c.id, "D-1", "Glow Works", "won")).await.unwrap();
     db.save_use(&use_of(o.alice.id, again.id, false)).await.unwrap();
-    assert!(asked(&db, o.alice.id, "glow").await[0].1, "a card made again has its terms again");
+    assert_eq!(asked(&db, o.alice.id, "glow").await, named, "a card made again has its terms again");
 }

@@ -31,7 +31,7 @@ pub struct RunRead {
 /// Of the cards shown to a run, those its question's selection may load: the ones sharing a term
 /// with the question, and of the others the strongest pinned and open-work cards, enough to pad.
 /// The selection made from these is the one made from all of them (a property test in `select`
-/// holds it to that); the others were read without their fields.
+/// holds it to that).
 fn candidates_of<T>(
     shown: Vec<(Card, CardUse, T, DataLabel)>,
     named: &HashSet<i64>,
@@ -61,7 +61,8 @@ impl PersonMemory {
         let terms = crate::cards::select::question_terms(question);
         let kept = self.store.kept_for_question(person.id, &terms).await?;
         let named: HashSet<i64> = kept.iter().filter(|k| k.named).map(|k| k.card.id).collect();
-        // Every kept card is decided, as a view of them all would: what must go goes.
+        // Each card the run may load is decided now, and what must go goes; the person's other
+        // cards are decided when something next reads them.
         let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
         let shown = candidates_of(self.settle_of(person, Some(agent), kept).await?, &named, now);
         let candidates: Vec<_> = shown

@@ -65,8 +65,8 @@ impl KeptCardStore for SqliteStore {
     }
 
     async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
-        // The named cards first, once; then every kept card, with its fields, use summary and
-        // fields not returned read only when a run may load it.
+        // The named cards first, once; then of the person's uses only those a run may load, so a
+        // run reads a few dozen rows, not all 300.
         let named = if terms.is_empty() {
             "SELECT NULL AS card_id WHERE 0".to_string()
         } else {
@@ -76,22 +76,12 @@ impl KeptCardStore for SqliteStore {
                 vec!["?"; terms.len()].join(", ")
             )
         };
-        let loads = "(n.card_id IS NOT NULL OR u.pinned OR c.open_work)";
-        let cols = CARD_COLUMNS
-            .split(", ")
-            .map(|c| match c {
-                "fields" => format!("CASE WHEN {loads} THEN c.fields ELSE '[]' END AS fields"),
-                "not_returned" => format!("CASE WHEN {loads} THEN c.not_returned ELSE '[]' END AS not_returned"),
-                c => format!("c.{c}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+        let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
         let sql = format!(
-            "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, \
-             CASE WHEN {loads} THEN u.summary ELSE '{UNREAD_SUMMARY}' END AS summary, u.pinned, u.last_use, \
+            "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, \
              n.card_id IS NOT NULL AS named \
              FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
-             WHERE u.person_id = ? ORDER BY c.id"
+             WHERE u.person_id = ? AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work) ORDER BY c.id"
         );
         let mut q = sqlx::query(&sql);
         if !terms.is_empty() {

@@ -13,8 +13,7 @@ use engine::cards::access::{DataLabel, KeyKind};
 use engine::cards::source::CardField;
 use engine::cards::source::{Connector, Freshness, KeyMode, RecordShape, ShapeField};
 use engine::cards::store::{
-    after_read, Card, CardUse, Forgotten, KeptForQuestion, MyWorkQuery, NewCard, NewConnector, OpenWhen,
-    PrepareSetting, UNREAD_SUMMARY,
+    after_read, Card, CardUse, Forgotten, KeptForQuestion, MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting,
 };
 use engine::org::{PersonId, RoleId};
 use engine::store::{Actor, StoreError};
