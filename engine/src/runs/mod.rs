@@ -7,6 +7,7 @@
 pub mod block;
 pub mod lists;
 pub mod model;
+pub mod provenance;
 pub mod service;
 pub mod store;
 pub mod whoswho;

@@ -1,0 +1,379 @@
+//! Never act from memory: where each value of a planned step came from, and the refusal of a step
+//! that would write, send, pay, act or hand on a value the run only remembered.
+//!
+//! Seed 001, "Never act from memory": what counts as from memory is any value naming a record (its
+//! id, name, email, phone, any id-like value), a loaded lesson's claim, and the ids, emails and
+//! numbers of three digits or more in a lesson's text; a card's other values count only in a step
+//! that names that card's record. A value the run read, or that is in the person's own request,
+//! counts as read. "me", "today", "now" and the person's own id and email never count.
+//!
+//! Values are matched normalised: emails by case and whitespace, phone numbers by their digits.
+//! A remembered value that the run has since read is read: memory only decides what to read.
+
+use crate::cards::source::CardField;
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// The sentence a refused step shows, and the model is told so that it can read first.
+pub const REFUSED: &str = "This uses a remembered value; read the source first";
+
+/// What a planned step does with its arguments. Only a read may take a remembered value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    Read,
+    Write,
+    Rollback,
+    /// An outgoing message.
+    Send,
+    Payment,
+    /// Any other tool that acts.
+    Act,
+    /// A task, a delegation's reason, a consult, a post that wakes someone.
+    HandOn,
+}
+
+impl StepKind {
+    fn guarded(self) -> bool {
+        self != StepKind::Read
+    }
+}
+
+/// A card a run's block carried, as provenance needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RememberedCard {
+    pub card: i64,
+    pub record_id: String,
+    pub fields: Vec<CardField>,
+}
+
+/// A lesson (or a person's private note) a run's block carried.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RememberedLesson {
+    pub id: String,
+    pub text: String,
+}
+
+/// Why a step was refused: the sentence, and for the run's details which value and whence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The argument's value that came from memory, as the plan gave it.
+    pub value: String,
+    /// `card:<id>` or `lesson:<id>`.
+    pub from: String,
+}
+
+impl Refusal {
+    pub fn sentence(&self) -> &'static str {
+        REFUSED
+    }
+}
+
+/// One value, in the form it is compared in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Atom {
+    /// Lowercased, without whitespace.
+    Email(String),
+    /// Its digits, seven or more.
+    Phone(String),
+    /// Lowercased: a token mixing letters and digits, or digits joined by dashes.
+    Id(String),
+    /// Digits alone, three or more.
+    Number(String),
+    /// Lowercased words joined by one space: a name, or a value compared whole.
+    Text(String),
+}
+
+/// A remembered value and where it came from.
+#[derive(Debug, Clone)]
+struct Remembered {
+    atom: Atom,
+    from: String,
+}
+
+/// A card's values: those naming its record count in every step; the others only in a step that
+/// names the record.
+#[derive(Debug, Clone)]
+struct CardValues {
+    naming: Vec<Remembered>,
+    other: Vec<Remembered>,
+}
+
+/// What a run remembers and what it has read, so far. Built from the run's block; each read the
+/// run makes is added as it returns.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    cards: Vec<CardValues>,
+    lessons: Vec<Remembered>,
+    read: HashSet<Atom>,
+    /// Everything read, as lowercased words, for names and claims read inside longer text.
+    read_text: String,
+    never: HashSet<Atom>,
+}
+
+fn words(s: &str) -> String {
+    s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
+}
+
+fn email(s: &str) -> Option<String> {
+    let e = s.trim().to_lowercase();
+    let e = e.trim_matches(|c: char| !c.is_alphanumeric());
+    let (local, domain) = e.split_once('@')?;
+    let ok = !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && e.chars().all(|c| c.is_alphanumeric() || "@.-_+".contains(c));
+    ok.then(|| e.to_string())
+}
+
+/// A phone number's digits, the last ten of them: the same number is written with its country
+/// code or without it.
+fn phone(s: &str) -> Option<String> {
+    let s = s.trim();
+    let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+    let phone_like = s.chars().all(|c| c.is_ascii_digit() || " +-().".contains(c));
+    (phone_like && digits.len() >= 7).then(|| digits[digits.len().saturating_sub(10)..].to_string())
+}
+
+fn id_like(s: &str) -> Option<String> {
+    let s = s.trim();
+    let allowed = s.chars().all(|c| c.is_alphanumeric() || "-_:/.#".contains(c));
+    let digit = s.chars().any(|c| c.is_ascii_digit());
+    let letter = s.chars().any(|c| c.is_alphabetic());
+    let joined = s.chars().any(|c| "-_:/#".contains(c)) && s.chars().filter(char::is_ascii_digit).count() >= 2;
+    (allowed && s.len() >= 3 && digit && (letter || joined)).then(|| s.to_lowercase())
+}
+
+fn number(s: &str) -> Option<String> {
+    let s = s.trim();
+    (s.len() >= 3 && s.chars().all(|c| c.is_ascii_digit())).then(|| s.to_string())
+}
+
+/// A whole value as one atom: the most specific kind it is.
+fn whole(s: &str) -> Option<Atom> {
+    if s.trim().is_empty() {
+        return None;
+    }
+    email(s)
+        .map(Atom::Email)
+        .or_else(|| phone(s).map(Atom::Phone))
+        .or_else(|| number(s).map(Atom::Number))
+        .or_else(|| id_like(s).map(Atom::Id))
+        .or_else(|| Some(Atom::Text(words(s))))
+}
+
+/// The emails, phone numbers, ids and numbers inside a longer text.
+fn atoms_in(text: &str) -> Vec<Atom> {
+    let mut out = Vec::new();
+    for token in text.split(|c: char| c.is_whitespace() || ",;<>\"'()[]{}".contains(c)) {
+        let token = token.trim_end_matches(['.', '!', '?', ':']);
+        if token.is_empty() {
+            continue;
+        }
+        if let Some(e) = email(token) {
+            out.push(Atom::Email(e));
+        } else if let Some(n) = number(token) {
+            out.push(Atom::Number(n));
+        } else if let Some(id) = id_like(token) {
+            out.push(Atom::Id(id));
+        }
+    }
+    // A phone number is often written with spaces, so it is looked for across tokens.
+    let mut run = String::new();
+    let mut digits = 0;
+    for c in text.chars().chain(std::iter::once('\n')) {
+        if c.is_ascii_digit() || (!run.is_empty() && " +-().".contains(c)) || (run.is_empty() && c == '+') {
+            run.push(c);
+            digits += usize::from(c.is_ascii_digit());
+        } else {
+            if digits >= 7 {
+                if let Some(p) = phone(&run) {
+                    out.push(Atom::Phone(p));
+                }
+            }
+            run.clear();
+            digits = 0;
+        }
+    }
+    out
+}
+
+/// Whether `hay` (lowercased words) holds `needle` (lowercased words) as whole words, and not
+/// as part of an email, an id or a domain.
+fn has_words(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    hay.match_indices(needle).any(|(i, _)| {
+        let before = hay[..i].chars().next_back();
+        let mut after = hay[i + needle.len()..].chars();
+        let (next, then) = (after.next(), after.next());
+        let joined_before = before.is_some_and(|c| c.is_alphanumeric() || "@.-_".contains(c));
+        let joined_after = next.is_some_and(|c| c.is_alphanumeric() || "@-_".contains(c))
+            || (next == Some('.') && then.is_some_and(char::is_alphanumeric));
+        !joined_before && !joined_after
+    })
+}
+
+/// Whether a field names its record by what it is called, whatever its value looks like.
+fn names_by_field(name: &str) -> bool {
+    let n = name.to_lowercase();
+    n.ends_with("name") || ["company", "contact", "email", "phone"].contains(&n.as_str())
+}
+
+fn naming_atom(f: &CardField) -> Option<Atom> {
+    let v = f.value.trim();
+    if let Some(e) = email(v) {
+        return Some(Atom::Email(e));
+    }
+    if let Some(p) = phone(v) {
+        return Some(Atom::Phone(p));
+    }
+    if let Some(id) = id_like(v) {
+        return Some(Atom::Id(id));
+    }
+    (names_by_field(&f.name) && !v.is_empty()).then(|| Atom::Text(words(v)))
+}
+
+/// The string leaves of a plan's arguments or a read's result; numbers as written.
+fn leaves(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Array(a) => a.iter().for_each(|v| leaves(v, out)),
+        Value::Object(m) => m.values().for_each(|v| leaves(v, out)),
+        Value::Bool(_) | Value::Null => {}
+    }
+}
+
+impl Provenance {
+    /// What a run remembers from its block, for the person it acts for (their own id and email
+    /// never count) and their request, which counts as read.
+    pub fn new(
+        cards: &[RememberedCard],
+        lessons: &[RememberedLesson],
+        person: Option<(&str, &str)>,
+        request: &str,
+    ) -> Self {
+        let cards = cards
+            .iter()
+            .map(|c| {
+                let from = format!("card:{}", c.card);
+                let at = |atom| Remembered { atom, from: from.clone() };
+                let mut naming = vec![at(whole(&c.record_id).unwrap_or(Atom::Id(c.record_id.to_lowercase())))];
+                let mut other = Vec::new();
+                for f in &c.fields {
+                    if f.free_text {
+                        // Text someone outside wrote: what it names is remembered, not its words.
+                        other.extend(atoms_in(&f.value).into_iter().map(at));
+                    } else if let Some(atom) = naming_atom(f) {
+                        naming.push(at(atom));
+                    } else if let Some(atom) = whole(&f.value).filter(|_| f.value.trim().chars().count() >= 3) {
+                        // Shorter values ("no", "2") would match almost any message.
+                        other.push(at(atom));
+                    }
+                }
+                CardValues { naming, other }
+            })
+            .collect();
+        let lessons = lessons
+            .iter()
+            .flat_map(|l| {
+                let from = format!("lesson:{}", l.id);
+                std::iter::once(Atom::Text(words(&l.text)))
+                    .chain(atoms_in(&l.text))
+                    .map(move |atom| Remembered { atom, from: from.clone() })
+            })
+            .collect();
+        let mut never: HashSet<Atom> = ["me", "today", "now"].iter().map(|w| Atom::Text((*w).to_string())).collect();
+        if let Some((id, mail)) = person {
+            never.extend(whole(id));
+            never.extend(email(mail).map(Atom::Email));
+        }
+        let mut p = Self { cards, lessons, read: HashSet::new(), read_text: String::new(), never };
+        p.read_text(request);
+        p
+    }
+
+    /// A text the run read, or the person wrote: its values count as read from now on.
+    pub fn read_text(&mut self, text: &str) {
+        self.read.extend(whole(text));
+        self.read.extend(atoms_in(text));
+        self.read_text.push_str(&words(text));
+        self.read_text.push('\n');
+    }
+
+    /// What a read in the run returned: every value in it counts as read from now on.
+    pub fn read_value(&mut self, value: &Value) {
+        let mut all = Vec::new();
+        leaves(value, &mut all);
+        for s in all {
+            self.read_text(&s);
+        }
+    }
+
+    fn is_read(&self, atom: &Atom) -> bool {
+        self.never.contains(atom)
+            || self.read.contains(atom)
+            || match atom {
+                Atom::Text(t) => has_words(&self.read_text, t),
+                _ => false,
+            }
+    }
+
+    /// Whether `atom` is in an argument value (`whole` its whole value, `inside` what it holds,
+    /// `text` its words).
+    fn appears(atom: &Atom, whole: &Option<Atom>, inside: &[Atom], text: &str) -> bool {
+        whole.as_ref() == Some(atom)
+            || inside.contains(atom)
+            || match atom {
+                Atom::Text(t) => has_words(text, t),
+                _ => false,
+            }
+    }
+
+    /// Checks a planned step's arguments. A read may take any value: memory decides what to read.
+    pub fn check(&self, kind: StepKind, args: &Value) -> Result<(), Refusal> {
+        if !kind.guarded() {
+            return Ok(());
+        }
+        let mut values = Vec::new();
+        leaves(args, &mut values);
+        let values: Vec<(String, Option<Atom>, Vec<Atom>, String)> = values
+            .into_iter()
+            .map(|v| (whole(&v), atoms_in(&v), words(&v), v))
+            .map(|(w, a, t, v)| (v, w, a, t))
+            .collect();
+        let found = |r: &Remembered| -> Option<Refusal> {
+            if self.is_read(&r.atom) {
+                return None;
+            }
+            values
+                .iter()
+                .find(|(_, w, inside, text)| Self::appears(&r.atom, w, inside, text))
+                .map(|(v, ..)| Refusal { value: v.clone(), from: r.from.clone() })
+        };
+        for card in &self.cards {
+            if let Some(refusal) = card.naming.iter().find_map(found) {
+                return Err(refusal);
+            }
+            // The card's other values count only when the step names its record, read or not.
+            let names_it =
+                card.naming.iter().any(|r| values.iter().any(|(_, w, a, t)| Self::appears(&r.atom, w, a, t)));
+            if names_it {
+                if let Some(refusal) = card.other.iter().find_map(found) {
+                    return Err(refusal);
+                }
+            }
+        }
+        match self.lessons.iter().find_map(found) {
+            Some(refusal) => Err(refusal),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "provenance_tests.rs"]
+mod tests;
