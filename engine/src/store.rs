@@ -12,6 +12,7 @@ use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
 pub use crate::persona::store::PersonaStore;
+pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
 pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
@@ -205,6 +206,7 @@ pub trait Store:
     + IdempotencyStore
     + RunStore
     + ListStore
+    + InboxStore
     + SetupStore
     + AgentAdminStore
     + PeopleStore
@@ -221,6 +223,7 @@ impl<
             + IdempotencyStore
             + RunStore
             + ListStore
+            + InboxStore
             + SetupStore
             + AgentAdminStore
             + PeopleStore

@@ -419,6 +419,23 @@ pub const TABLES: &[Table] = &[
         &[c("id", Int), c("name", Text), c("run_id", Int), c("thread_id", Int), c("refs", Text), c("at", Time)],
     ),
     plain(
+        "inbox_actions",
+        &[
+            c("id", Int),
+            c("person_id", Int),
+            c("run_id", Int),
+            c("kind", Text),
+            n("connector_id", Int),
+            c("tool", Text),
+            c("arguments", Text),
+            c("line", Text),
+            c("state", Text),
+            n("outcome", Text),
+            c("created_at", Time),
+            n("decided_at", Time),
+        ],
+    ),
+    plain(
         "list_entries",
         &[
             c("id", Int),

@@ -5,6 +5,7 @@
 //! the `memory_used` event carry ids only, never what the memory says.
 
 pub mod block;
+pub mod inbox;
 pub mod lists;
 pub mod model;
 pub mod provenance;

@@ -10,6 +10,7 @@ mod cards;
 mod cores;
 mod idempotency;
 mod import;
+mod inbox;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;

@@ -5,7 +5,7 @@
 
 use crate::backends::{actor, at, org, unlocked, Db, POSTGRES_URL_VAR};
 use crate::connectors::{card, connector};
-use crate::{runs, whoswho};
+use crate::{inbox, runs, whoswho};
 use engine::archive::{self, ArchiveError, ArchiveStore, TableRows};
 use engine::cards::access::KeyKind;
 use engine::cards::source::KeyMode;
@@ -13,6 +13,7 @@ use engine::cores::{CoreScope, NewCoreVersion};
 use engine::persona::audn::AudnOp;
 use engine::persona::backlog::{NewEpisode, Outcome};
 use engine::persona::render::MemoryKind;
+use engine::runs::inbox::ActionState;
 use engine::runs::{NewEvent, NewRun};
 use engine::store::NewPerson;
 use server::store::AnyStore;
@@ -173,6 +174,10 @@ async fn rich(db: &Db) {
     db.close_retried(first.id, second.id, at(8)).await.unwrap();
     let event = NewEvent { name: "memory_used".into(), run: first.id, thread: t.id, refs: runs::memory_step().refs };
     db.record_event(&event, at(8)).await.unwrap();
+    let waiting = inbox::new_action(&o, first.id, Some(crm.id));
+    let decided = db.add_action(&waiting, at(8)).await.unwrap();
+    db.decide_action(decided.id, ActionState::Declined, o.by_admin(8)).await.unwrap();
+    db.add_action(&waiting, at(8)).await.unwrap();
     db.set_whos_who(crm.id, true, o.by_admin(8)).await.unwrap();
     let entries = [whoswho::entry(crm.id, "crm", "list_territories", "T-1", &["alice@acme.test"], 8)];
     db.save_list(crm.id, "list_territories", &entries, at(8)).await.unwrap();
@@ -201,6 +206,7 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
         "runs",
         "run_steps",
         "events",
+        "inbox_actions",
         "list_entries",
         "list_entry_keys",
     ] {

@@ -18,6 +18,7 @@ mod connectors;
 mod cores;
 mod idempotency;
 mod import;
+mod inbox;
 mod keep;
 mod org;
 mod people;

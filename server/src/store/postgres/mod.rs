@@ -14,6 +14,7 @@ mod cards;
 mod cores;
 mod idempotency;
 mod import;
+mod inbox;
 mod lists;
 mod org;
 mod people;
