@@ -185,6 +185,7 @@ impl UserSafe for crate::runs::RunError {
             RunError::Invalid(_) => ErrorKind::Invalid,
             RunError::NotFound(_) => ErrorKind::NotFound,
             RunError::NotAllowed(_) => ErrorKind::NotAllowed,
+            RunError::Changed(_) => ErrorKind::Conflict,
             RunError::SessionRequired => ErrorKind::Unauthorized,
             RunError::Store(_) => ErrorKind::Internal,
         }
@@ -196,6 +197,7 @@ impl UserSafe for crate::runs::RunError {
             RunError::Invalid(_) => "invalid",
             RunError::NotFound(_) => "not_found",
             RunError::NotAllowed(_) => "not_allowed",
+            RunError::Changed(_) => "changed",
             RunError::SessionRequired => "session_required",
             RunError::Store(_) => "internal",
         }

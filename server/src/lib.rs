@@ -9,6 +9,7 @@ pub mod cli;
 pub mod connector;
 pub mod guard;
 pub mod idempotency;
+pub mod inbox_api;
 pub mod init;
 pub mod llm;
 pub mod org_api;

@@ -64,11 +64,11 @@ fn SheetView(data: SheetData) -> impl IntoView {
     let id = c.id;
     let mode = c.key_mode.as_str();
     let label = c.label.as_str();
-    let tools_view = match sheet.read_tools.clone() {
+    let tools_view = match sheet.tools.clone() {
         Ok(tools) => view! {
             <ul class="tools">
                 {tools.into_iter().map(|t| {
-                    let on = c.ticked.contains(&t.name);
+                    let on = c.ticked.contains(&t.name) || c.acting.contains(&t.name);
                     view! {
                         <li>
                             <form method="post" action=TickTool::url() class="inline">
@@ -77,10 +77,11 @@ fn SheetView(data: SheetData) -> impl IntoView {
                                 <input type="hidden" name="on" value=(!on).to_string()/>
                                 <code>{t.name.clone()}</code>
                                 {format!(
-                                    " — {}{}{} ",
+                                    " — {}{}{}{} ",
                                     t.description,
                                     if t.bulk { " (bulk)" } else { "" },
                                     if t.reference { " (reference list)" } else { "" },
+                                    if t.access == "write" { " (acts: each call waits in the person's Inbox)" } else { "" },
                                 )}
                                 <button type="submit">{if on { "Untick" } else { "Tick" }}</button>
                             </form>
@@ -169,7 +170,7 @@ fn SheetView(data: SheetData) -> impl IntoView {
             </form>
         </section>
         <section>
-            <h2>"Read tools"</h2>
+            <h2>"Tools"</h2>
             {tools_view}
         </section>
         <section>

@@ -283,6 +283,7 @@ pub const TABLES: &[Table] = &[
                 c("created_at", Time),
                 c("updated_at", Time),
                 c("whos_who", Bool),
+                c("acting_tools", Text),
             ],
         )
     },

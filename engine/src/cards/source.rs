@@ -83,7 +83,12 @@ pub struct Connector {
     pub key_mode: KeyMode,
     /// Tools an admin set to people's own keys, whatever the connector's mode.
     pub own_key_tools: Vec<String>,
+    /// Read tools an admin ticked: runs read with them, and their records may become cards.
     pub ticked: Vec<String>,
+    /// Tools that act an admin ticked: a run's call waits in the person's Inbox. Kept apart from
+    /// the read tools, so that nothing that reads (drafting shapes, queries, checks) calls them.
+    #[serde(default)]
+    pub acting: Vec<String>,
     pub label: DataLabel,
     /// Role slugs its toolset admits; empty admits everyone.
     pub admits_roles: Vec<String>,
@@ -283,6 +288,7 @@ mod tests {
             key_mode: KeyMode::Company,
             own_key_tools: vec![],
             ticked: vec!["get_lead".into(), "list_leads".into()],
+            acting: vec![],
             label: DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,

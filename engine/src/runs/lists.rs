@@ -282,6 +282,7 @@ mod tests {
             key_mode: KeyMode::Company,
             own_key_tools: vec![],
             ticked: vec!["list_leads".into()],
+            acting: vec![],
             label: DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,

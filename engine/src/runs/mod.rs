@@ -112,6 +112,11 @@ pub enum StepKind {
     MemoryUsed,
     /// One call of a connector's read tool.
     ToolCall,
+    /// A tool that acts, called with a value the run only remembered: refused, and the model
+    /// told so, so that it can read first.
+    Refused,
+    /// A tool that acts, put in the person's Inbox to approve or decline.
+    Waiting,
     /// The model's answer.
     Answer,
     /// The model failed or timed out, or the tool loop ran out of steps.
@@ -124,6 +129,8 @@ impl StepKind {
         match self {
             StepKind::MemoryUsed => "memory_used",
             StepKind::ToolCall => "tool_call",
+            StepKind::Refused => "refused",
+            StepKind::Waiting => "waiting",
             StepKind::Answer => "answer",
             StepKind::Failed => "failed",
         }
@@ -132,6 +139,8 @@ impl StepKind {
         match s {
             "memory_used" => Some(StepKind::MemoryUsed),
             "tool_call" => Some(StepKind::ToolCall),
+            "refused" => Some(StepKind::Refused),
+            "waiting" => Some(StepKind::Waiting),
             "answer" => Some(StepKind::Answer),
             "failed" => Some(StepKind::Failed),
             _ => None,
@@ -307,6 +316,9 @@ pub enum RunError {
     NotFound(String),
     #[error("{0}")]
     NotAllowed(String),
+    /// Someone else (or another click) got there first: "This was already decided".
+    #[error("{0}")]
+    Changed(String),
     /// Refused because only a signed-in session may do it.
     #[error("This needs a signed-in session, not an API token")]
     SessionRequired,

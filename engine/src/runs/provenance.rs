@@ -345,14 +345,11 @@ impl Provenance {
             .map(|v| (whole(&v), atoms_in(&v), words(&v), v))
             .map(|(w, a, t, v)| (v, w, a, t))
             .collect();
+        // The arguments are short and what was read grows with the run, so a value is looked
+        // for in the arguments first, and only one found there is looked for among the reads.
         let found = |r: &Remembered| -> Option<Refusal> {
-            if self.is_read(&r.atom) {
-                return None;
-            }
-            values
-                .iter()
-                .find(|(_, w, inside, text)| Self::appears(&r.atom, w, inside, text))
-                .map(|(v, ..)| Refusal { value: v.clone(), from: r.from.clone() })
+            let (v, ..) = values.iter().find(|(_, w, inside, text)| Self::appears(&r.atom, w, inside, text))?;
+            (!self.is_read(&r.atom)).then(|| Refusal { value: v.clone(), from: r.from.clone() })
         };
         for card in &self.cards {
             if let Some(refusal) = card.naming.iter().find_map(found) {

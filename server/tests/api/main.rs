@@ -15,6 +15,7 @@ mod cores;
 mod helpers;
 mod http;
 mod idempotency;
+mod inbox;
 mod model_server;
 mod org;
 mod pages;

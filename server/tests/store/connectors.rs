@@ -95,7 +95,7 @@ async fn a_connector_reads_back_with_its_settings(db: Db) {
         (crm.name.as_str(), crm.base_url.as_str(), crm.key_mode),
         ("crm", "https://crm.example", KeyMode::Company)
     );
-    assert_eq!((crm.own_key_tools.clone(), crm.ticked.clone()), (vec![], want.ticked));
+    assert_eq!((crm.own_key_tools.clone(), crm.ticked.clone(), crm.acting.clone()), (vec![], want.ticked, vec![]));
     assert_eq!((crm.label, crm.admits_roles.clone(), crm.keep_cards), (DataLabel::Internal, want.admits_roles, true));
     assert_eq!((crm.structured, crm.free_text, crm.hourly_limit), (want.structured, want.free_text, 120));
     assert_eq!((crm.killed, crm.has_company_key), (false, true));
@@ -194,6 +194,7 @@ async fn update_connector_changes_only_what_removes_nothing(db: Db) {
     let c = connector(&db, &o, "crm", KeyMode::Company).await;
     let changed = Connector {
         ticked: vec!["list_deals".into()],
+        acting: vec!["update_deal".into()],
         label: DataLabel::Confidential,
         admits_roles: vec![],
         structured: Freshness { soft_mins: 5, hard_mins: 50 },
@@ -213,7 +214,10 @@ async fn update_connector_changes_only_what_removes_nothing(db: Db) {
     let entry = &db.audit_log(1).await.unwrap()[0];
     assert_eq!(
         (entry.action.as_str(), entry.detail.as_str()),
-        ("connector.settings", "ticked list_deals; label confidential; admits everyone; limit 30/h")
+        (
+            "connector.settings",
+            "ticked list_deals; acting update_deal; label confidential; admits everyone; limit 30/h"
+        )
     );
 }
 

@@ -7,8 +7,8 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sheet {
     pub connector: Connector,
-    /// The read tools the source lists, or why they could not be listed.
-    pub read_tools: Result<Vec<crate::cards::source::ToolInfo>, String>,
+    /// The tools the source lists, reads and tools that act, or why they could not be listed.
+    pub tools: Result<Vec<crate::cards::source::ToolInfo>, String>,
     pub shapes: Vec<RecordShape>,
     /// Drafts made in the last 10 minutes, not yet confirmed.
     pub drafts: Vec<RecordShape>,
@@ -174,12 +174,12 @@ impl PersonMemory {
     pub async fn sheet(&self, admin: &Person, id: i64) -> Result<Sheet, MemoryError> {
         Self::admin(admin)?;
         let c = self.connector(id).await?;
-        let read_tools = match self.store.company_key(id).await? {
+        let tools = match self.store.company_key(id).await? {
             Some(key) => self
                 .source
                 .tools(&c.base_url, &key)
                 .await
-                .map(|t| t.into_iter().filter(|t| t.access == "read").collect())
+                .map(|t| t.into_iter().filter(|t| t.access == "read" || t.access == "write").collect())
                 .map_err(|e| format!("{}: {e}", c.name)),
             None => Err(format!("{} has no company key", c.name)),
         };
@@ -197,7 +197,7 @@ impl PersonMemory {
             drafts: self.fresh_drafts(&c).unwrap_or_default(),
             roles: dir.roles.iter().map(|r| (r.id.0, r.name.clone())).collect(),
             connector: c,
-            read_tools,
+            tools,
             queries,
         })
     }
@@ -415,23 +415,29 @@ impl PersonMemory {
         self.save_settings(admin, &c).await
     }
 
-    /// Ticks or unticks one read tool. Only a read tool the source lists now can be ticked;
-    /// unticking may remove cards no tool reads any more.
+    /// Ticks or unticks one tool. Only a tool the source lists now can be ticked: a read tool,
+    /// or a tool that acts, whose calls in runs wait in the person's Inbox. The two are kept
+    /// apart. Unticking a read tool may remove cards no tool reads any more.
     pub async fn tick_tool(&self, admin: &Person, id: i64, tool: &str, on: bool) -> Result<String, MemoryError> {
         Self::admin(admin)?;
         let mut c = self.connector(id).await?;
-        if on {
+        let acts = if on {
             let listed = match self.store.company_key(id).await? {
                 Some(key) => self.source.tools(&c.base_url, &key).await.unwrap_or_default(),
                 None => Vec::new(),
             };
-            if !listed.iter().any(|t| t.access == "read" && t.name == tool) {
-                return Err(MemoryError::Invalid(format!("{tool} is not a read tool the source lists")));
+            match listed.iter().find(|t| t.name == tool).map(|t| t.access.as_str()) {
+                Some("read") => false,
+                Some("write") => true,
+                _ => return Err(MemoryError::Invalid(format!("{tool} is not a tool the source lists"))),
             }
-        }
-        c.ticked.retain(|t| t != tool);
+        } else {
+            c.acting.iter().any(|t| t == tool)
+        };
+        let list = if acts { &mut c.acting } else { &mut c.ticked };
+        list.retain(|t| t != tool);
         if on {
-            c.ticked.push(tool.to_string());
+            list.push(tool.to_string());
         }
         self.save_settings(admin, &c).await
     }

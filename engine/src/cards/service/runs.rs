@@ -7,7 +7,8 @@ use crate::cards::access::{DataLabel, RunningAgent};
 use crate::runs::block::BlockCard;
 use std::collections::HashSet;
 
-/// A read tool a run's agent may call: a ticked read tool of a connector its toolsets hold.
+/// A tool a run's agent may call: a ticked tool of a connector its toolsets hold. A read runs in
+/// the run; a tool that acts waits in the person's Inbox.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunTool {
     pub connector: i64,
@@ -15,6 +16,7 @@ pub struct RunTool {
     pub tool: String,
     pub description: String,
     pub parameters: Value,
+    pub acts: bool,
 }
 
 /// What a read in a run returned, and what it tells the run about its data.
@@ -96,13 +98,13 @@ impl PersonMemory {
         Ok((cards, selection.review_mode))
     }
 
-    /// The read tools the agent's toolsets hold, as each live connector lists them. A connector
-    /// that cannot list its tools now is left out, and logged.
+    /// The ticked tools the agent's toolsets hold, reads and tools that act, as each live
+    /// connector lists them. A connector that cannot list its tools now is left out, and logged.
     pub async fn run_tools(&self, agent: &RunningAgent) -> Result<Vec<RunTool>, MemoryError> {
         let mut out = Vec::new();
         for id in &agent.holds_toolsets {
             let Some(c) = self.store.connector(*id).await? else { continue };
-            if c.killed || c.ticked.is_empty() || c.label > agent.cleared_for {
+            if c.killed || (c.ticked.is_empty() && c.acting.is_empty()) || c.label > agent.cleared_for {
                 continue;
             }
             let Some(key) = self.store.company_key(c.id).await? else { continue };
@@ -113,10 +115,16 @@ impl PersonMemory {
                     continue;
                 }
             };
-            for t in listed.into_iter().filter(|t| t.access == "read" && c.ticked.contains(&t.name)) {
+            let ticked = |t: &crate::cards::source::ToolInfo| match t.access.as_str() {
+                "read" => c.ticked.contains(&t.name),
+                "write" => c.acting.contains(&t.name),
+                _ => false,
+            };
+            for t in listed.into_iter().filter(ticked) {
                 out.push(RunTool {
                     connector: c.id,
                     connector_name: c.name.clone(),
+                    acts: t.access == "write",
                     tool: t.name,
                     description: t.description,
                     parameters: t.parameters,
@@ -124,6 +132,38 @@ impl PersonMemory {
             }
         }
         Ok(out)
+    }
+
+    /// Carries out a tool that acts, approved by the person a run acted for, through the same
+    /// gate as a run's reads, decided now: the agent still holds the toolset and the tool is
+    /// still ticked, the connector's label, kill switch and hourly limit, and the key the person
+    /// reads with. What it returns is not kept. The refusal is a sentence for the Inbox.
+    pub async fn act_for_person(
+        &self,
+        person: &Person,
+        agent: &RunningAgent,
+        connector: i64,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, String> {
+        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+        if !agent.holds_toolsets.contains(&c.id) || !c.acting.iter().any(|t| t == tool) {
+            return Err(format!("{tool} is no longer a tool this agent holds"));
+        }
+        if c.label > agent.cleared_for {
+            return Err(format!(
+                "{} holds {} data, and this agent's model is cleared for {} data",
+                c.name,
+                c.label.as_str(),
+                agent.cleared_for.as_str()
+            ));
+        }
+        let (_, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
+        match self.call(&c, &key, tool, args, "act").await.map_err(|r| r.to_string())? {
+            Ok(v) => Ok(v),
+            Err(SourceError::Forbidden) => Err(refused_read(&c)),
+            Err(e) => Err(format!("{}: {e}", c.name)),
+        }
     }
 
     /// One tool call of a run. Acting for a person, it reads as they would and keeps what the

@@ -16,6 +16,8 @@ pub(crate) struct Loaded {
     pub block: Block,
     /// A free-text field of a card loads.
     pub review_mode: bool,
+    /// The cards the block carried, for provenance: what the run remembers.
+    pub cards: Vec<BlockCard>,
 }
 
 fn looks_like_email(s: &str) -> bool {
@@ -48,7 +50,7 @@ impl Runs {
         let empty = BlockInput { cores: vec![], slice: None, cards: vec![], cleared_for: running.cleared_for, now };
         if kind == RunKind::Eval {
             // An eval's result never depends on who ran it.
-            return Ok(Loaded { block: assemble(empty), review_mode: false });
+            return Ok(Loaded { block: assemble(empty), review_mode: false, cards: vec![] });
         }
         let person = person.filter(|_| kind != RunKind::Schedule);
         let cores = self.cores_for(agent, person).await?;
@@ -60,9 +62,11 @@ impl Runs {
             Some(p) => Some(self.slice_for(p, &cards).await?),
             None => None,
         };
-        let block = assemble(BlockInput { cores, slice, cards, cleared_for: running.cleared_for, now });
+        let block = assemble(BlockInput { cores, slice, cards: cards.clone(), cleared_for: running.cleared_for, now });
         let review_mode = review_mode && block.refs.iter().any(|r| matches!(r, MemoryRef::Card(_)));
-        Ok(Loaded { review_mode: review_mode || block.review_mode, block })
+        let carried: Vec<BlockCard> =
+            cards.into_iter().filter(|c| block.refs.contains(&MemoryRef::Card(format!("card:{}", c.card)))).collect();
+        Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried })
     }
 
     async fn cards_for(

@@ -6,7 +6,9 @@ use super::block_for::Loaded;
 use super::*;
 use crate::cards::access::DataLabel;
 use crate::cards::service::RunTool;
+use crate::runs::inbox::{ActionKind, NewAction};
 use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
+use crate::runs::provenance::{self, Provenance, RememberedCard};
 use crate::runs::{NewEvent, NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
 use chrono::NaiveTime;
 use serde_json::json;
@@ -23,6 +25,10 @@ pub fn tool_name(connector_name: &str, tool: &str) -> String {
     }
     format!("{}__{tool}", slug.trim_end_matches('_'))
 }
+
+/// What the model is told when a tool that acts waits for the person.
+pub const WAITING_FOR_APPROVAL: &str =
+    "Put in the person's Inbox for their approval; it has not happened yet. Tell them it waits there.";
 
 /// What the run carried so far, beyond the block: the reads' labels, sources and outside text.
 struct Carried {
@@ -71,7 +77,15 @@ impl Runs {
             None => None,
         };
         let question = message.text.clone();
-        let Loaded { block, review_mode } = self.load(r.kind, &agent, person.as_ref(), &question).await?;
+        let Loaded { block, review_mode, cards } = self.load(r.kind, &agent, person.as_ref(), &question).await?;
+        // What the run remembers, for the gate on tools that act; lessons join with their issue.
+        let remembered: Vec<RememberedCard> = cards
+            .into_iter()
+            .map(|c| RememberedCard { card: c.card, record_id: c.record_id, fields: c.fields })
+            .collect();
+        let own = person.as_ref().map(|p| (format!("person:{}", p.id.0), p.email.clone()));
+        let mut provenance =
+            Provenance::new(&remembered, &[], own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);
         let now = self.now();
         if let Some(line) = &block.step_line {
             if !r.steps.iter().any(|s| s.kind == StepKind::MemoryUsed) {
@@ -114,16 +128,21 @@ impl Runs {
             })
             .collect();
         let mut turns = vec![Turn::system(block.system.clone()), Turn::user(block.user_turn(&question))];
-        // A retry from a step replays the reads it kept, so they are not made again.
-        for s in r.steps.iter().filter(|s| s.kind == StepKind::ToolCall) {
+        // A retry from a step replays the reads it kept, so they are not made again, and the
+        // tools that acts it refused or put in the Inbox, so they are not asked for twice.
+        let replayed = |k: &StepKind| matches!(k, StepKind::ToolCall | StepKind::Refused | StepKind::Waiting);
+        for s in r.steps.iter().filter(|s| replayed(&s.kind)) {
             if let Some(d) = &s.detail {
                 if let Ok(call) = serde_json::from_value::<ToolCall>(d["call"].clone()) {
                     let result = d["result"].as_str().unwrap_or_default().to_string();
+                    if s.kind == StepKind::ToolCall {
+                        provenance.read_text(&result);
+                    }
                     push_tool_turns(&mut turns, call, result);
                 }
             }
         }
-        let mut steps_taken = r.steps.iter().filter(|s| s.kind == StepKind::ToolCall).count() as u32;
+        let mut steps_taken = r.steps.iter().filter(|s| replayed(&s.kind)).count() as u32;
         loop {
             if !self.claim_call(&agent.name).await? {
                 let why = format!("today's cap of {} model calls is spent", self.max_calls_per_day);
@@ -147,7 +166,9 @@ impl Runs {
                             return self.fail(r, &why, Some(model.as_ref()), &carried).await;
                         }
                         steps_taken += 1;
-                        let result = self.tool_call(r, person.as_ref(), &running, &tools, &call, &mut carried).await?;
+                        let result = self
+                            .tool_call(r, person.as_ref(), &running, &tools, &call, &mut carried, &mut provenance)
+                            .await?;
                         push_tool_turns(&mut turns, call, result);
                     }
                 }
@@ -155,7 +176,10 @@ impl Runs {
         }
     }
 
-    /// One tool call, through the same gate as Refresh, recorded as a step with its line.
+    /// One tool call, recorded as a step with its line. A read goes through the same gate as
+    /// Refresh. A tool that acts is refused if it would use a value the run only remembered;
+    /// otherwise it waits in the person's Inbox.
+    #[allow(clippy::too_many_arguments)]
     async fn tool_call(
         &self,
         r: &Run,
@@ -164,8 +188,12 @@ impl Runs {
         tools: &[RunTool],
         call: &ToolCall,
         carried: &mut Carried,
+        provenance: &mut Provenance,
     ) -> Result<String, RunError> {
         let tool = tools.iter().find(|t| tool_name(&t.connector_name, &t.tool) == call.name);
+        if let Some(t) = tool.filter(|t| t.acts) {
+            return self.act_call(r, person, t, call, provenance).await;
+        }
         let (line, result) = match tool {
             None => (
                 format!("Asked for {}, which this agent does not hold", call.name),
@@ -173,6 +201,7 @@ impl Runs {
             ),
             Some(t) => match self.memory.read_for_run(person, running, t.connector, &t.tool, &call.arguments).await {
                 Ok(read) => {
+                    provenance.read_value(&read.value);
                     carried.add(read.label, &read.source, read.outside_text);
                     let kept = if read.kept > 0 { format!(" and kept {} as cards", read.kept) } else { String::new() };
                     (
@@ -198,6 +227,59 @@ impl Runs {
             refs: vec![],
             detail: Some(json!({"call": call, "result": result})),
         };
+        self.store.add_step(r.id, &step, self.now()).await?;
+        Ok(result)
+    }
+
+    /// A tool that acts: refused with the seed's sentence when an argument is a remembered value
+    /// the run has not read; for nobody, not done; otherwise put in the person's Inbox.
+    async fn act_call(
+        &self,
+        r: &Run,
+        person: Option<&Person>,
+        t: &RunTool,
+        call: &ToolCall,
+        provenance: &Provenance,
+    ) -> Result<String, RunError> {
+        let what = format!("{} on {}", t.tool, t.connector_name);
+        let (kind, line, result, detail) =
+            match (provenance.check(provenance::StepKind::Write, &call.arguments), person) {
+                (Err(refusal), _) => (
+                    StepKind::Refused,
+                    format!("Refused {what}: {}", refusal.sentence()),
+                    refusal.sentence().to_string(),
+                    json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from}),
+                ),
+                (Ok(()), None) => {
+                    let why = format!("{what} acts only with a person's approval, and this run acts for nobody");
+                    let result = format!("Not done: {why}");
+                    (
+                        StepKind::Refused,
+                        format!("Not done: {why}"),
+                        result.clone(),
+                        json!({"call": call, "result": result}),
+                    )
+                }
+                (Ok(()), Some(p)) => {
+                    let action = NewAction {
+                        person: p.id,
+                        run: r.id,
+                        kind: ActionKind::Write,
+                        connector: Some(t.connector),
+                        tool: t.tool.clone(),
+                        arguments: call.arguments.clone(),
+                        line: what.clone(),
+                    };
+                    let added = self.store.add_action(&action, self.now()).await?;
+                    (
+                        StepKind::Waiting,
+                        format!("Waiting for your approval in the Inbox: {what}"),
+                        WAITING_FOR_APPROVAL.to_string(),
+                        json!({"call": call, "result": WAITING_FOR_APPROVAL, "action": added.id}),
+                    )
+                }
+            };
+        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)
     }

@@ -3,7 +3,11 @@
 mod asking;
 mod block_for;
 mod execute;
+mod inbox;
 mod reading;
+
+pub use execute::WAITING_FOR_APPROVAL;
+pub use inbox::{InboxView, INBOX_PAGE};
 
 use super::lists::ReferenceLists;
 use super::model::AgentModelChoice;

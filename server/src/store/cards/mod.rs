@@ -43,6 +43,7 @@ fn connector_from(row: &SqliteRow) -> Result<Connector, StoreError> {
         key_mode: KeyMode::parse(row.get("key_mode")).ok_or_else(|| bad("key mode"))?,
         own_key_tools: json_list(row, "own_key_tools"),
         ticked: json_list(row, "ticked"),
+        acting: json_list(row, "acting_tools"),
         label: DataLabel::parse(row.get("label")).ok_or_else(|| bad("label"))?,
         admits_roles: json_list(row, "admits_roles"),
         keep_cards: row.get::<i64, _>("keep_cards") != 0,

@@ -1,0 +1,98 @@
+//! The Inbox: a person approves or declines what their runs would do that acts. An approved
+//! action is carried out then, through the same gate as a run's reads, decided at that moment;
+//! nothing acts from the Inbox without its person.
+
+use super::*;
+use crate::runs::inbox::{ActionState, InboxAction};
+
+/// How many actions the Inbox shows.
+pub const INBOX_PAGE: u32 = 50;
+
+/// One line of the Inbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InboxView {
+    pub id: i64,
+    /// "update_lead on Acme ATS"
+    pub line: String,
+    pub state: ActionState,
+    /// The arguments as the agent gave them, shown to be checked before approving.
+    pub arguments: serde_json::Value,
+    pub outcome: Option<String>,
+    pub thread: ThreadId,
+    pub agent: String,
+    pub created_at: DateTime<Utc>,
+}
+
+fn no_such() -> RunError {
+    RunError::NotFound("There is no such action in your Inbox".into())
+}
+
+impl Runs {
+    /// The person's Inbox, newest first. A person's Inbox is theirs alone.
+    pub async fn inbox(&self, person: &Person) -> Result<Vec<InboxView>, RunError> {
+        let mut out = Vec::new();
+        for a in self.store.inbox(person.id, INBOX_PAGE).await? {
+            out.push(self.inbox_view(a).await?);
+        }
+        Ok(out)
+    }
+
+    async fn inbox_view(&self, a: InboxAction) -> Result<InboxView, RunError> {
+        let run = self.store.run(a.run).await?.ok_or_else(no_such)?;
+        let agent = self.store.agent(run.agent).await?.map(|a| a.name).unwrap_or_else(|| "An agent".into());
+        Ok(InboxView {
+            id: a.id,
+            line: a.line,
+            state: a.state,
+            arguments: a.arguments,
+            outcome: a.outcome,
+            thread: run.thread,
+            agent,
+            created_at: a.created_at,
+        })
+    }
+
+    async fn own_action(&self, person: &Person, id: i64) -> Result<InboxAction, RunError> {
+        self.store.action(id).await?.filter(|a| a.person == person.id).ok_or_else(no_such)
+    }
+
+    fn already_decided(e: crate::store::StoreError) -> RunError {
+        match e {
+            crate::store::StoreError::Changed { .. } => RunError::Changed("This was already decided".into()),
+            other => other.into(),
+        }
+    }
+
+    /// Approves one waiting action and carries it out now. It is claimed first, so two clicks
+    /// (or two servers) never act twice; what became of it is kept on the action.
+    pub async fn approve(&self, person: &Person, id: i64) -> Result<InboxView, RunError> {
+        let a = self.own_action(person, id).await?;
+        let actor = crate::store::Actor { person: Some(person.id), at: self.now() };
+        self.store.decide_action(a.id, ActionState::Approved, actor).await.map_err(Self::already_decided)?;
+        let outcome = match self.carry_out(person, &a).await {
+            Ok(()) => (ActionState::Done, format!("Done: {}", a.line)),
+            Err(why) => {
+                tracing::warn!(action = a.id, reason = %why, "an approved action was not done");
+                (ActionState::Failed, format!("Not done: {why}"))
+            }
+        };
+        let finished = self.store.finish_action(a.id, outcome.0, &outcome.1, self.now()).await?;
+        self.inbox_view(finished).await
+    }
+
+    async fn carry_out(&self, person: &Person, a: &InboxAction) -> Result<(), String> {
+        let run = self.store.run(a.run).await.map_err(|e| e.to_string())?.ok_or("its run is gone")?;
+        let Some(connector) = a.connector else { return Err("there is nothing to send it with".into()) };
+        let running = self.memory.running_agent(run.agent).await.map_err(|e| e.to_string())?;
+        self.memory.act_for_person(person, &running, connector, &a.tool, &a.arguments).await.map(|_| ())
+    }
+
+    /// Declines one waiting action: it is kept, declined, and nothing acts.
+    pub async fn decline(&self, person: &Person, id: i64) -> Result<InboxView, RunError> {
+        let a = self.own_action(person, id).await?;
+        let actor = crate::store::Actor { person: Some(person.id), at: self.now() };
+        let declined =
+            self.store.decide_action(a.id, ActionState::Declined, actor).await.map_err(Self::already_decided)?;
+        self.inbox_view(declined).await
+    }
+}

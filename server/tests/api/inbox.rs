@@ -1,0 +1,172 @@
+//! Never act from memory, against the running server, the demo's Acme ATS over HTTP and a stand-in
+//! model: a tool that acts on a remembered value is refused with the seed's sentence and nothing
+//! waits; after a read it waits in the person's Inbox, and acts only once they approve.
+
+use crate::agent_model_server::{AgentModelServer, AgentReply};
+use crate::cards::{lead, person, spawn_cards_with, Cards};
+use crate::helpers::*;
+use crate::runs::ask;
+use engine::runs::provenance::REFUSED;
+use engine::runs::service::{RunRequest, WAITING_FOR_APPROVAL};
+use engine::runs::RunKind;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+const NIMBUS: &str = "Move Nimbus Logistics to Won";
+
+/// Alice's Sales Assistant may call Acme ATS's update_lead: an admin ticked it.
+async fn spawn_acting(model: &AgentModelServer) -> Cards {
+    let c = spawn_cards_with(model.openai_settings()).await;
+    let ada = person(&c.app, "ada").await;
+    c.app.memory.tick_tool(&ada, c.connector, "update_lead", true).await.unwrap();
+    let ats = c.app.store.connector(c.connector).await.unwrap().unwrap();
+    assert_eq!(ats.acting, vec!["update_lead".to_string()], "ticked as a tool that acts");
+    assert!(!ats.ticked.contains(&"update_lead".to_string()), "and never among the read tools");
+    c
+}
+
+fn lines(run: &Value) -> Vec<String> {
+    run["steps"].as_array().unwrap().iter().map(|s| s["line"].as_str().unwrap().to_string()).collect()
+}
+
+/// What the model was told for its tool calls, in order.
+fn tool_results(model: &AgentModelServer) -> Vec<String> {
+    let last = model.requests().last().cloned().expect("a request");
+    last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_acts_on_a_remembered_value_is_refused_and_nothing_waits() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_acting(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    model.script([
+        AgentReply::call("acme_ats__update_lead", json!({"id": "L-1001", "stage": "Won"})),
+        AgentReply::answer("I could not change it without reading it first."),
+    ]);
+    let asked = ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
+    let run = &asked["run"];
+    assert!(
+        run["memory_used"].as_array().unwrap().iter().any(|r| r["card"].is_string()),
+        "the lead is in the run's memory: {run}"
+    );
+    assert!(
+        lines(run).contains(&format!("Refused update_lead on Acme ATS: {REFUSED}")),
+        "the run shows the refused step: {:?}",
+        lines(run)
+    );
+    assert_eq!(REFUSED, "This uses a remembered value; read the source first");
+    assert_eq!(tool_results(&model), vec![REFUSED.to_string()], "the model is told the same sentence");
+    let (status, inbox) = c.app.get_json(&alice, "/api/inbox").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(inbox, json!([]), "nothing waits in her Inbox");
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal", "nothing was written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_read_it_waits_in_the_inbox_and_acts_only_once_approved() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_acting(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::call("acme_ats__update_lead", json!({"id": "L-1001", "stage": "Won"})),
+        AgentReply::answer("It waits in your Inbox."),
+    ]);
+    let asked = ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
+    let steps = lines(&asked["run"]);
+    assert!(steps.iter().any(|s| s.starts_with("Read with get_lead from Acme ATS")), "{steps:?}");
+    assert!(
+        steps.contains(&"Waiting for your approval in the Inbox: update_lead on Acme ATS".to_string()),
+        "{steps:?}"
+    );
+    assert_eq!(tool_results(&model)[1], WAITING_FOR_APPROVAL);
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal", "nothing acts before she approves");
+
+    let (_, inbox) = c.app.get_json(&alice, "/api/inbox").await;
+    let waiting = &inbox[0];
+    assert_eq!(inbox.as_array().unwrap().len(), 1);
+    assert_eq!(waiting["line"], "update_lead on Acme ATS");
+    assert_eq!(waiting["state"], "waiting");
+    assert_eq!(waiting["arguments"], json!({"id": "L-1001", "stage": "Won"}));
+    assert_eq!(waiting["agent"], "Sales Assistant");
+    assert_eq!(waiting["thread"], asked["thread"]);
+    let id = waiting["id"].as_i64().unwrap();
+
+    // Her Inbox is hers: not another person's, and not a token's.
+    let bob = c.app.sign_in("bob").await;
+    let (_, bobs) = c.app.get_json(&bob, "/api/inbox").await;
+    assert_eq!(bobs, json!([]));
+    let r = bob.post(c.app.url(&format!("/api/inbox/{id}/approve"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(body(r).await["message"], "There is no such action in your Inbox");
+    let r = alice.post(c.app.url("/api/tokens")).json(&json!({"name": "script"})).send().await.unwrap();
+    let token = body(r).await["token"].as_str().unwrap().to_string();
+    let r = client().post(c.app.url(&format!("/api/inbox/{id}/approve"))).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(body(r).await["error"], "session_required");
+    let r = client().get(c.app.url("/api/inbox")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(body(r).await["error"], "session_required");
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");
+
+    let r = alice.post(c.app.url(&format!("/api/inbox/{id}/approve"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let done = body(r).await;
+    assert_eq!(
+        (done["state"].as_str(), done["outcome"].as_str()),
+        (Some("done"), Some("Done: update_lead on Acme ATS"))
+    );
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Won", "approved, it acts at the source");
+    let r = alice.post(c.app.url(&format!("/api/inbox/{id}/decline"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    assert_eq!(body(r).await["message"], "This was already decided");
+    let audit = c.app.store.audit_log(50).await.unwrap();
+    assert!(audit.iter().any(|e| e.action == "inbox.approved" && e.subject == format!("inbox_action:{id}")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_action_never_acts_and_a_run_for_nobody_acts_not_at_all() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_acting(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::call("acme_ats__update_lead", json!({"id": "L-1001", "stage": "Lost"})),
+        AgentReply::answer("It waits in your Inbox."),
+    ]);
+    ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
+    let (_, inbox) = c.app.get_json(&alice, "/api/inbox").await;
+    let id = inbox[0]["id"].as_i64().unwrap();
+    let r = alice.post(c.app.url(&format!("/api/inbox/{id}/decline"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(body(r).await["state"], "declined");
+    let r = alice.post(c.app.url(&format!("/api/inbox/{id}/approve"))).send().await.unwrap();
+    assert_eq!(body(r).await["message"], "This was already decided");
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal", "declined, nothing acts");
+    let (_, inbox) = c.app.get_json(&alice, "/api/inbox").await;
+    assert_eq!(inbox[0]["state"], "declined", "kept, never deleted");
+
+    // A schedule acts for nobody: nobody could approve, so it is not done.
+    let sales = c.app.store.directory().await.unwrap().agents.iter().find(|a| a.name == "Sales Assistant").unwrap().id;
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::call("acme_ats__update_lead", json!({"id": "L-1001", "stage": "Won"})),
+        AgentReply::answer("Not done."),
+    ]);
+    let started = c
+        .app
+        .runs
+        .start(RunRequest { kind: RunKind::Schedule, agent: sales, for_person: None, question: NIMBUS.into() })
+        .await
+        .unwrap();
+    let run = c.app.runs.execute(started.run).await.unwrap();
+    assert!(run.steps.iter().any(|s| s.line
+        == "Not done: update_lead on Acme ATS acts only with a person's approval, and this run acts for nobody"));
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");
+}
