@@ -11,6 +11,7 @@ pub mod connectors;
 pub mod cores;
 pub mod events;
 pub mod flash;
+pub mod inbox;
 pub mod memory;
 pub mod org;
 pub mod paths;
@@ -86,6 +87,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/ask") view=ask::ask_page::AskPage ssr=mode.clone()/>
                     <Route path=path!("/threads/:id") view=ask::thread_page::ThreadPage ssr=mode.clone()/>
                     <Route path=path!("/company/events") view=events::events_page::EventsPage ssr=mode.clone()/>
+                    <Route path=path!("/inbox") view=inbox::inbox_page::InboxPage ssr=mode.clone()/>
                 </Routes>
             </main>
         </Router>

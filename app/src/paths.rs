@@ -38,6 +38,7 @@ pub fn connector(id: i64) -> String {
 }
 pub const IMPROVE: &str = "/org/improve";
 pub const ASK: &str = "/ask";
+pub const INBOX: &str = "/inbox";
 pub const EVENTS: &str = "/company/events";
 
 pub fn thread(id: engine::runs::ThreadId) -> String {

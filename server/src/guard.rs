@@ -38,7 +38,7 @@ pub async fn same_origin_writes(req: Request, next: Next) -> Response {
 
 pub(crate) fn is_page(path: &str) -> bool {
     path == "/"
-        || ["/company", "/cores", "/profile", "/org", "/ask", "/threads"]
+        || ["/company", "/cores", "/profile", "/org", "/ask", "/threads", "/inbox"]
             .iter()
             .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
@@ -88,7 +88,7 @@ mod tests {
         assert!(is_page("/"));
         assert!(is_page("/company/roles"));
         assert!(is_page("/cores/company:role:sales/edit"));
-        assert!(is_page("/ask") && is_page("/threads/4"));
+        assert!(is_page("/ask") && is_page("/threads/4") && is_page("/inbox"));
         assert!(!is_page("/signin"));
         assert!(!is_page("/invite/inv_0123"), "an invite link is opened signed out");
         assert!(is_page("/profile/password"));

@@ -23,6 +23,7 @@ pub fn Nav() -> impl IntoView {
                             view! {
                                 <nav>
                                     <a href=paths::ASK>"Ask"</a>
+                                    <a href=paths::INBOX>"Inbox"</a>
                                     <a href=paths::ROLES>"Roles and core knowledge"</a>
                                     <a href=paths::TEAMS>"Teams"</a>
                                     {person.is_admin.then(|| view! { <a href=paths::PEOPLE>"People"</a> <a href=paths::CONNECTORS>"Connectors"</a> <a href=paths::EVENTS>"Events"</a> })}

@@ -12,7 +12,7 @@
 
 use crate::cards::source::CardField;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The sentence a refused step shows, and the model is told so that it can read first.
 pub const REFUSED: &str = "This uses a remembered value; read the source first";
@@ -110,8 +110,32 @@ pub struct Provenance {
     never: HashSet<Atom>,
 }
 
+/// A text as the words it is compared by: lowercased tokens joined by one space. A token keeps
+/// the characters that join an email, an id or a domain, so "litware" is not a word of
+/// "dana@litware.example".
 fn words(s: &str) -> String {
-    s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(s.len());
+    for token in s.split(|c: char| !(c.is_alphanumeric() || "@.-_+'".contains(c))) {
+        let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+        if token.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(token.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
+/// Whether `hay` (words) holds `needle` (words) as whole words.
+fn has_words(hay: &str, needle: &str) -> bool {
+    !needle.is_empty()
+        && hay.match_indices(needle).any(|(i, _)| {
+            let before = hay[..i].chars().next_back();
+            let after = hay[i + needle.len()..].chars().next();
+            before.is_none_or(|c| c == ' ' || c == '\n') && after.is_none_or(|c| c == ' ' || c == '\n')
+        })
 }
 
 fn email(s: &str) -> Option<String> {
@@ -197,23 +221,6 @@ fn atoms_in(text: &str) -> Vec<Atom> {
         }
     }
     out
-}
-
-/// Whether `hay` (lowercased words) holds `needle` (lowercased words) as whole words, and not
-/// as part of an email, an id or a domain.
-fn has_words(hay: &str, needle: &str) -> bool {
-    if needle.is_empty() {
-        return false;
-    }
-    hay.match_indices(needle).any(|(i, _)| {
-        let before = hay[..i].chars().next_back();
-        let mut after = hay[i + needle.len()..].chars();
-        let (next, then) = (after.next(), after.next());
-        let joined_before = before.is_some_and(|c| c.is_alphanumeric() || "@.-_".contains(c));
-        let joined_after = next.is_some_and(|c| c.is_alphanumeric() || "@-_".contains(c))
-            || (next == Some('.') && then.is_some_and(char::is_alphanumeric));
-        !joined_before && !joined_after
-    })
 }
 
 /// Whether a field names its record by what it is called, whatever its value looks like.
@@ -322,51 +329,84 @@ impl Provenance {
             }
     }
 
-    /// Whether `atom` is in an argument value (`whole` its whole value, `inside` what it holds,
-    /// `text` its words).
-    fn appears(atom: &Atom, whole: &Option<Atom>, inside: &[Atom], text: &str) -> bool {
-        whole.as_ref() == Some(atom)
-            || inside.contains(atom)
-            || match atom {
-                Atom::Text(t) => has_words(text, t),
-                _ => false,
-            }
-    }
-
     /// Checks a planned step's arguments. A read may take any value: memory decides what to read.
     pub fn check(&self, kind: StepKind, args: &Value) -> Result<(), Refusal> {
         if !kind.guarded() {
             return Ok(());
         }
-        let mut values = Vec::new();
-        leaves(args, &mut values);
-        let values: Vec<(String, Option<Atom>, Vec<Atom>, String)> = values
-            .into_iter()
-            .map(|v| (whole(&v), atoms_in(&v), words(&v), v))
-            .map(|(w, a, t, v)| (v, w, a, t))
-            .collect();
+        let args = Args::of(args);
         // The arguments are short and what was read grows with the run, so a value is looked
         // for in the arguments first, and only one found there is looked for among the reads.
-        let found = |r: &Remembered| -> Option<Refusal> {
-            let (v, ..) = values.iter().find(|(_, w, inside, text)| Self::appears(&r.atom, w, inside, text))?;
-            (!self.is_read(&r.atom)).then(|| Refusal { value: v.clone(), from: r.from.clone() })
+        let found = |r: &Remembered| -> Option<(Refusal, bool)> {
+            let at = args.find(&r.atom)?;
+            let read = self.is_read(&r.atom);
+            Some((Refusal { value: args.values[at].clone(), from: r.from.clone() }, read))
         };
         for card in &self.cards {
-            if let Some(refusal) = card.naming.iter().find_map(found) {
-                return Err(refusal);
-            }
             // The card's other values count only when the step names its record, read or not.
-            let names_it =
-                card.naming.iter().any(|r| values.iter().any(|(_, w, a, t)| Self::appears(&r.atom, w, a, t)));
+            let mut names_it = false;
+            for (refusal, read) in card.naming.iter().filter_map(found) {
+                if !read {
+                    return Err(refusal);
+                }
+                names_it = true;
+            }
             if names_it {
-                if let Some(refusal) = card.other.iter().find_map(found) {
+                if let Some((refusal, _)) = card.other.iter().filter_map(found).find(|(_, read)| !read) {
                     return Err(refusal);
                 }
             }
         }
-        match self.lessons.iter().find_map(found) {
-            Some(refusal) => Err(refusal),
+        match self.lessons.iter().filter_map(found).find(|(_, read)| !read) {
+            Some((refusal, _)) => Err(refusal),
             None => Ok(()),
+        }
+    }
+}
+
+/// The longest name looked up by its words at once; a longer text (a lesson's claim) is looked
+/// for inside each value's words.
+const MAX_GRAM: usize = 6;
+
+/// A planned step's arguments, indexed once, so each remembered value is a lookup: the atoms of
+/// each value, and its runs of up to `MAX_GRAM` words.
+struct Args {
+    values: Vec<String>,
+    atoms: HashMap<Atom, usize>,
+    grams: HashMap<String, usize>,
+    texts: Vec<String>,
+}
+
+impl Args {
+    fn of(args: &Value) -> Self {
+        let mut values = Vec::new();
+        leaves(args, &mut values);
+        let (mut atoms, mut grams, mut texts) = (HashMap::new(), HashMap::new(), Vec::new());
+        for (i, v) in values.iter().enumerate() {
+            for atom in whole(v).into_iter().chain(atoms_in(v)) {
+                atoms.entry(atom).or_insert(i);
+            }
+            let text = words(v);
+            let tokens: Vec<&str> = text.split(' ').collect();
+            for start in 0..tokens.len() {
+                for end in start + 1..=(start + MAX_GRAM).min(tokens.len()) {
+                    grams.entry(tokens[start..end].join(" ")).or_insert(i);
+                }
+            }
+            texts.push(text);
+        }
+        Self { values, atoms, grams, texts }
+    }
+
+    /// The index of the first value holding `atom`.
+    fn find(&self, atom: &Atom) -> Option<usize> {
+        if let Some(i) = self.atoms.get(atom) {
+            return Some(*i);
+        }
+        match atom {
+            Atom::Text(t) if t.split(' ').count() <= MAX_GRAM => self.grams.get(t).copied(),
+            Atom::Text(t) => self.texts.iter().position(|text| has_words(text, t)),
+            _ => None,
         }
     }
 }

@@ -170,3 +170,43 @@ async fn a_declined_action_never_acts_and_a_run_for_nobody_acts_not_at_all() {
         == "Not done: update_lead on Acme ATS acts only with a person's approval, and this run acts for nobody"));
     assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inbox_page_shows_what_waits_and_approves_with_a_plain_form_post() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_acting(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let (_, empty) = c.app.page(&alice, "/inbox").await;
+    assert!(plain(&empty).contains("Nothing waits in your Inbox."));
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::call("acme_ats__update_lead", json!({"id": "L-1001", "stage": "Won"})),
+        AgentReply::answer("It waits in your Inbox."),
+    ]);
+    ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
+    let (status, html) = c.app.page(&alice, "/inbox").await;
+    assert_eq!(status, StatusCode::OK);
+    let text = plain(&html);
+    assert!(text.contains("update_lead on Acme ATS</strong> · asked by Sales Assistant"), "{text}");
+    assert!(text.contains("Waiting for you") && text.contains("\"stage\": \"Won\""), "{text}");
+    let (_, inbox) = c.app.get_json(&alice, "/api/inbox").await;
+    let id = inbox[0]["id"].as_i64().unwrap().to_string();
+
+    // Bob's post for her action changes nothing.
+    let bob = c.app.sign_in("bob").await;
+    c.app.form_post(&bob, "/fn/decide_action", &[("id", &id), ("approve", "true")]).await;
+    let (_, bobs) = c.app.page(&bob, "/inbox").await;
+    assert!(plain(&bobs).contains("There is no such action in your Inbox"), "{}", plain(&bobs));
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");
+
+    let r = c.app.form_post(&alice, "/fn/decide_action", &[("id", &id), ("approve", "true")]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&alice, "/inbox").await;
+    let text = plain(&html);
+    assert!(text.contains("Done: update_lead on Acme ATS"), "{text}");
+    assert!(!html.contains(">Approve<"), "a decided action offers no buttons");
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Won");
+
+    let signed_out = client().get(c.app.url("/inbox")).send().await.unwrap();
+    assert!(signed_out.status().is_redirection(), "the Inbox needs a sign-in");
+}
