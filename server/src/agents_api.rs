@@ -24,6 +24,7 @@ pub fn router() -> Router<AppState> {
         .route("/agents/{id}/clearance", post(set_clearance))
         .route("/connectors/{id}/admits-roles", post(set_admits_roles))
         .route("/connectors/{id}/own-keys", post(set_own_keys))
+        .route("/connectors/{id}/write-targets", post(set_write_target))
 }
 
 #[derive(Deserialize)]
@@ -134,4 +135,27 @@ async fn set_own_keys(
     let c = s.store.connector(id).await.map_err(ApiError::internal)?;
     let tools = c.map(|c| c.own_key_tools).unwrap_or_default();
     Ok(Json(json!({ "connector": id, "own_key_tools": tools, "message": message })).into_response())
+}
+
+#[derive(Deserialize)]
+struct WriteTargetBody {
+    /// A ticked tool that acts.
+    tool: String,
+    /// The kind of record it changes, and the argument holding its id; both absent to clear.
+    kind: Option<String>,
+    id_argument: Option<String>,
+}
+
+/// An admin sets what a tool that acts changes, so the change reads the record first.
+async fn set_write_target(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Path(id): Path<i64>,
+    Json(b): Json<WriteTargetBody>,
+) -> Result<Response, ApiError> {
+    let target = b.kind.as_deref().map(|k| (k, b.id_argument.as_deref().unwrap_or("")));
+    let message = s.memory.set_write_target(&by, id, &b.tool, target).await?;
+    let c = s.store.connector(id).await.map_err(ApiError::internal)?;
+    let targets = c.map(|c| c.write_targets).unwrap_or_default();
+    Ok(Json(json!({ "connector": id, "write_targets": targets, "message": message })).into_response())
 }

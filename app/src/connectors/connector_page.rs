@@ -5,6 +5,7 @@ use super::load_sheet::{load_sheet, SheetData};
 use super::save_connector::SaveConnector;
 use super::set_company_key::SetCompanyKey;
 use super::set_whos_who::SetWhosWho;
+use super::set_write_target::SetWriteTarget;
 use super::tick_tool::TickTool;
 use super::toolset_access::{AdmitsRoles, OwnKeys};
 use crate::components::{loaded, NoticeLine};
@@ -64,11 +65,18 @@ fn SheetView(data: SheetData) -> impl IntoView {
     let id = c.id;
     let mode = c.key_mode.as_str();
     let label = c.label.as_str();
+    let mut kinds: Vec<String> = sheet.shapes.iter().filter(|s| s.confirmed).map(|s| s.kind.clone()).collect();
+    kinds.sort();
+    kinds.dedup();
     let tools_view = match sheet.tools.clone() {
         Ok(tools) => view! {
             <ul class="tools">
                 {tools.into_iter().map(|t| {
                     let on = c.ticked.contains(&t.name) || c.acting.contains(&t.name);
+                    let target = (t.access == "write" && on).then(|| {
+                        let now = c.write_targets.iter().find(|w| w.tool == t.name).cloned();
+                        view! { <WriteTargetForm id tool=t.name.clone() kinds=kinds.clone() now/> }
+                    });
                     view! {
                         <li>
                             <form method="post" action=TickTool::url() class="inline">
@@ -85,6 +93,7 @@ fn SheetView(data: SheetData) -> impl IntoView {
                                 )}
                                 <button type="submit">{if on { "Untick" } else { "Tick" }}</button>
                             </form>
+                            {target}
                         </li>
                     }
                 }).collect_view()}
@@ -213,4 +222,38 @@ fn SheetView(data: SheetData) -> impl IntoView {
             <p class="meta">"{me} stands for the person's email and {today} for their date."</p>
         </section>
     }
+}
+
+/// What a ticked tool that acts changes: set, the change reads that record first.
+#[component]
+fn WriteTargetForm(
+    id: i64,
+    tool: String,
+    kinds: Vec<String>,
+    now: Option<engine::cards::source::WriteTarget>,
+) -> impl IntoView {
+    let current = now.as_ref().map(|w| w.kind.clone()).unwrap_or_default();
+    let argument = now.as_ref().map(|w| w.id_argument.clone()).unwrap_or_else(|| "id".to_string());
+    let line = match &now {
+        Some(w) => format!("Changes a {} named by its {} argument: it reads the record first.", w.kind, w.id_argument),
+        None => "No write target: the change runs without reading a record first.".to_string(),
+    };
+    view! {
+        <form method="post" action=SetWriteTarget::url() class="write-target">
+            <input type="hidden" name="id" value=id.to_string()/>
+            <input type="hidden" name="tool" value=tool/>
+            <span class="meta">{line}" "</span>
+            <label>"Changes a "
+                <select name="kind">
+                    <option value="" selected=current.is_empty()>"(no record)"</option>
+                    {kinds.into_iter().map(|k| view! {
+                        <option value=k.clone() selected=k == current>{k.clone()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>" named by the argument " <input type="text" name="id_argument" value=argument/></label>
+            <button type="submit">"Save the write target"</button>
+        </form>
+    }
+    .into_any()
 }

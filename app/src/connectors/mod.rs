@@ -14,5 +14,6 @@ pub mod set_admits_roles;
 pub mod set_company_key;
 pub mod set_own_key_tools;
 pub mod set_whos_who;
+pub mod set_write_target;
 pub mod tick_tool;
 pub mod toolset_access;

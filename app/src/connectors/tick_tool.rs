@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
-/// Ticks or unticks one read tool. Unticking may remove cards no tool reads any more.
+/// Ticks or unticks one tool, a read tool or a tool that acts. Unticking a read tool may remove
+/// cards no tool reads any more.
 #[server(prefix = "/fn", endpoint = "tick_tool")]
 pub async fn tick_tool(id: i64, tool: String, on: bool) -> Result<(), ServerFnError> {
     use crate::flash::Notice;

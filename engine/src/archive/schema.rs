@@ -284,6 +284,7 @@ pub const TABLES: &[Table] = &[
                 c("updated_at", Time),
                 c("whos_who", Bool),
                 c("acting_tools", Text),
+                c("write_targets", Text),
             ],
         )
     },

@@ -89,6 +89,9 @@ pub struct Connector {
     /// the read tools, so that nothing that reads (drafting shapes, queries, checks) calls them.
     #[serde(default)]
     pub acting: Vec<String>,
+    /// For tools that act and change one record: which record, so the change reads it first.
+    #[serde(default)]
+    pub write_targets: Vec<WriteTarget>,
     pub label: DataLabel,
     /// Role slugs its toolset admits; empty admits everyone.
     pub admits_roles: Vec<String>,
@@ -175,6 +178,16 @@ pub struct ShapeField {
     pub name: String,
     /// Notes, subjects, bodies: text someone outside wrote.
     pub free_text: bool,
+}
+
+/// What a tool that acts changes, as an admin set it: the kind of record, and the argument that
+/// holds its id. The change then reads the record first, with the get tool of a confirmed read
+/// shape of that kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteTarget {
+    pub tool: String,
+    pub kind: String,
+    pub id_argument: String,
 }
 
 /// What a ticked read tool returns, as an admin confirmed it.
@@ -289,6 +302,7 @@ mod tests {
             own_key_tools: vec![],
             ticked: vec!["get_lead".into(), "list_leads".into()],
             acting: vec![],
+            write_targets: vec![],
             label: DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,

@@ -283,6 +283,7 @@ mod tests {
             own_key_tools: vec![],
             ticked: vec!["list_leads".into()],
             acting: vec![],
+            write_targets: vec![],
             label: DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,

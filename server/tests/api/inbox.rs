@@ -210,3 +210,83 @@ async fn the_inbox_page_shows_what_waits_and_approves_with_a_plain_form_post() {
     let signed_out = client().get(c.app.url("/inbox")).send().await.unwrap();
     assert!(signed_out.status().is_redirection(), "the Inbox needs a sign-in");
 }
+
+/// Alice's run reads L-1001 and plans its change; it waits in her Inbox. Returns the action's id.
+async fn planned_change(c: &Cards, model: &AgentModelServer, alice: &reqwest::Client) -> String {
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::call("acme_ats__update_lead", json!({"id": "L-1001", "stage": "Won"})),
+        AgentReply::answer("It waits in your Inbox."),
+    ]);
+    ask(&c.app, alice, "Sales Assistant", NIMBUS).await;
+    let (_, inbox) = c.app.get_json(alice, "/api/inbox").await;
+    inbox[0]["id"].as_i64().unwrap().to_string()
+}
+
+async fn approve(c: &Cards, alice: &reqwest::Client, id: &str) -> Value {
+    body(alice.post(c.app.url(&format!("/api/inbox/{id}/approve"))).send().await.unwrap()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_target_reads_the_record_first_and_says_why_a_change_cannot_go() {
+    use crate::cards::admin;
+    let model = AgentModelServer::start().await;
+    let c = spawn_acting(&model).await;
+    let ada = c.app.sign_in("ada").await;
+    let set =
+        |body: Value| ada.post(c.app.url(&format!("/api/connectors/{}/write-targets", c.connector))).json(&body).send();
+    let r = set(json!({"tool": "update_lead", "kind": "deal", "id_argument": "id"})).await.unwrap();
+    assert_eq!(body(r).await["message"], "Acme ATS has no confirmed read shape of deal records");
+    let r = set(json!({"tool": "get_lead", "kind": "lead", "id_argument": "id"})).await.unwrap();
+    assert_eq!(body(r).await["message"], "get_lead is not a ticked tool that acts of Acme ATS");
+    let r = set(json!({"tool": "update_lead", "kind": "lead", "id_argument": " "})).await.unwrap();
+    assert_eq!(body(r).await["message"], "Name the argument that holds the record's id");
+    let alice = c.app.sign_in("alice").await;
+    let r = alice
+        .post(c.app.url(&format!("/api/connectors/{}/write-targets", c.connector)))
+        .json(&json!({"tool": "update_lead", "kind": "lead", "id_argument": "id"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_client_error(), "only an admin sets it");
+    let r = set(json!({"tool": "update_lead", "kind": "lead", "id_argument": "id"})).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(body(r).await["write_targets"], json!([{"tool": "update_lead", "kind": "lead", "id_argument": "id"}]));
+
+    // Changed at the source after her run read it: refused, and nothing written.
+    let id = planned_change(&c, &model, &alice).await;
+    let mut rec = lead(&c.ats, "L-1001").await;
+    rec["notes"] = json!("Priya called back.");
+    assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1001", Some(rec)).await.is_success());
+    let failed = approve(&c, &alice, &id).await;
+    assert_eq!(failed["state"], "failed");
+    assert_eq!(failed["outcome"], "Not done: Nimbus Logistics changed since it was read; read it again");
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");
+
+    // Read again by the next run, unchanged since: it goes.
+    let id = planned_change(&c, &model, &alice).await;
+    assert_eq!(approve(&c, &alice, &id).await["outcome"], "Done: update_lead on Acme ATS");
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Won");
+
+    // A source that cannot be read first: nothing is changed.
+    let id = planned_change(&c, &model, &alice).await;
+    let admin_p = crate::cards::person(&c.app, "ada").await;
+    c.app
+        .store
+        .set_killed(c.connector, true, engine::store::Actor { person: Some(admin_p.id), at: chrono::Utc::now() })
+        .await
+        .unwrap();
+    let failed = approve(&c, &alice, &id).await;
+    let outcome = failed["outcome"].as_str().unwrap();
+    assert!(outcome.starts_with("Not done: Nimbus Logistics could not be read before the change: "), "{outcome}");
+    c.app
+        .store
+        .set_killed(c.connector, false, engine::store::Actor { person: Some(admin_p.id), at: chrono::Utc::now() })
+        .await
+        .unwrap();
+
+    // Gone at the source.
+    let id = planned_change(&c, &model, &alice).await;
+    assert!(admin(&c.ats, reqwest::Method::DELETE, "/admin/leads/L-1001", None).await.is_success());
+    assert_eq!(approve(&c, &alice, &id).await["outcome"], "Not done: Nimbus Logistics is no longer at Acme ATS");
+}

@@ -195,6 +195,11 @@ async fn update_connector_changes_only_what_removes_nothing(db: Db) {
     let changed = Connector {
         ticked: vec!["list_deals".into()],
         acting: vec!["update_deal".into()],
+        write_targets: vec![engine::cards::source::WriteTarget {
+            tool: "update_deal".into(),
+            kind: "deal".into(),
+            id_argument: "deal_id".into(),
+        }],
         label: DataLabel::Confidential,
         admits_roles: vec![],
         structured: Freshness { soft_mins: 5, hard_mins: 50 },
@@ -216,7 +221,8 @@ async fn update_connector_changes_only_what_removes_nothing(db: Db) {
         (entry.action.as_str(), entry.detail.as_str()),
         (
             "connector.settings",
-            "ticked list_deals; acting update_deal; label confidential; admits everyone; limit 30/h"
+            "ticked list_deals; acting update_deal (update_deal changes a deal named by deal_id); label confidential; \
+             admits everyone; limit 30/h"
         )
     );
 }

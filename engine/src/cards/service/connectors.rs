@@ -442,6 +442,39 @@ impl PersonMemory {
         self.save_settings(admin, &c).await
     }
 
+    /// Sets (or with `None` clears) what a ticked tool that acts changes: a kind of record that
+    /// has a confirmed read shape, and the argument holding its id.
+    pub async fn set_write_target(
+        &self,
+        admin: &Person,
+        id: i64,
+        tool: &str,
+        target: Option<(&str, &str)>,
+    ) -> Result<String, MemoryError> {
+        Self::admin(admin)?;
+        let mut c = self.connector(id).await?;
+        if !c.acting.iter().any(|t| t == tool) {
+            return Err(MemoryError::Invalid(format!("{tool} is not a ticked tool that acts of {}", c.name)));
+        }
+        c.write_targets.retain(|t| t.tool != tool);
+        if let Some((kind, id_argument)) = target {
+            let (kind, id_argument) = (kind.trim(), id_argument.trim());
+            if id_argument.is_empty() {
+                return Err(MemoryError::Invalid("Name the argument that holds the record's id".into()));
+            }
+            let shapes = self.store.shapes(id).await?;
+            if !shapes.iter().any(|s| s.confirmed && s.kind == kind) {
+                return Err(MemoryError::Invalid(format!("{} has no confirmed read shape of {kind} records", c.name)));
+            }
+            c.write_targets.push(crate::cards::source::WriteTarget {
+                tool: tool.into(),
+                kind: kind.into(),
+                id_argument: id_argument.into(),
+            });
+        }
+        self.save_settings(admin, &c).await
+    }
+
     /// The sheet's shape form: its fields are read, then the shape is confirmed as
     /// [`confirm_shape`](Self::confirm_shape) does. Returns the shape confirmed.
     pub async fn confirm_shape_form(&self, admin: &Person, form: &ShapeForm) -> Result<RecordShape, MemoryError> {

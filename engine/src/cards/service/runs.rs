@@ -158,11 +158,79 @@ impl PersonMemory {
                 agent.cleared_for.as_str()
             ));
         }
+        if let Some(target) = c.write_targets.iter().find(|t| t.tool == tool) {
+            self.read_before_write(person, &c, target, args).await?;
+        }
         let (_, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
         match self.call(&c, &key, tool, args, "act").await.map_err(|r| r.to_string())? {
             Ok(v) => Ok(v),
             Err(SourceError::Forbidden) => Err(refused_read(&c)),
             Err(e) => Err(format!("{}: {e}", c.name)),
+        }
+    }
+
+    /// A change with a write target reads its record first, as the person, with the get tool of
+    /// a confirmed read shape of that kind. It goes ahead only if the record is as the person last
+    /// read it: the same version (or, with no version, the same fields).
+    async fn read_before_write(
+        &self,
+        person: &Person,
+        c: &Connector,
+        target: &crate::cards::source::WriteTarget,
+        args: &Value,
+    ) -> Result<(), String> {
+        let id = match args.get(&target.id_argument) {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => return Err(format!("the change names no {} in {}", target.kind, target.id_argument)),
+        };
+        let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
+        let Some(shape) = shapes.into_iter().find(|s| s.confirmed && s.kind == target.kind) else {
+            return Err(format!("{} has no confirmed read shape of {} records", c.name, target.kind));
+        };
+        let last = self
+            .store
+            .kept(person.id)
+            .await
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(card, _)| card)
+            .find(|card| card.connector == c.id && card.kind == target.kind && card.record_id == id);
+        let named = |fields: &[CardField]| {
+            ["company", "name", "title", "subject"]
+                .iter()
+                .find_map(|n| fields.iter().find(|f| f.name == *n && !f.value.trim().is_empty()))
+                .map(|f| f.value.clone())
+        };
+        let mut name = last.as_ref().and_then(|card| named(&card.fields)).unwrap_or_else(|| id.clone());
+        let key = match self.key_for(c, &shape.get_tool, person).await {
+            Ok((_, key)) => key,
+            Err(r) => return Err(format!("{name} could not be read before the change: {r}")),
+        };
+        let read = serde_json::json!({ shape.id_field.clone(): id });
+        let record = match self.call(c, &key, &shape.get_tool, &read, "act").await {
+            Err(refusal) => return Err(format!("{name} could not be read before the change: {refusal}")),
+            Ok(Err(SourceError::NotFound)) => return Err(format!("{name} is no longer at {}", c.name)),
+            Ok(Err(SourceError::Forbidden)) => {
+                return Err(format!("{name} could not be read before the change: {}", refused_read(c)))
+            }
+            Ok(Err(e)) => return Err(format!("{name} could not be read before the change: {}: {e}", c.name)),
+            Ok(Ok(record)) => record,
+        };
+        let Some(now) = keep_fields(&shape, &record) else {
+            return Err(format!("{name} could not be read before the change: {} answered it without its id", c.name));
+        };
+        if last.is_none() {
+            name = named(&now.fields).unwrap_or(name);
+        }
+        let same = last.is_some_and(|card| match (&card.version, &now.version) {
+            (Some(before), Some(after)) => before == after,
+            _ => now.fields.iter().all(|f| card.fields.iter().any(|o| o.name == f.name && o.value == f.value)),
+        });
+        if same {
+            Ok(())
+        } else {
+            Err(format!("{name} changed since it was read; read it again"))
         }
     }
 

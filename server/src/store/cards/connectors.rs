@@ -272,7 +272,7 @@ impl ConnectorStore for SqliteStore {
         sqlx::query(
             "UPDATE connectors SET ticked = ?, label = ?, admits_roles = ?, structured_soft_mins = ?, \
              structured_hard_mins = ?, free_text_soft_mins = ?, free_text_hard_mins = ?, hourly_limit = ?, \
-             updated_at = ?, acting_tools = ? WHERE id = ?",
+             updated_at = ?, acting_tools = ?, write_targets = ? WHERE id = ?",
         )
         .bind(to_json(&c.ticked))
         .bind(c.label.as_str())
@@ -284,15 +284,20 @@ impl ConnectorStore for SqliteStore {
         .bind(i64::from(c.hourly_limit))
         .bind(actor.at)
         .bind(to_json(&c.acting))
+        .bind(to_json(&c.write_targets))
         .bind(c.id)
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
         let admits = if c.admits_roles.is_empty() { "everyone".to_string() } else { c.admits_roles.join(", ") };
         let detail = format!(
-            "ticked {}; acting {}; label {}; admits {admits}; limit {}/h",
+            "ticked {}; acting {}{}; label {}; admits {admits}; limit {}/h",
             c.ticked.join(", "),
             c.acting.join(", "),
+            c.write_targets
+                .iter()
+                .map(|t| format!(" ({} changes a {} named by {})", t.tool, t.kind, t.id_argument))
+                .collect::<String>(),
             c.label.as_str(),
             c.hourly_limit
         );

@@ -44,6 +44,7 @@ fn connector_from(row: &SqliteRow) -> Result<Connector, StoreError> {
         own_key_tools: json_list(row, "own_key_tools"),
         ticked: json_list(row, "ticked"),
         acting: json_list(row, "acting_tools"),
+        write_targets: serde_json::from_str(row.get("write_targets")).map_err(|_| bad("write targets"))?,
         label: DataLabel::parse(row.get("label")).ok_or_else(|| bad("label"))?,
         admits_roles: json_list(row, "admits_roles"),
         keep_cards: row.get::<i64, _>("keep_cards") != 0,

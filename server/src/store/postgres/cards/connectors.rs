@@ -277,7 +277,7 @@ impl ConnectorStore for PgStore {
         sqlx::query(
             "UPDATE connectors SET ticked = $1, label = $2, admits_roles = $3, structured_soft_mins = $4, \
              structured_hard_mins = $5, free_text_soft_mins = $6, free_text_hard_mins = $7, hourly_limit = $8, \
-             updated_at = $9, acting_tools = $10 WHERE id = $11",
+             updated_at = $9, acting_tools = $10, write_targets = $11 WHERE id = $12",
         )
         .bind(to_json(&c.ticked))
         .bind(c.label.as_str())
@@ -289,15 +289,20 @@ impl ConnectorStore for PgStore {
         .bind(i64::from(c.hourly_limit))
         .bind(actor.at)
         .bind(to_json(&c.acting))
+        .bind(to_json(&c.write_targets))
         .bind(c.id)
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
         let admits = if c.admits_roles.is_empty() { "everyone".to_string() } else { c.admits_roles.join(", ") };
         let detail = format!(
-            "ticked {}; acting {}; label {}; admits {admits}; limit {}/h",
+            "ticked {}; acting {}{}; label {}; admits {admits}; limit {}/h",
             c.ticked.join(", "),
             c.acting.join(", "),
+            c.write_targets
+                .iter()
+                .map(|t| format!(" ({} changes a {} named by {})", t.tool, t.kind, t.id_argument))
+                .collect::<String>(),
             c.label.as_str(),
             c.hourly_limit
         );
