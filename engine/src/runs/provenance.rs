@@ -83,27 +83,36 @@ enum Atom {
     Text(String),
 }
 
-/// A remembered value and where it came from.
-#[derive(Debug, Clone)]
-struct Remembered {
-    atom: Atom,
-    from: String,
+/// Where a remembered value sits: on a card (naming its record, or another of its values) or in
+/// a lesson; `order` keeps the order values were remembered in, so the refusal named is always
+/// the same one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Place {
+    /// (card, 0 naming or 1 other)
+    Card(usize, u8),
+    Lesson(usize),
 }
 
-/// A card's values: those naming its record count in every step; the others only in a step that
-/// names the record.
 #[derive(Debug, Clone)]
-struct CardValues {
-    naming: Vec<Remembered>,
-    other: Vec<Remembered>,
+struct Hit {
+    place: Place,
+    order: usize,
+    /// The whole remembered atom, when the index holds only its first words (a long claim).
+    long: Option<Atom>,
 }
 
 /// What a run remembers and what it has read, so far. Built from the run's block; each read the
-/// run makes is added as it returns.
+/// run makes is added as it returns. Remembered values are indexed once, so checking a step
+/// costs what its arguments hold, not what the block holds.
 #[derive(Debug, Clone)]
 pub struct Provenance {
-    cards: Vec<CardValues>,
-    lessons: Vec<Remembered>,
+    index: HashMap<Atom, Vec<Hit>>,
+    /// `card:<id>` of each card, `lesson:<id>` of each lesson.
+    cards: Vec<String>,
+    lessons: Vec<String>,
+    /// The most words a remembered name has, up to `MAX_GRAM`: the longest run of an argument's
+    /// words worth looking up.
+    longest: usize,
     read: HashSet<Atom>,
     /// Everything read, as lowercased words, for names and claims read inside longer text.
     read_text: String,
@@ -139,6 +148,9 @@ fn has_words(hay: &str, needle: &str) -> bool {
 }
 
 fn email(s: &str) -> Option<String> {
+    if !s.contains('@') {
+        return None;
+    }
     let e = s.trim().to_lowercase();
     let e = e.trim_matches(|c: char| !c.is_alphanumeric());
     let (local, domain) = e.split_once('@')?;
@@ -155,6 +167,9 @@ fn email(s: &str) -> Option<String> {
 /// code or without it.
 fn phone(s: &str) -> Option<String> {
     let s = s.trim();
+    if !s.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let digits: String = s.chars().filter(char::is_ascii_digit).collect();
     let phone_like = s.chars().all(|c| c.is_ascii_digit() || " +-().".contains(c));
     (phone_like && digits.len() >= 7).then(|| digits[digits.len().saturating_sub(10)..].to_string())
@@ -162,6 +177,9 @@ fn phone(s: &str) -> Option<String> {
 
 fn id_like(s: &str) -> Option<String> {
     let s = s.trim();
+    if !s.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let allowed = s.chars().all(|c| c.is_alphanumeric() || "-_:/.#".contains(c));
     let digit = s.chars().any(|c| c.is_ascii_digit());
     let letter = s.chars().any(|c| c.is_alphabetic());
@@ -192,7 +210,8 @@ fn atoms_in(text: &str) -> Vec<Atom> {
     let mut out = Vec::new();
     for token in text.split(|c: char| c.is_whitespace() || ",;<>\"'()[]{}".contains(c)) {
         let token = token.trim_end_matches(['.', '!', '?', ':']);
-        if token.is_empty() {
+        // Emails, ids and numbers all hold an @ or a digit; most words hold neither.
+        if token.is_empty() || !token.bytes().any(|b| b == b'@' || b.is_ascii_digit()) {
             continue;
         }
         if let Some(e) = email(token) {
@@ -204,6 +223,9 @@ fn atoms_in(text: &str) -> Vec<Atom> {
         }
     }
     // A phone number is often written with spaces, so it is looked for across tokens.
+    if text.bytes().filter(u8::is_ascii_digit).count() < 7 {
+        return out;
+    }
     let mut run = String::new();
     let mut digits = 0;
     for c in text.chars().chain(std::iter::once('\n')) {
@@ -263,44 +285,68 @@ impl Provenance {
         person: Option<(&str, &str)>,
         request: &str,
     ) -> Self {
-        let cards = cards
-            .iter()
-            .map(|c| {
-                let from = format!("card:{}", c.card);
-                let at = |atom| Remembered { atom, from: from.clone() };
-                let mut naming = vec![at(whole(&c.record_id).unwrap_or(Atom::Id(c.record_id.to_lowercase())))];
-                let mut other = Vec::new();
-                for f in &c.fields {
-                    if f.free_text {
-                        // Text someone outside wrote: what it names is remembered, not its words.
-                        other.extend(atoms_in(&f.value).into_iter().map(at));
-                    } else if let Some(atom) = naming_atom(f) {
-                        naming.push(at(atom));
-                    } else if let Some(atom) = whole(&f.value).filter(|_| f.value.trim().chars().count() >= 3) {
-                        // Shorter values ("no", "2") would match almost any message.
-                        other.push(at(atom));
+        let mut p = Self {
+            index: HashMap::new(),
+            cards: cards.iter().map(|c| format!("card:{}", c.card)).collect(),
+            lessons: lessons.iter().map(|l| format!("lesson:{}", l.id)).collect(),
+            longest: 1,
+            read: HashSet::new(),
+            read_text: String::new(),
+            never: HashSet::new(),
+        };
+        let mut order = 0;
+        for (i, c) in cards.iter().enumerate() {
+            p.remember(
+                whole(&c.record_id).unwrap_or(Atom::Id(c.record_id.to_lowercase())),
+                Place::Card(i, 0),
+                &mut order,
+            );
+            for f in &c.fields {
+                if f.free_text {
+                    // Text someone outside wrote: what it names is remembered, not its words.
+                    for atom in atoms_in(&f.value) {
+                        p.remember(atom, Place::Card(i, 1), &mut order);
                     }
+                } else if let Some(atom) = naming_atom(f) {
+                    p.remember(atom, Place::Card(i, 0), &mut order);
+                } else if let Some(atom) = whole(&f.value).filter(|_| f.value.trim().chars().count() >= 3) {
+                    // Shorter values ("no", "2") would match almost any message.
+                    p.remember(atom, Place::Card(i, 1), &mut order);
                 }
-                CardValues { naming, other }
-            })
-            .collect();
-        let lessons = lessons
-            .iter()
-            .flat_map(|l| {
-                let from = format!("lesson:{}", l.id);
-                std::iter::once(Atom::Text(words(&l.text)))
-                    .chain(atoms_in(&l.text))
-                    .map(move |atom| Remembered { atom, from: from.clone() })
-            })
-            .collect();
-        let mut never: HashSet<Atom> = ["me", "today", "now"].iter().map(|w| Atom::Text((*w).to_string())).collect();
-        if let Some((id, mail)) = person {
-            never.extend(whole(id));
-            never.extend(email(mail).map(Atom::Email));
+            }
         }
-        let mut p = Self { cards, lessons, read: HashSet::new(), read_text: String::new(), never };
+        for (i, l) in lessons.iter().enumerate() {
+            p.remember(Atom::Text(words(&l.text)), Place::Lesson(i), &mut order);
+            for atom in atoms_in(&l.text) {
+                p.remember(atom, Place::Lesson(i), &mut order);
+            }
+        }
+        p.never = ["me", "today", "now"].iter().map(|w| Atom::Text((*w).to_string())).collect();
+        if let Some((id, mail)) = person {
+            p.never.extend(whole(id));
+            p.never.extend(email(mail).map(Atom::Email));
+        }
         p.read_text(request);
         p
+    }
+
+    fn remember(&mut self, atom: Atom, place: Place, order: &mut usize) {
+        *order += 1;
+        let (key, long) = match &atom {
+            Atom::Text(t) if t.is_empty() => return,
+            Atom::Text(t) => {
+                let n = t.split(' ').count();
+                self.longest = self.longest.max(n.min(MAX_GRAM));
+                if n > MAX_GRAM {
+                    let prefix = t.split(' ').take(MAX_GRAM).collect::<Vec<_>>().join(" ");
+                    (Atom::Text(prefix), Some(atom.clone()))
+                } else {
+                    (atom, None)
+                }
+            }
+            _ => (atom, None),
+        };
+        self.index.entry(key).or_default().push(Hit { place, order: *order, long });
     }
 
     /// A text the run read, or the person wrote: its values count as read from now on.
@@ -331,36 +377,49 @@ impl Provenance {
 
     /// Checks a planned step's arguments. A read may take any value: memory decides what to read.
     pub fn check(&self, kind: StepKind, args: &Value) -> Result<(), Refusal> {
-        if !kind.guarded() {
+        if !kind.guarded() || self.index.is_empty() {
             return Ok(());
         }
-        let args = Args::of(args);
-        // The arguments are short and what was read grows with the run, so a value is looked
-        // for in the arguments first, and only one found there is looked for among the reads.
-        let found = |r: &Remembered| -> Option<(Refusal, bool)> {
-            let at = args.find(&r.atom)?;
-            let read = self.is_read(&r.atom);
-            Some((Refusal { value: args.values[at].clone(), from: r.from.clone() }, read))
-        };
-        for card in &self.cards {
-            // The card's other values count only when the step names its record, read or not.
-            let mut names_it = false;
-            for (refusal, read) in card.naming.iter().filter_map(found) {
-                if !read {
-                    return Err(refusal);
-                }
-                names_it = true;
-            }
-            if names_it {
-                if let Some((refusal, _)) = card.other.iter().filter_map(found).find(|(_, read)| !read) {
-                    return Err(refusal);
-                }
+        let args = Args::of(args, self.longest);
+        // Every remembered value the arguments hold: (where, its order, the value holding it, read).
+        let mut found: Vec<(Place, usize, usize, bool)> = Vec::new();
+        for (key, at) in args.keys() {
+            let Some(hits) = self.index.get(key) else { continue };
+            for hit in hits {
+                let atom = match &hit.long {
+                    // Only the first words matched: the whole claim must be in that same value.
+                    Some(long @ Atom::Text(t)) if has_words(&args.texts[at], t) => long,
+                    Some(_) => continue,
+                    None => key,
+                };
+                found.push((hit.place, hit.order, at, self.is_read(atom)));
             }
         }
-        match self.lessons.iter().filter_map(found).find(|(_, read)| !read) {
-            Some((refusal, _)) => Err(refusal),
-            None => Ok(()),
-        }
+        // A card's other values count only when the step names its record, read or not.
+        let named: HashSet<usize> = found
+            .iter()
+            .filter_map(|(place, ..)| match place {
+                Place::Card(i, 0) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        found
+            .into_iter()
+            .filter(|(place, _, _, read)| {
+                !read
+                    && match place {
+                        Place::Card(i, 1) => named.contains(i),
+                        _ => true,
+                    }
+            })
+            .min_by_key(|(place, order, at, _)| (*place, *order, *at))
+            .map_or(Ok(()), |(place, _, at, _)| {
+                let from = match place {
+                    Place::Card(i, _) => self.cards[i].clone(),
+                    Place::Lesson(i) => self.lessons[i].clone(),
+                };
+                Err(Refusal { value: args.values[at].clone(), from })
+            })
     }
 }
 
@@ -373,12 +432,12 @@ const MAX_GRAM: usize = 6;
 struct Args {
     values: Vec<String>,
     atoms: HashMap<Atom, usize>,
-    grams: HashMap<String, usize>,
+    grams: HashMap<Atom, usize>,
     texts: Vec<String>,
 }
 
 impl Args {
-    fn of(args: &Value) -> Self {
+    fn of(args: &Value, longest: usize) -> Self {
         let mut values = Vec::new();
         leaves(args, &mut values);
         let (mut atoms, mut grams, mut texts) = (HashMap::new(), HashMap::new(), Vec::new());
@@ -387,10 +446,10 @@ impl Args {
                 atoms.entry(atom).or_insert(i);
             }
             let text = words(v);
-            let tokens: Vec<&str> = text.split(' ').collect();
+            let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
             for start in 0..tokens.len() {
-                for end in start + 1..=(start + MAX_GRAM).min(tokens.len()) {
-                    grams.entry(tokens[start..end].join(" ")).or_insert(i);
+                for end in start + 1..=(start + longest).min(tokens.len()) {
+                    grams.entry(Atom::Text(tokens[start..end].join(" "))).or_insert(i);
                 }
             }
             texts.push(text);
@@ -398,16 +457,9 @@ impl Args {
         Self { values, atoms, grams, texts }
     }
 
-    /// The index of the first value holding `atom`.
-    fn find(&self, atom: &Atom) -> Option<usize> {
-        if let Some(i) = self.atoms.get(atom) {
-            return Some(*i);
-        }
-        match atom {
-            Atom::Text(t) if t.split(' ').count() <= MAX_GRAM => self.grams.get(t).copied(),
-            Atom::Text(t) => self.texts.iter().position(|text| has_words(text, t)),
-            _ => None,
-        }
+    /// Every atom and run of words in the arguments, with the first value holding it.
+    fn keys(&self) -> impl Iterator<Item = (&Atom, usize)> {
+        self.atoms.iter().chain(self.grams.iter()).map(|(a, i)| (a, *i))
     }
 }
 
