@@ -49,6 +49,19 @@ fn candidates_of<T>(
     shown.into_iter().filter(|(card, ..)| named.contains(&card.id) || pad.contains(&card.id)).collect()
 }
 
+/// A run's agent may be given a connector's data only up to the label its model is cleared for.
+fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), String> {
+    if c.label > agent.cleared_for {
+        return Err(format!(
+            "{} holds {} data, and this agent's model is cleared for {} data",
+            c.name,
+            c.label.as_str(),
+            agent.cleared_for.as_str()
+        ));
+    }
+    Ok(())
+}
+
 impl PersonMemory {
     /// The cards a run acting for `person` carries for `question`: each decided now for the person
     /// and the agent, selected by match and use, with what the block needs to quote them. The flag
@@ -150,14 +163,7 @@ impl PersonMemory {
         if !agent.holds_toolsets.contains(&c.id) || !c.acting.iter().any(|t| t == tool) {
             return Err(format!("{tool} is no longer a tool this agent holds"));
         }
-        if c.label > agent.cleared_for {
-            return Err(format!(
-                "{} holds {} data, and this agent's model is cleared for {} data",
-                c.name,
-                c.label.as_str(),
-                agent.cleared_for.as_str()
-            ));
-        }
+        cleared(&c, agent)?;
         if let Some(target) = c.write_targets.iter().find(|t| t.tool == tool) {
             self.read_before_write(person, &c, target, args).await?;
         }
@@ -249,14 +255,7 @@ impl PersonMemory {
         if !agent.holds_toolsets.contains(&c.id) || c.reads_with(tool).is_none() {
             return Err(format!("{tool} is not a read tool this agent holds"));
         }
-        if c.label > agent.cleared_for {
-            return Err(format!(
-                "{} holds {} data, and this agent's model is cleared for {} data",
-                c.name,
-                c.label.as_str(),
-                agent.cleared_for.as_str()
-            ));
-        }
+        cleared(&c, agent)?;
         let (kind, key) = match person {
             Some(p) => self.key_for(&c, tool, p).await.map_err(|r| r.to_string())?,
             None if c.reads_with(tool) == Some(KeyKind::Company) => (KeyKind::Company, ReadKey::Company),
