@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod ask;
 pub mod auth;
+pub mod checks;
 pub mod components;
 pub mod connectors;
 pub mod cores;

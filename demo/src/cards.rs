@@ -5,8 +5,8 @@ use crate::acme_ats::AtsConfig;
 use crate::company::demo_email;
 use engine::cards::access::DataLabel;
 use engine::cards::service::PersonMemory;
-use engine::cards::source::{Freshness, KeyMode, RecordShape, ShapeField};
-use engine::cards::store::{MyWorkQuery, NewConnector, OpenWhen, PrepareSetting};
+use engine::cards::source::{FactLimits, Freshness, KeyMode, RecordShape, ShapeField};
+use engine::cards::store::{MyWorkQuery, NewCard, NewConnector, OpenWhen, PrepareSetting};
 use engine::org::{PersonId, RoleId, RoleSlug};
 use engine::store::{Actor, Store};
 use engine::Clock;
@@ -80,7 +80,12 @@ pub async fn seed(
                 label: DataLabel::Internal,
                 admits_roles: vec![],
                 keep_cards: true,
-                structured: Freshness { soft_mins: 60, hard_mins: 14 * 24 * 60 },
+                // Cards seeded days ago still load; a stage past its hour is checked after the answer.
+                facts: FactLimits {
+                    reference: Freshness { soft_mins: 24 * 60, hard_mins: 30 * 24 * 60 },
+                    state: Freshness { soft_mins: 60, hard_mins: 14 * 24 * 60 },
+                    moving: Freshness { soft_mins: 15, hard_mins: 14 * 24 * 60 },
+                },
                 free_text: Freshness { soft_mins: 30, hard_mins: 7 * 24 * 60 },
                 hourly_limit: 600,
             },
@@ -138,7 +143,54 @@ pub async fn seed(
             .await
             .map_err(e)?;
         pin_first(store, alice.id).await?;
+        read_this_morning(store, memory, alice, connector.id, clock.now()).await?;
     }
+    Ok(())
+}
+
+/// The lead Alice read this morning, kept as it was then.
+pub const READ_THIS_MORNING: &str = "L-1004";
+/// Its stage when she read it; at Acme ATS it has been Won since.
+pub const STAGE_THIS_MORNING: &str = "Qualified";
+
+/// Alice read Hebbal Biotech's lead three hours ago, when it was still Qualified; it was signed
+/// since. Asked about it, her answer is checked against Acme ATS and shows the change.
+async fn read_this_morning(
+    store: &dyn Store,
+    memory: &PersonMemory,
+    alice: &engine::org::Person,
+    connector: i64,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), String> {
+    let args = serde_json::json!({ "id": READ_THIS_MORNING });
+    memory.read_as(alice, connector, "get_lead", &args, "demo").await?;
+    let kept = store.kept(alice.id).await.map_err(|e| e.to_string())?;
+    let Some((card, _)) = kept.into_iter().find(|(c, _)| c.record_id == READ_THIS_MORNING) else {
+        return Err(format!("{READ_THIS_MORNING} was not kept for Alice"));
+    };
+    let fields = card
+        .fields
+        .iter()
+        .map(|f| match f.name.as_str() {
+            "stage" => engine::cards::source::CardField { value: STAGE_THIS_MORNING.into(), ..f.clone() },
+            _ => f.clone(),
+        })
+        .collect();
+    let then = NewCard {
+        connector,
+        open_when: store.open_when(connector, &card.tool).await.map_err(|e| e.to_string())?,
+        tool: card.tool,
+        kind: card.kind,
+        record_id: card.record_id,
+        version: card.version,
+        fields,
+        missing: vec![],
+        read_with: card.read_with,
+        read_as: card.read_as,
+        label_when_read: card.label_when_read,
+        read_at: now - chrono::Duration::hours(3),
+    };
+    store.upsert_card(&then).await.map_err(|e| e.to_string())?;
     Ok(())
 }
 

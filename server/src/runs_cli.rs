@@ -1,5 +1,5 @@
 //! `engram ask --as alice "Sales Assistant" "what are our sales stages"`: asks an agent as a
-//! person, waits for the answer and prints it with the Memory used lines.
+//! person, waits for the answer and its check, and prints them with the Memory used lines.
 
 use crate::connector::HttpSource;
 use crate::settings::Settings;
@@ -42,7 +42,8 @@ pub async fn ask(
     let runs = build_runs(&settings, store.clone(), clock, memory, source);
     let dir = store.directory().await.map_err(|e| e.to_string())?;
     let person = crate::cli::find_person(&dir, who)?.clone();
-    let asker = Asker { person, unwatched: false };
+    // Nobody watches a command's answer: it is checked before it is printed.
+    let asker = Asker { person, unwatched: true };
     let agent = runs.find_agent(&asker.person, agent).await.map_err(|e| e.to_string())?;
     let started = runs.ask(&asker, agent, question).await.map_err(|e| e.to_string())?;
     let run = runs.execute(started.run).await.map_err(|e| e.to_string())?;
@@ -59,6 +60,14 @@ fn print_run(run: &RunView, out: &mut impl Write) -> std::io::Result<()> {
     }
     if let Some(note) = &run.model_note {
         writeln!(out, "({note})")?;
+    }
+    // A check that could not check is already in the answer, as "Not checked: <reason>".
+    if let Some(check) = run.check.as_ref().filter(|c| c.state == "checked" || c.state == "changed") {
+        writeln!(out)?;
+        writeln!(out, "{}", check.words)?;
+        for line in &check.lines {
+            writeln!(out, "  {line}")?;
+        }
     }
     for step in run.steps.iter().filter(|s| s.kind == "memory_used") {
         writeln!(out)?;

@@ -123,6 +123,19 @@ fn run(r: RunView, thread: i64) -> impl IntoView {
                     <p class="text">{a}</p>
                 </div>
             })}
+            {r.check.clone().map(|c| {
+                let held = r.answer.is_none() && c.state == "checking";
+                view! {
+                    <div class="check" data-check=c.state.clone() role="status">
+                        <p class="check-state">
+                            {if held { "Checking: the answer shows once it is checked".to_string() } else { c.words.clone() }}
+                        </p>
+                        {(!c.lines.is_empty()).then(|| view! {
+                            <ul class="changes">{c.lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                        })}
+                    </div>
+                }
+            })}
             {r.failure.clone().map(|f| view! {
                 <div class="failed">
                     <p class="notice refused" role="alert">{f}</p>

@@ -9,7 +9,7 @@ use super::set_write_target::SetWriteTarget;
 use super::tick_tool::TickTool;
 use super::toolset_access::{AdmitsRoles, OwnKeys};
 use crate::components::{loaded, NoticeLine};
-use engine::cards::source::RecordShape;
+use engine::cards::source::{FactKind, RecordShape};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_params_map;
@@ -121,6 +121,7 @@ fn SheetView(data: SheetData) -> impl IntoView {
                 <button type="submit">"Replace the company key"</button>
             </form>
         </section>
+        {sheet.notices.iter().map(|n| view! { <p class="notice warn limit-notice" role="status">{n.clone()}</p> }).collect_view()}
         <section>
             <h2>"Settings"</h2>
             <form method="post" action=SaveConnector::url() class="settings">
@@ -143,12 +144,25 @@ fn SheetView(data: SheetData) -> impl IntoView {
                     <label><input type="checkbox" name="keep_cards" value="on" checked=c.keep_cards/>" Keep cards"</label>
                     <span class="meta">{format!(" {KEEP_CARDS_NOTE}. Turning it off removes this connector's cards at once.")}</span>
                 </p>
-                <p>
-                    "Structured fields: answer from memory for "
-                    <input type="number" name="structured_soft" min="0" value=c.structured.soft_mins.to_string()/>
-                    " min, read the source first after "
-                    <input type="number" name="structured_hard" min="0" value=c.structured.hard_mins.to_string()/>" min"
-                </p>
+                <p class="meta">"How long what a card holds may age, by kind of fact, in minutes counted in UTC. \
+                    Past its soft limit, what an answer used is checked against the source after the answer; \
+                    past its hard limit, the source is read first."</p>
+                {FactKind::ALL.into_iter().map(|k| {
+                    let f = c.facts.of(k);
+                    let word = k.words();
+                    let mut label = word.to_string();
+                    label[..1].make_ascii_uppercase();
+                    view! {
+                        <p>
+                            {format!("{label}: checked after ")}
+                            <input type="number" name=format!("{}_soft", k.as_str()) min="0" value=f.soft_mins.to_string()
+                                aria-label=format!("{word}: soft limit")/>
+                            " min, read the source first after "
+                            <input type="number" name=format!("{}_hard", k.as_str()) min="0" value=f.hard_mins.to_string()
+                                aria-label=format!("{word}: hard limit")/>" min"
+                        </p>
+                    }
+                }).collect_view()}
                 <p>
                     "Free text: answer from memory for "
                     <input type="number" name="free_text_soft" min="0" value=c.free_text.soft_mins.to_string()/>

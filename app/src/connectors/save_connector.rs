@@ -11,8 +11,12 @@ pub async fn save_connector(
     label: String,
     keep_cards: Option<String>,
     killed: Option<String>,
-    structured_soft: u32,
-    structured_hard: u32,
+    reference_soft: u32,
+    reference_hard: u32,
+    state_soft: u32,
+    state_hard: u32,
+    moving_soft: u32,
+    moving_hard: u32,
     free_text_soft: u32,
     free_text_hard: u32,
     hourly_limit: u32,
@@ -21,7 +25,7 @@ pub async fn save_connector(
     use crate::paths::connector;
     use crate::ssr::*;
     use engine::cards::service::SettingsForm;
-    use engine::cards::source::Freshness;
+    use engine::cards::source::{FactLimits, Freshness};
     let me = signed_in().await?;
     let back = connector(id);
     let form = SettingsForm {
@@ -29,7 +33,11 @@ pub async fn save_connector(
         label,
         keep_cards: keep_cards.is_some(),
         killed: killed.is_some(),
-        structured: Freshness { soft_mins: structured_soft, hard_mins: structured_hard },
+        facts: FactLimits {
+            reference: Freshness { soft_mins: reference_soft, hard_mins: reference_hard },
+            state: Freshness { soft_mins: state_soft, hard_mins: state_hard },
+            moving: Freshness { soft_mins: moving_soft, hard_mins: moving_hard },
+        },
         free_text: Freshness { soft_mins: free_text_soft, hard_mins: free_text_hard },
         hourly_limit,
     };

@@ -1,4 +1,5 @@
 use super::core_panel::CorePanel;
+use crate::checks::checked_only_toggle::CheckedOnlyToggle;
 use crate::paths::ROLES;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -12,5 +13,9 @@ pub fn RolePage() -> impl IntoView {
     view! {
         <p class="crumbs"><a href=ROLES>"Roles and core knowledge"</a></p>
         <CorePanel scope/>
+        {move || {
+            let slug = slug.get();
+            view! { <CheckedOnlyToggle scope=format!("role:{slug}") back=format!("{ROLES}/{slug}")/> }
+        }}
     }
 }

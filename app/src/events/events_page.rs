@@ -22,8 +22,24 @@ pub fn event_name(name: &str) -> String {
     match name {
         "memory_used" => "Memory used".to_string(),
         "message_checked" => "Answer checked".to_string(),
+        "limit_may_be_too_long" => "A limit may be too long".to_string(),
         other => other.to_string(),
     }
+}
+
+/// What an event is about, by id: its run, its message or its connector.
+fn of(e: &Event) -> String {
+    let mut parts = Vec::new();
+    if let Some(r) = e.run {
+        parts.push(format!("run {r}"));
+    }
+    if let Some(m) = e.message {
+        parts.push(format!("message {m}"));
+    }
+    if let Some(c) = e.connector {
+        parts.push(format!("connector {c}"));
+    }
+    parts.join(", ")
 }
 
 /// A ref by its id alone: "core company role:sales v1", "slice", "card:12".
@@ -51,14 +67,15 @@ fn Events(events: Vec<Event>) -> impl IntoView {
         } else {
             view! {
                 <table class="events">
-                    <thead><tr><th>"Event"</th><th>"When"</th><th>"Run"</th><th>"Thread"</th><th>"Refs"</th></tr></thead>
+                    <thead><tr><th>"Event"</th><th>"When"</th><th>"Of"</th><th>"Thread"</th><th>"State"</th><th>"Refs"</th></tr></thead>
                     <tbody>
                         {events.into_iter().map(|e| view! {
                             <tr data-event=e.id.to_string()>
                                 <td>{event_name(&e.name)}</td>
                                 <td>{when(&e.at)}</td>
-                                <td>{format!("run {}", e.run)}</td>
-                                <td>{format!("thread {}", e.thread)}</td>
+                                <td>{of(&e)}</td>
+                                <td>{e.thread.map(|t| format!("thread {t}"))}</td>
+                                <td>{e.state.clone().map(|s| s.replace('_', " "))}</td>
                                 <td>{e.refs.iter().map(|r| view! { <code>{ref_id(r)}</code>" " }).collect_view()}</td>
                             </tr>
                         }).collect_view()}

@@ -2,6 +2,7 @@ use super::load_team::{load_team, TeamPageData};
 use super::rename_team::RenameTeam;
 use super::set_lead::SetTeamLead;
 use super::set_role::ChooseTeamRole;
+use crate::checks::checked_only_toggle::CheckedOnlyToggle;
 use crate::components::{loaded, NoticeLine};
 use crate::cores::core_panel::CorePanel;
 use crate::paths::TEAMS;
@@ -27,6 +28,10 @@ pub fn TeamPage() -> impl IntoView {
         </Suspense>
         <CorePanel scope/>
         {loaded(data, |d| view! { <TeamSection data=d/> })}
+        {move || {
+            let id = id.get();
+            view! { <CheckedOnlyToggle scope=format!("team:{id}") back=format!("{TEAMS}/{id}")/> }
+        }}
     }
 }
 

@@ -274,8 +274,6 @@ pub const TABLES: &[Table] = &[
                 c("label", Text),
                 c("admits_roles", Text),
                 c("keep_cards", Bool),
-                c("structured_soft_mins", Int),
-                c("structured_hard_mins", Int),
                 c("free_text_soft_mins", Int),
                 c("free_text_hard_mins", Int),
                 c("hourly_limit", Int),
@@ -285,6 +283,7 @@ pub const TABLES: &[Table] = &[
                 c("whos_who", Bool),
                 c("acting_tools", Text),
                 c("write_targets", Text),
+                c("fact_limits", Text),
             ],
         )
     },
@@ -399,6 +398,9 @@ pub const TABLES: &[Table] = &[
                 n("retried_at", Time),
                 c("created_at", Time),
                 n("finished_at", Time),
+                n("check_state", Text),
+                n("check_reason", Text),
+                c("checked_only", Bool),
             ],
         )
     },
@@ -418,7 +420,33 @@ pub const TABLES: &[Table] = &[
     ),
     plain(
         "events",
-        &[c("id", Int), c("name", Text), c("run_id", Int), c("thread_id", Int), c("refs", Text), c("at", Time)],
+        &[
+            c("id", Int),
+            c("name", Text),
+            n("run_id", Int),
+            n("thread_id", Int),
+            n("message_id", Int),
+            n("connector_id", Int),
+            n("state", Text),
+            c("refs", Text),
+            c("at", Time),
+        ],
+    ),
+    plain(
+        "fact_checks",
+        &[
+            c("id", Int),
+            c("connector_id", Int),
+            c("fact_kind", Text),
+            c("changed", Bool),
+            c("run_id", Int),
+            c("at", Time),
+        ],
+    ),
+    joined(
+        "limit_notices",
+        &[c("connector_id", Int), c("fact_kind", Text), c("changed", Int), c("of_checks", Int), c("at", Time)],
+        &["connector_id", "fact_kind"],
     ),
     plain(
         "inbox_actions",

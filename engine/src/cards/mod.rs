@@ -8,6 +8,7 @@
 pub mod access;
 pub mod activation;
 pub mod draft;
+pub mod facts;
 pub mod keep;
 pub mod select;
 pub mod service;

@@ -2,6 +2,7 @@
 //! the records their tools return, and the trait the server's HTTP client implements.
 
 use super::access::{DataLabel, KeyKind};
+pub use super::facts::{FactKind, FactLimits};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -96,7 +97,8 @@ pub struct Connector {
     /// Role slugs its toolset admits; empty admits everyone.
     pub admits_roles: Vec<String>,
     pub keep_cards: bool,
-    pub structured: Freshness,
+    /// How long each kind of structured fact may age.
+    pub facts: FactLimits,
     pub free_text: Freshness,
     pub hourly_limit: u32,
     pub killed: bool,
@@ -105,22 +107,27 @@ pub struct Connector {
 }
 
 impl Connector {
-    /// How fresh a card read at `read_at` is at `now`. Free text ages faster, so when it loads
-    /// the stricter of the two kinds' limits applies.
+    /// The limits one field ages by: free text by its own, a structured field by its kind's.
+    pub fn limits_of(&self, field: &CardField) -> Freshness {
+        if field.free_text {
+            self.free_text
+        } else {
+            self.facts.of(FactKind::of(&field.name, &field.value))
+        }
+    }
+
+    /// How fresh a card read at `read_at` is at `now`, for the fields that load: the strictest
+    /// limits among their kinds apply.
     pub fn freshness(
         &self,
         read_at: chrono::DateTime<chrono::Utc>,
         now: chrono::DateTime<chrono::Utc>,
-        free_text_loads: bool,
+        fields: &[CardField],
     ) -> FreshnessNow {
-        let (soft, hard) = if free_text_loads {
-            (
-                self.structured.soft_mins.min(self.free_text.soft_mins),
-                self.structured.hard_mins.min(self.free_text.hard_mins),
-            )
-        } else {
-            (self.structured.soft_mins, self.structured.hard_mins)
-        };
+        let limits = fields.iter().map(|f| self.limits_of(f));
+        let soft = limits.clone().map(|l| l.soft_mins).min();
+        let hard = limits.map(|l| l.hard_mins).min();
+        let (Some(soft), Some(hard)) = (soft, hard) else { return FreshnessNow::WithinSoft };
         let age = (now - read_at).num_minutes();
         if age > i64::from(hard) {
             FreshnessNow::PastHard
@@ -131,9 +138,19 @@ impl Connector {
         }
     }
 
-    /// The longer of its hard limits: a use older than this is no longer worth keeping.
+    /// Whether a field read at `read_at` is past its soft limit at `now`: what a check reads again.
+    pub fn due(
+        &self,
+        field: &CardField,
+        read_at: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> bool {
+        (now - read_at).num_minutes() > i64::from(self.limits_of(field).soft_mins)
+    }
+
+    /// The longest of its hard limits: a use older than this is no longer worth keeping.
     pub fn hard_mins(&self) -> u32 {
-        self.structured.hard_mins.max(self.free_text.hard_mins)
+        self.facts.longest_hard().max(self.free_text.hard_mins)
     }
 
     /// How a tool reads now, or `None` when it is not ticked.
@@ -306,7 +323,7 @@ mod tests {
             label: DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,
-            structured: Freshness { soft_mins: 60, hard_mins: 1440 },
+            facts: FactLimits::DEFAULT,
             free_text: Freshness { soft_mins: 30, hard_mins: 720 },
             hourly_limit: 600,
             killed: false,
@@ -327,18 +344,28 @@ mod tests {
     }
 
     #[test]
-    fn freshness_is_read_against_the_soft_and_hard_limits_of_what_loads() {
+    fn freshness_is_read_against_the_strictest_limits_of_what_loads() {
         let c = connector();
         let read = chrono::DateTime::parse_from_rfc3339("2026-11-30T08:00:00Z").unwrap().to_utc();
         let at = |mins: i64| read + chrono::Duration::minutes(mins);
-        assert_eq!(c.freshness(read, at(60), false), FreshnessNow::WithinSoft, "the soft limit itself is fresh");
-        assert_eq!(c.freshness(read, at(61), false), FreshnessNow::PastSoft);
-        assert_eq!(c.freshness(read, at(1440), false), FreshnessNow::PastSoft);
-        assert_eq!(c.freshness(read, at(1441), false), FreshnessNow::PastHard);
-        // Free text loading: the stricter limits of the two kinds.
-        assert_eq!(c.freshness(read, at(31), true), FreshnessNow::PastSoft);
-        assert_eq!(c.freshness(read, at(721), true), FreshnessNow::PastHard);
-        assert_eq!(c.freshness(read, at(30), true), FreshnessNow::WithinSoft);
+        let f = |name: &str, value: &str, free_text| CardField { name: name.into(), value: value.into(), free_text };
+        let stage = [f("company", "Zeta", false), f("stage", "Proposal", false)];
+        assert_eq!(c.freshness(read, at(60), &stage), FreshnessNow::WithinSoft, "the soft limit itself is fresh");
+        assert_eq!(c.freshness(read, at(61), &stage), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(1440), &stage), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(1441), &stage), FreshnessNow::PastHard);
+        // An amount moves faster than a stage; free text faster than both here.
+        let value = [f("stage", "Proposal", false), f("value_inr", "5000", false)];
+        assert_eq!(c.freshness(read, at(16), &value), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(241), &value), FreshnessNow::PastHard);
+        let notes = [f("stage", "Proposal", false), f("notes", "call back", true)];
+        assert_eq!(c.freshness(read, at(31), &notes), FreshnessNow::PastSoft);
+        assert_eq!(c.freshness(read, at(721), &notes), FreshnessNow::PastHard);
+        assert_eq!(c.freshness(read, at(30), &notes), FreshnessNow::WithinSoft);
+        // Reference data ages slowest: a day before it is due.
+        let id = f("email", "dana@litware.example", false);
+        assert!(!c.due(&id, read, at(1440)) && c.due(&id, read, at(1441)));
+        assert!(c.due(&stage[1], read, at(61)) && !c.due(&stage[0], read, at(61)));
     }
 
     #[test]

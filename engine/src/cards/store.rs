@@ -108,7 +108,7 @@ pub struct NewConnector {
     pub label: DataLabel,
     pub admits_roles: Vec<String>,
     pub keep_cards: bool,
-    pub structured: Freshness,
+    pub facts: crate::cards::facts::FactLimits,
     pub free_text: Freshness,
     pub hourly_limit: u32,
 }

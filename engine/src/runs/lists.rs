@@ -287,7 +287,7 @@ mod tests {
             label: DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,
-            structured: Freshness { soft_mins: 60, hard_mins: 1440 },
+            facts: crate::cards::facts::FactLimits::DEFAULT,
             free_text: Freshness { soft_mins: 30, hard_mins: 720 },
             hourly_limit: 600,
             killed: false,

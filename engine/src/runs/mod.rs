@@ -5,6 +5,7 @@
 //! the `memory_used` event carry ids only, never what the memory says.
 
 pub mod block;
+pub mod check;
 pub mod inbox;
 pub mod lists;
 pub mod model;
@@ -121,7 +122,8 @@ pub enum StepKind {
     Answer,
     /// The model failed or timed out, or the tool loop ran out of steps.
     Failed,
-    // The answer check (`Checked`) and lessons come with the next issues.
+    /// The check after the answer: what it read again and what changed.
+    Checked,
 }
 
 impl StepKind {
@@ -133,6 +135,7 @@ impl StepKind {
             StepKind::Waiting => "waiting",
             StepKind::Answer => "answer",
             StepKind::Failed => "failed",
+            StepKind::Checked => "checked",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
@@ -143,6 +146,7 @@ impl StepKind {
             "waiting" => Some(StepKind::Waiting),
             "answer" => Some(StepKind::Answer),
             "failed" => Some(StepKind::Failed),
+            "checked" => Some(StepKind::Checked),
             _ => None,
         }
     }
@@ -229,9 +233,25 @@ pub struct Run {
     pub failure: Option<String>,
     /// The run a retry took the place of.
     pub retry_of: Option<RunId>,
+    /// The check of its answer, once it answered.
+    pub check: Option<RunCheck>,
+    /// Its role or team shows only checked answers: the answer waits for its check.
+    pub checked_only: bool,
     pub steps: Vec<Step>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl Run {
+    /// Its answer is being checked now.
+    pub fn checking(&self) -> bool {
+        self.check.as_ref().is_some_and(|c| c.state == check::CheckState::Checking)
+    }
+
+    /// Its answer shows only once checked, and the check has not finished.
+    pub fn held_for_check(&self) -> bool {
+        self.checked_only && self.checking()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,6 +265,14 @@ pub struct NewRun {
     pub retry_of: Option<RunId>,
 }
 
+/// Where the check of a run's answer stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCheck {
+    pub state: check::CheckState,
+    /// Why it was not checked.
+    pub reason: Option<String>,
+}
+
 /// How a run ended, as the store records it in one write.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunEnd {
@@ -255,6 +283,9 @@ pub struct RunEnd {
     pub data_label: DataLabel,
     pub sources: Vec<String>,
     pub review_mode: bool,
+    /// For an answer: "checking", or "not needed" when nothing it used was due.
+    pub check: Option<check::CheckState>,
+    pub checked_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -287,23 +318,36 @@ pub struct Thread {
     pub created_at: DateTime<Utc>,
 }
 
-/// An event a client may follow: ids and names only, never what memory says.
+/// An event a client may follow: ids and names only, never what memory says. Each name carries
+/// only its own fields: `memory_used` its run, thread and refs; `message_checked` its thread,
+/// message and state; `limit_may_be_too_long` its connector and kind of fact (as `state`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub id: i64,
-    /// `memory_used`; from the next issue also `message_checked`.
     pub name: String,
-    pub run: RunId,
-    pub thread: ThreadId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<ThreadId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<MessageId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connector: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refs: Vec<MemoryRef>,
     pub at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NewEvent {
     pub name: String,
-    pub run: RunId,
-    pub thread: ThreadId,
+    pub run: Option<RunId>,
+    pub thread: Option<ThreadId>,
+    pub message: Option<MessageId>,
+    pub connector: Option<i64>,
+    pub state: Option<String>,
     pub refs: Vec<MemoryRef>,
 }
 

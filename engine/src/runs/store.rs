@@ -1,5 +1,6 @@
 //! The storage trait for threads, runs, their steps and events.
 
+use super::check::{CheckEnd, LimitNotice};
 use super::{Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, Step, Thread, ThreadId};
 use crate::org::{AgentId, PersonId};
 use crate::store::StoreError;
@@ -49,6 +50,20 @@ pub trait RunStore: Send + Sync {
     async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError>;
     /// Events with an id above `after`, oldest first, at most `limit`.
     async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<Event>, StoreError>;
+    /// Records the check of an answered run in one write: its state and reason, its step, what
+    /// it found per connector and kind of fact, the `message_checked` event naming the answer's
+    /// message, and, once per connector and kind, the notice that a limit may be too long (with
+    /// its event) when more than 2% of the latest 100 checks of that kind found a change.
+    /// Returns the notices this check raised. `Changed` when the run's check is not "checking".
+    async fn record_check(&self, run: RunId, end: &CheckEnd, at: DateTime<Utc>)
+        -> Result<Vec<LimitNotice>, StoreError>;
+    /// A connector's notices that a limit may be too long, by kind of fact.
+    async fn limit_notices(&self, connector: i64) -> Result<Vec<LimitNotice>, StoreError>;
+    /// The roles ("role:<slug>") and teams ("team:<id>") whose people see only checked answers.
+    async fn checked_only(&self) -> Result<Vec<String>, StoreError>;
+    /// Turns checked-only answers on or off for one role or team, audited; a no-op when it is
+    /// already so.
+    async fn set_checked_only(&self, scope: &str, on: bool, actor: crate::store::Actor) -> Result<(), StoreError>;
     /// The message a run works on, by id.
     async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError>;
 }

@@ -143,7 +143,7 @@ pub async fn company(store: &AnyStore, now: DateTime<Utc>) -> Seeded {
                 label: DataLabel::Internal,
                 admits_roles: vec!["sales".into()],
                 keep_cards: true,
-                structured: Freshness { soft_mins: 60, hard_mins: 24 * 60 },
+                facts: engine::cards::source::FactLimits::DEFAULT,
                 free_text: Freshness { soft_mins: 60, hard_mins: 24 * 60 },
                 hourly_limit: 1_000,
             },

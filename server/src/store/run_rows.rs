@@ -3,8 +3,10 @@
 //! is a broken row, reported as a backend error.
 
 use engine::cards::access::DataLabel;
+use engine::cards::facts::FactKind;
 use engine::org::{AgentId, PersonId};
-use engine::runs::{Author, RunKind, RunState, StepKind};
+use engine::runs::check::CheckState;
+use engine::runs::{Author, RunCheck, RunKind, RunState, StepKind};
 use engine::store::StoreError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -23,6 +25,17 @@ pub(crate) fn run_state(s: &str) -> Result<RunState, StoreError> {
 
 pub(crate) fn step_kind(s: &str) -> Result<StepKind, StoreError> {
     StepKind::parse(s).ok_or_else(|| broken("step kind", s))
+}
+
+/// A run's check from its two columns; `None` before it answered.
+pub(crate) fn run_check(state: Option<String>, reason: Option<String>) -> Result<Option<RunCheck>, StoreError> {
+    state
+        .map(|s| CheckState::parse(&s).map(|state| RunCheck { state, reason }).ok_or_else(|| broken("check state", &s)))
+        .transpose()
+}
+
+pub(crate) fn fact_kind(s: &str) -> Result<FactKind, StoreError> {
+    FactKind::parse(s).ok_or_else(|| broken("kind of fact", s))
 }
 
 pub(crate) fn label(s: &str) -> Result<DataLabel, StoreError> {

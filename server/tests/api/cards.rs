@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 pub(crate) struct Cards {
     pub(crate) app: TestApp,
     pub(crate) ats: String,
-    ats_task: tokio::task::JoinHandle<std::io::Result<()>>,
+    pub(crate) ats_task: tokio::task::JoinHandle<std::io::Result<()>>,
     pub(crate) connector: i64,
 }
 
@@ -240,8 +240,8 @@ async fn a_refresh_the_source_forbids_is_not_checked_and_the_use_goes() {
 
 /// Acme ATS behind a stand-in that can leave one field out of every record it answers, as a
 /// source does when a field is hidden from the caller or its answer is partial.
-struct Partial {
-    base: String,
+pub(crate) struct Partial {
+    pub(crate) base: String,
     leave_out: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -253,12 +253,12 @@ impl Drop for Partial {
 }
 
 impl Partial {
-    fn leave_out(&self, field: Option<&str>) {
+    pub(crate) fn leave_out(&self, field: Option<&str>) {
         *self.leave_out.lock().unwrap() = field.map(String::from);
     }
 }
 
-async fn spawn_partial(ats: &str) -> Partial {
+pub(crate) async fn spawn_partial(ats: &str) -> Partial {
     use axum::extract::{Path, State};
     use axum::http::HeaderMap;
     use axum::response::IntoResponse;

@@ -41,7 +41,7 @@ async fn cards_are_for_their_person_in_a_session_and_an_admin_sees_counts_only()
     let alice_p = person(&c.app, "alice").await;
     let (_, html) = c.app.page(&ada, &format!("/company/people?person={}", alice_p.id.0)).await;
     assert!(
-        html.contains("Memory: 2 records kept (1 pinned), 0 lessons in use. What they say is theirs alone."),
+        html.contains("Memory: 3 records kept (1 pinned), 0 lessons in use. What they say is theirs alone."),
         "counts"
     );
     assert!(!html.contains("Nimbus Logistics"), "never what it says");
@@ -58,7 +58,7 @@ async fn cards_are_for_their_person_in_a_session_and_an_admin_sees_counts_only()
     server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "Alice Chen has 2 cards kept (1 pinned) and 2 lists. What they say is theirs alone.\n"
+        "Alice Chen has 3 cards kept (1 pinned) and 2 lists. What they say is theirs alone.\n"
     );
     let mut out = Vec::new();
     let cmd = server::cli::Memory::Cards { who: "sam".into(), person: Some("alice".into()) };
@@ -71,9 +71,10 @@ async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
     let (kept, pinned) = c.app.store.counts(alice.id).await.unwrap();
-    assert_eq!((kept, pinned), (2, 1));
-    // Fifteen days on (past the 14-day hard limit), at 01:59 in Kolkata: not yet.
-    let base = engine::Clock::now(c.app.clock.as_ref()).date_naive() + chrono::Duration::days(15);
+    assert_eq!((kept, pinned), (3, 1));
+    // 31 days on (past the demo connector's longest hard limit, 30 days for reference data), at
+    // 01:59 in Kolkata: not yet.
+    let base = engine::Clock::now(c.app.clock.as_ref()).date_naive() + chrono::Duration::days(31);
     c.app.clock.set(base.and_hms_opt(20, 29, 0).unwrap().and_utc());
     assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None);
     c.app.clock.set(base.and_hms_opt(20, 31, 0).unwrap().and_utc());

@@ -119,8 +119,12 @@ async fn the_setup_sheet_drafts_shapes_once_in_ten_minutes_and_checks_queries() 
         ("id", "1"),
         ("key_mode", "company"),
         ("label", "internal"),
-        ("structured_soft", "60"),
-        ("structured_hard", "20160"),
+        ("reference_soft", "1440"),
+        ("reference_hard", "43200"),
+        ("state_soft", "60"),
+        ("state_hard", "20160"),
+        ("moving_soft", "15"),
+        ("moving_hard", "20160"),
         ("free_text_soft", "30"),
         ("free_text_hard", "10080"),
         ("hourly_limit", "600"),
@@ -260,11 +264,13 @@ async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
             sel.cards.into_iter().find(|s| s.record_id == "L-1001").map(|s| s.freshness).expect("L-1001 selected")
         }
     };
-    // The demo's connector: structured fields 60 min soft, 14 days hard; free text 30 min, 7 days.
+    // The demo's connector: amounts and dates 15 min soft, state fields 60 min, both 14 days
+    // hard; free text 30 min soft, 7 days hard. A lead carries its value, so 15 min decides.
     assert_eq!(fresh("Where is L-1001?").await, WithinSoft);
-    c.app.clock.advance(chrono::Duration::minutes(45));
-    assert_eq!(fresh("Where is L-1001?").await, WithinSoft, "structured fields only");
-    assert_eq!(fresh("What do the notes on L-1001 say?").await, PastSoft, "free text ages faster");
+    c.app.clock.advance(chrono::Duration::minutes(15));
+    assert_eq!(fresh("Where is L-1001?").await, WithinSoft, "the soft limit itself is fresh");
+    c.app.clock.advance(chrono::Duration::minutes(1));
+    assert_eq!(fresh("Where is L-1001?").await, PastSoft, "amounts and dates age fastest");
     c.app.clock.advance(chrono::Duration::days(8));
     assert_eq!(fresh("Where is L-1001?").await, PastSoft);
     assert_eq!(fresh("What do the notes on L-1001 say?").await, PastHard, "read the source first");

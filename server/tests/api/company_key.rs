@@ -25,7 +25,7 @@ async fn rotated_source(app: &TestApp) -> (i64, tokio::task::JoinHandle<std::io:
         label: DataLabel::Internal,
         admits_roles: vec![],
         keep_cards: true,
-        structured: Freshness { soft_mins: 60, hard_mins: 1_440 },
+        facts: engine::cards::source::FactLimits::DEFAULT,
         free_text: Freshness { soft_mins: 30, hard_mins: 720 },
         hourly_limit: 600,
     };

@@ -3,6 +3,7 @@
 mod agent_model;
 mod agent_model_server;
 mod agents;
+mod answer_check;
 mod archive;
 mod auth;
 mod bots;

@@ -172,8 +172,29 @@ async fn rich(db: &Db) {
     let retry = NewRun { retry_of: Some(first.id), ..runs::new_run(&first) };
     let second = db.create_run(&retry, at(8)).await.unwrap();
     db.close_retried(first.id, second.id, at(8)).await.unwrap();
-    let event = NewEvent { name: "memory_used".into(), run: first.id, thread: t.id, refs: runs::memory_step().refs };
+    let event = NewEvent {
+        name: "memory_used".into(),
+        run: Some(first.id),
+        thread: Some(t.id),
+        refs: runs::memory_step().refs,
+        ..NewEvent::default()
+    };
     db.record_event(&event, at(8)).await.unwrap();
+    // The retry's answer is checked: its step, its event, what it found per kind of fact (100
+    // reads at once, three changed) and the notice that raises.
+    let checking =
+        engine::runs::RunEnd { check: Some(engine::runs::check::CheckState::Checking), ..runs::answered("New, Won.") };
+    db.end_run(second.id, &checking, at(9)).await.unwrap();
+    let facts = (0..100).map(|i| (crm.id, engine::cards::facts::FactKind::Moving, i < 3)).collect();
+    let end = engine::runs::check::CheckEnd {
+        state: engine::runs::check::CheckState::Changed,
+        reason: None,
+        line: "Checked 1 record against crm: 1 change".into(),
+        words: vec!["value: 1 → 2 (crm, read just now)".into()],
+        facts,
+        refs: vec![engine::runs::MemoryRef::Card("card:1".into())],
+    };
+    assert_eq!(db.record_check(second.id, &end, at(9)).await.unwrap().len(), 1);
     let waiting = inbox::new_action(&o, first.id, Some(crm.id));
     let decided = db.add_action(&waiting, at(8)).await.unwrap();
     db.decide_action(decided.id, ActionState::Declined, o.by_admin(8)).await.unwrap();
@@ -206,6 +227,8 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
         "runs",
         "run_steps",
         "events",
+        "fact_checks",
+        "limit_notices",
         "inbox_actions",
         "list_entries",
         "list_entry_keys",
@@ -241,6 +264,8 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
         (to.db.runs_of_thread(thread.id).await.unwrap(), from.db.runs_of_thread(thread.id).await.unwrap());
     assert_eq!(moved, kept, "runs keep their steps, states and retries");
     assert_eq!(to.db.events_after(0, 10).await.unwrap(), from.db.events_after(0, 10).await.unwrap());
+    assert_eq!(to.db.limit_notices(crm.id).await.unwrap(), from.db.limit_notices(crm.id).await.unwrap());
+    assert_eq!(to.db.limit_notices(crm.id).await.unwrap().len(), 1, "the notice is told once, on either side");
     let named = to.db.list_entries_naming(&["alice@acme.test".into()]).await.unwrap();
     assert_eq!(named.len(), 1, "the list is found by what it names");
     assert!(!text.iter().any(|l| l.contains("list_fetch_claims")), "claims stay behind");

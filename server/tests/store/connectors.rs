@@ -56,7 +56,7 @@ pub fn new_connector(name: &str, key_mode: KeyMode) -> NewConnector {
         label: DataLabel::Internal,
         admits_roles: vec!["sales".into()],
         keep_cards: true,
-        structured: Freshness { soft_mins: 60, hard_mins: 1_440 },
+        facts: engine::cards::source::FactLimits::DEFAULT,
         free_text: Freshness { soft_mins: 30, hard_mins: 720 },
         hourly_limit: 120,
     }
@@ -97,7 +97,7 @@ async fn a_connector_reads_back_with_its_settings(db: Db) {
     );
     assert_eq!((crm.own_key_tools.clone(), crm.ticked.clone(), crm.acting.clone()), (vec![], want.ticked, vec![]));
     assert_eq!((crm.label, crm.admits_roles.clone(), crm.keep_cards), (DataLabel::Internal, want.admits_roles, true));
-    assert_eq!((crm.structured, crm.free_text, crm.hourly_limit), (want.structured, want.free_text, 120));
+    assert_eq!((crm.facts, crm.free_text, crm.hourly_limit), (want.facts, want.free_text, 120));
     assert_eq!((crm.killed, crm.has_company_key), (false, true));
     assert_eq!(db.company_key(crm.id).await.unwrap().as_deref(), Some("company-secret"));
 
@@ -202,7 +202,11 @@ async fn update_connector_changes_only_what_removes_nothing(db: Db) {
         }],
         label: DataLabel::Confidential,
         admits_roles: vec![],
-        structured: Freshness { soft_mins: 5, hard_mins: 50 },
+        facts: engine::cards::source::FactLimits {
+            reference: Freshness { soft_mins: 50, hard_mins: 500 },
+            state: Freshness { soft_mins: 5, hard_mins: 50 },
+            moving: Freshness { soft_mins: 2, hard_mins: 20 },
+        },
         free_text: Freshness { soft_mins: 1, hard_mins: 10 },
         hourly_limit: 30,
         // Not settings this call changes: they stay as they are.

@@ -14,6 +14,7 @@ mod archive;
 mod backends;
 mod card_terms;
 mod cards;
+mod checks;
 mod connectors;
 mod cores;
 mod idempotency;

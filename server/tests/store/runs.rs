@@ -91,6 +91,8 @@ pub fn answered(answer: &str) -> RunEnd {
         data_label: DataLabel::Internal,
         sources: vec!["directory".into(), "Acme ATS".into()],
         review_mode: true,
+        check: Some(engine::runs::check::CheckState::NotNeeded),
+        checked_only: false,
     }
 }
 
@@ -103,6 +105,8 @@ fn failed() -> RunEnd {
         data_label: DataLabel::Public,
         sources: vec![],
         review_mode: false,
+        check: None,
+        checked_only: false,
     }
 }
 
@@ -346,11 +350,12 @@ async fn events_follow_in_order_from_a_cursor_with_a_limit(db: Db) {
     let mut recorded = Vec::new();
     for i in 0..3 {
         let refs = if i == 0 { memory_step().refs } else { vec![MemoryRef::Slice] };
-        let new = NewEvent { name: "memory_used".into(), run: r.id, thread: t.id, refs };
+        let new =
+            NewEvent { name: "memory_used".into(), run: Some(r.id), thread: Some(t.id), refs, ..NewEvent::default() };
         recorded.push(db.record_event(&new, at(3 + i)).await.unwrap());
     }
     assert!(recorded.windows(2).all(|w| w[0].id < w[1].id), "ids only grow");
-    assert_eq!((recorded[0].run, recorded[0].thread, recorded[0].at), (r.id, t.id, at(3)));
+    assert_eq!((recorded[0].run, recorded[0].thread, recorded[0].at), (Some(r.id), Some(t.id), at(3)));
     assert_eq!(recorded[0].refs, memory_step().refs);
     assert_eq!(db.events_after(0, 2).await.unwrap(), recorded[..2]);
     assert_eq!(db.events_after(recorded[1].id, 10).await.unwrap(), recorded[2..]);
@@ -358,7 +363,8 @@ async fn events_follow_in_order_from_a_cursor_with_a_limit(db: Db) {
     let concurrent: Vec<_> = (0..6)
         .map(|_| {
             let db = db.clone();
-            let new = NewEvent { name: "memory_used".into(), run: r.id, thread: t.id, refs: vec![] };
+            let new =
+                NewEvent { name: "memory_used".into(), run: Some(r.id), thread: Some(t.id), ..NewEvent::default() };
             tokio::spawn(async move { db.record_event(&new, at(9)).await.unwrap().id })
         })
         .collect();

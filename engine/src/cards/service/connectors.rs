@@ -14,6 +14,8 @@ pub struct Sheet {
     pub drafts: Vec<RecordShape>,
     pub queries: Vec<(String, MyWorkQuery)>,
     pub roles: Vec<(i64, String)>,
+    /// That a kind of fact's limit may be too long, once told: sentences for admins.
+    pub notices: Vec<String>,
 }
 
 /// The setup sheet's settings, as its form sends them.
@@ -23,7 +25,7 @@ pub struct SettingsForm {
     pub label: String,
     pub keep_cards: bool,
     pub killed: bool,
-    pub structured: crate::cards::source::Freshness,
+    pub facts: crate::cards::facts::FactLimits,
     pub free_text: crate::cards::source::Freshness,
     pub hourly_limit: u32,
 }
@@ -88,7 +90,7 @@ impl PersonMemory {
             label: crate::cards::access::DataLabel::Internal,
             admits_roles: vec![],
             keep_cards: true,
-            structured: crate::cards::source::Freshness { soft_mins: 60, hard_mins: 24 * 60 },
+            facts: crate::cards::facts::FactLimits::DEFAULT,
             free_text: crate::cards::source::Freshness { soft_mins: 30, hard_mins: 12 * 60 },
             hourly_limit: 600,
         };
@@ -192,7 +194,9 @@ impl PersonMemory {
                 }
             }
         }
+        let notices = self.store.limit_notices(id).await?.iter().map(|n| n.sentence(&c.name)).collect();
         Ok(Sheet {
+            notices,
             shapes: self.store.shapes(id).await?,
             drafts: self.fresh_drafts(&c).unwrap_or_default(),
             roles: dir.roles.iter().map(|r| (r.id.0, r.name.clone())).collect(),
@@ -207,8 +211,11 @@ impl PersonMemory {
     pub async fn save_settings(&self, admin: &Person, new: &Connector) -> Result<String, MemoryError> {
         Self::admin(admin)?;
         let old = self.connector(new.id).await?;
-        if new.structured.soft_mins > new.structured.hard_mins || new.free_text.soft_mins > new.free_text.hard_mins {
-            return Err(MemoryError::Invalid("A soft limit cannot be longer than its hard limit".to_string()));
+        new.facts.validate().map_err(MemoryError::Invalid)?;
+        if new.free_text.soft_mins > new.free_text.hard_mins {
+            return Err(MemoryError::Invalid(
+                "A soft limit cannot be longer than its hard limit (free text)".to_string(),
+            ));
         }
         if new.hourly_limit == 0 {
             return Err(MemoryError::Invalid("The hourly limit must be at least 1 read".to_string()));
@@ -409,7 +416,7 @@ impl PersonMemory {
         c.label = label;
         c.keep_cards = form.keep_cards;
         c.killed = form.killed;
-        c.structured = form.structured;
+        c.facts = form.facts;
         c.free_text = form.free_text;
         c.hourly_limit = form.hourly_limit;
         self.save_settings(admin, &c).await

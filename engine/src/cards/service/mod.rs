@@ -4,6 +4,7 @@
 //! This module holds the service, its constructor and the helpers the use cases share; each use
 //! case is a file of its own.
 
+mod checking;
 mod connectors;
 mod forgetting;
 mod prepare;
@@ -138,7 +139,8 @@ impl PersonMemory {
         self.store.connector(id).await?.ok_or_else(|| MemoryError::NotFound("There is no such connector".into()))
     }
 
-    async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
+    /// The slug of the person's department role, read with their team alone.
+    pub async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
         let Some(role) = self.role_id(person).await? else { return Ok(None) };
         Ok(self.store.role_by_id(role).await?.map(|r| r.slug.as_str().to_string()))
     }

@@ -2,6 +2,7 @@
 //! and Refresh reads one card again.
 
 use super::*;
+use crate::cards::facts::FactKind;
 use crate::cards::keep::Keep;
 
 /// How a record comes to be kept: by a read, weighed by how many records it returned, or by the
@@ -29,7 +30,46 @@ pub enum RefreshOutcome {
     NotChecked(String),
 }
 
+/// What changed from `before` to `now`, field by field, and per kind of structured fact whether
+/// one of its fields changed. Only fields both hold can change: one `now` lacks is unknown, and
+/// with `only_before` one `before` lacks was not shown, so it is no change either.
+pub(crate) fn compare_fields(
+    before: &[CardField],
+    now: &[CardField],
+    only_before: bool,
+) -> (Vec<FieldChange>, Vec<(FactKind, bool)>) {
+    let mut changes = Vec::new();
+    let mut kinds: Vec<(FactKind, bool)> = Vec::new();
+    for f in now {
+        let was = before.iter().find(|o| o.name == f.name);
+        if was.is_none() && only_before {
+            continue;
+        }
+        let was = was.map(|o| o.value.clone()).unwrap_or_default();
+        let changed = was != f.value;
+        if !f.free_text {
+            let kind = FactKind::of(&f.name, &was);
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, any)) => *any |= changed,
+                None => kinds.push((kind, changed)),
+            }
+        }
+        if changed {
+            changes.push(FieldChange { name: f.name.clone(), before: was, after: f.value.clone() });
+        }
+    }
+    (changes, kinds)
+}
+
 impl RefreshOutcome {
+    pub(crate) fn changed(changes: Vec<FieldChange>) -> Self {
+        if changes.is_empty() {
+            RefreshOutcome::NoChange
+        } else {
+            RefreshOutcome::Changed(changes)
+        }
+    }
+
     pub fn sentence(&self) -> String {
         match self {
             RefreshOutcome::Changed(changes) => format!(
@@ -131,49 +171,54 @@ impl PersonMemory {
     pub async fn refresh(&self, person: &Person, card: i64) -> Result<RefreshOutcome, MemoryError> {
         let (card, _) = self.own_use(person, card).await?;
         let c = self.connector(card.connector).await?;
+        Ok(self.reread(person, &c, &card, None, "refresh").await?.0)
+    }
+
+    /// Reads a card's record again with its shape's get tool, as the person and only with the
+    /// key it was kept with, through the same gate as any read; keeps what was read without
+    /// counting a use. What was read is compared with `shown` (the values an answer was given;
+    /// the card's own when `None`): only those fields can be changes, and only those the source
+    /// returned, since a field it left out is unknown. Also returns, per kind of structured fact
+    /// compared, whether one of its fields changed.
+    pub(super) async fn reread(
+        &self,
+        person: &Person,
+        c: &Connector,
+        card: &Card,
+        shown: Option<&[CardField]>,
+        purpose: &str,
+    ) -> Result<(RefreshOutcome, Vec<(FactKind, bool)>), MemoryError> {
+        let not_checked = |why: String| Ok((RefreshOutcome::NotChecked(why), vec![]));
         let shape = self.store.shapes(c.id).await?.into_iter().find(|s| s.tool == card.tool);
         let Some(shape) = shape else {
-            return Ok(RefreshOutcome::NotChecked(format!("{} no longer has a shape for {}", c.name, card.tool)));
+            return not_checked(format!("{} no longer has a shape for {}", c.name, card.tool));
         };
         let get_tool = shape.get_tool.clone();
         let now_kind = c.reads_with(&get_tool);
         if now_kind != Some(card.read_with) {
-            return Ok(RefreshOutcome::NotChecked(format!(
+            return not_checked(format!(
                 "reading it again would need another key than the one it was kept with ({})",
                 card.read_with.as_str().replace('_', " ")
-            )));
+            ));
         }
         if card.read_with.is_personal() && card.read_as != Some(person.id) {
-            return Ok(RefreshOutcome::NotChecked("it was read as someone else".into()));
+            return not_checked("it was read as someone else".into());
         }
-        let key = match self.key_for(&c, &get_tool, person).await {
+        let key = match self.key_for(c, &get_tool, person).await {
             Ok((_, k)) => k,
-            Err(r) => return Ok(RefreshOutcome::NotChecked(r.to_string())),
+            Err(r) => return not_checked(r.to_string()),
         };
         let args = serde_json::json!({ shape.id_field.clone(): card.record_id });
-        let result = match self.call(&c, &key, &get_tool, &args, "refresh").await {
+        let result = match self.call(c, &key, &get_tool, &args, purpose).await {
             Ok(r) => r,
-            Err(refusal) => return Ok(RefreshOutcome::NotChecked(refusal.to_string())),
+            Err(refusal) => return not_checked(refusal.to_string()),
         };
         match result {
             Ok(record) => {
                 let Some(read) = keep_fields(&shape, &record) else {
-                    return Ok(RefreshOutcome::NotChecked(format!("{} answered a record without its id", c.name)));
+                    return not_checked(format!("{} answered a record without its id", c.name));
                 };
-                // Only what the source returned can change; a field it left out is unknown.
-                let changes: Vec<FieldChange> = read
-                    .fields
-                    .iter()
-                    .filter_map(|f| {
-                        let before =
-                            card.fields.iter().find(|o| o.name == f.name).map(|o| o.value.clone()).unwrap_or_default();
-                        (before != f.value).then(|| FieldChange {
-                            name: f.name.clone(),
-                            before,
-                            after: f.value.clone(),
-                        })
-                    })
-                    .collect();
+                let (changes, kinds) = compare_fields(shown.unwrap_or(&card.fields), &read.fields, shown.is_some());
                 let open_when = self.store.open_when(c.id, &shape.tool).await?;
                 self.store
                     .upsert_card(&NewCard {
@@ -191,22 +236,22 @@ impl PersonMemory {
                         read_at: self.now(),
                     })
                     .await?;
-                Ok(if changes.is_empty() { RefreshOutcome::NoChange } else { RefreshOutcome::Changed(changes) })
+                Ok((RefreshOutcome::changed(changes), kinds))
             }
             Err(SourceError::NotFound) => {
                 let reason = format!("gone at {}", c.name);
                 self.store.remove_card(card.id, &reason, self.actor(Some(person.id))).await?;
-                Ok(RefreshOutcome::Gone(c.name.clone()))
+                Ok((RefreshOutcome::Gone(c.name.clone()), vec![]))
             }
             Err(SourceError::Forbidden) => {
                 // They lost access at the source: their place on the card goes. The record may
                 // well still exist, so nothing says it is gone.
                 let reason = format!("{} refused their read", c.name);
                 self.store.remove_use(person.id, card.id, &reason, self.actor(Some(person.id))).await?;
-                Ok(RefreshOutcome::NotChecked(refused_read(&c)))
+                not_checked(refused_read(c))
             }
             // A source that is down never removes anything.
-            Err(e) => Ok(RefreshOutcome::NotChecked(format!("{}: {e}", c.name))),
+            Err(e) => not_checked(format!("{}: {e}", c.name)),
         }
     }
 }

@@ -50,7 +50,7 @@ fn candidates_of<T>(
 }
 
 /// A run's agent may be given a connector's data only up to the label its model is cleared for.
-fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), String> {
+pub(super) fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), String> {
     if c.label > agent.cleared_for {
         return Err(format!(
             "{} holds {} data, and this agent's model is cleared for {} data",

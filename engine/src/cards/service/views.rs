@@ -160,7 +160,7 @@ impl PersonMemory {
         let mut selection = crate::cards::select::select_cards(question, &candidates);
         for s in &mut selection.cards {
             if let Some((card, _, c, _)) = shown.iter().find(|(card, ..)| card.id == s.card_id) {
-                s.freshness = c.freshness(card.read_at, now, s.fields.iter().any(|f| f.free_text));
+                s.freshness = c.freshness(card.read_at, now, &s.fields);
             }
         }
         Ok(selection)

@@ -6,6 +6,7 @@ use super::block_for::Loaded;
 use super::*;
 use crate::cards::access::DataLabel;
 use crate::cards::service::RunTool;
+use crate::runs::check::CheckState;
 use crate::runs::inbox::{ActionKind, NewAction};
 use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
 use crate::runs::provenance::{self, Provenance, RememberedCard};
@@ -80,8 +81,8 @@ impl Runs {
         let Loaded { block, review_mode, cards } = self.load(r.kind, &agent, person.as_ref(), &question).await?;
         // What the run remembers, for the gate on tools that act; lessons join with their issue.
         let remembered: Vec<RememberedCard> = cards
-            .into_iter()
-            .map(|c| RememberedCard { card: c.card, record_id: c.record_id, fields: c.fields })
+            .iter()
+            .map(|c| RememberedCard { card: c.card, record_id: c.record_id.clone(), fields: c.fields.clone() })
             .collect();
         let own = person.as_ref().map(|p| (format!("person:{}", p.id.0), p.email.clone()));
         let mut provenance =
@@ -97,8 +98,13 @@ impl Runs {
                     detail: None,
                 };
                 self.store.add_step(r.id, &step, now).await?;
-                let event =
-                    NewEvent { name: "memory_used".into(), run: r.id, thread: r.thread, refs: block.refs.clone() };
+                let event = NewEvent {
+                    name: "memory_used".into(),
+                    run: Some(r.id),
+                    thread: Some(r.thread),
+                    refs: block.refs.clone(),
+                    ..NewEvent::default()
+                };
                 self.store.record_event(&event, now).await?;
             }
         }
@@ -158,7 +164,15 @@ impl Runs {
                 }
             };
             match reply {
-                Reply::Answer(text) => return self.finish(r, &text, model.as_ref(), &carried).await,
+                Reply::Answer(text) => {
+                    let check = self.check_start(person.as_ref(), &cards).await;
+                    let checked_only = check == CheckState::Checking && self.checked_only_for(person.as_ref()).await;
+                    let ended = self.finish(r, &text, model.as_ref(), &carried, (check, checked_only)).await?;
+                    return match &person {
+                        Some(p) if ended.checking() => self.check_answer(&ended, p, &cards).await,
+                        _ => Ok(ended),
+                    };
+                }
                 Reply::ToolCalls(calls) => {
                     for call in calls {
                         if steps_taken >= MAX_TOOL_STEPS {
@@ -298,7 +312,14 @@ impl Runs {
         }
     }
 
-    async fn finish(&self, r: &Run, text: &str, model: &dyn AgentModel, carried: &Carried) -> Result<Run, RunError> {
+    async fn finish(
+        &self,
+        r: &Run,
+        text: &str,
+        model: &dyn AgentModel,
+        carried: &Carried,
+        (check, checked_only): (CheckState, bool),
+    ) -> Result<Run, RunError> {
         let now = self.now();
         let step =
             NewStep { kind: StepKind::Answer, line: "Answered".into(), words: vec![], refs: vec![], detail: None };
@@ -311,6 +332,8 @@ impl Runs {
             data_label: carried.label,
             sources: carried.sources.clone(),
             review_mode: carried.review_mode,
+            check: Some(check),
+            checked_only,
         };
         self.end(r, &end).await
     }
@@ -333,6 +356,8 @@ impl Runs {
             data_label: carried.label,
             sources: carried.sources.clone(),
             review_mode: carried.review_mode,
+            check: None,
+            checked_only: false,
         };
         self.end(r, &end).await
     }

@@ -2,6 +2,7 @@
 
 mod asking;
 mod block_for;
+mod check;
 mod execute;
 mod inbox;
 mod reading;
@@ -67,8 +68,22 @@ pub struct RunView {
     pub steps: Vec<StepView>,
     /// The refs of the Memory used step, as the seed shapes them.
     pub memory_used: Vec<MemoryRef>,
+    /// The check of the answer, once it answered.
+    pub check: Option<CheckView>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// Where an answer's check stands, as the thread page shows it under the answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckView {
+    /// "checking", "checked", "changed", "not_checked" or "not_needed".
+    pub state: String,
+    /// "Checked", "Not checked: Acme ATS is switched off".
+    pub words: String,
+    pub reason: Option<String>,
+    /// One line per change: "stage: Proposal → Won (Acme ATS, read just now)".
+    pub lines: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,8 @@
 //! of whether one exists. Events, ids only, are for admins.
 
 use super::*;
-use crate::runs::{Author, Run, RunState, StepKind, Thread};
+use crate::runs::check::CheckState;
+use crate::runs::{Author, Run, RunCheck, RunState, StepKind, Thread};
 
 /// The note under an answer the demo's scripted model gave.
 pub const DEMO_MODEL_NOTE: &str = "Answered by the demo model: scripted replies, no language model";
@@ -77,7 +78,14 @@ impl Runs {
             None => None,
         };
         let mut messages = Vec::new();
+        // An answer that shows only once checked stays out of the thread while it is checked.
+        let held = |m: &crate::runs::Message| {
+            m.answer_of.and_then(|id| runs.iter().find(|r| r.id == id)).is_some_and(|r| r.held_for_check())
+        };
         for m in self.store.messages(t.id).await? {
+            if held(&m) {
+                continue;
+            }
             let latest = runs.iter().rev().find(|r| r.message == m.id && r.state != RunState::Retried);
             let (author, from_agent) = match m.author {
                 Author::Agent(_) => (agent_name.clone(), true),
@@ -102,7 +110,7 @@ impl Runs {
             agent: t.agent,
             agent_name,
             title: t.title,
-            working: runs.iter().any(|r| r.state == RunState::Running),
+            working: runs.iter().any(|r| r.state == RunState::Running || r.checking()),
             messages,
         })
     }
@@ -112,6 +120,27 @@ impl Runs {
         let memory_used =
             r.steps.iter().find(|s| s.kind == StepKind::MemoryUsed).map(|s| s.refs.clone()).unwrap_or_default();
         let model_note = r.model.as_deref().filter(|m| m.starts_with("demo/")).map(|_| DEMO_MODEL_NOTE.to_string());
+        let check = r.check.as_ref().map(|c| {
+            let lines = r.steps.iter().rev().find(|s| s.kind == StepKind::Checked).map(|s| s.words.clone());
+            let words = match (&c.state, &c.reason) {
+                (CheckState::NotChecked, Some(why)) => format!("Not checked: {why}"),
+                (state, _) => state.words().to_string(),
+            };
+            CheckView {
+                state: c.state.as_str().to_string(),
+                words,
+                reason: c.reason.clone(),
+                lines: lines.unwrap_or_default(),
+            }
+        });
+        let answer = match (&r.answer, &r.check) {
+            _ if r.held_for_check() => None,
+            // Nobody watches it: what could not be checked says so in the answer itself.
+            (Some(a), Some(RunCheck { state: CheckState::NotChecked, reason })) if r.unwatched => {
+                Some(format!("{a}\n\nNot checked: {}", reason.as_deref().unwrap_or("the check could not run")))
+            }
+            (a, _) => a.clone(),
+        };
         Ok(RunView {
             id: r.id,
             thread: r.thread,
@@ -119,7 +148,7 @@ impl Runs {
             agent_name,
             kind: r.kind,
             state: r.state.as_str().to_string(),
-            answer: r.answer,
+            answer,
             failure: r.failure,
             data_label: r.data_label.as_str().to_string(),
             sources: r.sources,
@@ -140,6 +169,7 @@ impl Runs {
                 })
                 .collect(),
             memory_used,
+            check,
             created_at: r.created_at,
             finished_at: r.finished_at,
         })

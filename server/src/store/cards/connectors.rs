@@ -45,8 +45,8 @@ impl ConnectorStore for SqliteStore {
         };
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO connectors (name, base_url, key_mode, ticked, label, admits_roles, keep_cards, \
-             structured_soft_mins, structured_hard_mins, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
-             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+             fact_limits, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
+             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(&c.name)
         .bind(&c.base_url)
@@ -55,8 +55,7 @@ impl ConnectorStore for SqliteStore {
         .bind(c.label.as_str())
         .bind(to_json(&c.admits_roles))
         .bind(i64::from(c.keep_cards))
-        .bind(i64::from(c.structured.soft_mins))
-        .bind(i64::from(c.structured.hard_mins))
+        .bind(to_json(&c.facts))
         .bind(i64::from(c.free_text.soft_mins))
         .bind(i64::from(c.free_text.hard_mins))
         .bind(i64::from(c.hourly_limit))
@@ -270,15 +269,14 @@ impl ConnectorStore for SqliteStore {
     async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
         sqlx::query(
-            "UPDATE connectors SET ticked = ?, label = ?, admits_roles = ?, structured_soft_mins = ?, \
-             structured_hard_mins = ?, free_text_soft_mins = ?, free_text_hard_mins = ?, hourly_limit = ?, \
+            "UPDATE connectors SET ticked = ?, label = ?, admits_roles = ?, fact_limits = ?, \
+             free_text_soft_mins = ?, free_text_hard_mins = ?, hourly_limit = ?, \
              updated_at = ?, acting_tools = ?, write_targets = ? WHERE id = ?",
         )
         .bind(to_json(&c.ticked))
         .bind(c.label.as_str())
         .bind(to_json(&c.admits_roles))
-        .bind(i64::from(c.structured.soft_mins))
-        .bind(i64::from(c.structured.hard_mins))
+        .bind(to_json(&c.facts))
         .bind(i64::from(c.free_text.soft_mins))
         .bind(i64::from(c.free_text.hard_mins))
         .bind(i64::from(c.hourly_limit))

@@ -48,10 +48,7 @@ fn connector_from(row: &SqliteRow) -> Result<Connector, StoreError> {
         label: DataLabel::parse(row.get("label")).ok_or_else(|| bad("label"))?,
         admits_roles: json_list(row, "admits_roles"),
         keep_cards: row.get::<i64, _>("keep_cards") != 0,
-        structured: Freshness {
-            soft_mins: row.get::<i64, _>("structured_soft_mins") as u32,
-            hard_mins: row.get::<i64, _>("structured_hard_mins") as u32,
-        },
+        facts: serde_json::from_str(row.get("fact_limits")).map_err(|_| bad("fact limits"))?,
         free_text: Freshness {
             soft_mins: row.get::<i64, _>("free_text_soft_mins") as u32,
             hard_mins: row.get::<i64, _>("free_text_hard_mins") as u32,

@@ -1,25 +1,31 @@
 //! Threads, runs, their steps and events on PostgreSQL, mirroring `store::runs`. A read-then-write
 //! locks the row it depends on (`FOR UPDATE`); events take the events ledger's advisory lock.
 
-use super::{backend, lock, locks, PgStore};
-use crate::store::run_rows::{author, author_columns, from_json, json, label, run_kind, run_state, step_kind};
+use super::{audit, backend, lock, locks, PgStore};
+use crate::store::run_rows::{
+    author, author_columns, fact_kind, from_json, json, label, run_check, run_kind, run_state, step_kind,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::DataLabel;
+use engine::cards::facts::FactKind;
 use engine::org::{AgentId, PersonId};
+use engine::runs::check::{limit_too_long, CheckEnd, LimitNotice, NOTICE_WINDOW};
 use engine::runs::{
-    Author, Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, RunState, Step, Thread, ThreadId,
+    Author, Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, RunState, Step, StepKind, Thread,
+    ThreadId,
 };
-use engine::store::{RunStore, StoreError};
+use engine::store::{Actor, RunStore, StoreError};
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 const THREAD_COLUMNS: &str = "id, agent_id, person_id, title, created_at";
 const MESSAGE_COLUMNS: &str = "id, thread_id, author_person_id, author_agent_id, text, at, answer_of_run";
 const RUN_COLUMNS: &str = "id, thread_id, message_id, agent_id, for_person_id, kind, state, unwatched, data_label, \
-     sources, review_mode, model, answer, failure, retry_of, created_at, finished_at";
+     sources, review_mode, model, answer, failure, retry_of, created_at, finished_at, check_state, check_reason, \
+     checked_only";
 const STEP_COLUMNS: &str = "run_id, n, kind, line, words, refs, detail, at";
-const EVENT_COLUMNS: &str = "id, name, run_id, thread_id, refs, at";
+const EVENT_COLUMNS: &str = "id, name, run_id, thread_id, message_id, connector_id, state, refs, at";
 
 fn thread_from(row: &PgRow) -> Thread {
     Thread {
@@ -60,6 +66,8 @@ fn run_from(row: &PgRow) -> Result<Run, StoreError> {
         answer: row.get("answer"),
         failure: row.get("failure"),
         retry_of: row.get::<Option<i64>, _>("retry_of").map(RunId),
+        check: run_check(row.get("check_state"), row.get("check_reason"))?,
+        checked_only: row.get("checked_only"),
         steps: Vec::new(),
         created_at: row.get("created_at"),
         finished_at: row.get("finished_at"),
@@ -83,11 +91,76 @@ fn event_from(row: &PgRow) -> Result<Event, StoreError> {
     Ok(Event {
         id: row.get("id"),
         name: row.get("name"),
-        run: RunId(row.get("run_id")),
-        thread: ThreadId(row.get("thread_id")),
+        run: row.get::<Option<i64>, _>("run_id").map(RunId),
+        thread: row.get::<Option<i64>, _>("thread_id").map(ThreadId),
+        message: row.get::<Option<i64>, _>("message_id").map(MessageId),
+        connector: row.get("connector_id"),
+        state: row.get("state"),
         refs: from_json("event refs", row.get("refs"))?,
         at: row.get("at"),
     })
+}
+
+/// Appends a step numbered after the run's last, inside the caller's transaction. The run's row
+/// is locked first: two servers adding steps to one run never read the same last number.
+async fn insert_step(
+    conn: &mut PgConnection,
+    run: RunId,
+    step: &NewStep,
+    at: DateTime<Utc>,
+) -> Result<Step, StoreError> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM runs WHERE id = $1 FOR UPDATE")
+        .bind(run.0)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?;
+    if exists.is_none() {
+        return Err(StoreError::NotFound(format!("run:{run}")));
+    }
+    let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(n), 0) FROM run_steps WHERE run_id = $1")
+        .bind(run.0)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(backend)?;
+    let detail = step.detail.as_ref().map(json).transpose()?;
+    let row = sqlx::query(&format!(
+        "INSERT INTO run_steps (run_id, n, kind, line, words, refs, detail, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+         RETURNING {STEP_COLUMNS}"
+    ))
+    .bind(run.0)
+    .bind(last + 1)
+    .bind(step.kind.as_str())
+    .bind(&step.line)
+    .bind(json(&step.words)?)
+    .bind(json(&step.refs)?)
+    .bind(detail)
+    .bind(at)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(backend)?;
+    step_from(&row)
+}
+
+/// Under the ledger's lock, ids are given and committed in one order: a follower reading after
+/// an id never misses one committed later below it. The lock lasts until the caller commits.
+async fn insert_event(conn: &mut PgConnection, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+    lock(&mut *conn, locks::EVENTS, 0).await?;
+    let row = sqlx::query(&format!(
+        "INSERT INTO events (name, run_id, thread_id, message_id, connector_id, state, refs, at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {EVENT_COLUMNS}"
+    ))
+    .bind(&event.name)
+    .bind(event.run.map(|r| r.0))
+    .bind(event.thread.map(|t| t.0))
+    .bind(event.message.map(|m| m.0))
+    .bind(event.connector)
+    .bind(&event.state)
+    .bind(json(&event.refs)?)
+    .bind(at)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(backend)?;
+    event_from(&row)
 }
 
 async fn insert_message(
@@ -296,39 +369,8 @@ impl RunStore for PgStore {
     }
 
     async fn add_step(&self, run: RunId, step: &NewStep, at: DateTime<Utc>) -> Result<Step, StoreError> {
-        // The run's row is locked first: two servers adding steps to one run never read the same
-        // last number.
         let mut tx = self.pool().begin().await.map_err(backend)?;
-        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM runs WHERE id = $1 FOR UPDATE")
-            .bind(run.0)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if exists.is_none() {
-            return Err(StoreError::NotFound(format!("run:{run}")));
-        }
-        let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(n), 0) FROM run_steps WHERE run_id = $1")
-            .bind(run.0)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(backend)?;
-        let detail = step.detail.as_ref().map(json).transpose()?;
-        let row = sqlx::query(&format!(
-            "INSERT INTO run_steps (run_id, n, kind, line, words, refs, detail, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-             RETURNING {STEP_COLUMNS}"
-        ))
-        .bind(run.0)
-        .bind(last + 1)
-        .bind(step.kind.as_str())
-        .bind(&step.line)
-        .bind(json(&step.words)?)
-        .bind(json(&step.refs)?)
-        .bind(detail)
-        .bind(at)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let added = step_from(&row)?;
+        let added = insert_step(&mut tx, run, step, at).await?;
         tx.commit().await.map_err(backend)?;
         Ok(added)
     }
@@ -337,7 +379,8 @@ impl RunStore for PgStore {
         let mut tx = self.pool().begin().await.map_err(backend)?;
         let ended = sqlx::query(
             "UPDATE runs SET state = $1, answer = $2, failure = $3, model = $4, data_label = $5, sources = $6, \
-             review_mode = $7, finished_at = $8 WHERE id = $9 AND state = 'running' RETURNING thread_id, agent_id",
+             review_mode = $7, finished_at = $8, check_state = $9, checked_only = $10 WHERE id = $11 \
+             AND state = 'running' RETURNING thread_id, agent_id",
         )
         .bind(end.state.as_str())
         .bind(&end.answer)
@@ -347,6 +390,8 @@ impl RunStore for PgStore {
         .bind(json(&end.sources)?)
         .bind(end.review_mode)
         .bind(at)
+        .bind(end.check.map(|c| c.as_str()))
+        .bind(end.checked_only)
         .bind(run.0)
         .fetch_optional(&mut *tx)
         .await
@@ -392,24 +437,160 @@ impl RunStore for PgStore {
     }
 
     async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
-        // Under the ledger's lock, ids are given and committed in one order: a follower reading
-        // after an id never misses one committed later below it.
         let mut tx = self.pool().begin().await.map_err(backend)?;
-        lock(&mut tx, locks::EVENTS, 0).await?;
-        let row = sqlx::query(&format!(
-            "INSERT INTO events (name, run_id, thread_id, refs, at) VALUES ($1, $2, $3, $4, $5) RETURNING {EVENT_COLUMNS}"
-        ))
-        .bind(&event.name)
-        .bind(event.run.0)
-        .bind(event.thread.0)
-        .bind(json(&event.refs)?)
-        .bind(at)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let recorded = event_from(&row)?;
+        let recorded = insert_event(&mut tx, event, at).await?;
         tx.commit().await.map_err(backend)?;
         Ok(recorded)
+    }
+
+    async fn record_check(
+        &self,
+        run: RunId,
+        end: &CheckEnd,
+        at: DateTime<Utc>,
+    ) -> Result<Vec<LimitNotice>, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let updated = sqlx::query(
+            "UPDATE runs SET check_state = $1, check_reason = $2 WHERE id = $3 AND check_state = 'checking' \
+             RETURNING thread_id",
+        )
+        .bind(end.state.as_str())
+        .bind(&end.reason)
+        .bind(run.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(updated) = updated else {
+            return Err(StoreError::Changed { current: 0 });
+        };
+        let thread = ThreadId(updated.get("thread_id"));
+        let step = NewStep {
+            kind: StepKind::Checked,
+            line: end.line.clone(),
+            words: end.words.clone(),
+            refs: end.refs.clone(),
+            detail: None,
+        };
+        insert_step(&mut tx, run, &step, at).await?;
+        for (connector, kind, changed) in &end.facts {
+            sqlx::query(
+                "INSERT INTO fact_checks (connector_id, fact_kind, changed, run_id, at) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(connector)
+            .bind(kind.as_str())
+            .bind(*changed)
+            .bind(run.0)
+            .bind(at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        let message: Option<i64> = sqlx::query_scalar("SELECT id FROM messages WHERE answer_of_run = $1")
+            .bind(run.0)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let checked = NewEvent {
+            name: "message_checked".into(),
+            thread: Some(thread),
+            message: message.map(MessageId),
+            state: Some(end.state.as_str().into()),
+            ..NewEvent::default()
+        };
+        insert_event(&mut tx, &checked, at).await?;
+        let mut notices = Vec::new();
+        let mut touched: Vec<(i64, FactKind)> = end.facts.iter().map(|(c, k, _)| (*c, *k)).collect();
+        touched.sort_by_key(|(c, k)| (*c, k.as_str()));
+        touched.dedup();
+        for (connector, kind) in touched {
+            let (of_checks, changed): (i64, Option<i64>) = sqlx::query_as(
+                "SELECT COUNT(*), SUM(CASE WHEN changed THEN 1 ELSE 0 END) FROM (SELECT changed FROM fact_checks \
+                 WHERE connector_id = $1 AND fact_kind = $2 ORDER BY id DESC LIMIT $3) latest",
+            )
+            .bind(connector)
+            .bind(kind.as_str())
+            .bind(i64::from(NOTICE_WINDOW))
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+            let (of_checks, changed) = (of_checks as u32, changed.unwrap_or(0) as u32);
+            if !limit_too_long(changed, of_checks) {
+                continue;
+            }
+            let told = sqlx::query(
+                "INSERT INTO limit_notices (connector_id, fact_kind, changed, of_checks, at) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (connector_id, fact_kind) DO NOTHING",
+            )
+            .bind(connector)
+            .bind(kind.as_str())
+            .bind(i64::from(changed))
+            .bind(i64::from(of_checks))
+            .bind(at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+            if told.rows_affected() == 1 {
+                let event = NewEvent {
+                    name: "limit_may_be_too_long".into(),
+                    connector: Some(connector),
+                    state: Some(kind.as_str().into()),
+                    ..NewEvent::default()
+                };
+                insert_event(&mut tx, &event, at).await?;
+                notices.push(LimitNotice { connector, kind, changed, of_checks, at });
+            }
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(notices)
+    }
+
+    async fn checked_only(&self) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar("SELECT scope FROM checked_only ORDER BY scope")
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)
+    }
+
+    async fn set_checked_only(&self, scope: &str, on: bool, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let changed = if on {
+            sqlx::query("INSERT INTO checked_only (scope, set_at) VALUES ($1, $2) ON CONFLICT (scope) DO NOTHING")
+                .bind(scope)
+                .bind(actor.at)
+                .execute(&mut *tx)
+                .await
+        } else {
+            sqlx::query("DELETE FROM checked_only WHERE scope = $1").bind(scope).execute(&mut *tx).await
+        }
+        .map_err(backend)?
+        .rows_affected()
+            > 0;
+        if changed {
+            let action = if on { "checked_only.on" } else { "checked_only.off" };
+            audit(&mut tx, actor, action, scope, "").await?;
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn limit_notices(&self, connector: i64) -> Result<Vec<LimitNotice>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT fact_kind, changed, of_checks, at FROM limit_notices WHERE connector_id = $1 ORDER BY at, fact_kind",
+        )
+        .bind(connector)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                Ok(LimitNotice {
+                    connector,
+                    kind: fact_kind(r.get("fact_kind"))?,
+                    changed: r.get::<i64, _>("changed") as u32,
+                    of_checks: r.get::<i64, _>("of_checks") as u32,
+                    at: r.get("at"),
+                })
+            })
+            .collect()
     }
 
     async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<Event>, StoreError> {

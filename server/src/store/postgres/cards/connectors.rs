@@ -49,8 +49,8 @@ impl ConnectorStore for PgStore {
         };
         let mut row = sqlx::query(
             "INSERT INTO connectors (name, base_url, key_mode, ticked, label, admits_roles, keep_cards, \
-             structured_soft_mins, structured_hard_mins, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+             fact_limits, free_text_soft_mins, free_text_hard_mins, hourly_limit, \
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
              RETURNING *",
         )
         .bind(&c.name)
@@ -60,8 +60,7 @@ impl ConnectorStore for PgStore {
         .bind(c.label.as_str())
         .bind(to_json(&c.admits_roles))
         .bind(c.keep_cards)
-        .bind(i64::from(c.structured.soft_mins))
-        .bind(i64::from(c.structured.hard_mins))
+        .bind(to_json(&c.facts))
         .bind(i64::from(c.free_text.soft_mins))
         .bind(i64::from(c.free_text.hard_mins))
         .bind(i64::from(c.hourly_limit))
@@ -275,15 +274,14 @@ impl ConnectorStore for PgStore {
     async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
         sqlx::query(
-            "UPDATE connectors SET ticked = $1, label = $2, admits_roles = $3, structured_soft_mins = $4, \
-             structured_hard_mins = $5, free_text_soft_mins = $6, free_text_hard_mins = $7, hourly_limit = $8, \
-             updated_at = $9, acting_tools = $10, write_targets = $11 WHERE id = $12",
+            "UPDATE connectors SET ticked = $1, label = $2, admits_roles = $3, fact_limits = $4, \
+             free_text_soft_mins = $5, free_text_hard_mins = $6, hourly_limit = $7, \
+             updated_at = $8, acting_tools = $9, write_targets = $10 WHERE id = $11",
         )
         .bind(to_json(&c.ticked))
         .bind(c.label.as_str())
         .bind(to_json(&c.admits_roles))
-        .bind(i64::from(c.structured.soft_mins))
-        .bind(i64::from(c.structured.hard_mins))
+        .bind(to_json(&c.facts))
         .bind(i64::from(c.free_text.soft_mins))
         .bind(i64::from(c.free_text.hard_mins))
         .bind(i64::from(c.hourly_limit))

@@ -1,0 +1,135 @@
+//! The check after an answer: the facts the answer used that are due are read again from their
+//! source, as the person, and what changed is shown under the answer. A watched ask shows its
+//! answer first and then its check; an unwatched one (an API token) returns only once checked.
+
+use super::*;
+use crate::runs::block::BlockCard;
+use crate::runs::check::{summarise, CheckEnd, CheckState};
+use crate::runs::Run;
+
+impl Runs {
+    /// What an answer's check starts as: "checking" when something the block showed is due,
+    /// else "not needed". A run for nobody or without cards needs none.
+    pub(super) async fn check_start(&self, person: Option<&Person>, cards: &[BlockCard]) -> CheckState {
+        if person.is_none() || cards.is_empty() {
+            return CheckState::NotNeeded;
+        }
+        match self.memory.any_due(cards).await {
+            Ok(true) => CheckState::Checking,
+            Ok(false) => CheckState::NotNeeded,
+            Err(e) => {
+                // Still checked: reading the cards again will say what it can.
+                tracing::warn!(error = %e, "could not tell whether an answer's facts are due");
+                CheckState::Checking
+            }
+        }
+    }
+
+    /// Reads again what the answer used and records what it found, in one write. A failure to
+    /// read leaves the answer "not checked" with the reason; it never fails the run.
+    pub(super) async fn check_answer(&self, r: &Run, person: &Person, cards: &[BlockCard]) -> Result<Run, RunError> {
+        let end = match self.memory.running_agent(r.agent).await {
+            Ok(agent) => match self.memory.check_cards(person, &agent, cards).await {
+                Ok(checked) => summarise(&checked),
+                Err(e) => not_checked(&e.to_string()),
+            },
+            Err(e) => not_checked(&e.to_string()),
+        };
+        match self.store.record_check(r.id, &end, self.now()).await {
+            Ok(notices) => {
+                for n in notices {
+                    tracing::info!(connector = n.connector, kind = n.kind.as_str(), "a limit may be too long");
+                }
+            }
+            // Another server recorded it first: its check stands.
+            Err(crate::store::StoreError::Changed { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))
+    }
+}
+
+impl Runs {
+    /// Whether the person's runs show their answers only once checked: their department role or
+    /// their main team is set so by an admin. A failure to read it shows the answer at once.
+    pub(super) async fn checked_only_for(&self, person: Option<&Person>) -> bool {
+        let Some(p) = person else { return false };
+        let scopes = match self.store.checked_only().await {
+            Ok(s) if s.is_empty() => return false,
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read which roles and teams show only checked answers");
+                return false;
+            }
+        };
+        if p.main_team.is_some_and(|t| scopes.contains(&format!("team:{}", t.0))) {
+            return true;
+        }
+        match self.memory.role_slug(p).await {
+            Ok(Some(slug)) => scopes.contains(&format!("role:{slug}")),
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read a person's role for checked-only answers");
+                false
+            }
+        }
+    }
+
+    /// Whether a role ("role:<slug>") or a team ("team:<id>") shows only checked answers.
+    pub async fn is_checked_only(&self, admin: &Person, scope: &str) -> Result<bool, RunError> {
+        Self::only_admins(admin)?;
+        Ok(self.store.checked_only().await?.iter().any(|s| s == scope))
+    }
+
+    /// Sets a role or a team to show only checked answers, or back; admins only, audited.
+    pub async fn set_checked_only(&self, admin: &Person, scope: &str, on: bool) -> Result<String, RunError> {
+        Self::only_admins(admin)?;
+        let name = match scope.split_once(':') {
+            Some(("role", slug)) => {
+                let slug = crate::org::RoleSlug::parse(slug)
+                    .map_err(|_| RunError::NotFound("There is no such role".into()))?;
+                let role =
+                    self.store.role(&slug).await?.ok_or_else(|| RunError::NotFound("There is no such role".into()))?;
+                format!("The {} role", role.name)
+            }
+            Some(("team", id)) => {
+                let id = id.parse::<i64>().map_err(|_| RunError::NotFound("There is no such team".into()))?;
+                let team = self
+                    .store
+                    .team(crate::org::TeamId(id))
+                    .await?
+                    .ok_or_else(|| RunError::NotFound("There is no such team".into()))?;
+                format!("The {} team", team.name)
+            }
+            _ => return Err(RunError::Invalid("Choose a role or a team".into())),
+        };
+        let actor = crate::store::Actor { person: Some(admin.id), at: self.now() };
+        self.store.set_checked_only(scope, on, actor).await?;
+        Ok(if on {
+            format!("{name} now sees answers only once they are checked")
+        } else {
+            format!("{name} now sees answers at once, then their check")
+        })
+    }
+
+    fn only_admins(p: &Person) -> Result<(), RunError> {
+        if p.is_admin {
+            Ok(())
+        } else {
+            Err(RunError::NotAllowed("Only an admin can choose who sees only checked answers".into()))
+        }
+    }
+}
+
+fn not_checked(why: &str) -> CheckEnd {
+    tracing::warn!(error = %why, "an answer's check could not read what it used");
+    let reason = "its memory could not be read".to_string();
+    CheckEnd {
+        state: CheckState::NotChecked,
+        line: format!("Not checked: {reason}"),
+        reason: Some(reason),
+        words: vec![],
+        facts: vec![],
+        refs: vec![],
+    }
+}

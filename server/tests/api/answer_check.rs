@@ -1,0 +1,371 @@
+//! The check after an answer, against the running server, the demo's Acme ATS over HTTP and a
+//! stand-in model: a change shown as its line, no change, a record gone at the source, a source
+//! that is down, the kill switch and the hourly limit, a field left out, an unwatched ask checked
+//! before it returns, and `message_checked` carrying ids only.
+
+use crate::agent_model_server::{AgentModelServer, AgentReply};
+use crate::cards::{admin, audited, card_of, lead, person, spawn_cards_with, spawn_partial, Cards};
+use crate::helpers::*;
+use crate::runs::ask;
+use chrono::Duration;
+use demo::acme_ats::AtsConfig;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+const WHERE: &str = "Where is L-1001?";
+
+async fn spawn_checking(model: &AgentModelServer) -> Cards {
+    let c = spawn_cards_with(model.openai_settings()).await;
+    model.set_default(AgentReply::answer("L-1001 is at Proposal."));
+    c
+}
+
+/// Sets L-1001's stage at the source, as someone working in Acme ATS would.
+async fn set_stage(ats: &str, stage: &str) {
+    let mut rec = lead(ats, "L-1001").await;
+    rec["stage"] = json!(stage);
+    assert!(admin(ats, Method::PUT, "/admin/leads/L-1001", Some(rec)).await.is_success());
+}
+
+fn check(run: &Value) -> (String, Vec<String>) {
+    let c = &run["check"];
+    let lines = c["lines"].as_array().map(|l| l.iter().map(|s| s.as_str().unwrap().to_string()).collect());
+    (c["state"].as_str().unwrap_or_default().to_string(), lines.unwrap_or_default())
+}
+
+/// Stops the demo's Acme ATS: from now on it cannot be reached.
+async fn stop(c: &Cards) {
+    c.ats_task.abort();
+    while !c.ats_task.is_finished() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+fn carries_l1001(run: &Value) -> bool {
+    run["memory_used"].as_array().unwrap().iter().any(|r| r["card"].is_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_at_the_source_is_a_line_under_the_answer_and_the_card_is_updated() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    set_stage(&c.ats, "Won").await;
+    // Past the state fields' soft limit of an hour: the stage is due.
+    c.app.clock.advance(Duration::minutes(61));
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let run = &asked["run"];
+    assert!(carries_l1001(run), "{run}");
+    let (state, lines) = check(run);
+    assert_eq!(state, "changed", "{run}");
+    assert!(lines.contains(&format!("stage: {before} → Won (Acme ATS, read just now)")), "{lines:?}");
+    assert_eq!(run["answer"], "L-1001 is at Proposal.", "a watched answer is shown as the model gave it");
+    let step = run["steps"].as_array().unwrap().iter().find(|s| s["kind"] == "checked").expect("a checked step");
+    assert_eq!(step["line"], "Checked 1 record against Acme ATS: 1 change");
+
+    // The card holds what was read, and the read counted as no use of it.
+    let p = person(&c.app, "alice").await;
+    let card = card_of(&c.app, &p, "L-1001").await.unwrap();
+    let kept = c.app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.card == card).unwrap();
+    assert!(kept.fields.iter().any(|f| f.name == "stage" && f.value == "Won"), "{:?}", kept.fields);
+
+    // The thread page shows the state and the line under the answer.
+    let thread = asked["thread"].as_i64().unwrap();
+    let (_, html) = c.app.page(&alice, &format!("/threads/{thread}")).await;
+    assert!(html.contains(r#"data-check="changed""#), "the check is on the page");
+    assert!(html.contains(&format!("stage: {before} → Won (Acme ATS, read just now)")));
+
+    // message_checked names the thread, the message and the state: nothing else.
+    let ada = c.app.sign_in("ada").await;
+    let (_, events) = c.app.get_json(&ada, "/api/events").await;
+    let checked: Vec<&Value> = events.as_array().unwrap().iter().filter(|e| e["name"] == "message_checked").collect();
+    assert_eq!(checked.len(), 1, "{events}");
+    let e = checked[0].as_object().unwrap();
+    let mut keys: Vec<&str> = e.keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(keys, ["at", "id", "message", "name", "state", "thread"]);
+    assert_eq!((e["thread"].as_i64(), e["state"].as_str()), (Some(thread), Some("changed")));
+    let (_, t) = c.app.get_json(&alice, &format!("/api/threads/{thread}")).await;
+    let answer = t["messages"].as_array().unwrap().iter().find(|m| m["from_agent"] == true).expect("the answer");
+    assert_eq!(e["message"], answer["id"]);
+    let (_, html) = c.app.page(&ada, "/company/events").await;
+    assert!(html.contains("Answer checked"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_within_its_limit_needs_no_check_and_an_unchanged_one_is_checked() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let calls = crate::cards::ats_calls(&c.ats).await;
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    assert!(carries_l1001(&asked["run"]));
+    assert_eq!(check(&asked["run"]), ("not_needed".to_string(), vec![]));
+    assert_eq!(crate::cards::ats_calls(&c.ats).await, calls, "nothing was read");
+
+    c.app.clock.advance(Duration::minutes(61));
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    assert_eq!(check(&asked["run"]), ("checked".to_string(), vec![]));
+    assert_eq!(crate::cards::ats_calls(&c.ats).await, calls + 1, "one read for the one record");
+    let steps = asked["run"]["steps"].as_array().unwrap();
+    assert!(steps.iter().any(|s| s["line"] == "Checked 1 record against Acme ATS: no change"), "{steps:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_gone_at_the_source_is_removed_at_the_check() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let p = person(&c.app, "alice").await;
+    let card = card_of(&c.app, &p, "L-1001").await.unwrap();
+    assert_eq!(admin(&c.ats, Method::DELETE, "/admin/leads/L-1001", None).await, StatusCode::NO_CONTENT);
+    c.app.clock.advance(Duration::minutes(61));
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let (state, lines) = check(&asked["run"]);
+    assert_eq!(state, "changed");
+    assert_eq!(lines, ["lead L-1001 is no longer at Acme ATS: removed from memory"]);
+    assert!(card_of(&c.app, &p, "L-1001").await.is_none(), "gone at the source, gone here");
+    let removed = audited(&c.app, "card.remove").await;
+    assert!(removed.iter().any(|e| e.subject == format!("card:{card}") && e.detail == "gone at Acme ATS"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_that_is_down_leaves_the_answer_not_checked_and_removes_nothing() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let p = person(&c.app, "alice").await;
+    c.app.clock.advance(Duration::minutes(61));
+    stop(&c).await;
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let run = &asked["run"];
+    assert_eq!(run["check"]["state"], "not_checked", "{run}");
+    let reason = run["check"]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("Acme ATS: the source could not be reached"), "{reason}");
+    assert_eq!(run["check"]["words"], format!("Not checked: {reason}"));
+    assert!(card_of(&c.app, &p, "L-1001").await.is_some(), "a source that is down never removes anything");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kill_switch_and_the_hourly_limit_stop_a_check() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let ada = person(&c.app, "ada").await;
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::minutes(61));
+    let mut ats = c.app.store.connector(c.connector).await.unwrap().unwrap();
+    ats.killed = true;
+    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    assert_eq!(asked["run"]["check"]["state"], "not_checked");
+    assert_eq!(asked["run"]["check"]["reason"], "Acme ATS is switched off");
+
+    ats.killed = false;
+    ats.hourly_limit = 1;
+    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    // The hour's one read goes to someone's Refresh; the check finds the limit spent.
+    let p = person(&c.app, "alice").await;
+    let other = card_of(&c.app, &p, "L-1002").await.unwrap();
+    c.app.memory.refresh(&p, other).await.unwrap();
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    assert_eq!(asked["run"]["check"]["state"], "not_checked");
+    assert_eq!(asked["run"]["check"]["reason"], "Acme ATS's hourly limit of 1 reads is spent");
+    let kept = c.app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
+    assert!(!kept.fields.iter().any(|f| f.value == "Won"), "nothing was read, so nothing changed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_the_source_leaves_out_is_unknown_at_the_check() {
+    let model = AgentModelServer::start().await;
+    let app = spawn_app_with_agent_model(&model).await;
+    model.set_default(AgentReply::answer("L-1001 is at Proposal."));
+    let (ats, _ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    let partial = spawn_partial(&ats).await;
+    demo::cards::seed(&*app.store, &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &partial.base)
+        .await
+        .expect("connect the source");
+    set_stage(&ats, "Won").await;
+    partial.leave_out(Some("stage"));
+    app.clock.advance(Duration::minutes(61));
+    let alice = app.sign_in("alice").await;
+    let asked = ask(&app, &alice, "Sales Assistant", WHERE).await;
+    assert_eq!(check(&asked["run"]), ("checked".to_string(), vec![]), "a stage left out is no change");
+    let p = person(&app, "alice").await;
+    let kept = app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
+    assert!(kept.fields.iter().any(|f| f.name == "stage" && f.value != "Won"), "the kept stage stands");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unwatched_ask_is_checked_before_it_returns() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let r = alice.post(c.app.url("/api/tokens")).json(&json!({"name": "script"})).send().await.unwrap();
+    let token = body(r).await["token"].as_str().unwrap().to_string();
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::minutes(61));
+    let token_ask = |question: &'static str| {
+        let (url, token) = (c.app.url("/api/ask"), token.clone());
+        async move {
+            let r = client()
+                .post(url)
+                .bearer_auth(&token)
+                .json(&json!({"agent": "Sales Assistant", "question": question}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::CREATED);
+            body(r).await
+        }
+    };
+    let asked = token_ask(WHERE).await;
+    let run = &asked["run"];
+    assert_eq!(run["unwatched"], true);
+    let (state, lines) = check(run);
+    assert_eq!(state, "changed", "checked before the call returned: {run}");
+    assert!(lines.contains(&format!("stage: {before} → Won (Acme ATS, read just now)")));
+
+    // One that could not be checked carries the reason in its answer.
+    c.app.clock.advance(Duration::minutes(61));
+    stop(&c).await;
+    let asked = token_ask(WHERE).await;
+    let answer = asked["run"]["answer"].as_str().unwrap();
+    let reason = asked["run"]["check"]["reason"].as_str().unwrap();
+    assert_eq!(answer, format!("L-1001 is at Proposal.\n\nNot checked: {reason}"));
+    assert!(reason.starts_with("Acme ATS: the source could not be reached"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demos_lead_read_this_morning_shows_what_changed_since() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    assert_eq!(lead(&c.ats, demo::cards::READ_THIS_MORNING).await["stage"], "Won");
+    let asked = ask(&c.app, &alice, "Sales Assistant", "Where are we with Hebbal Biotech?").await;
+    let (state, lines) = check(&asked["run"]);
+    assert_eq!(state, "changed", "{}", asked["run"]);
+    assert_eq!(lines, [format!("stage: {} → Won (Acme ATS, read just now)", demo::cards::STAGE_THIS_MORNING)]);
+    let again = ask(&c.app, &alice, "Sales Assistant", "Where are we with Hebbal Biotech?").await;
+    assert_eq!(check(&again["run"]).0, "not_needed", "the card now holds what was read just now");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checked_only_role_sees_its_answer_only_once_checked() {
+    use engine::runs::check::{CheckEnd, CheckState};
+    use engine::runs::{RunEnd, RunId};
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let (ada, alice) = (c.app.sign_in("ada").await, c.app.sign_in("alice").await);
+    // Off by default; an admin turns it on for the Sales role on its page.
+    let (_, html) = c.app.page(&ada, "/company/roles/sales").await;
+    assert!(html.contains("Show only checked answers") && !html.contains(r#"name="on" value="on" checked"#));
+    let fields = [("scope", "role:sales"), ("on", "on"), ("back", "/company/roles/sales")];
+    let r = c.app.form_post(&ada, "/fn/set_checked_only", &fields).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&ada, "/company/roles/sales").await;
+    assert!(html.contains("The Sales role now sees answers only once they are checked"), "the notice says so");
+    let (_, html) = c.app.page(&alice, "/company/roles/sales").await;
+    assert!(!html.contains("Show only checked answers"), "only an admin sees the setting");
+    let r = c.app.form_post(&alice, "/fn/set_checked_only", &[("scope", "role:sales"), ("back", "/")]).await;
+    assert!(r.status().is_redirection());
+    assert_eq!(c.app.store.checked_only().await.unwrap(), ["role:sales"], "nobody else may turn it off");
+
+    // Alice is in Sales: her answer that needs a check waits for it.
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::minutes(61));
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let id = RunId(asked["run"]["id"].as_i64().unwrap());
+    let run = c.app.store.run(id).await.unwrap().unwrap();
+    assert!(run.checked_only, "recorded on the run");
+    assert_eq!(asked["run"]["check"]["state"], "changed");
+    assert_eq!(asked["run"]["answer"], "L-1001 is at Proposal.", "once checked, it shows");
+
+    // While a checked-only run is checking, neither the run nor the thread shows its answer.
+    let (thread, first) = c
+        .app
+        .store
+        .create_thread(
+            run.agent,
+            run.for_person,
+            "q",
+            &engine::runs::Author::Person(run.for_person.unwrap()),
+            "q",
+            run.created_at,
+        )
+        .await
+        .unwrap();
+    let new = engine::runs::NewRun {
+        thread: thread.id,
+        message: first.id,
+        agent: run.agent,
+        for_person: run.for_person,
+        kind: engine::runs::RunKind::Ask,
+        unwatched: false,
+        retry_of: None,
+    };
+    let held = c.app.store.create_run(&new, run.created_at).await.unwrap();
+    let end = RunEnd {
+        state: engine::runs::RunState::Answered,
+        answer: Some("Held until checked.".into()),
+        failure: None,
+        model: None,
+        data_label: engine::cards::access::DataLabel::Internal,
+        sources: vec![],
+        review_mode: false,
+        check: Some(CheckState::Checking),
+        checked_only: true,
+    };
+    c.app.store.end_run(held.id, &end, run.created_at).await.unwrap();
+    let (_, t) = c.app.get_json(&alice, &format!("/api/threads/{}", thread.id)).await;
+    assert_eq!(t["working"], true, "the page looks again while it is checked");
+    let texts: Vec<&str> = t["messages"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["q"], "the answer is not in the thread yet");
+    assert_eq!(t["messages"][0]["run"]["answer"], Value::Null);
+    assert_eq!(t["messages"][0]["run"]["check"]["state"], "checking");
+    let (_, html) = c.app.page(&alice, &format!("/threads/{}", thread.id)).await;
+    assert!(html.contains("Checking: the answer shows once it is checked") && !html.contains("Held until checked."));
+    let checked = CheckEnd {
+        state: CheckState::Checked,
+        reason: None,
+        line: "Checked 1 record against Acme ATS: no change".into(),
+        words: vec![],
+        facts: vec![],
+        refs: vec![],
+    };
+    c.app.store.record_check(held.id, &checked, run.created_at).await.unwrap();
+    let (_, t) = c.app.get_json(&alice, &format!("/api/threads/{}", thread.id)).await;
+    assert_eq!(t["working"], false);
+    assert_eq!(t["messages"][0]["run"]["answer"], "Held until checked.");
+
+    // Off again: Sam, also in Sales, sees answers at once.
+    let fields = [("scope", "role:sales"), ("back", "/company/roles/sales")];
+    c.app.form_post(&ada, "/fn/set_checked_only", &fields).await;
+    assert!(c.app.store.checked_only().await.unwrap().is_empty());
+    let r = c.app.form_post(&ada, "/fn/set_checked_only", &[("scope", "team:999"), ("on", "on"), ("back", "/")]).await;
+    assert!(r.status().is_redirection());
+    assert!(c.app.store.checked_only().await.unwrap().is_empty(), "no such team, nothing set");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_the_run_read_again_is_compared_with_what_the_block_showed_without_another_read() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    set_stage(&c.ats, "Won").await;
+    model.script([
+        AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
+        AgentReply::answer("L-1001 is Won."),
+    ]);
+    let calls = crate::cards::ats_calls(&c.ats).await;
+    // Within every limit: nothing would be due, but the block showed a stage the run's own read
+    // found changed.
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let (state, lines) = check(&asked["run"]);
+    assert_eq!(state, "changed", "{}", asked["run"]);
+    assert_eq!(lines, [format!("stage: {before} → Won (Acme ATS, read just now)")]);
+    assert_eq!(crate::cards::ats_calls(&c.ats).await, calls + 1, "the run's read, and no other");
+}
