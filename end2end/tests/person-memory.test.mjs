@@ -19,7 +19,7 @@ for (const js of [true, false]) {
       if (js) await waitHydrated(page);
       await page.getByRole('link', { name: 'Alice Chen' }).click();
       const drawer = page.locator('aside.drawer');
-      await expectText(drawer.locator('p.memory-counts'), 'Memory: 2 records kept (1 pinned), 0 lessons in use. What they say is theirs alone.');
+      await expectText(drawer.locator('p.memory-counts'), 'Memory: 3 records kept (1 pinned), 0 lessons in use. What they say is theirs alone.');
       await expectCount(page.getByText('Nimbus Logistics'), 0, 'no value of her cards');
       env.assertNoBrowserErrors();
     });
