@@ -57,6 +57,9 @@ pub trait RunStore: Send + Sync {
     /// Returns the notices this check raised. `Changed` when the run's check is not "checking".
     async fn record_check(&self, run: RunId, end: &CheckEnd, at: DateTime<Utc>)
         -> Result<Vec<LimitNotice>, StoreError>;
+    /// Answered runs still "checking" that ended before `before`: a server stopped under their
+    /// check.
+    async fn stale_checks(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError>;
     /// A connector's notices that a limit may be too long, by kind of fact.
     async fn limit_notices(&self, connector: i64) -> Result<Vec<LimitNotice>, StoreError>;
     /// The roles ("role:<slug>") and teams ("team:<id>") whose people see only checked answers.

@@ -569,6 +569,16 @@ impl RunStore for SqliteStore {
         tx.commit().await.map_err(backend)
     }
 
+    async fn stale_checks(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
+        let ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM runs WHERE check_state = 'checking' AND finished_at < ? ORDER BY id")
+                .bind(before)
+                .fetch_all(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(ids.into_iter().map(RunId).collect())
+    }
+
     async fn limit_notices(&self, connector: i64) -> Result<Vec<LimitNotice>, StoreError> {
         let rows = sqlx::query(
             "SELECT fact_kind, changed, of_checks, at FROM limit_notices WHERE connector_id = ? ORDER BY at, fact_kind",

@@ -369,3 +369,50 @@ async fn a_record_the_run_read_again_is_compared_with_what_the_block_showed_with
     assert_eq!(lines, [format!("stage: {before} → Won (Acme ATS, read just now)")]);
     assert_eq!(crate::cards::ats_calls(&c.ats).await, calls + 1, "the run's read, and no other");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_and_checks_a_stopped_server_left_end_plainly() {
+    use engine::runs::check::CheckState;
+    use engine::runs::{Author, NewRun, RunEnd, RunKind, RunState};
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let alice = c.app.sign_in("alice").await;
+    let p = person(&c.app, "alice").await;
+    let agent = c.app.runs.find_agent(&p, "Sales Assistant").await.unwrap();
+    let now = engine::Clock::now(c.app.clock.as_ref());
+    let (thread, first) =
+        c.app.store.create_thread(agent, Some(p.id), "q", &Author::Person(p.id), "q", now).await.unwrap();
+    let new = NewRun {
+        thread: thread.id,
+        message: first.id,
+        agent,
+        for_person: Some(p.id),
+        kind: RunKind::Ask,
+        unwatched: false,
+        retry_of: None,
+    };
+    // A server answered and stopped before its check finished, and another stopped mid-run.
+    let answered = c.app.store.create_run(&new, now).await.unwrap();
+    let end = RunEnd {
+        state: RunState::Answered,
+        answer: Some("Stage: Proposal.".into()),
+        failure: None,
+        model: None,
+        data_label: engine::cards::access::DataLabel::Internal,
+        sources: vec![],
+        review_mode: false,
+        check: Some(CheckState::Checking),
+        checked_only: false,
+    };
+    c.app.store.end_run(answered.id, &end, now).await.unwrap();
+    let running = c.app.store.create_run(&new, now).await.unwrap();
+    assert_eq!(c.app.runs.end_stale().await.unwrap(), 0, "nothing is stale yet");
+    c.app.clock.advance(Duration::minutes(16));
+    assert_eq!(c.app.runs.end_stale().await.unwrap(), 2);
+    let (_, r) = c.app.get_json(&alice, &format!("/api/runs/{}", answered.id)).await;
+    assert_eq!(r["check"]["state"], "not_checked");
+    assert_eq!(r["check"]["words"], "Not checked: the server stopped before the check finished");
+    let (_, r) = c.app.get_json(&alice, &format!("/api/runs/{}", running.id)).await;
+    assert_eq!(r["state"], "failed");
+    assert_eq!(c.app.runs.end_stale().await.unwrap(), 0, "each is ended once");
+}

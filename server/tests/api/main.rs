@@ -22,6 +22,7 @@ mod org;
 mod pages;
 mod people;
 mod people_import;
+mod poisoned_ticket;
 mod postgres;
 mod racing_reads;
 mod runs;

@@ -19,6 +19,8 @@ on_both! {
     racing_checks_record_one: sqlite_racing_checks_record_one, postgres_racing_checks_record_one;
     checked_only_is_set_per_role_or_team_and_audited: sqlite_checked_only_is_set_per_role_or_team_and_audited,
         postgres_checked_only_is_set_per_role_or_team_and_audited;
+    stale_checks_are_the_checking_ones_that_ended_before: sqlite_stale_checks_are_the_checking_ones_that_ended_before,
+        postgres_stale_checks_are_the_checking_ones_that_ended_before;
 }
 
 fn checking() -> RunEnd {
@@ -157,4 +159,23 @@ async fn checked_only_is_set_per_role_or_team_and_audited(db: Db) {
         .collect();
     assert_eq!(mine.len(), 3, "a change is audited once, a repeat not at all: {mine:?}");
     assert!(mine.contains(&("checked_only.off", "team:7")));
+}
+
+async fn stale_checks_are_the_checking_ones_that_ended_before(db: Db) {
+    let o = org(&db).await;
+    let t = thread(&db, &o, "q", 1).await;
+    let old = run(&db, &o, t.id, 2).await;
+    db.end_run(old.id, &checking(), at(3)).await.unwrap();
+    let done = run(&db, &o, t.id, 2).await;
+    db.end_run(done.id, &checking(), at(3)).await.unwrap();
+    db.record_check(done.id, &changed(vec![]), at(4)).await.unwrap();
+    let plain = run(&db, &o, t.id, 2).await;
+    db.end_run(plain.id, &answered("ok"), at(3)).await.unwrap();
+    let recent = run(&db, &o, t.id, 19).await;
+    db.end_run(recent.id, &checking(), at(20)).await.unwrap();
+    let running = run(&db, &o, t.id, 2).await;
+    assert_eq!(db.stale_checks(at(10)).await.unwrap(), [old.id]);
+    assert_eq!(db.stale_checks(at(30)).await.unwrap(), [old.id, recent.id]);
+    assert_eq!(db.stale_checks(at(3)).await.unwrap(), [], "ended at the bound is not before it");
+    assert!(!db.stale_checks(at(30)).await.unwrap().contains(&running.id), "a running run has no check yet");
 }

@@ -373,7 +373,8 @@ impl Runs {
         }
     }
 
-    /// Runs a server stopped under end plainly, so Try again works on them.
+    /// Runs a server stopped under end plainly, so Try again works on them; answers whose check
+    /// it stopped under are "not checked", with why.
     pub async fn end_stale(&self) -> Result<u32, RunError> {
         let before = self.now() - chrono::Duration::minutes(15);
         let mut ended = 0;
@@ -382,6 +383,23 @@ impl Runs {
             let carried = Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode };
             self.fail(&r, "The run stopped before it answered: the server stopped under it", None, &carried).await?;
             ended += 1;
+        }
+        for id in self.store.stale_checks(before).await? {
+            let reason = "the server stopped before the check finished".to_string();
+            let end = crate::runs::check::CheckEnd {
+                state: CheckState::NotChecked,
+                line: format!("Not checked: {reason}"),
+                reason: Some(reason),
+                words: vec![],
+                facts: vec![],
+                refs: vec![],
+            };
+            match self.store.record_check(id, &end, self.now()).await {
+                Ok(_) => ended += 1,
+                // Another server recorded it meanwhile: its check stands.
+                Err(crate::store::StoreError::Changed { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
         }
         Ok(ended)
     }
