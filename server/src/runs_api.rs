@@ -26,6 +26,7 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/retry", post(retry))
         .route("/runs/{id}/steps/{n}/retry", post(retry_step))
         .route("/events", get(events))
+        .route("/checked-only", get(checked_only).post(set_checked_only))
 }
 
 /// Who asks, and whether anyone watches: a token's ask is unwatched.
@@ -139,4 +140,25 @@ struct After {
 /// Events after an id, for admins to follow: ids and names only.
 async fn events(State(s): State<AppState>, Caller(p): Caller, Query(a): Query<After>) -> Result<Response, ApiError> {
     Ok(Json(s.runs.events_after(&p, a.after.unwrap_or(0)).await?).into_response())
+}
+
+/// The roles and teams whose people see only checked answers (admins).
+async fn checked_only(State(s): State<AppState>, Caller(p): Caller) -> Result<Response, ApiError> {
+    Ok(Json(s.runs.checked_only_scopes(&p).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct CheckedOnly {
+    /// "role:sales" or "team:3".
+    scope: String,
+    on: bool,
+}
+
+async fn set_checked_only(
+    State(s): State<AppState>,
+    Caller(p): Caller,
+    Json(body): Json<CheckedOnly>,
+) -> Result<Response, ApiError> {
+    let message = s.runs.set_checked_only(&p, &body.scope, body.on).await?;
+    Ok(Json(json!({ "message": message })).into_response())
 }

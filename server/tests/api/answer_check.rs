@@ -340,7 +340,24 @@ async fn a_checked_only_role_sees_its_answer_only_once_checked() {
     assert_eq!(t["working"], false);
     assert_eq!(t["messages"][0]["run"]["answer"], "Held until checked.");
 
-    // Off again: Sam, also in Sales, sees answers at once.
+    // The API says the same, to admins only, and sets it too.
+    let (status, scopes) = c.app.get_json(&ada, "/api/checked-only").await;
+    assert_eq!((status, scopes), (StatusCode::OK, json!(["role:sales"])));
+    let (status, _) = c.app.get_json(&alice, "/api/checked-only").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let r =
+        ada.post(c.app.url("/api/checked-only")).json(&json!({"scope": "team:1", "on": true})).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(body(r).await["message"].as_str().unwrap().ends_with("team now sees answers only once they are checked"));
+    let r =
+        ada.post(c.app.url("/api/checked-only")).json(&json!({"scope": "role:nope", "on": true})).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(body(r).await["message"], "There is no such role");
+    let r =
+        ada.post(c.app.url("/api/checked-only")).json(&json!({"scope": "team:1", "on": false})).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
+    // Off again, from the page; an unknown team is refused and nothing is set.
     let fields = [("scope", "role:sales"), ("back", "/company/roles/sales")];
     c.app.form_post(&ada, "/fn/set_checked_only", &fields).await;
     assert!(c.app.store.checked_only().await.unwrap().is_empty());

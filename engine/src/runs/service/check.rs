@@ -75,6 +75,12 @@ impl Runs {
         }
     }
 
+    /// The roles ("role:<slug>") and teams ("team:<id>") whose people see only checked answers.
+    pub async fn checked_only_scopes(&self, admin: &Person) -> Result<Vec<String>, RunError> {
+        Self::only_admins(admin)?;
+        Ok(self.store.checked_only().await?)
+    }
+
     /// Whether a role ("role:<slug>") or a team ("team:<id>") shows only checked answers.
     pub async fn is_checked_only(&self, admin: &Person, scope: &str) -> Result<bool, RunError> {
         Self::only_admins(admin)?;
