@@ -8,6 +8,7 @@ pub mod bots;
 pub mod cards;
 pub mod company;
 pub mod model;
+pub mod outbox;
 
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;

@@ -14,6 +14,7 @@ pub mod init;
 pub mod llm;
 pub mod org_api;
 pub mod org_cli;
+pub mod outbox;
 pub mod password;
 pub mod people_api;
 pub mod people_cli;

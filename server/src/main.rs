@@ -146,6 +146,24 @@ async fn serve(mut settings: server::Settings, with_demo: bool) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+        // Approved emails go to the demo's outbox, two ports after, unless an outbox is set up.
+        if settings.outbox_url.is_none() {
+            let outbox_port = if port == 0 { 0 } else { port.saturating_add(2) };
+            let served = match demo::outbox::spawn(outbox_port).await {
+                Err(e) if outbox_port != 0 => {
+                    tracing::warn!(port = outbox_port, error = %e, "the demo outbox's port is taken; using any free port");
+                    demo::outbox::spawn(0).await
+                }
+                served => served,
+            };
+            match served {
+                Ok((url, _task)) => settings.outbox_url = Some(url),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not serve the demo outbox");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
         // The demo's model answers agents on the port after, unless a real provider is set up.
         if server::agent_model::wants_demo_model(&settings.models) {
             let after = if port == 0 { 0 } else { port.saturating_add(1) };

@@ -33,6 +33,9 @@ pub struct Settings {
     /// Where the secret key that seals connector keys comes from: `ENGRAM_SECRET_KEY`,
     /// `ENGRAM_SECRET_KEY_FILE`, else a key file beside the SQLite database.
     pub secret_key: KeySetting,
+    /// `ENGRAM_OUTBOX_URL`: where approved emails go (`POST <url>/messages`). Without it, agents
+    /// are not offered `send_email`. The demo serves its own outbox.
+    pub outbox_url: Option<String>,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
@@ -78,6 +81,7 @@ impl Settings {
             run_jobs: true,
             trust_forwarded_for: env("ENGRAM_TRUST_FORWARDED_FOR").is_some_and(|v| v == "1" || v == "true"),
             secret_key: KeySetting::from_env(),
+            outbox_url: env("ENGRAM_OUTBOX_URL"),
         }
     }
 }

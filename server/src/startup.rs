@@ -245,7 +245,11 @@ pub fn build_runs(
     let spawn: Spawn = Arc::new(|f| {
         tokio::spawn(f);
     });
-    Runs::new(store, clock, memory, lists, models, settings.ask_max_per_day).with_spawn(spawn)
+    let runs = Runs::new(store, clock, memory, lists, models, settings.ask_max_per_day).with_spawn(spawn);
+    match &settings.outbox_url {
+        Some(url) => runs.with_outbox(Arc::new(crate::outbox::HttpOutbox::new(url))),
+        None => runs,
+    }
 }
 
 /// The bots' side, on the vault the settings name (if any) and the configured models.

@@ -23,7 +23,12 @@ pub(crate) async fn spawn_cards() -> Cards {
 }
 
 pub(crate) async fn spawn_cards_with(models: server::llm::ModelSettings) -> Cards {
-    let app = spawn_app_with_models(models).await;
+    spawn_cards_configured(move |s| s.models = models).await
+}
+
+/// As `spawn_cards_with`, with the settings changed first.
+pub(crate) async fn spawn_cards_configured(configure: impl FnOnce(&mut server::settings::Settings)) -> Cards {
+    let app = spawn_app_with(configure).await;
     let (ats, ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
     demo::cards::seed(app.store.as_ref(), &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &ats)
         .await

@@ -28,6 +28,7 @@ mod racing_reads;
 mod runs;
 mod runs_block;
 mod secrets;
+mod send_email;
 mod setup;
 mod teams;
 mod tracing;

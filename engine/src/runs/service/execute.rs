@@ -9,6 +9,7 @@ use crate::cards::service::RunTool;
 use crate::runs::check::CheckState;
 use crate::runs::inbox::{ActionKind, NewAction};
 use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
+use crate::runs::outbox::{send_email_spec, OutgoingMessage, SEND_EMAIL};
 use crate::runs::provenance::{self, Provenance, RememberedCard};
 use crate::runs::{NewEvent, NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
 use chrono::NaiveTime;
@@ -121,7 +122,7 @@ impl Runs {
         } else {
             self.memory.run_tools(&running).await.map_err(|e| RunError::Store(e.to_string()))?
         };
-        let specs: Vec<ToolSpec> = tools
+        let mut specs: Vec<ToolSpec> = tools
             .iter()
             .map(|t| ToolSpec {
                 name: tool_name(&t.connector_name, &t.tool),
@@ -133,6 +134,9 @@ impl Runs {
                 },
             })
             .collect();
+        if person.is_some() && self.outbox.is_some() {
+            specs.push(send_email_spec());
+        }
         let mut turns = vec![Turn::system(block.system.clone()), Turn::user(block.user_turn(&question))];
         // A retry from a step replays the reads it kept, so they are not made again, and the
         // tools that acts it refused or put in the Inbox, so they are not asked for twice.
@@ -204,6 +208,9 @@ impl Runs {
         carried: &mut Carried,
         provenance: &mut Provenance,
     ) -> Result<String, RunError> {
+        if call.name == SEND_EMAIL && self.outbox.is_some() {
+            return self.send_call(r, person, call, provenance).await;
+        }
         let tool = tools.iter().find(|t| tool_name(&t.connector_name, &t.tool) == call.name);
         if let Some(t) = tool.filter(|t| t.acts) {
             return self.act_call(r, person, t, call, provenance).await;
@@ -293,6 +300,57 @@ impl Runs {
                     )
                 }
             };
+        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
+        self.store.add_step(r.id, &step, self.now()).await?;
+        Ok(result)
+    }
+
+    /// `send_email`: refused with the seed's sentence when an argument is a remembered value the
+    /// run has not read; for nobody, not sent; otherwise the message waits in the person's Inbox.
+    async fn send_call(
+        &self,
+        r: &Run,
+        person: Option<&Person>,
+        call: &ToolCall,
+        provenance: &Provenance,
+    ) -> Result<String, RunError> {
+        let refused = |line: String, result: String| {
+            (StepKind::Refused, line, result.clone(), json!({"call": call, "result": result}))
+        };
+        let (kind, line, result, detail) = match (provenance.check(provenance::StepKind::Send, &call.arguments), person)
+        {
+            (Err(refusal), _) => (
+                StepKind::Refused,
+                format!("Refused send_email: {}", refusal.sentence()),
+                refusal.sentence().to_string(),
+                json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from}),
+            ),
+            (Ok(()), None) => {
+                let why = "Not sent: this run acts for nobody, so nobody can approve it".to_string();
+                refused(why.clone(), why)
+            }
+            (Ok(()), Some(p)) => match OutgoingMessage::from_call(&p.email, &call.arguments) {
+                Err(why) => refused(format!("Not sent: {why}"), format!("Not sent: {why}")),
+                Ok(message) => {
+                    let action = NewAction {
+                        person: p.id,
+                        run: r.id,
+                        kind: ActionKind::Send,
+                        connector: None,
+                        tool: "send_email".into(),
+                        arguments: call.arguments.clone(),
+                        line: message.line(),
+                    };
+                    let added = self.store.add_action(&action, self.now()).await?;
+                    (
+                        StepKind::Waiting,
+                        format!("Waiting for your approval in the Inbox: {}", message.line()),
+                        WAITING_FOR_APPROVAL.to_string(),
+                        json!({"call": call, "result": WAITING_FOR_APPROVAL, "action": added.id}),
+                    )
+                }
+            },
+        };
         let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)

@@ -81,6 +81,11 @@ impl Runs {
     }
 
     async fn carry_out(&self, person: &Person, a: &InboxAction) -> Result<(), String> {
+        if a.kind == crate::runs::inbox::ActionKind::Send {
+            let Some(outbox) = &self.outbox else { return Err("no outbox is set up to send it".into()) };
+            let message = crate::runs::outbox::OutgoingMessage::from_call(&person.email, &a.arguments)?;
+            return outbox.send(&message).await;
+        }
         let run = self.store.run(a.run).await.map_err(|e| e.to_string())?.ok_or("its run is gone")?;
         let Some(connector) = a.connector else { return Err("there is nothing to send it with".into()) };
         let running = self.memory.running_agent(run.agent).await.map_err(|e| e.to_string())?;

@@ -154,6 +154,8 @@ pub struct Runs {
     /// Model calls per agent per day, counted as reflect counts them.
     max_calls_per_day: u32,
     spawn: Option<Spawn>,
+    /// Where approved messages go; without one, agents are not offered `send_email`.
+    outbox: Option<Arc<dyn super::outbox::Outbox>>,
 }
 
 impl Runs {
@@ -165,7 +167,13 @@ impl Runs {
         models: Arc<dyn AgentModels>,
         max_calls_per_day: u32,
     ) -> Self {
-        Self { store, clock, memory, lists, models, max_calls_per_day, spawn: None }
+        Self { store, clock, memory, lists, models, max_calls_per_day, spawn: None, outbox: None }
+    }
+
+    /// With an outbox, agents acting for a person may send email, each message approved first.
+    pub fn with_outbox(mut self, outbox: Arc<dyn super::outbox::Outbox>) -> Self {
+        self.outbox = Some(outbox);
+        self
     }
 
     /// With the server's spawn, `launch` answers runs in the background.

@@ -1,0 +1,38 @@
+//! The outbox approved messages go to, over HTTP: `POST <ENGRAM_OUTBOX_URL>/messages` with
+//! `{"from", "to", "subject", "body"}`. The demo serves one that keeps them in memory.
+
+use async_trait::async_trait;
+use engine::runs::outbox::{Outbox, OutgoingMessage};
+use std::time::Duration;
+
+pub struct HttpOutbox {
+    url: String,
+    http: reqwest::Client,
+}
+
+impl HttpOutbox {
+    pub fn new(url: &str) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .connect_timeout(Duration::from_secs(3))
+            .build()
+            .expect("an HTTP client");
+        Self { url: url.trim_end_matches('/').to_string(), http }
+    }
+}
+
+#[async_trait]
+impl Outbox for HttpOutbox {
+    async fn send(&self, message: &OutgoingMessage) -> Result<(), String> {
+        let r = self.http.post(format!("{}/messages", self.url)).json(message).send().await.map_err(|e| {
+            tracing::warn!(error = %e, "the outbox could not be reached");
+            "the outbox could not be reached".to_string()
+        })?;
+        if r.status().is_success() {
+            Ok(())
+        } else {
+            tracing::warn!(status = %r.status(), "the outbox refused a message");
+            Err(format!("the outbox refused it ({})", r.status().as_u16()))
+        }
+    }
+}
