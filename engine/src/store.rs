@@ -14,6 +14,7 @@ use crate::org::{
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
+pub use crate::runs::notes::NoteStore;
 pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -207,6 +208,7 @@ pub trait Store:
     + RunStore
     + ListStore
     + InboxStore
+    + NoteStore
     + SetupStore
     + AgentAdminStore
     + PeopleStore
@@ -224,6 +226,7 @@ impl<
             + RunStore
             + ListStore
             + InboxStore
+            + NoteStore
             + SetupStore
             + AgentAdminStore
             + PeopleStore

@@ -152,6 +152,7 @@ impl Application {
                 api::router()
                     .merge(crate::runs_api::router())
                     .merge(crate::inbox_api::router())
+                    .merge(crate::knowledge_api::router())
                     .merge(crate::org_api::people_router())
                     .merge(crate::agents_api::router())
                     .merge(crate::people_api::router())

@@ -465,6 +465,7 @@ pub const TABLES: &[Table] = &[
             n("decided_at", Time),
         ],
     ),
+    plain("private_notes", &[c("id", Int), c("person_id", Int), c("text", Text), c("created_at", Time)]),
     plain(
         "list_entries",
         &[

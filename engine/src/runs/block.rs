@@ -53,12 +53,26 @@ pub struct BlockCard {
     pub label: DataLabel,
 }
 
+/// Something the person's runs learned or were told to keep, as the block carries it: for now
+/// their private notes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockLesson {
+    /// `note:<id>`
+    pub id: String,
+    /// "your note"
+    pub source: String,
+    pub kept_at: DateTime<Utc>,
+    pub text: String,
+    pub label: DataLabel,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockInput {
     pub cores: Vec<LoadedCore>,
     /// Who's who around the person, when the run acts for someone and may carry it.
     pub slice: Option<Slice>,
     pub cards: Vec<BlockCard>,
+    pub lessons: Vec<BlockLesson>,
     /// What the agent's model is cleared for: a section above it is left out.
     pub cleared_for: DataLabel,
     pub now: DateTime<Utc>,
@@ -147,12 +161,27 @@ pub fn assemble(input: BlockInput) -> Block {
         cards.push((card, age));
     }
 
+    let mut lessons = Vec::new();
+    let mut quoted_lessons = Vec::new();
+    let mut tally = TokenTally::default();
+    for lesson in input.lessons.iter().filter(|l| l.label <= input.cleared_for) {
+        let age = format!("kept {}", age_words(lesson.kept_at, input.now));
+        let quoted = quote_item(&lesson.id, &lesson.source, &age, &lesson.text);
+        if !tally.try_add(&quoted, LESSON_TOKENS) {
+            continue;
+        }
+        quoted_lessons.push(quoted);
+        lessons.push((lesson, age));
+    }
+
     let slice = input
         .slice
         .as_ref()
         .filter(|_| input.cleared_for >= DataLabel::Internal)
         .map(|slice| within_budget(slice, input.now))
-        .filter(|(lines, entries, _)| !lines.is_empty() && (*entries || !input.cores.is_empty() || !cards.is_empty()));
+        .filter(|(lines, entries, _)| {
+            !lines.is_empty() && (*entries || !input.cores.is_empty() || !cards.is_empty() || !lessons.is_empty())
+        });
 
     let mut data_label = DataLabel::Public;
     let mut sources: Vec<String> = Vec::new();
@@ -181,6 +210,14 @@ pub fn assemble(input: BlockInput) -> Block {
     if !quoted_cards.is_empty() {
         sections.push(quoted_cards.join("\n"));
     }
+    for (lesson, age) in &lessons {
+        data_label = data_label.max(lesson.label);
+        refs.push(MemoryRef::Lesson(lesson.id.clone()));
+        words.push(format!("{} · {} · {age}", lesson.id, lesson.source));
+    }
+    if !quoted_lessons.is_empty() {
+        sections.push(quoted_lessons.join("\n"));
+    }
     let memory = (!sections.is_empty()).then(|| format!("{MEMORY_HEADING}\n\n{}", sections.join("\n\n")));
 
     let mut parts = Vec::new();
@@ -196,6 +233,11 @@ pub fn assemble(input: BlockInput) -> Block {
         0 => {}
         1 => parts.push("1 card".to_string()),
         n => parts.push(format!("{n} cards")),
+    }
+    match lessons.len() {
+        0 => {}
+        1 => parts.push("1 lesson".to_string()),
+        n => parts.push(format!("{n} lessons")),
     }
     let step_line = (!parts.is_empty()).then(|| format!("Read from memory: {}", english_list(&parts)));
 

@@ -79,7 +79,7 @@ fn card(id: i64, record: &str) -> BlockCard {
 }
 
 fn input(cores: Vec<LoadedCore>, slice: Option<Slice>, cards: Vec<BlockCard>) -> BlockInput {
-    BlockInput { cores, slice, cards, cleared_for: DataLabel::Confidential, now: now() }
+    BlockInput { cores, slice, cards, lessons: vec![], cleared_for: DataLabel::Confidential, now: now() }
 }
 
 /// The memory's cards section: everything after the last blank line that begins a card.
@@ -341,4 +341,41 @@ fn a_slice_built_for_a_larger_budget_is_cut_at_a_whole_line() {
     let memory = b.memory.unwrap();
     assert!(count_tokens(&memory[MEMORY_HEADING.len() + 2..]) <= SLICE_TOKENS);
     assert!(memory.ends_with("a teammate</data>"));
+}
+
+#[test]
+fn a_persons_note_loads_in_their_turn_as_quoted_data_within_its_budget() {
+    let note = |id: i64, text: &str| BlockLesson {
+        id: format!("note:{id}"),
+        source: "your note".into(),
+        kept_at: now() - Duration::hours(2),
+        text: text.into(),
+        label: DataLabel::Internal,
+    };
+    let dana = note(3, "Dana Brooks at Litware reads mail at dana@litware.example");
+    let mut i = input(vec![], None, vec![]);
+    i.lessons = vec![dana.clone()];
+    let b = assemble(i.clone());
+    assert_eq!(b.system, AGENT_SYSTEM, "a note never reaches the system prompt");
+    let memory = b.memory.clone().expect("the note loads");
+    assert!(memory.starts_with(MEMORY_HEADING));
+    assert!(memory.contains(
+        r#"<data id="note:3" source="your note" age="kept 2 h ago">Dana Brooks at Litware reads mail at dana@litware.example</data>"#
+    ));
+    assert_eq!(b.refs, vec![MemoryRef::Lesson("note:3".into())]);
+    assert_eq!(b.words, vec!["note:3 · your note · kept 2 h ago".to_string()]);
+    assert_eq!(b.step_line.as_deref(), Some("Read from memory: 1 lesson"));
+    assert_eq!(b.data_label, DataLabel::Internal);
+
+    // A model cleared for public data only gets none.
+    i.cleared_for = DataLabel::Public;
+    assert_eq!(assemble(i.clone()).memory, None);
+
+    // Notes stop at the lessons' budget of 2,000 tokens.
+    let long = "word ".repeat(700);
+    i.cleared_for = DataLabel::Confidential;
+    i.lessons = (0..4).map(|n| note(n, &long)).collect();
+    let b = assemble(i);
+    assert_eq!(b.refs.len(), 2, "two of 700 words fit in 2,000 tokens, three do not");
+    assert!(count_tokens(b.memory.as_deref().unwrap()) <= LESSON_TOKENS + 20);
 }

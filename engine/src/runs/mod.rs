@@ -9,6 +9,7 @@ pub mod check;
 pub mod inbox;
 pub mod lists;
 pub mod model;
+pub mod notes;
 pub mod outbox;
 pub mod provenance;
 pub mod service;

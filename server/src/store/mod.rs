@@ -14,6 +14,7 @@ mod inbox;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
+mod notes;
 pub(crate) mod people;
 mod persona;
 pub mod postgres;

@@ -133,3 +133,62 @@ async fn a_message_without_an_address_is_not_sent_and_without_an_outbox_there_is
     let tools = model.requests()[0]["tools"].as_array().cloned().unwrap_or_default();
     assert!(!tools.iter().any(|t| t["function"]["name"] == "engram__send_email"), "no outbox, no send_email");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_note_loads_into_its_persons_asks_and_its_address_is_remembered() {
+    let model = AgentModelServer::start().await;
+    let m = spawn_mailing(&model).await;
+    let alice = m.c.app.sign_in("alice").await;
+    let note = json!({"scope": "private", "text": "Dana Brooks at Litware reads mail at dana@litware.example"});
+    let r = alice.post(m.c.app.url("/api/knowledge")).json(&note).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let kept = body(r).await;
+    let id = kept["id"].as_i64().unwrap();
+    assert_eq!(kept["text"], note["text"]);
+
+    // Only private knowledge, only in a session, and never empty.
+    let r =
+        alice.post(m.c.app.url("/api/knowledge")).json(&json!({"scope": "team", "text": "x"})).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body(r).await["message"], "Only private knowledge can be kept here: the scope is “private”, not “team”");
+    let r = alice
+        .post(m.c.app.url("/api/knowledge"))
+        .json(&json!({"scope": "private", "text": "  "}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(body(r).await["message"], "Write the note first");
+    let r = alice.post(m.c.app.url("/api/tokens")).json(&json!({"name": "script"})).send().await.unwrap();
+    let token = body(r).await["token"].as_str().unwrap().to_string();
+    let r = client().post(m.c.app.url("/api/knowledge")).bearer_auth(&token).json(&note).send().await.unwrap();
+    assert_eq!(body(r).await["error"], "session_required");
+    let r = client().get(m.c.app.url("/api/knowledge")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(body(r).await["error"], "session_required");
+    let (_, mine) = m.c.app.get_json(&alice, "/api/knowledge").await;
+    assert_eq!(mine.as_array().unwrap().len(), 1);
+
+    // Asked to email Dana, the model sends straight to the address her note remembers: refused.
+    model.script([
+        AgentReply::call(
+            "engram__send_email",
+            json!({"to": "dana@litware.example", "subject": "Proposal", "body": "The proposal is ready."}),
+        ),
+        AgentReply::answer("I need to read Dana's address first."),
+    ]);
+    let asked = ask(&m.c.app, &alice, "Sales Assistant", "email Dana that the proposal is ready").await;
+    let run = &asked["run"];
+    assert!(run["memory_used"].as_array().unwrap().contains(&json!({"lesson": format!("note:{id}")})), "{run}");
+    assert!(lines(run).contains(&format!("Refused send_email: {REFUSED}")), "{:?}", lines(run));
+    let user = model.requests()[0]["messages"][1]["content"].as_str().unwrap().to_string();
+    assert!(user.contains(&format!(r#"<data id="note:{id}" source="your note""#)), "{user}");
+    let system = model.requests()[0]["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(!system.contains("litware"), "a note never reaches the system prompt");
+    let (_, inbox) = m.c.app.get_json(&alice, "/api/inbox").await;
+    assert_eq!(inbox, json!([]));
+
+    // Bob's asks never load Alice's note.
+    let bob = m.c.app.sign_in("bob").await;
+    model.set_default(AgentReply::answer("Nothing on Dana."));
+    let asked = ask(&m.c.app, &bob, "Sales Assistant", "email Dana that the proposal is ready").await;
+    assert!(!asked["run"]["memory_used"].to_string().contains("note:"), "{}", asked["run"]);
+}

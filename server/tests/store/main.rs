@@ -21,6 +21,7 @@ mod idempotency;
 mod import;
 mod inbox;
 mod keep;
+mod notes;
 mod org;
 mod people;
 mod persona;

@@ -2,10 +2,12 @@
 //! run's kind and whom it acts for. `block::assemble` then puts them together.
 
 use super::*;
+use crate::cards::access::DataLabel;
 use crate::cards::access::RunningAgent;
 use crate::cores::CoreScope;
 use crate::org::{Agent, TeamId};
-use crate::runs::block::{assemble, Block, BlockCard, BlockInput, LoadedCore, SLICE_TOKENS};
+use crate::runs::block::{assemble, Block, BlockCard, BlockInput, BlockLesson, LoadedCore, SLICE_TOKENS};
+use crate::runs::notes::notes_for;
 use crate::runs::whoswho::{build_slice, SliceInput};
 
 /// How many teammates the slice reads at most; its budget cuts further.
@@ -18,6 +20,8 @@ pub(crate) struct Loaded {
     pub review_mode: bool,
     /// The cards the block carried, for provenance: what the run remembers.
     pub cards: Vec<BlockCard>,
+    /// The lessons (for now the person's notes) the block carried, for provenance.
+    pub lessons: Vec<BlockLesson>,
 }
 
 fn looks_like_email(s: &str) -> bool {
@@ -47,10 +51,17 @@ impl Runs {
     ) -> Result<Loaded, RunError> {
         let now = self.now();
         let running = self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))?;
-        let empty = BlockInput { cores: vec![], slice: None, cards: vec![], cleared_for: running.cleared_for, now };
+        let empty = BlockInput {
+            cores: vec![],
+            slice: None,
+            cards: vec![],
+            lessons: vec![],
+            cleared_for: running.cleared_for,
+            now,
+        };
         if kind == RunKind::Eval {
             // An eval's result never depends on who ran it.
-            return Ok(Loaded { block: assemble(empty), review_mode: false, cards: vec![] });
+            return Ok(Loaded { block: assemble(empty), review_mode: false, cards: vec![], lessons: vec![] });
         }
         let person = person.filter(|_| kind != RunKind::Schedule);
         let cores = self.cores_for(agent, person).await?;
@@ -58,15 +69,40 @@ impl Runs {
             (RunKind::Ask, Some(p)) => self.cards_for(p, question, &running).await?,
             _ => (vec![], false),
         };
+        // A person's notes are theirs alone: they load only into their own asks.
+        let lessons = match (kind, person) {
+            (RunKind::Ask, Some(p)) => {
+                let notes = self.store.notes_of(p.id).await?;
+                notes_for(question, &notes)
+                    .into_iter()
+                    .map(|n| BlockLesson {
+                        id: n.ref_id(),
+                        source: "your note".into(),
+                        kept_at: n.created_at,
+                        text: n.text.clone(),
+                        label: DataLabel::Internal,
+                    })
+                    .collect()
+            }
+            _ => vec![],
+        };
         let slice = match person {
             Some(p) => Some(self.slice_for(p, &cards).await?),
             None => None,
         };
-        let block = assemble(BlockInput { cores, slice, cards: cards.clone(), cleared_for: running.cleared_for, now });
+        let block = assemble(BlockInput {
+            cores,
+            slice,
+            cards: cards.clone(),
+            lessons: lessons.clone(),
+            cleared_for: running.cleared_for,
+            now,
+        });
         let review_mode = review_mode && block.refs.iter().any(|r| matches!(r, MemoryRef::Card(_)));
         let carried: Vec<BlockCard> =
             cards.into_iter().filter(|c| block.refs.contains(&MemoryRef::Card(format!("card:{}", c.card)))).collect();
-        Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried })
+        let lessons = lessons.into_iter().filter(|l| block.refs.contains(&MemoryRef::Lesson(l.id.clone()))).collect();
+        Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried, lessons })
     }
 
     async fn cards_for(

@@ -10,7 +10,7 @@ use crate::runs::check::CheckState;
 use crate::runs::inbox::{ActionKind, NewAction};
 use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
 use crate::runs::outbox::{send_email_spec, OutgoingMessage, SEND_EMAIL};
-use crate::runs::provenance::{self, Provenance, RememberedCard};
+use crate::runs::provenance::{self, Provenance, RememberedCard, RememberedLesson};
 use crate::runs::{NewEvent, NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
 use chrono::NaiveTime;
 use serde_json::json;
@@ -79,15 +79,18 @@ impl Runs {
             None => None,
         };
         let question = message.text.clone();
-        let Loaded { block, review_mode, cards } = self.load(r.kind, &agent, person.as_ref(), &question).await?;
-        // What the run remembers, for the gate on tools that act; lessons join with their issue.
+        let Loaded { block, review_mode, cards, lessons } =
+            self.load(r.kind, &agent, person.as_ref(), &question).await?;
+        // What the run remembers, for the gate on tools that act: its cards and its notes.
         let remembered: Vec<RememberedCard> = cards
             .iter()
             .map(|c| RememberedCard { card: c.card, record_id: c.record_id.clone(), fields: c.fields.clone() })
             .collect();
         let own = person.as_ref().map(|p| (format!("person:{}", p.id.0), p.email.clone()));
+        let lessons: Vec<RememberedLesson> =
+            lessons.into_iter().map(|l| RememberedLesson { id: l.id, text: l.text }).collect();
         let mut provenance =
-            Provenance::new(&remembered, &[], own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);
+            Provenance::new(&remembered, &lessons, own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);
         let now = self.now();
         if let Some(line) = &block.step_line {
             if !r.steps.iter().any(|s| s.kind == StepKind::MemoryUsed) {

@@ -5,6 +5,7 @@ mod block_for;
 mod check;
 mod execute;
 mod inbox;
+mod notes;
 mod reading;
 
 pub use execute::WAITING_FOR_APPROVAL;

@@ -16,6 +16,7 @@ mod idempotency;
 mod import;
 mod inbox;
 mod lists;
+mod notes;
 mod org;
 mod people;
 mod persona;
