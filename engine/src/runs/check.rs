@@ -89,6 +89,20 @@ pub struct CheckEnd {
     pub refs: Vec<MemoryRef>,
 }
 
+impl CheckEnd {
+    /// A check that could not read what the answer used, with why.
+    pub fn not_checked(reason: &str) -> Self {
+        CheckEnd {
+            state: CheckState::NotChecked,
+            reason: Some(reason.to_string()),
+            line: format!("Not checked: {reason}"),
+            words: vec![],
+            facts: vec![],
+            refs: vec![],
+        }
+    }
+}
+
 /// A connector's notice that a kind of fact's limit may be too long.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LimitNotice {

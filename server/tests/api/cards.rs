@@ -54,8 +54,13 @@ pub(crate) async fn admin(ats: &str, method: reqwest::Method, path: &str, body: 
 }
 
 pub(crate) async fn lead(ats: &str, id: &str) -> Value {
+    record(ats, "lead", id).await
+}
+
+/// A record as Acme ATS holds it now, read with the company key: a `lead`, `ticket` or `contact`.
+pub(crate) async fn record(ats: &str, kind: &str, id: &str) -> Value {
     let r = Client::new()
-        .post(format!("{ats}/tools/get_lead"))
+        .post(format!("{ats}/tools/get_{kind}"))
         .bearer_auth("acme-ats-company-key")
         .json(&json!({"arguments": {"id": id}}))
         .send()

@@ -28,28 +28,34 @@ impl Runs {
     /// Reads again what the answer used and records what it found, in one write. A failure to
     /// read leaves the answer "not checked" with the reason; it never fails the run.
     pub(super) async fn check_answer(&self, r: &Run, person: &Person, cards: &[BlockCard]) -> Result<Run, RunError> {
-        let end = match self.memory.running_agent(r.agent).await {
-            Ok(agent) => match self.memory.check_cards(person, &agent, cards).await {
-                Ok(checked) => summarise(&checked),
-                Err(e) => not_checked(&e.to_string()),
-            },
-            Err(e) => not_checked(&e.to_string()),
+        let checked = match self.memory.running_agent(r.agent).await {
+            Ok(agent) => self.memory.check_cards(person, &agent, cards).await,
+            Err(e) => Err(e),
         };
-        match self.store.record_check(r.id, &end, self.now()).await {
-            Ok(notices) => {
-                for n in notices {
-                    tracing::info!(connector = n.connector, kind = n.kind.as_str(), "a limit may be too long");
-                }
-            }
-            // Another server recorded it first: its check stands.
-            Err(crate::store::StoreError::Changed { .. }) => {}
-            Err(e) => return Err(e.into()),
-        }
+        let end = checked.map(|c| summarise(&c)).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "an answer's check could not read what it used");
+            CheckEnd::not_checked("its memory could not be read")
+        });
+        self.save_check(r.id, &end).await?;
         self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))
     }
 }
 
 impl Runs {
+    /// Records a check; `false` when another server recorded this run's check first, whose stands.
+    pub(super) async fn save_check(&self, run: crate::runs::RunId, end: &CheckEnd) -> Result<bool, RunError> {
+        match self.store.record_check(run, end, self.now()).await {
+            Ok(notices) => {
+                for n in notices {
+                    tracing::info!(connector = n.connector, kind = n.kind.as_str(), "a limit may be too long");
+                }
+                Ok(true)
+            }
+            Err(crate::store::StoreError::Changed { .. }) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Whether the person's runs show their answers only once checked: their department role or
     /// their main team is set so by an admin. A failure to read it shows the answer at once.
     pub(super) async fn checked_only_for(&self, person: Option<&Person>) -> bool {
@@ -124,18 +130,5 @@ impl Runs {
         } else {
             Err(RunError::NotAllowed("Only an admin can choose who sees only checked answers".into()))
         }
-    }
-}
-
-fn not_checked(why: &str) -> CheckEnd {
-    tracing::warn!(error = %why, "an answer's check could not read what it used");
-    let reason = "its memory could not be read".to_string();
-    CheckEnd {
-        state: CheckState::NotChecked,
-        line: format!("Not checked: {reason}"),
-        reason: Some(reason),
-        words: vec![],
-        facts: vec![],
-        refs: vec![],
     }
 }

@@ -445,21 +445,10 @@ impl Runs {
             self.fail(&r, "The run stopped before it answered: the server stopped under it", None, &carried).await?;
             ended += 1;
         }
+        let stopped = crate::runs::check::CheckEnd::not_checked("the server stopped before the check finished");
         for id in self.store.stale_checks(before).await? {
-            let reason = "the server stopped before the check finished".to_string();
-            let end = crate::runs::check::CheckEnd {
-                state: CheckState::NotChecked,
-                line: format!("Not checked: {reason}"),
-                reason: Some(reason),
-                words: vec![],
-                facts: vec![],
-                refs: vec![],
-            };
-            match self.store.record_check(id, &end, self.now()).await {
-                Ok(_) => ended += 1,
-                // Another server recorded it meanwhile: its check stands.
-                Err(crate::store::StoreError::Changed { .. }) => {}
-                Err(e) => return Err(e.into()),
+            if self.save_check(id, &stopped).await? {
+                ended += 1;
             }
         }
         Ok(ended)
