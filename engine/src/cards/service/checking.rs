@@ -66,13 +66,14 @@ impl PersonMemory {
         let mut out = Vec::new();
         for d in self.due_cards(shown).await? {
             let c = &d.connector;
-            let (outcome, compared) = if d.read_since {
-                let (changes, kinds) = super::reading::compare_fields(&d.shown, &d.card.fields, true);
-                (RefreshOutcome::changed(changes), kinds)
-            } else if !agent.holds_toolsets.contains(&c.id) {
+            // The agent's hold on the toolset is decided now, before any value is shown again.
+            let (outcome, compared) = if !agent.holds_toolsets.contains(&c.id) {
                 (RefreshOutcome::NotChecked(format!("this agent no longer holds {}", c.name)), vec![])
             } else if let Err(why) = super::runs::cleared(c, agent) {
                 (RefreshOutcome::NotChecked(why), vec![])
+            } else if d.read_since {
+                let (changes, kinds) = super::reading::compare_fields(&d.shown, &d.card.fields, true);
+                (RefreshOutcome::changed(changes), kinds)
             } else {
                 self.reread(person, c, &d.card, Some(&d.shown), "check").await?
             };
