@@ -5,6 +5,9 @@
 //! - a question naming a record or a company of the demo data first calls the matching Acme ATS
 //!   tool from the tools it was offered (`<connector slug>__<tool>`, picked by the tool's suffix),
 //!   then answers from the tool's result;
+//! - "email Dana that the proposal is ready" sends with `send_email` to the address of the person
+//!   named: one read in this turn when there is one, else one in the block it was sent. A question
+//!   that also names a record ("read Litware's lead, then email Dana") reads the record first;
 //! - "what are our sales stages" answers from the `Stages:` line of a core in the system prompt;
 //! - any other question is answered from the lines of the block it was sent (the cores and the
 //!   quoted `<data …>` items of the person's turn), or says it has nothing on it.
@@ -102,6 +105,8 @@ enum Role {
 struct Message {
     role: Role,
     content: String,
+    /// The tools an assistant message called, with their arguments.
+    calls: Vec<(String, Value)>,
 }
 
 impl Message {
@@ -121,7 +126,25 @@ impl Message {
             }
             _ => String::new(),
         };
-        Some(Self { role, content })
+        let calls = m
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .map(|calls| {
+                calls
+                    .iter()
+                    .filter_map(|c| {
+                        let name = c.pointer("/function/name")?.as_str()?.to_string();
+                        let arguments = c
+                            .pointer("/function/arguments")
+                            .and_then(Value::as_str)
+                            .and_then(|a| serde_json::from_str(a).ok())
+                            .unwrap_or(Value::Null);
+                        Some((name, arguments))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Self { role, content, calls })
     }
 }
 
@@ -142,12 +165,28 @@ fn reply(messages: &[Message], tools: &[String]) -> Scripted {
     let question = question_of(turn);
     let results: Vec<&str> =
         messages[last_user..].iter().filter(|m| m.role == Role::Tool).map(|m| m.content.as_str()).collect();
+    let data = data_lines(turn);
+    let named = named_record(&question, &record_names());
+    if let (Some(ask), Some(send)) = (email_ask(&question), offered(tools, "send_email")) {
+        let mut calls = messages[last_user..].iter().flat_map(|m| &m.calls);
+        if let Some((_, arguments)) = calls.rfind(|(name, _)| *name == send) {
+            return Scripted::Answer(after_send(arguments, results.last().copied().unwrap_or_default()));
+        }
+        // A record the question names is read before anything is sent.
+        if !(results.is_empty() && named.as_ref().and_then(|n| call_for(n, &question, tools)).is_some()) {
+            let address =
+                results.iter().find_map(|r| address_in_result(r, &ask.to)).or_else(|| address_in_lines(&data, &ask.to));
+            let Some(to) = address else {
+                return Scripted::Answer(format!("I have no email address for {} to send it to.", ask.to));
+            };
+            return Scripted::Call { id: format!("call_{}", messages.len()), name: send, arguments: ask.message(&to) };
+        }
+    }
     if !results.is_empty() {
         return Scripted::Answer(from_results(&results));
     }
     let q = question.to_lowercase();
-    let data = data_lines(turn);
-    if let Some(named) = named_record(&question, &record_names()) {
+    if let Some(named) = named {
         if let Some((name, arguments)) = call_for(&named, &question, tools) {
             return Scripted::Call { id: format!("call_{}", messages.len()), name, arguments };
         }
@@ -273,6 +312,8 @@ fn call_for(named: &Named, question: &str, tools: &[String]) -> Option<(String, 
     let has = |w: &[&str]| ws.iter().any(|x| w.contains(&x.as_str()));
     let wants = if has(&["ticket", "tickets", "support", "issue", "issues", "problem", "problems"]) {
         ["search_tickets", "search_leads", "search_contacts"]
+    } else if has(&["lead", "leads", "deal", "deals"]) {
+        ["search_leads", "search_contacts", "search_tickets"]
     } else if named.kind == "contact" || has(&["contact", "contacts", "phone", "email", "title"]) {
         ["search_contacts", "search_leads", "search_tickets"]
     } else {
@@ -294,6 +335,93 @@ fn contacts_company(contact: &str) -> Option<String> {
     let n: u32 = contact.strip_prefix("C-")?.parse().ok()?;
     let lead = format!("L-{}", n.checked_sub(1000)?);
     record_names().into_iter().find(|r| r.id == lead).map(|r| r.name)
+}
+
+/// A message the question asks to have sent: "email Dana that the proposal is ready".
+#[derive(Debug, Clone, PartialEq)]
+struct EmailAsk {
+    /// Whom to, as the question names them.
+    to: String,
+    /// What it is to say, when the question says: "the proposal is ready".
+    about: Option<String>,
+}
+
+impl EmailAsk {
+    fn message(&self, to: &str) -> Value {
+        let (subject, said) = match &self.about {
+            Some(about) => (capitalised(about), format!("{}.", capitalised(about))),
+            None => ("Following up".to_string(), "I wanted to follow up with you.".to_string()),
+        };
+        json!({"to": to, "subject": subject, "body": format!("Hi {},\n\n{said}", self.to)})
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// "email <Name> [that <what>]", also "send <Name> an email" and "mail <Name>".
+fn email_ask(question: &str) -> Option<EmailAsk> {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let bare = |t: &str| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let at = tokens.iter().position(|t| matches!(bare(t).as_str(), "email" | "e-mail" | "mail"))?;
+    let to = tokens.get(at + 1).map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))?;
+    if to.is_empty() || !to.chars().next().is_some_and(char::is_uppercase) {
+        return None;
+    }
+    let rest = &tokens[at + 2..];
+    let about = rest
+        .iter()
+        .position(|t| bare(t) == "that")
+        .map(|i| rest[i + 1..].join(" ").trim_end_matches(['.', '!', '?']).trim().to_string())
+        .filter(|a| !a.is_empty());
+    Some(EmailAsk { to: to.to_string(), about })
+}
+
+/// The email of a record a tool returned that names `who`.
+fn address_in_result(result: &str, who: &str) -> Option<String> {
+    let v = json_in(result)?;
+    let v = v.get("result").cloned().unwrap_or(v);
+    let records = match &v {
+        Value::Array(items) => items.clone(),
+        Value::Object(o) => o.get("records").and_then(Value::as_array).cloned().unwrap_or_else(|| vec![v.clone()]),
+        _ => return None,
+    };
+    let who = who.to_lowercase();
+    records.iter().filter_map(Value::as_object).find_map(|r| {
+        let strings: Vec<&str> = r.values().filter_map(Value::as_str).collect();
+        let names_them = strings.iter().any(|s| !s.contains('@') && words(s).contains(&who));
+        names_them.then(|| strings.iter().copied().find(|s| is_address(s)).map(String::from)).flatten()
+    })
+}
+
+/// An address in a line of the block that names `who`.
+fn address_in_lines(lines: &[String], who: &str) -> Option<String> {
+    let who = who.to_lowercase();
+    lines.iter().filter(|l| words(l).contains(&who)).find_map(|l| {
+        l.split_whitespace()
+            .map(|t| t.trim_matches(|c: char| !(c.is_alphanumeric() || c == '@' || c == '.')).trim_end_matches('.'))
+            .find(|t| is_address(t))
+            .map(String::from)
+    })
+}
+
+fn is_address(s: &str) -> bool {
+    s.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !s.contains(char::is_whitespace))
+}
+
+/// What the model says once its `send_email` call was answered.
+fn after_send(arguments: &Value, result: &str) -> String {
+    let to = arguments.get("to").and_then(Value::as_str).unwrap_or("them");
+    let result = result.trim();
+    if result == engine::runs::provenance::REFUSED {
+        format!("I did not send the email to {to}: {result}.")
+    } else if result == engine::runs::service::WAITING_FOR_APPROVAL {
+        format!("The email to {to} waits in your Inbox for your approval.")
+    } else {
+        format!("The email to {to} was not sent: {result}")
+    }
 }
 
 /// "A, B and C".

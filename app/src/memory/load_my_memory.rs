@@ -20,6 +20,10 @@ pub struct MyMemoryData {
     pub forgotten: Vec<ForgottenView>,
     /// What they typed into Prepare my day when the save was refused, kept for the form.
     pub prepare_draft: Option<PrepareDraft>,
+    /// Their private notes, newest first: (text, "kept 2 h ago").
+    pub notes: Vec<(String, String)>,
+    /// A note whose keeping was refused, as it was typed.
+    pub note_draft: Option<String>,
 }
 
 /// Prepare my day's form as typed.
@@ -32,6 +36,8 @@ pub struct PrepareDraft {
 
 /// The flash a refused Prepare my day save leaves its text under.
 pub const PREPARE_DRAFT: &str = "prepare-my-day";
+/// The flash a refused note leaves its text under.
+pub const NOTE_DRAFT: &str = "private-note";
 
 /// Only the person, signed in as themselves, reads their cards.
 #[server(prefix = "/fn", endpoint = "load_my_memory")]
@@ -49,5 +55,19 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     let own_zone = memory.own_zone(&me).await.map_err(refused)?;
     let forgotten = memory.forgotten(&me).await.map_err(refused)?;
     let prepare_draft = take_flash(&draft_key(PREPARE_DRAFT)).await?;
-    Ok(MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone, forgotten, prepare_draft })
+    let notes = runs()?.my_note_lines(&me).await.map_err(refused)?;
+    let note_draft = take_flash(&draft_key(NOTE_DRAFT)).await?;
+    Ok(MyMemoryData {
+        cards,
+        prepare,
+        prepare_line,
+        notice,
+        confirm,
+        own_keys,
+        own_zone,
+        forgotten,
+        prepare_draft,
+        notes,
+        note_draft,
+    })
 }

@@ -1,6 +1,8 @@
-//! Profile → Memory: the person's own cards (pin, forget, refresh, pin back) and Prepare my day.
+//! Profile → Memory: the person's own cards (pin, forget, refresh, pin back), their private notes
+//! and Prepare my day.
 
 pub mod forget_card;
+pub mod keep_note;
 pub mod load_my_memory;
 pub mod my_memory_page;
 pub mod pin_back;

@@ -1,4 +1,5 @@
 use super::forget_card::ForgetCard;
+use super::keep_note::KeepNote;
 use super::load_my_memory::{load_my_memory, MyMemoryData};
 use super::pin_back::PinBack;
 use super::pin_card::PinCard;
@@ -45,8 +46,19 @@ fn values(c: &CardView) -> String {
 
 #[component]
 fn MyMemory(data: MyMemoryData) -> impl IntoView {
-    let MyMemoryData { cards, prepare, prepare_line, notice, confirm, own_keys, own_zone, forgotten, prepare_draft } =
-        data;
+    let MyMemoryData {
+        cards,
+        prepare,
+        prepare_line,
+        notice,
+        confirm,
+        own_keys,
+        own_zone,
+        forgotten,
+        prepare_draft,
+        notes,
+        note_draft,
+    } = data;
     let empty = cards.is_empty();
     // A refused save shows the form as it was typed, not as it is stored.
     let (enabled, at_time, zone) = match prepare_draft {
@@ -92,6 +104,20 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
                 </ul>
             </section>
         })}
+        <section class="notes">
+            <h2>"Private notes"</h2>
+            <p class="meta">"What you keep for your own asks, such as how someone prefers to be reached. Only you and your own asks read a note, as data: nothing is sent or written from a value in it without reading its source first."</p>
+            <ul class="notes">
+                {notes.into_iter().map(|(text, age)| view! {
+                    <li><span class="text">{text}</span>" "<span class="meta">{age}</span></li>
+                }).collect_view()}
+            </ul>
+            <form method="post" action=KeepNote::url()>
+                <label for="note-text">"Keep a note"</label>
+                <textarea id="note-text" name="text" rows="2" required>{note_draft.unwrap_or_default()}</textarea>
+                <button type="submit">"Keep note"</button>
+            </form>
+        </section>
         <section>
             <h2>"Prepare my day"</h2>
             <p class="prepare">{prepare_line}</p>

@@ -87,6 +87,18 @@ pub(super) fn seed(now: DateTime<Utc>) -> Data {
             120,
         ),
         lead(
+            "L-1009",
+            "Litware",
+            ("Dana Brooks", "dana@litware.example"),
+            Stage::Qualified,
+            1_200_000,
+            "alice@acme.example",
+            5,
+            "Hyderabad (HITEC City)",
+            "Dana leads the tooling review for their support centre and wants a quote for 120 agent seats.",
+            36,
+        ),
+        lead(
             "L-1005",
             "Mysuru Silk House",
             ("Kavya Nair", "kavya@mysurusilk.example"),

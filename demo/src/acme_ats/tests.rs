@@ -120,8 +120,8 @@ async fn acting_for_a_person_filters_lists_and_forbids_gets() {
     let ats = Ats::start().await;
     let alice = Some("alice@acme.example");
     let leads = ats.ids(COMPANY, alice, "list_leads", json!({})).await;
-    assert_eq!(leads, ["L-1001", "L-1002", "L-1003", "L-1004"]);
-    assert_eq!(ats.ids(COMPANY, None, "list_leads", json!({})).await.len(), 8);
+    assert_eq!(leads, ["L-1001", "L-1002", "L-1003", "L-1004", "L-1009"]);
+    assert_eq!(ats.ids(COMPANY, None, "list_leads", json!({})).await.len(), 9);
     // Asking for someone else's leads while acting for alice finds none, rather than failing.
     assert!(ats.ids(COMPANY, alice, "list_leads", json!({"owner": "sam@acme.example"})).await.is_empty());
     assert!(ats.ids(COMPANY, alice, "list_tickets", json!({})).await.is_empty());

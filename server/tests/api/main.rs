@@ -13,6 +13,7 @@ mod cards_setup;
 mod cli;
 mod company_key;
 mod cores;
+mod dana;
 mod helpers;
 mod http;
 mod idempotency;

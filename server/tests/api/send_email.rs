@@ -14,16 +14,21 @@ use serde_json::{json, Value};
 
 const PRIYA: &str = "priya.raman@nimbuslogistics.example";
 
-struct Mailing {
-    c: Cards,
-    outbox: String,
+pub(crate) struct Mailing {
+    pub(crate) c: Cards,
+    pub(crate) outbox: String,
     _outbox_task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 /// The demo company with the demo's outbox; Alice keeps Priya's contact card from an earlier read.
 async fn spawn_mailing(model: &AgentModelServer) -> Mailing {
+    spawn_mailing_with(model.openai_settings()).await
+}
+
+/// The same, with agents answered by `models`.
+pub(crate) async fn spawn_mailing_with(models: server::llm::ModelSettings) -> Mailing {
     let (outbox, task) = demo::outbox::spawn(0).await.expect("the demo outbox");
-    let (models, url) = (model.openai_settings(), outbox.clone());
+    let url = outbox.clone();
     let c = spawn_cards_configured(move |s| {
         s.models = models;
         s.outbox_url = Some(url);
@@ -35,11 +40,11 @@ async fn spawn_mailing(model: &AgentModelServer) -> Mailing {
     Mailing { c, outbox, _outbox_task: task }
 }
 
-async fn sent(outbox: &str) -> Vec<Value> {
+pub(crate) async fn sent(outbox: &str) -> Vec<Value> {
     reqwest::get(format!("{outbox}/messages")).await.unwrap().json().await.unwrap()
 }
 
-fn lines(run: &Value) -> Vec<String> {
+pub(crate) fn lines(run: &Value) -> Vec<String> {
     run["steps"].as_array().unwrap().iter().map(|s| s["line"].as_str().unwrap().to_string()).collect()
 }
 

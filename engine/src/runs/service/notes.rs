@@ -22,4 +22,16 @@ impl Runs {
     pub async fn my_notes(&self, person: &Person) -> Result<Vec<Note>, RunError> {
         Ok(self.store.notes_of(person.id).await?)
     }
+
+    /// The person's own notes as their Memory page lists them: each text with its age, "kept
+    /// 2 h ago", newest first.
+    pub async fn my_note_lines(&self, person: &Person) -> Result<Vec<(String, String)>, RunError> {
+        let now = self.now();
+        Ok(self
+            .my_notes(person)
+            .await?
+            .into_iter()
+            .map(|n| (n.text, format!("kept {}", crate::cards::service::age_words(n.created_at, now))))
+            .collect())
+    }
 }
