@@ -1,6 +1,7 @@
 //! The storage traits. Each backend (SQLite now, PostgreSQL later) implements them in full; all
 //! SQL lives behind these.
 
+pub use crate::cards::snapshots::SnapshotStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
 pub use crate::org::agents::AgentAdminStore;
@@ -209,6 +210,7 @@ pub trait Store:
     + ListStore
     + InboxStore
     + NoteStore
+    + SnapshotStore
     + SetupStore
     + AgentAdminStore
     + PeopleStore
@@ -227,6 +229,7 @@ impl<
             + ListStore
             + InboxStore
             + NoteStore
+            + SnapshotStore
             + SetupStore
             + AgentAdminStore
             + PeopleStore

@@ -12,5 +12,6 @@ pub mod facts;
 pub mod keep;
 pub mod select;
 pub mod service;
+pub mod snapshots;
 pub mod source;
 pub mod store;

@@ -27,6 +27,7 @@ pub const MEMORY_HEADING: &str = "Memory: what is already known about this work,
 pub const SLICE_TOKENS: u32 = 1_000;
 pub const CARD_TOKENS: u32 = 3_000;
 pub const LESSON_TOKENS: u32 = 2_000;
+pub const LIST_TOKENS: u32 = 1_000;
 
 /// A core the run loads, at its current version.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +67,23 @@ pub struct BlockLesson {
     pub label: DataLabel,
 }
 
+/// A list snapshot as the block carries it: what was asked, the query and the records it
+/// returned (their cards load beside it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockSnapshot {
+    pub id: i64,
+    pub connector: i64,
+    /// The connector's name.
+    pub source: String,
+    pub asked: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub records: Vec<String>,
+    pub taken_at: DateTime<Utc>,
+    /// The connector's label now.
+    pub label: DataLabel,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockInput {
     pub cores: Vec<LoadedCore>,
@@ -73,6 +91,7 @@ pub struct BlockInput {
     pub slice: Option<Slice>,
     pub cards: Vec<BlockCard>,
     pub lessons: Vec<BlockLesson>,
+    pub snapshots: Vec<BlockSnapshot>,
     /// What the agent's model is cleared for: a section above it is left out.
     pub cleared_for: DataLabel,
     pub now: DateTime<Utc>,
@@ -174,13 +193,33 @@ pub fn assemble(input: BlockInput) -> Block {
         lessons.push((lesson, age));
     }
 
+    let mut lists = Vec::new();
+    let mut quoted_lists = Vec::new();
+    let mut tally = TokenTally::default();
+    for list in input.snapshots.iter().filter(|l| l.label <= input.cleared_for) {
+        let age = format!("taken {}", age_words(list.taken_at, input.now));
+        let records = if list.records.is_empty() { "(none)".to_string() } else { list.records.join(", ") };
+        let text = format!("list: {}\nquery: {} {}\nrecords: {records}", list.asked, list.tool, list.arguments);
+        let quoted = quote_item(&format!("snapshot:{}", list.id), &list.source, &age, &text);
+        if !tally.try_add(&quoted, LIST_TOKENS) {
+            continue;
+        }
+        quoted_lists.push(quoted);
+        lists.push((list, age));
+    }
+
     let slice = input
         .slice
         .as_ref()
         .filter(|_| input.cleared_for >= DataLabel::Internal)
         .map(|slice| within_budget(slice, input.now))
         .filter(|(lines, entries, _)| {
-            !lines.is_empty() && (*entries || !input.cores.is_empty() || !cards.is_empty() || !lessons.is_empty())
+            !lines.is_empty()
+                && (*entries
+                    || !input.cores.is_empty()
+                    || !cards.is_empty()
+                    || !lessons.is_empty()
+                    || !lists.is_empty())
         });
 
     let mut data_label = DataLabel::Public;
@@ -206,6 +245,21 @@ pub fn assemble(input: BlockInput) -> Block {
         add_source(&card.source);
         refs.push(MemoryRef::Card(format!("card:{}", card.card)));
         words.push(format!("{} {} · {} · {age}", card.kind, card.record_id, card.source));
+    }
+    for (list, age) in &lists {
+        data_label = data_label.max(list.label);
+        add_source(&list.source);
+        refs.push(MemoryRef::Snapshot(list.id.to_string()));
+        let n = list.records.len();
+        words.push(format!(
+            "list \u{201c}{}\u{201d}: {n} record{} · {} · {age}",
+            list.asked,
+            if n == 1 { "" } else { "s" },
+            list.source
+        ));
+    }
+    if !quoted_lists.is_empty() {
+        sections.push(quoted_lists.join("\n"));
     }
     if !quoted_cards.is_empty() {
         sections.push(quoted_cards.join("\n"));
@@ -233,6 +287,11 @@ pub fn assemble(input: BlockInput) -> Block {
         0 => {}
         1 => parts.push("1 card".to_string()),
         n => parts.push(format!("{n} cards")),
+    }
+    match lists.len() {
+        0 => {}
+        1 => parts.push("1 list".to_string()),
+        n => parts.push(format!("{n} lists")),
     }
     match lessons.len() {
         0 => {}

@@ -79,7 +79,15 @@ fn card(id: i64, record: &str) -> BlockCard {
 }
 
 fn input(cores: Vec<LoadedCore>, slice: Option<Slice>, cards: Vec<BlockCard>) -> BlockInput {
-    BlockInput { cores, slice, cards, lessons: vec![], cleared_for: DataLabel::Confidential, now: now() }
+    BlockInput {
+        cores,
+        slice,
+        cards,
+        lessons: vec![],
+        snapshots: vec![],
+        cleared_for: DataLabel::Confidential,
+        now: now(),
+    }
 }
 
 /// The memory's cards section: everything after the last blank line that begins a card.
@@ -378,4 +386,39 @@ fn a_persons_note_loads_in_their_turn_as_quoted_data_within_its_budget() {
     let b = assemble(i);
     assert_eq!(b.refs.len(), 2, "two of 700 words fit in 2,000 tokens, three do not");
     assert!(count_tokens(b.memory.as_deref().unwrap()) <= LESSON_TOKENS + 20);
+}
+
+#[test]
+fn a_list_snapshot_is_quoted_with_its_id_and_age_and_counted_as_a_list() {
+    let snapshot = BlockSnapshot {
+        id: 7,
+        connector: 1,
+        source: "Acme ATS".into(),
+        asked: "Leads with a follow-up today".into(),
+        tool: "list_leads".into(),
+        arguments: json!({"owner": "alice@acme.example"}),
+        records: vec!["L-1001".into(), "L-1002".into()],
+        taken_at: now() - Duration::hours(2),
+        label: DataLabel::Internal,
+    };
+    let mut with = input(vec![sales_core()], None, vec![card(4, "L-1001")]);
+    with.snapshots = vec![snapshot.clone()];
+    let block = assemble(with);
+    let memory = block.memory.expect("a memory part");
+    assert!(
+        memory.contains(
+            "<data id=\"snapshot:7\" source=\"Acme ATS\" age=\"taken 2 h ago\">list: Leads with a follow-up today\n\
+             query: list_leads {\"owner\":\"alice@acme.example\"}\nrecords: L-1001, L-1002</data>"
+        ),
+        "{memory}"
+    );
+    assert!(block.refs.contains(&MemoryRef::Snapshot("7".into())));
+    assert_eq!(block.step_line.as_deref(), Some("Read from memory: 1 core, 1 card and 1 list"));
+    assert!(!block.system.contains("L-1002"), "a snapshot never reaches the system prompt");
+
+    // A model not cleared for its label is not given it.
+    let mut hidden = input(vec![], None, vec![]);
+    hidden.snapshots = vec![BlockSnapshot { label: DataLabel::Confidential, ..snapshot }];
+    hidden.cleared_for = DataLabel::Internal;
+    assert!(assemble(hidden).refs.is_empty());
 }

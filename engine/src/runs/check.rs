@@ -73,6 +73,18 @@ pub struct CardChecked {
     pub outcome: RefreshOutcome,
 }
 
+/// What running a list snapshot's query once more found: what is new and what is gone, or why
+/// it could not run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListChecked {
+    pub snapshot: i64,
+    /// What the snapshot answered: "Leads with a follow-up today".
+    pub asked: String,
+    /// The connector's name.
+    pub source: String,
+    pub outcome: Result<crate::cards::snapshots::ListChange, String>,
+}
+
 /// A check's result, as the store records it in one write.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckEnd {
@@ -140,11 +152,34 @@ pub fn limit_too_long(changed: u32, of_checks: u32) -> bool {
 /// The state, its reason and its lines from what each record's read found. `checked` holds only
 /// the records that were due; none due is "not needed".
 pub fn summarise(checked: &[CardChecked]) -> CheckEnd {
+    summarise_with_lists(checked, &[])
+}
+
+/// The same, with the lists whose queries ran once more: each list with something new or gone
+/// gets a line ("Leads with a follow-up today: 1 new (L-1009) (Acme ATS, read just now)").
+pub fn summarise_with_lists(checked: &[CardChecked], lists: &[ListChecked]) -> CheckEnd {
     let mut words = Vec::new();
     let mut changes = 0;
     let mut gone = 0;
+    let mut new = 0;
     let mut reasons: Vec<String> = Vec::new();
     let mut facts = Vec::new();
+    for l in lists {
+        match &l.outcome {
+            Ok(change) if change.is_empty() => {}
+            Ok(change) => {
+                words.push(format!("{}: {} ({}, read just now)", l.asked, change.words(), l.source));
+                new += change.new.len();
+                gone += change.gone.len();
+            }
+            Err(why) => {
+                words.push(format!("{}: not checked: {why}", l.asked));
+                if !reasons.contains(why) {
+                    reasons.push(why.clone());
+                }
+            }
+        }
+    }
     for c in checked {
         let record = format!("{} {}", c.kind, c.record_id);
         match &c.outcome {
@@ -177,8 +212,12 @@ pub fn summarise(checked: &[CardChecked]) -> CheckEnd {
             facts.extend(c.compared.iter().map(|(k, changed)| (c.connector, *k, *changed)));
         }
     }
-    let refs = checked.iter().map(|c| MemoryRef::Card(format!("card:{}", c.card))).collect();
-    if checked.is_empty() {
+    let refs = checked
+        .iter()
+        .map(|c| MemoryRef::Card(format!("card:{}", c.card)))
+        .chain(lists.iter().map(|l| MemoryRef::Snapshot(l.snapshot.to_string())))
+        .collect();
+    if checked.is_empty() && lists.is_empty() {
         return CheckEnd {
             state: CheckState::NotNeeded,
             reason: None,
@@ -189,17 +228,30 @@ pub fn summarise(checked: &[CardChecked]) -> CheckEnd {
         };
     }
     let mut sources: Vec<&str> = Vec::new();
-    for c in checked {
-        if !sources.contains(&c.source.as_str()) {
-            sources.push(&c.source);
+    for s in checked.iter().map(|c| c.source.as_str()).chain(lists.iter().map(|l| l.source.as_str())) {
+        if !sources.contains(&s) {
+            sources.push(s);
         }
     }
-    let records = if checked.len() == 1 { "1 record".to_string() } else { format!("{} records", checked.len()) };
-    let against = format!("Checked {records} against {}", sources.join(", "));
-    let (state, reason, line) = if changes + gone > 0 {
+    let mut what = Vec::new();
+    match checked.len() {
+        0 => {}
+        1 => what.push("1 record".to_string()),
+        n => what.push(format!("{n} records")),
+    }
+    match lists.len() {
+        0 => {}
+        1 => what.push("1 list".to_string()),
+        n => what.push(format!("{n} lists")),
+    }
+    let against = format!("Checked {} against {}", what.join(" and "), sources.join(", "));
+    let (state, reason, line) = if changes + gone + new > 0 {
         let mut found = Vec::new();
         if changes > 0 {
             found.push(if changes == 1 { "1 change".to_string() } else { format!("{changes} changes") });
+        }
+        if new > 0 {
+            found.push(format!("{new} new"));
         }
         if gone > 0 {
             found.push(format!("{gone} gone"));
@@ -242,6 +294,36 @@ mod tests {
         assert_eq!(end.words, vec!["stage: Proposal → Won (Acme ATS, read just now)"]);
         assert_eq!(end.line, "Checked 2 records against Acme ATS: 1 change");
         assert_eq!(end.facts, vec![(1, FactKind::State, true), (1, FactKind::State, false)]);
+    }
+
+    #[test]
+    fn a_list_with_a_record_new_or_gone_is_a_change_with_its_line() {
+        use crate::cards::snapshots::ListChange;
+        let list = |outcome| ListChecked {
+            snapshot: 7,
+            asked: "Leads with a follow-up today".into(),
+            source: "Acme ATS".into(),
+            outcome,
+        };
+        let new = ListChange { new: vec!["L-1009".into()], gone: vec![] };
+        let end = summarise_with_lists(&[], &[list(Ok(new))]);
+        assert_eq!(end.state, CheckState::Changed);
+        assert_eq!(end.words, vec!["Leads with a follow-up today: 1 new (L-1009) (Acme ATS, read just now)"]);
+        assert_eq!(end.line, "Checked 1 list against Acme ATS: 1 new");
+        assert_eq!(end.refs, vec![MemoryRef::Snapshot("7".into())]);
+
+        let same = summarise_with_lists(
+            &[checked("L-1", "Acme ATS", RefreshOutcome::NoChange)],
+            &[list(Ok(ListChange::default()))],
+        );
+        assert_eq!(
+            (same.state, same.line.as_str()),
+            (CheckState::Checked, "Checked 1 record and 1 list against Acme ATS: no change")
+        );
+
+        let down = summarise_with_lists(&[], &[list(Err("Acme ATS: the source could not be reached".into()))]);
+        assert_eq!(down.state, CheckState::NotChecked);
+        assert_eq!(down.reason.as_deref(), Some("Acme ATS: the source could not be reached"));
     }
 
     #[test]

@@ -102,5 +102,13 @@ pub async fn block(
     let owners = if emails.is_empty() { vec![] } else { shared.people_by_emails(&emails).await.unwrap() };
     let entries = lists.entries_for(person, &[]).await.unwrap_or_default();
     let slice = build_slice(&SliceInput { person: person.clone(), around, owners, entries, now }, SLICE_TOKENS);
-    assemble(BlockInput { cores, slice: Some(slice), cards, lessons: vec![], cleared_for: running.cleared_for, now })
+    assemble(BlockInput {
+        cores,
+        slice: Some(slice),
+        cards,
+        lessons: vec![],
+        snapshots: vec![],
+        cleared_for: running.cleared_for,
+        now,
+    })
 }

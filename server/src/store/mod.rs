@@ -23,6 +23,7 @@ mod runs;
 mod sealing;
 mod secrets;
 mod setup;
+mod snapshots;
 pub mod sqlite;
 mod teams;
 mod tokens;

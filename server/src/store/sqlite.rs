@@ -494,6 +494,15 @@ impl OrgStore for SqliteStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
+        // Their lists were theirs alone: closed, never deleted.
+        sqlx::query(
+            "UPDATE list_snapshots SET closed_at = ?, closed_reason = 'left' WHERE person_id = ? AND closed_at IS NULL",
+        )
+        .bind(actor.at)
+        .bind(person.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
         let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
         audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
         tx.commit().await.map_err(backend)?;

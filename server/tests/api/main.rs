@@ -31,6 +31,7 @@ mod runs_block;
 mod secrets;
 mod send_email;
 mod setup;
+mod snapshots;
 mod teams;
 mod tracing;
 mod whos_who;

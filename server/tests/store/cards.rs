@@ -325,11 +325,22 @@ async fn leaving_removes_the_persons_memory_of_records(db: Db) {
     db.save_prepare_setting(o.alice.id, &on).await.unwrap();
     db.save_prepare_setting(o.bob.id, &on).await.unwrap();
 
+    let list = engine::cards::snapshots::NewSnapshot {
+        person: o.alice.id,
+        connector: c.id,
+        tool: "list_deals".into(),
+        arguments: serde_json::json!({}),
+        asked: "my deals".into(),
+        records: vec!["D-2".into()],
+        taken_at: at(2),
+    };
+    db.keep_snapshot(&list).await.unwrap();
     let gone = db.mark_left(o.alice.id, o.by_admin(3)).await.unwrap();
     assert_eq!(gone, Departure { tokens: 0, uses: 3, cards: 1 }, "her two uses, bob's use of a card read as her");
     assert_eq!(db.card(as_alice.id).await.unwrap(), None);
     assert_eq!(db.card(shared.id).await.unwrap(), Some(shared.clone()));
     assert_eq!(db.counts(o.alice.id).await.unwrap(), (0, 0));
+    assert!(db.snapshots_of(o.alice.id).await.unwrap().is_empty(), "her lists are closed");
     assert_eq!(db.counts(o.bob.id).await.unwrap(), (2, 0));
     assert_eq!(db.person_key(c.id, o.alice.id).await.unwrap(), None);
     assert_eq!(db.person_key(c.id, o.bob.id).await.unwrap().as_deref(), Some("bob-key"));
@@ -378,6 +389,7 @@ async fn removals_racing_a_purge_of_the_same_cards_all_succeed(db: Db) {
             r.await.unwrap().expect("every removal and the purge succeed");
         }
         assert_eq!(db.counts(o.alice.id).await.unwrap(), (0, 0));
+    assert!(db.snapshots_of(o.alice.id).await.unwrap().is_empty(), "her lists are closed");
         assert_eq!(db.counts(o.bob.id).await.unwrap(), (0, 0));
         for id in ids {
             assert_eq!(db.card(id).await.unwrap(), None);

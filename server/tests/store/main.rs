@@ -29,6 +29,7 @@ mod row_security;
 mod runs;
 mod secrets;
 mod setup;
+mod snapshots;
 mod teams;
 mod tokens;
 mod whoswho;

@@ -7,6 +7,7 @@
 mod checking;
 mod connectors;
 mod forgetting;
+mod lists;
 mod prepare;
 mod reading;
 mod runs;

@@ -128,7 +128,7 @@ impl PersonMemory {
         let today = self.now().with_timezone(&zone).date_naive().to_string();
         let args_text = q.arguments.replace("{me}", &person.email).replace("{today}", &today);
         let args: Value = serde_json::from_str(&args_text).map_err(|e| format!("its arguments are not JSON: {e}"))?;
-        self.read_as(person, q.connector, &q.tool, &args, "prepare").await
+        self.read_as_answering(person, q.connector, &q.tool, &args, "prepare", Some(&q.label)).await
     }
 }
 

@@ -98,6 +98,20 @@ impl PersonMemory {
         args: &Value,
         purpose: &str,
     ) -> Result<usize, String> {
+        self.read_as_answering(person, connector, tool, args, purpose, None).await
+    }
+
+    /// The same; a list read that answers something (a "my work" query's label) also keeps its
+    /// snapshot.
+    pub(super) async fn read_as_answering(
+        &self,
+        person: &Person,
+        connector: i64,
+        tool: &str,
+        args: &Value,
+        purpose: &str,
+        asked: Option<&str>,
+    ) -> Result<usize, String> {
         let c = self.connector(connector).await.map_err(|e| e.to_string())?;
         if c.reads_with(tool).is_none() {
             return Err(format!("{tool} is not a ticked read tool of {}", c.name));
@@ -109,6 +123,7 @@ impl PersonMemory {
         };
         let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
         let Some(shape) = shapes.into_iter().find(|s| s.tool == tool && s.confirmed) else { return Ok(0) };
+        let listed = value.get("records").is_some();
         let records: Vec<Value> = match value.get("records").and_then(Value::as_array) {
             Some(list) => list.clone(),
             None => vec![value],
@@ -119,6 +134,9 @@ impl PersonMemory {
             if self.keep(person, &c, &shape, kind, r, Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
                 kept += 1;
             }
+        }
+        if let Some(asked) = asked.filter(|_| listed && super::lists::is_list(&shape)) {
+            self.keep_snapshot(person, &c, &shape, args, asked, &records).await;
         }
         Ok(kept)
     }

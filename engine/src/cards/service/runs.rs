@@ -241,8 +241,9 @@ impl PersonMemory {
     }
 
     /// One tool call of a run. Acting for a person, it reads as they would and keeps what the
-    /// tool's confirmed shape keeps; acting for nobody, it reads only with the company key and
-    /// keeps nothing. The refusal is a sentence for the run's step.
+    /// tool's confirmed shape keeps, and a list read keeps its snapshot as the answer to
+    /// `question`; acting for nobody, it reads only with the company key and keeps nothing. The
+    /// refusal is a sentence for the run's step.
     pub async fn read_for_run(
         &self,
         person: Option<&Person>,
@@ -250,6 +251,7 @@ impl PersonMemory {
         connector: i64,
         tool: &str,
         args: &Value,
+        question: &str,
     ) -> Result<RunRead, String> {
         let c = self.connector(connector).await.map_err(|e| e.to_string())?;
         if !agent.holds_toolsets.contains(&c.id) || c.reads_with(tool).is_none() {
@@ -289,6 +291,9 @@ impl PersonMemory {
                 if self.keep(p, &c, shape, kind, r, reading::Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
                     kept += 1;
                 }
+            }
+            if super::lists::is_list(shape) && value.get("records").is_some() {
+                self.keep_snapshot(p, &c, shape, args, question, &records).await;
             }
         }
         Ok(RunRead { value, label: c.label, source: c.name.clone(), outside_text, kept })

@@ -230,10 +230,14 @@ impl PersonMemory {
             .filter(|(.., d)| !matches!(d, Decision::Remove | Decision::DropUse))
             .collect();
         let (kept, pinned) = (staying.len(), staying.iter().filter(|(_, u, ..)| u.pinned).count());
-        let lists = match self.role_id(person).await? {
-            Some(r) => self.store.my_work_queries(r).await?.len(),
-            None => 0,
-        };
+        // Lists as a run would load them: of toolsets that still admit the person.
+        let mut lists = 0;
+        for s in self.store.snapshots_of(person.id).await? {
+            let c = self.connector(s.connector).await?;
+            if self.key_for(&c, &s.tool, person).await.is_ok() {
+                lists += 1;
+            }
+        }
         Ok(format!(
             "{} has {kept} card{} kept ({pinned} pinned) and {lists} list{}. What they say is theirs alone.",
             person.name,

@@ -6,7 +6,9 @@ use crate::cards::access::DataLabel;
 use crate::cards::access::RunningAgent;
 use crate::cores::CoreScope;
 use crate::org::{Agent, TeamId};
-use crate::runs::block::{assemble, Block, BlockCard, BlockInput, BlockLesson, LoadedCore, SLICE_TOKENS};
+use crate::runs::block::{
+    assemble, Block, BlockCard, BlockInput, BlockLesson, BlockSnapshot, LoadedCore, SLICE_TOKENS,
+};
 use crate::runs::notes::notes_for;
 use crate::runs::whoswho::{build_slice, SliceInput};
 
@@ -22,6 +24,8 @@ pub(crate) struct Loaded {
     pub cards: Vec<BlockCard>,
     /// The lessons (for now the person's notes) the block carried, for provenance.
     pub lessons: Vec<BlockLesson>,
+    /// The list snapshots the block carried: the check runs their queries once more.
+    pub snapshots: Vec<BlockSnapshot>,
 }
 
 fn looks_like_email(s: &str) -> bool {
@@ -56,17 +60,37 @@ impl Runs {
             slice: None,
             cards: vec![],
             lessons: vec![],
+            snapshots: vec![],
             cleared_for: running.cleared_for,
             now,
         };
         if kind == RunKind::Eval {
             // An eval's result never depends on who ran it.
-            return Ok(Loaded { block: assemble(empty), review_mode: false, cards: vec![], lessons: vec![] });
+            return Ok(Loaded {
+                block: assemble(empty),
+                review_mode: false,
+                cards: vec![],
+                lessons: vec![],
+                snapshots: vec![],
+            });
         }
         let person = person.filter(|_| kind != RunKind::Schedule);
         let cores = self.cores_for(agent, person).await?;
+        // A list asked again loads its snapshot, and the cards of the records it returned.
+        let snapshots = match (kind, person) {
+            (RunKind::Ask, Some(p)) => self
+                .memory
+                .snapshots_for_run(p, question, &running)
+                .await
+                .map_err(|e| RunError::Store(e.to_string()))?,
+            _ => vec![],
+        };
         let (cards, review_mode) = match (kind, person) {
-            (RunKind::Ask, Some(p)) => self.cards_for(p, question, &running).await?,
+            (RunKind::Ask, Some(p)) if snapshots.is_empty() => self.cards_for(p, question, &running).await?,
+            (RunKind::Ask, Some(p)) => {
+                let listed: Vec<&str> = snapshots.iter().flat_map(|s| s.records.iter().map(String::as_str)).collect();
+                self.cards_for(p, &format!("{question} {}", listed.join(" ")), &running).await?
+            }
             _ => (vec![], false),
         };
         // A person's notes are theirs alone: they load only into their own asks.
@@ -95,6 +119,7 @@ impl Runs {
             slice,
             cards: cards.clone(),
             lessons: lessons.clone(),
+            snapshots: snapshots.clone(),
             cleared_for: running.cleared_for,
             now,
         });
@@ -102,7 +127,9 @@ impl Runs {
         let carried: Vec<BlockCard> =
             cards.into_iter().filter(|c| block.refs.contains(&MemoryRef::Card(format!("card:{}", c.card)))).collect();
         let lessons = lessons.into_iter().filter(|l| block.refs.contains(&MemoryRef::Lesson(l.id.clone()))).collect();
-        Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried, lessons })
+        let snapshots =
+            snapshots.into_iter().filter(|s| block.refs.contains(&MemoryRef::Snapshot(s.id.to_string()))).collect();
+        Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried, lessons, snapshots })
     }
 
     async fn cards_for(

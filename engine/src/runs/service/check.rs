@@ -3,16 +3,25 @@
 //! answer first and then its check; an unwatched one (an API token) returns only once checked.
 
 use super::*;
-use crate::runs::block::BlockCard;
-use crate::runs::check::{summarise, CheckEnd, CheckState};
+use crate::runs::block::{BlockCard, BlockSnapshot};
+use crate::runs::check::{summarise_with_lists, CheckEnd, CheckState};
 use crate::runs::Run;
 
 impl Runs {
-    /// What an answer's check starts as: "checking" when something the block showed is due,
-    /// else "not needed". A run for nobody or without cards needs none.
-    pub(super) async fn check_start(&self, person: Option<&Person>, cards: &[BlockCard]) -> CheckState {
-        if person.is_none() || cards.is_empty() {
+    /// What an answer's check starts as: "checking" when something the block showed is due (a
+    /// list snapshot always is: its query runs once more), else "not needed". A run for nobody or
+    /// without cards or lists needs none.
+    pub(super) async fn check_start(
+        &self,
+        person: Option<&Person>,
+        cards: &[BlockCard],
+        lists: &[BlockSnapshot],
+    ) -> CheckState {
+        if person.is_none() || (cards.is_empty() && lists.is_empty()) {
             return CheckState::NotNeeded;
+        }
+        if !lists.is_empty() {
+            return CheckState::Checking;
         }
         match self.memory.any_due(cards).await {
             Ok(true) => CheckState::Checking,
@@ -27,12 +36,21 @@ impl Runs {
 
     /// Reads again what the answer used and records what it found, in one write. A failure to
     /// read leaves the answer "not checked" with the reason; it never fails the run.
-    pub(super) async fn check_answer(&self, r: &Run, person: &Person, cards: &[BlockCard]) -> Result<Run, RunError> {
+    pub(super) async fn check_answer(
+        &self,
+        r: &Run,
+        person: &Person,
+        cards: &[BlockCard],
+        lists: &[BlockSnapshot],
+    ) -> Result<Run, RunError> {
         let checked = match self.memory.running_agent(r.agent).await {
-            Ok(agent) => self.memory.check_cards(person, &agent, cards).await,
+            Ok(agent) => match self.memory.check_cards(person, &agent, cards).await {
+                Ok(c) => self.memory.check_lists(person, &agent, lists).await.map(|l| (c, l)),
+                Err(e) => Err(e),
+            },
             Err(e) => Err(e),
         };
-        let end = checked.map(|c| summarise(&c)).unwrap_or_else(|e| {
+        let end = checked.map(|(c, l)| summarise_with_lists(&c, &l)).unwrap_or_else(|e| {
             tracing::warn!(error = %e, "an answer's check could not read what it used");
             CheckEnd::not_checked("its memory could not be read")
         });

@@ -79,7 +79,7 @@ impl Runs {
             None => None,
         };
         let question = message.text.clone();
-        let Loaded { block, review_mode, cards, lessons } =
+        let Loaded { block, review_mode, cards, lessons, snapshots } =
             self.load(r.kind, &agent, person.as_ref(), &question).await?;
         // What the run remembers, for the gate on tools that act: its cards and its notes.
         let remembered: Vec<RememberedCard> = cards
@@ -87,8 +87,16 @@ impl Runs {
             .map(|c| RememberedCard { card: c.card, record_id: c.record_id.clone(), fields: c.fields.clone() })
             .collect();
         let own = person.as_ref().map(|p| (format!("person:{}", p.id.0), p.email.clone()));
-        let lessons: Vec<RememberedLesson> =
-            lessons.into_iter().map(|l| RememberedLesson { id: l.id, text: l.text }).collect();
+        // A list snapshot's record ids are remembered as a lesson's ids are.
+        let lessons: Vec<RememberedLesson> = lessons
+            .into_iter()
+            .map(|l| RememberedLesson { id: l.id, text: l.text })
+            .chain(
+                snapshots
+                    .iter()
+                    .map(|s| RememberedLesson { id: format!("snapshot:{}", s.id), text: s.records.join(" ") }),
+            )
+            .collect();
         let mut provenance =
             Provenance::new(&remembered, &lessons, own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);
         let now = self.now();
@@ -172,11 +180,11 @@ impl Runs {
             };
             match reply {
                 Reply::Answer(text) => {
-                    let check = self.check_start(person.as_ref(), &cards).await;
+                    let check = self.check_start(person.as_ref(), &cards, &snapshots).await;
                     let checked_only = check == CheckState::Checking && self.checked_only_for(person.as_ref()).await;
                     let ended = self.finish(r, &text, model.as_ref(), &carried, (check, checked_only)).await?;
                     return match &person {
-                        Some(p) if ended.checking() => self.check_answer(&ended, p, &cards).await,
+                        Some(p) if ended.checking() => self.check_answer(&ended, p, &cards, &snapshots).await,
                         _ => Ok(ended),
                     };
                 }
@@ -188,7 +196,15 @@ impl Runs {
                         }
                         steps_taken += 1;
                         let result = self
-                            .tool_call(r, person.as_ref(), &running, &tools, &call, &mut carried, &mut provenance)
+                            .tool_call(
+                                r,
+                                person.as_ref(),
+                                (&running, &question),
+                                &tools,
+                                &call,
+                                &mut carried,
+                                &mut provenance,
+                            )
                             .await?;
                         push_tool_turns(&mut turns, call, result);
                     }
@@ -205,7 +221,7 @@ impl Runs {
         &self,
         r: &Run,
         person: Option<&Person>,
-        running: &crate::cards::access::RunningAgent,
+        (running, question): (&crate::cards::access::RunningAgent, &str),
         tools: &[RunTool],
         call: &ToolCall,
         carried: &mut Carried,
@@ -223,26 +239,30 @@ impl Runs {
                 format!("Asked for {}, which this agent does not hold", call.name),
                 format!("There is no tool called {}", call.name),
             ),
-            Some(t) => match self.memory.read_for_run(person, running, t.connector, &t.tool, &call.arguments).await {
-                Ok(read) => {
-                    provenance.read_value(&read.value);
-                    carried.add(read.label, &read.source, read.outside_text);
-                    let kept = if read.kept > 0 { format!(" and kept {} as cards", read.kept) } else { String::new() };
-                    (
-                        format!("Read with {} from {}{kept}", t.tool, t.connector_name),
-                        format!(
-                            "<data source=\"{}\" tool=\"{}\" label=\"{}\">\n{}\n</data>",
-                            quote(&t.connector_name),
-                            t.tool,
-                            read.label.as_str(),
-                            quote(&read.value.to_string())
-                        ),
-                    )
+            Some(t) => {
+                match self.memory.read_for_run(person, running, t.connector, &t.tool, &call.arguments, question).await {
+                    Ok(read) => {
+                        provenance.read_value(&read.value);
+                        carried.add(read.label, &read.source, read.outside_text);
+                        let kept =
+                            if read.kept > 0 { format!(" and kept {} as cards", read.kept) } else { String::new() };
+                        (
+                            format!("Read with {} from {}{kept}", t.tool, t.connector_name),
+                            format!(
+                                "<data source=\"{}\" tool=\"{}\" label=\"{}\">\n{}\n</data>",
+                                quote(&t.connector_name),
+                                t.tool,
+                                read.label.as_str(),
+                                quote(&read.value.to_string())
+                            ),
+                        )
+                    }
+                    Err(why) => (
+                        format!("Not read with {} from {}: {why}", t.tool, t.connector_name),
+                        format!("Not read: {why}"),
+                    ),
                 }
-                Err(why) => {
-                    (format!("Not read with {} from {}: {why}", t.tool, t.connector_name), format!("Not read: {why}"))
-                }
-            },
+            }
         };
         let step = NewStep {
             kind: StepKind::ToolCall,

@@ -23,6 +23,7 @@ mod persona;
 mod runs;
 mod secrets;
 mod setup;
+mod snapshots;
 mod teams;
 mod tokens;
 
