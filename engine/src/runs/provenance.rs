@@ -167,12 +167,15 @@ fn email(s: &str) -> Option<String> {
 /// code or without it.
 fn phone(s: &str) -> Option<String> {
     let s = s.trim();
-    if !s.bytes().any(|b| b.is_ascii_digit()) {
+    // Most values are not phone-like at all: decided before any digit is copied.
+    if !s.bytes().all(|b| b.is_ascii_digit() || b" +-().".contains(&b)) {
         return None;
     }
-    let digits: String = s.chars().filter(char::is_ascii_digit).collect();
-    let phone_like = s.chars().all(|c| c.is_ascii_digit() || " +-().".contains(c));
-    (phone_like && digits.len() >= 7).then(|| digits[digits.len().saturating_sub(10)..].to_string())
+    let count = s.bytes().filter(u8::is_ascii_digit).count();
+    if count < 7 {
+        return None;
+    }
+    Some(s.bytes().filter(u8::is_ascii_digit).skip(count.saturating_sub(10)).map(char::from).collect())
 }
 
 fn id_like(s: &str) -> Option<String> {
@@ -247,8 +250,9 @@ fn atoms_in(text: &str) -> Vec<Atom> {
 
 /// Whether a field names its record by what it is called, whatever its value looks like.
 fn names_by_field(name: &str) -> bool {
-    let n = name.to_lowercase();
-    n.ends_with("name") || ["company", "contact", "email", "phone"].contains(&n.as_str())
+    let n = name.as_bytes();
+    (n.len() >= 4 && n[n.len() - 4..].eq_ignore_ascii_case(b"name"))
+        || ["company", "contact", "email", "phone"].iter().any(|f| name.eq_ignore_ascii_case(f))
 }
 
 fn naming_atom(f: &CardField) -> Option<Atom> {
@@ -285,8 +289,10 @@ impl Provenance {
         person: Option<(&str, &str)>,
         request: &str,
     ) -> Self {
+        // Sized for what a block usually holds, so the index is not grown again while it is built.
+        let fields: usize = cards.iter().map(|c| c.fields.len() + 1).sum();
         let mut p = Self {
-            index: HashMap::new(),
+            index: HashMap::with_capacity(fields + lessons.len() * 4),
             cards: cards.iter().map(|c| format!("card:{}", c.card)).collect(),
             lessons: lessons.iter().map(|l| format!("lesson:{}", l.id)).collect(),
             longest: 1,
