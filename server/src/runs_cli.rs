@@ -39,7 +39,10 @@ pub async fn ask(
     };
     let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
     let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone());
-    let runs = build_runs(&settings, store.clone(), clock, memory, source);
+    let models: Arc<dyn engine::persona::model::Models> =
+        Arc::new(crate::llm::ConfiguredModels::start(settings.models.clone()));
+    let bots = crate::startup::build_bots(&settings, store.clone(), clock.clone(), models);
+    let runs = build_runs(&settings, store.clone(), clock, memory, source, bots);
     let dir = store.directory().await.map_err(|e| e.to_string())?;
     let person = crate::cli::find_person(&dir, who)?.clone();
     // Nobody watches a command's answer: it is checked before it is printed.

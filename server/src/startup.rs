@@ -96,7 +96,7 @@ impl Application {
         let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
         let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models);
         let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
-        let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source);
+        let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source, bots.clone());
         if settings.run_jobs {
             spawn_jobs(memory.clone(), lists.clone(), store.clone(), clock.clone());
         }
@@ -240,13 +240,18 @@ pub fn build_runs(
     clock: Arc<dyn Clock>,
     memory: PersonMemory,
     source: Arc<dyn engine::cards::source::Source>,
+    bots: Bots,
 ) -> Runs {
     let lists = ReferenceLists::new(store.clone(), clock.clone(), source);
     let models: Arc<dyn AgentModels> = Arc::new(ConfiguredAgentModels::new(&settings.models));
     let spawn: Spawn = Arc::new(|f| {
         tokio::spawn(f);
     });
-    let runs = Runs::new(store, clock, memory, lists, models, settings.ask_max_per_day).with_spawn(spawn);
+    let mut runs = Runs::new(store, clock, memory, lists, models, settings.ask_max_per_day).with_spawn(spawn);
+    // Without a vault there are no bots' boards to hand work on to.
+    if settings.vault.is_some() {
+        runs = runs.with_tasks(Arc::new(crate::task_desk::BotBoards(bots)));
+    }
     match &settings.outbox_url {
         Some(url) => runs.with_outbox(Arc::new(crate::outbox::HttpOutbox::new(url))),
         None => runs,

@@ -1,6 +1,7 @@
-//! The Inbox: what a run would do that acts (a connector write, an outgoing message) waits here
-//! for the person the run acts for, who approves or declines it. Nothing acts before that, and a
-//! step that would act on a remembered value never gets here (see `provenance`).
+//! The Inbox: what a run would do that acts (a connector write, an outgoing message, a task handed
+//! on) waits here for the person the run acts for, who approves or declines it. Nothing acts
+//! before that, and a step that would act on a remembered value never gets here (see
+//! `provenance`).
 
 use super::RunId;
 use crate::org::PersonId;
@@ -17,6 +18,8 @@ pub enum ActionKind {
     Write,
     /// An outgoing message.
     Send,
+    /// A task handed on to a bot.
+    Task,
 }
 
 impl ActionKind {
@@ -24,6 +27,7 @@ impl ActionKind {
         match self {
             ActionKind::Write => "write",
             ActionKind::Send => "send",
+            ActionKind::Task => "task",
         }
     }
 
@@ -31,6 +35,7 @@ impl ActionKind {
         match s {
             "write" => Some(ActionKind::Write),
             "send" => Some(ActionKind::Send),
+            "task" => Some(ActionKind::Task),
             _ => None,
         }
     }

@@ -14,6 +14,7 @@ mod cli;
 mod company_key;
 mod cores;
 mod dana;
+mod hand_on;
 mod helpers;
 mod http;
 mod idempotency;

@@ -389,7 +389,7 @@ async fn removals_racing_a_purge_of_the_same_cards_all_succeed(db: Db) {
             r.await.unwrap().expect("every removal and the purge succeed");
         }
         assert_eq!(db.counts(o.alice.id).await.unwrap(), (0, 0));
-    assert!(db.snapshots_of(o.alice.id).await.unwrap().is_empty(), "her lists are closed");
+        assert!(db.snapshots_of(o.alice.id).await.unwrap().is_empty(), "her lists are closed");
         assert_eq!(db.counts(o.bob.id).await.unwrap(), (0, 0));
         for id in ids {
             assert_eq!(db.card(id).await.unwrap(), None);

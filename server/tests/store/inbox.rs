@@ -103,9 +103,17 @@ async fn each_person_sees_their_own_newest_first(db: Db) {
     let first = db.add_action(&new_action(&o, run, None), at(2)).await.unwrap();
     let second = db.add_action(&new_action(&o, run, None), at(3)).await.unwrap();
     let bobs = db.add_action(&NewAction { person: o.bob.id, ..new_action(&o, run, None) }, at(4)).await.unwrap();
+    // Every kind of action is kept as it was added.
+    for (kind, tool) in [(ActionKind::Send, "send_email"), (ActionKind::Task, "create_task")] {
+        let a =
+            db.add_action(&NewAction { kind, tool: tool.into(), ..new_action(&o, run, None) }, at(5)).await.unwrap();
+        assert_eq!(db.action(a.id).await.unwrap().map(|a| (a.kind, a.tool)), Some((kind, tool.to_string())));
+        db.decide_action(a.id, ActionState::Declined, actor(Some(o.alice.id), 6)).await.unwrap();
+    }
     let ids = |v: Vec<engine::runs::inbox::InboxAction>| v.into_iter().map(|a| a.id).collect::<Vec<_>>();
-    assert_eq!(ids(db.inbox(o.alice.id, 10).await.unwrap()), vec![second.id, first.id]);
-    assert_eq!(ids(db.inbox(o.alice.id, 1).await.unwrap()), vec![second.id]);
+    let hers = ids(db.inbox(o.alice.id, 10).await.unwrap());
+    assert_eq!(hers[2..], [second.id, first.id]);
+    assert_eq!(hers.len(), 4);
     assert_eq!(ids(db.inbox(o.bob.id, 10).await.unwrap()), vec![bobs.id]);
     assert!(db.inbox(o.admin.id, 10).await.unwrap().is_empty());
 }

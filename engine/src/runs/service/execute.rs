@@ -148,6 +148,9 @@ impl Runs {
         if person.is_some() && self.outbox.is_some() {
             specs.push(send_email_spec());
         }
+        if person.is_some() && self.tasks.is_some() {
+            specs.push(crate::runs::handon::create_task_spec());
+        }
         let mut turns = vec![Turn::system(block.system.clone()), Turn::user(block.user_turn(&question))];
         // A retry from a step replays the reads it kept, so they are not made again, and the
         // tools that acts it refused or put in the Inbox, so they are not asked for twice.
@@ -229,6 +232,9 @@ impl Runs {
     ) -> Result<String, RunError> {
         if call.name == SEND_EMAIL && self.outbox.is_some() {
             return self.send_call(r, person, call, provenance).await;
+        }
+        if call.name == crate::runs::handon::CREATE_TASK && self.tasks.is_some() {
+            return self.task_call(r, person, call, provenance).await;
         }
         let tool = tools.iter().find(|t| tool_name(&t.connector_name, &t.tool) == call.name);
         if let Some(t) = tool.filter(|t| t.acts) {
@@ -374,6 +380,56 @@ impl Runs {
                 }
             },
         };
+        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
+        self.store.add_step(r.id, &step, self.now()).await?;
+        Ok(result)
+    }
+
+    /// `create_task`: handing work on. Refused with the seed's sentence when the task holds a value
+    /// the run only remembered; otherwise it waits in the person's Inbox.
+    async fn task_call(
+        &self,
+        r: &Run,
+        person: Option<&Person>,
+        call: &ToolCall,
+        provenance: &Provenance,
+    ) -> Result<String, RunError> {
+        use crate::runs::handon::HandedTask;
+        let not_done = |why: String| {
+            let line = format!("Not handed on: {why}");
+            (StepKind::Refused, line.clone(), line.clone(), json!({"call": call, "result": line}))
+        };
+        let (kind, line, result, detail) =
+            match (provenance.check(provenance::StepKind::HandOn, &call.arguments), person) {
+                (Err(refusal), _) => (
+                    StepKind::Refused,
+                    format!("Refused create_task: {}", refusal.sentence()),
+                    refusal.sentence().to_string(),
+                    json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from}),
+                ),
+                (Ok(()), None) => not_done("this run acts for nobody, so nobody can approve it".into()),
+                (Ok(()), Some(p)) => match HandedTask::from_call(&call.arguments) {
+                    Err(why) => not_done(why),
+                    Ok(task) => {
+                        let action = NewAction {
+                            person: p.id,
+                            run: r.id,
+                            kind: ActionKind::Task,
+                            connector: None,
+                            tool: "create_task".into(),
+                            arguments: call.arguments.clone(),
+                            line: task.line(),
+                        };
+                        let added = self.store.add_action(&action, self.now()).await?;
+                        (
+                            StepKind::Waiting,
+                            format!("Waiting for your approval in the Inbox: {}", task.line()),
+                            WAITING_FOR_APPROVAL.to_string(),
+                            json!({"call": call, "result": WAITING_FOR_APPROVAL, "action": added.id}),
+                        )
+                    }
+                },
+            };
         let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)

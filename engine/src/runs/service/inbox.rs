@@ -81,6 +81,11 @@ impl Runs {
     }
 
     async fn carry_out(&self, person: &Person, a: &InboxAction) -> Result<(), String> {
+        if a.kind == crate::runs::inbox::ActionKind::Task {
+            let Some(tasks) = &self.tasks else { return Err("no board is set up to take it".into()) };
+            let task = crate::runs::handon::HandedTask::from_call(&a.arguments)?;
+            return tasks.hand_on(person, &task).await.map(|_| ());
+        }
         if a.kind == crate::runs::inbox::ActionKind::Send {
             let Some(outbox) = &self.outbox else { return Err("no outbox is set up to send it".into()) };
             let message = crate::runs::outbox::OutgoingMessage::from_call(&person.email, &a.arguments)?;

@@ -157,6 +157,8 @@ pub struct Runs {
     spawn: Option<Spawn>,
     /// Where approved messages go; without one, agents are not offered `send_email`.
     outbox: Option<Arc<dyn super::outbox::Outbox>>,
+    /// Where approved tasks go; without one, agents are not offered `create_task`.
+    tasks: Option<Arc<dyn super::handon::TaskDesk>>,
 }
 
 impl Runs {
@@ -168,12 +170,19 @@ impl Runs {
         models: Arc<dyn AgentModels>,
         max_calls_per_day: u32,
     ) -> Self {
-        Self { store, clock, memory, lists, models, max_calls_per_day, spawn: None, outbox: None }
+        Self { store, clock, memory, lists, models, max_calls_per_day, spawn: None, outbox: None, tasks: None }
     }
 
     /// With an outbox, agents acting for a person may send email, each message approved first.
     pub fn with_outbox(mut self, outbox: Arc<dyn super::outbox::Outbox>) -> Self {
         self.outbox = Some(outbox);
+        self
+    }
+
+    /// With the bots' boards, agents acting for a person may hand work on to a bot as a task,
+    /// each one approved first.
+    pub fn with_tasks(mut self, tasks: Arc<dyn super::handon::TaskDesk>) -> Self {
+        self.tasks = Some(tasks);
         self
     }
 
