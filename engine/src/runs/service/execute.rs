@@ -343,46 +343,11 @@ impl Runs {
         call: &ToolCall,
         provenance: &Provenance,
     ) -> Result<String, RunError> {
-        let refused = |line: String, result: String| {
-            (StepKind::Refused, line, result.clone(), json!({"call": call, "result": result}))
-        };
-        let (kind, line, result, detail) = match (provenance.check(provenance::StepKind::Send, &call.arguments), person)
-        {
-            (Err(refusal), _) => (
-                StepKind::Refused,
-                format!("Refused send_email: {}", refusal.sentence()),
-                refusal.sentence().to_string(),
-                json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from}),
-            ),
-            (Ok(()), None) => {
-                let why = "Not sent: this run acts for nobody, so nobody can approve it".to_string();
-                refused(why.clone(), why)
-            }
-            (Ok(()), Some(p)) => match OutgoingMessage::from_call(&p.email, &call.arguments) {
-                Err(why) => refused(format!("Not sent: {why}"), format!("Not sent: {why}")),
-                Ok(message) => {
-                    let action = NewAction {
-                        person: p.id,
-                        run: r.id,
-                        kind: ActionKind::Send,
-                        connector: None,
-                        tool: "send_email".into(),
-                        arguments: call.arguments.clone(),
-                        line: message.line(),
-                    };
-                    let added = self.store.add_action(&action, self.now()).await?;
-                    (
-                        StepKind::Waiting,
-                        format!("Waiting for your approval in the Inbox: {}", message.line()),
-                        WAITING_FOR_APPROVAL.to_string(),
-                        json!({"call": call, "result": WAITING_FOR_APPROVAL, "action": added.id}),
-                    )
-                }
-            },
-        };
-        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
-        self.store.add_step(r.id, &step, self.now()).await?;
-        Ok(result)
+        let gate = (provenance::StepKind::Send, "send_email", "Not sent");
+        self.to_inbox(r, person, call, provenance, gate, |p| {
+            OutgoingMessage::from_call(&p.email, &call.arguments).map(|m| (ActionKind::Send, m.line()))
+        })
+        .await
     }
 
     /// `create_task`: handing work on. Refused with the seed's sentence when the task holds a value
@@ -394,42 +359,59 @@ impl Runs {
         call: &ToolCall,
         provenance: &Provenance,
     ) -> Result<String, RunError> {
-        use crate::runs::handon::HandedTask;
-        let not_done = |why: String| {
-            let line = format!("Not handed on: {why}");
+        let gate = (provenance::StepKind::HandOn, "create_task", "Not handed on");
+        self.to_inbox(r, person, call, provenance, gate, |_| {
+            crate::runs::handon::HandedTask::from_call(&call.arguments).map(|t| (ActionKind::Task, t.line()))
+        })
+        .await
+    }
+
+    /// One of Engram's own tools that act, as a step: refused with the seed's sentence when an
+    /// argument is a remembered value the run has not read; not done for nobody, or when `plan`
+    /// says why; otherwise put in the person's Inbox with the line `plan` gives.
+    async fn to_inbox(
+        &self,
+        r: &Run,
+        person: Option<&Person>,
+        call: &ToolCall,
+        provenance: &Provenance,
+        (gate, tool, not_done): (provenance::StepKind, &str, &str),
+        plan: impl FnOnce(&Person) -> Result<(ActionKind, String), String>,
+    ) -> Result<String, RunError> {
+        let not = |why: &str| {
+            let line = format!("{not_done}: {why}");
             (StepKind::Refused, line.clone(), line.clone(), json!({"call": call, "result": line}))
         };
-        let (kind, line, result, detail) =
-            match (provenance.check(provenance::StepKind::HandOn, &call.arguments), person) {
-                (Err(refusal), _) => (
-                    StepKind::Refused,
-                    format!("Refused create_task: {}", refusal.sentence()),
-                    refusal.sentence().to_string(),
-                    json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from}),
-                ),
-                (Ok(()), None) => not_done("this run acts for nobody, so nobody can approve it".into()),
-                (Ok(()), Some(p)) => match HandedTask::from_call(&call.arguments) {
-                    Err(why) => not_done(why),
-                    Ok(task) => {
-                        let action = NewAction {
-                            person: p.id,
-                            run: r.id,
-                            kind: ActionKind::Task,
-                            connector: None,
-                            tool: "create_task".into(),
-                            arguments: call.arguments.clone(),
-                            line: task.line(),
-                        };
-                        let added = self.store.add_action(&action, self.now()).await?;
-                        (
-                            StepKind::Waiting,
-                            format!("Waiting for your approval in the Inbox: {}", task.line()),
-                            WAITING_FOR_APPROVAL.to_string(),
-                            json!({"call": call, "result": WAITING_FOR_APPROVAL, "action": added.id}),
-                        )
-                    }
-                },
-            };
+        let (kind, line, result, detail) = match (provenance.check(gate, &call.arguments), person) {
+            (Err(refusal), _) => (
+                StepKind::Refused,
+                format!("Refused {tool}: {}", refusal.sentence()),
+                refusal.sentence().to_string(),
+                json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from}),
+            ),
+            (Ok(()), None) => not("this run acts for nobody, so nobody can approve it"),
+            (Ok(()), Some(p)) => match plan(p) {
+                Err(why) => not(&why),
+                Ok((action_kind, what)) => {
+                    let action = NewAction {
+                        person: p.id,
+                        run: r.id,
+                        kind: action_kind,
+                        connector: None,
+                        tool: tool.into(),
+                        arguments: call.arguments.clone(),
+                        line: what.clone(),
+                    };
+                    let added = self.store.add_action(&action, self.now()).await?;
+                    (
+                        StepKind::Waiting,
+                        format!("Waiting for your approval in the Inbox: {what}"),
+                        WAITING_FOR_APPROVAL.to_string(),
+                        json!({"call": call, "result": WAITING_FOR_APPROVAL, "action": added.id}),
+                    )
+                }
+            },
+        };
         let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)
