@@ -94,3 +94,28 @@ async fn a_list_a_run_reads_is_kept_as_a_snapshot_and_counted_as_a_list() {
     let bob = person(&c.app, "bob").await;
     assert!(c.app.store.snapshots_of(bob.id).await.unwrap().iter().all(|s| s.person == bob.id));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_answered_with_no_list_is_not_checked_and_nothing_is_gone() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_cards_with(model.openai_settings()).await;
+    model.set_default(AgentReply::answer("Two leads."));
+    let alice = c.app.sign_in("alice").await;
+    let p = person(&c.app, "alice").await;
+    // A snapshot whose tool answers with one record, not a list.
+    let odd = engine::cards::snapshots::NewSnapshot {
+        person: p.id,
+        connector: c.connector,
+        tool: "get_lead".into(),
+        arguments: json!({"id": "L-1001"}),
+        asked: "my pilot leads".into(),
+        records: vec!["L-1001".into(), "L-1002".into()],
+        taken_at: engine::Clock::now(c.app.clock.as_ref()),
+    };
+    c.app.store.keep_snapshot(&odd).await.unwrap();
+    let asked = ask(&c.app, &alice, "Sales Assistant", "my pilot leads").await;
+    let check = &asked["run"]["check"];
+    assert_eq!(check["state"], "not_checked", "{check}");
+    assert_eq!(check["reason"], "Acme ATS did not answer get_lead with a list");
+    assert!(!check["lines"].to_string().contains("gone"), "{check}");
+}

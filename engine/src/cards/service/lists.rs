@@ -122,7 +122,10 @@ impl PersonMemory {
             Ok(v) => v,
             Err(e) => return Err(format!("{}: {e}", c.name)),
         };
-        let records: Vec<Value> = value.get("records").and_then(Value::as_array).cloned().unwrap_or_default();
+        // An answer that is not a list says nothing of what is gone.
+        let Some(records) = value.get("records").and_then(Value::as_array).cloned() else {
+            return Err(format!("{} did not answer {} with a list", c.name, s.tool));
+        };
         let now = listed_ids(&shape, &records);
         let change = ListChange::between(&s.records, &now);
         self.keep_snapshot(person, c, &shape, &s.arguments, &s.asked, &records).await;
