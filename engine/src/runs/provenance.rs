@@ -171,11 +171,14 @@ fn phone(s: &str) -> Option<String> {
     if !s.bytes().all(|b| b.is_ascii_digit() || b" +-().".contains(&b)) {
         return None;
     }
+    // Counted first, so an amount or a short code is never copied.
     let count = s.bytes().filter(u8::is_ascii_digit).count();
     if count < 7 {
         return None;
     }
-    Some(s.bytes().filter(u8::is_ascii_digit).skip(count.saturating_sub(10)).map(char::from).collect())
+    let mut digits: String = s.bytes().filter(u8::is_ascii_digit).map(char::from).collect();
+    digits.drain(..count.saturating_sub(10));
+    Some(digits)
 }
 
 fn id_like(s: &str) -> Option<String> {
