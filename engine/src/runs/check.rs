@@ -149,15 +149,11 @@ pub fn limit_too_long(changed: u32, of_checks: u32) -> bool {
     of_checks >= NOTICE_WINDOW && changed * 100 > NOTICE_PERCENT * of_checks
 }
 
-/// The state, its reason and its lines from what each record's read found. `checked` holds only
-/// the records that were due; none due is "not needed".
-pub fn summarise(checked: &[CardChecked]) -> CheckEnd {
-    summarise_with_lists(checked, &[])
-}
-
-/// The same, with the lists whose queries ran once more: each list with something new or gone
-/// gets a line ("Leads with a follow-up today: 1 new (L-1009) (Acme ATS, read just now)").
-pub fn summarise_with_lists(checked: &[CardChecked], lists: &[ListChecked]) -> CheckEnd {
+/// The state, its reason and its lines from what each record's read found and what each list's
+/// query found when it ran once more. `checked` holds only the records that were due; nothing due
+/// and no list is "not needed". A list with something new or gone gets a line ("Leads with a
+/// follow-up today: 1 new (L-1009) (Acme ATS, read just now)").
+pub fn summarise(checked: &[CardChecked], lists: &[ListChecked]) -> CheckEnd {
     let mut words = Vec::new();
     let mut changes = 0;
     let mut gone = 0;
@@ -286,10 +282,13 @@ mod tests {
     #[test]
     fn a_change_is_a_line_with_its_source_and_the_answer_reads_changed() {
         let stage = FieldChange { name: "stage".into(), before: "Proposal".into(), after: "Won".into() };
-        let end = summarise(&[
-            checked("L-1001", "Acme ATS", RefreshOutcome::Changed(vec![stage])),
-            checked("L-1002", "Acme ATS", RefreshOutcome::NoChange),
-        ]);
+        let end = summarise(
+            &[
+                checked("L-1001", "Acme ATS", RefreshOutcome::Changed(vec![stage])),
+                checked("L-1002", "Acme ATS", RefreshOutcome::NoChange),
+            ],
+            &[],
+        );
         assert_eq!(end.state, CheckState::Changed);
         assert_eq!(end.words, vec!["stage: Proposal → Won (Acme ATS, read just now)"]);
         assert_eq!(end.line, "Checked 2 records against Acme ATS: 1 change");
@@ -306,30 +305,28 @@ mod tests {
             outcome,
         };
         let new = ListChange { new: vec!["L-1009".into()], gone: vec![] };
-        let end = summarise_with_lists(&[], &[list(Ok(new))]);
+        let end = summarise(&[], &[list(Ok(new))]);
         assert_eq!(end.state, CheckState::Changed);
         assert_eq!(end.words, vec!["Leads with a follow-up today: 1 new (L-1009) (Acme ATS, read just now)"]);
         assert_eq!(end.line, "Checked 1 list against Acme ATS: 1 new");
         assert_eq!(end.refs, vec![MemoryRef::Snapshot("7".into())]);
 
-        let same = summarise_with_lists(
-            &[checked("L-1", "Acme ATS", RefreshOutcome::NoChange)],
-            &[list(Ok(ListChange::default()))],
-        );
+        let same =
+            summarise(&[checked("L-1", "Acme ATS", RefreshOutcome::NoChange)], &[list(Ok(ListChange::default()))]);
         assert_eq!(
             (same.state, same.line.as_str()),
             (CheckState::Checked, "Checked 1 record and 1 list against Acme ATS: no change")
         );
 
-        let down = summarise_with_lists(&[], &[list(Err("Acme ATS: the source could not be reached".into()))]);
+        let down = summarise(&[], &[list(Err("Acme ATS: the source could not be reached".into()))]);
         assert_eq!(down.state, CheckState::NotChecked);
         assert_eq!(down.reason.as_deref(), Some("Acme ATS: the source could not be reached"));
     }
 
     #[test]
     fn nothing_due_is_not_needed_and_all_the_same_is_checked() {
-        assert_eq!(summarise(&[]).state, CheckState::NotNeeded);
-        let end = summarise(&[checked("L-1", "Acme ATS", RefreshOutcome::NoChange)]);
+        assert_eq!(summarise(&[], &[]).state, CheckState::NotNeeded);
+        let end = summarise(&[checked("L-1", "Acme ATS", RefreshOutcome::NoChange)], &[]);
         assert_eq!(
             (end.state, end.line.as_str()),
             (CheckState::Checked, "Checked 1 record against Acme ATS: no change")
@@ -340,7 +337,7 @@ mod tests {
     #[test]
     fn a_source_that_is_down_leaves_the_answer_not_checked_with_its_reason() {
         let down = RefreshOutcome::NotChecked("Acme ATS: the source could not be reached".into());
-        let end = summarise(&[checked("L-1", "Acme ATS", down.clone()), checked("L-2", "Acme ATS", down)]);
+        let end = summarise(&[checked("L-1", "Acme ATS", down.clone()), checked("L-2", "Acme ATS", down)], &[]);
         assert_eq!(end.state, CheckState::NotChecked);
         assert_eq!(end.reason.as_deref(), Some("Acme ATS: the source could not be reached"));
         assert_eq!(end.line, "Not checked: Acme ATS: the source could not be reached");
@@ -349,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_gone_record_is_a_change_and_says_it_was_removed() {
-        let end = summarise(&[checked("L-9", "Acme ATS", RefreshOutcome::Gone("Acme ATS".into()))]);
+        let end = summarise(&[checked("L-9", "Acme ATS", RefreshOutcome::Gone("Acme ATS".into()))], &[]);
         assert_eq!(end.state, CheckState::Changed);
         assert_eq!(end.words, vec!["lead L-9 is no longer at Acme ATS: removed from memory"]);
         assert_eq!(end.line, "Checked 1 record against Acme ATS: 1 gone");

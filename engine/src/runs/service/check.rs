@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::runs::block::{BlockCard, BlockSnapshot};
-use crate::runs::check::{summarise_with_lists, CheckEnd, CheckState};
+use crate::runs::check::{summarise, CheckEnd, CheckState};
 use crate::runs::Run;
 
 impl Runs {
@@ -50,7 +50,7 @@ impl Runs {
             },
             Err(e) => Err(e),
         };
-        let end = checked.map(|(c, l)| summarise_with_lists(&c, &l)).unwrap_or_else(|e| {
+        let end = checked.map(|(c, l)| summarise(&c, &l)).unwrap_or_else(|e| {
             tracing::warn!(error = %e, "an answer's check could not read what it used");
             CheckEnd::not_checked("its memory could not be read")
         });
