@@ -48,6 +48,10 @@ pub fn runs() -> Result<engine::runs::service::Runs, ServerFnError> {
         .ok_or_else(|| internal("the runs service is not in the request context"))
 }
 
+pub fn lessons() -> Result<engine::lessons::service::Lessons, ServerFnError> {
+    use_context::<engine::lessons::service::Lessons>().ok_or_else(|| internal("lessons are not in the request context"))
+}
+
 pub fn lists() -> Result<engine::runs::lists::ReferenceLists, ServerFnError> {
     use_context::<engine::runs::lists::ReferenceLists>()
         .ok_or_else(|| internal("the who's-who lists are not in the request context"))

@@ -1,5 +1,5 @@
-// Scenario: never act from memory (seed 001's Dana Brooks demo). Alice keeps a private note with
-// Dana's address. Asked to email Dana, the demo model sends straight to the remembered address:
+// Scenario: never act from memory (seed 001's Dana Brooks demo). Alice keeps a lesson in her own
+// words with Dana's address. Asked to email Dana, the demo model sends straight to the remembered address:
 // the step is refused with the seed's sentence and nothing waits in her Inbox. Asked to read
 // Litware's lead first, it sends to the address it read: the message waits in her Inbox, and she
 // approves it. With JavaScript on and off.
@@ -37,15 +37,15 @@ for (const js of [true, false]) {
       { timeout: 120_000 }, async () => {
         const { page } = await env.signedInPage('alice', js);
 
-        // Alice keeps the note on Profile → Memory.
+        // Alice keeps the lesson on Profile → Memory → What I've learned.
         await page.goto('/profile/memory');
         if (js) await waitHydrated(page);
-        await page.locator('textarea#note-text').fill(NOTE);
+        await page.locator('textarea#lesson-text').fill(NOTE);
         await Promise.all([
           waitForPath(page, '/profile/memory'),
-          page.getByRole('button', { name: 'Keep note', exact: true }).click(),
+          page.getByRole('button', { name: 'Keep lesson', exact: true }).click(),
         ]);
-        await expectText(page.locator('ul.notes li .text').first(), NOTE);
+        await expectText(page.locator('ul.lessons li .text').first(), NOTE);
 
         // Straight from memory: refused, and the model is told so.
         const first = await ask(page, js, 'email Dana that the proposal is ready', 0);

@@ -50,7 +50,8 @@ fn card(i: usize) -> RememberedCard {
 
 fn lesson(i: usize) -> RememberedLesson {
     RememberedLesson {
-        id: format!("lesson-{i}"),
+        id: format!("lesson:{i}"),
+        claim: None,
         text: format!(
             "Renewals at {} over {} need the finance lead's sign-off before a quote goes out; write to \
              finance{i}@acme.example and keep the thread on the lead.",

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod cores;
 pub mod diff;
 pub mod error;
+pub mod lessons;
 pub mod org;
 pub mod persona;
 pub mod runs;

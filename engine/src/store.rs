@@ -4,6 +4,7 @@
 pub use crate::cards::snapshots::SnapshotStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+pub use crate::lessons::LessonStore;
 pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::import::ImportStore;
 pub use crate::org::people::PeopleStore;
@@ -15,7 +16,6 @@ use crate::org::{
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
-pub use crate::runs::notes::NoteStore;
 pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -209,7 +209,7 @@ pub trait Store:
     + RunStore
     + ListStore
     + InboxStore
-    + NoteStore
+    + LessonStore
     + SnapshotStore
     + SetupStore
     + AgentAdminStore
@@ -228,7 +228,7 @@ impl<
             + RunStore
             + ListStore
             + InboxStore
-            + NoteStore
+            + LessonStore
             + SnapshotStore
             + SetupStore
             + AgentAdminStore

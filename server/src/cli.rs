@@ -117,6 +117,15 @@ pub enum Memory {
         #[arg(long, value_name = "PERSON")]
         person: Option<String>,
     },
+    /// Your own lessons, one line each; with --person, counts only
+    Lessons {
+        /// The person asking, by email or the part before the @
+        #[arg(long = "as", value_name = "PERSON")]
+        who: String,
+        /// Whose lessons to count: what they say is theirs alone
+        #[arg(long, value_name = "PERSON")]
+        person: Option<String>,
+    },
 }
 
 /// Runs a memory command against the database, which it opens read-only and never changes.
@@ -143,6 +152,9 @@ pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut im
     };
     if let Memory::Cards { who, person } = command {
         return cards(store, who, person.as_deref(), out).await;
+    }
+    if let Memory::Lessons { who, person } = command {
+        return lessons(store, who, person.as_deref(), out).await;
     }
     let org = OrgService::new(store.clone(), Arc::new(SystemClock));
     let cores = CoreService::new(store, Arc::new(SystemClock));
@@ -193,7 +205,7 @@ pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut im
                 .map_err(w)?,
             }
         }
-        Memory::Cards { .. } => unreachable!("answered above"),
+        Memory::Cards { .. } | Memory::Lessons { .. } => unreachable!("answered above"),
     }
     Ok(())
 }
@@ -208,6 +220,15 @@ pub(crate) fn find_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Res
         .ok_or_else(|| format!("There is no person called {who}"))
 }
 
+/// The person a memory command acts as: named, and not someone who left.
+fn acting_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a engine::org::Person, String> {
+    let me = find_person(dir, who)?;
+    if me.left_at.is_some() {
+        return Err(format!("{} has left and can no longer act here", me.name));
+    }
+    Ok(me)
+}
+
 async fn cards(
     store: Arc<dyn engine::store::Store>,
     who: &str,
@@ -216,10 +237,7 @@ async fn cards(
 ) -> Result<(), String> {
     use engine::cards::service::PersonMemory;
     let dir = store.directory().await.map_err(|e| e.to_string())?;
-    let me = find_person(&dir, who)?;
-    if me.left_at.is_some() {
-        return Err(format!("{} has left and can no longer act here", me.name));
-    }
+    let me = acting_person(&dir, who)?;
     let memory =
         PersonMemory::new(store.clone(), Arc::new(SystemClock), Arc::new(crate::connector::HttpSource::default()));
     let w = |e: std::io::Error| e.to_string();
@@ -245,6 +263,38 @@ async fn cards(
                     .join("; ");
                 let pin = if c.pinned { " (pinned)" } else { "" };
                 writeln!(out, "#{} {} {} · {values}{pin}", c.card, c.record_id, c.line).map_err(w)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn lessons(
+    store: Arc<dyn engine::store::Store>,
+    who: &str,
+    person: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    use engine::lessons::service::Lessons;
+    let dir = store.directory().await.map_err(|e| e.to_string())?;
+    let me = acting_person(&dir, who)?;
+    let lessons = Lessons::new(store.clone(), Arc::new(SystemClock));
+    let w = |e: std::io::Error| e.to_string();
+    match person {
+        // Only the person reads their lessons; anyone else (an admin) gets counts.
+        Some(other) if find_person(&dir, other)?.id != me.id => {
+            let line = lessons.counts_sentence(me, find_person(&dir, other)?).await.map_err(|e| e.to_string())?;
+            writeln!(out, "{line}").map_err(w)?;
+        }
+        _ => {
+            let now = chrono::Utc::now();
+            let own = lessons.own(me).await.map_err(|e| e.to_string())?;
+            if own.is_empty() {
+                writeln!(out, "{} has no lessons kept", me.name).map_err(w)?;
+            }
+            for l in own {
+                let state = if l.in_use(now) { "in use".to_string() } else { l.state.words().to_string() };
+                writeln!(out, "#{} {} · {state} · {}", l.id, l.scope.kind(), l.text).map_err(w)?;
             }
         }
     }
@@ -310,6 +360,10 @@ mod tests {
         let cli = parse("--database=sqlite://y.db memory cards --as alice").unwrap();
         assert_eq!(cli.database.as_deref(), Some("sqlite://y.db"));
         assert!(matches!(cli.command, Some(Command::Memory(Memory::Cards { who, person: None })) if who == "alice"));
+        let cli = parse("memory lessons --as ada --person alice").unwrap();
+        assert!(
+            matches!(cli.command, Some(Command::Memory(Memory::Lessons { who, person: Some(p) })) if who == "ada" && p == "alice")
+        );
         assert!(matches!(parse("keys rotate").unwrap().command, Some(Command::Keys(Keys::Rotate))));
         assert!(
             matches!(parse("export --to org.jsonl").unwrap().command, Some(Command::Export { to }) if to == Path::new("org.jsonl"))
@@ -320,7 +374,9 @@ mod tests {
         assert!(
             matches!(parse("password ada@acme.example").unwrap().command, Some(Command::Password { email }) if email == "ada@acme.example")
         );
-        for bad in ["memory", "--nope", "memory cards", "nope", "keys", "export", "import", "password"] {
+        for bad in
+            ["memory", "--nope", "memory cards", "memory lessons", "nope", "keys", "export", "import", "password"]
+        {
             assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad}");
         }
     }

@@ -137,6 +137,7 @@ impl Application {
             memory: memory.clone(),
             lists: lists.clone(),
             runs: runs.clone(),
+            lessons: engine::lessons::service::Lessons::new(store.clone(), clock.clone()),
             trust_forwarded_for: settings.trust_forwarded_for,
             set_up: crate::setup::SetUpFlag::default(),
         };

@@ -6,6 +6,7 @@ use axum::extract::FromRef;
 use engine::auth::service::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
+use engine::lessons::service::Lessons;
 use engine::org::service::OrgService;
 use engine::persona::service::Bots;
 use engine::runs::lists::ReferenceLists;
@@ -28,6 +29,7 @@ pub struct AppState {
     pub memory: PersonMemory,
     pub lists: ReferenceLists,
     pub runs: Runs,
+    pub lessons: Lessons,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -44,7 +46,7 @@ impl FromRef<AppState> for LeptosOptions {
 pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
     let (bots, memory) = (state.bots.clone(), state.memory.clone());
-    let (lists, runs) = (state.lists.clone(), state.runs.clone());
+    let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
     move || {
         provide_context(cores.clone());
         provide_context(org.clone());
@@ -53,6 +55,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(memory.clone());
         provide_context(lists.clone());
         provide_context(runs.clone());
+        provide_context(lessons.clone());
     }
 }
 

@@ -1,6 +1,7 @@
 use crate::flash::Notice;
 use engine::cards::service::{CardView, ForgottenView};
 use engine::cards::store::PrepareSetting;
+use engine::lessons::service::{MyLessons, ProposalView};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +21,21 @@ pub struct MyMemoryData {
     pub forgotten: Vec<ForgottenView>,
     /// What they typed into Prepare my day when the save was refused, kept for the form.
     pub prepare_draft: Option<PrepareDraft>,
-    /// Their private notes, newest first: (text, "kept 2 h ago").
-    pub notes: Vec<(String, String)>,
-    /// A note whose keeping was refused, as it was typed.
-    pub note_draft: Option<String>,
+    /// What I've learned: their lessons in use and those no longer current.
+    pub lessons: MyLessons,
+    /// A lesson whose keeping was refused, as it was typed.
+    pub lesson_draft: Option<String>,
+    /// A correction that was refused, as it was typed.
+    pub correct_draft: Option<CorrectDraft>,
+    /// The proposals this person reviews, when they review any.
+    pub review: Vec<ProposalView>,
+}
+
+/// A correction as typed, and the lesson it was for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorrectDraft {
+    pub id: i64,
+    pub text: String,
 }
 
 /// Prepare my day's form as typed.
@@ -36,8 +48,10 @@ pub struct PrepareDraft {
 
 /// The flash a refused Prepare my day save leaves its text under.
 pub const PREPARE_DRAFT: &str = "prepare-my-day";
-/// The flash a refused note leaves its text under.
-pub const NOTE_DRAFT: &str = "private-note";
+/// The flash a refused lesson leaves its text under.
+pub const LESSON_DRAFT: &str = "own-lesson";
+/// The flash a refused correction leaves its text under.
+pub const CORRECT_DRAFT: &str = "lesson-correction";
 
 /// Only the person, signed in as themselves, reads their cards.
 #[server(prefix = "/fn", endpoint = "load_my_memory")]
@@ -55,8 +69,10 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     let own_zone = memory.own_zone(&me).await.map_err(refused)?;
     let forgotten = memory.forgotten(&me).await.map_err(refused)?;
     let prepare_draft = take_flash(&draft_key(PREPARE_DRAFT)).await?;
-    let notes = runs()?.my_note_lines(&me).await.map_err(refused)?;
-    let note_draft = take_flash(&draft_key(NOTE_DRAFT)).await?;
+    let review = lessons()?.review_queue(&me).await.map_err(refused)?;
+    let lessons = lessons()?.mine(&me).await.map_err(refused)?;
+    let lesson_draft = take_flash(&draft_key(LESSON_DRAFT)).await?;
+    let correct_draft = take_flash(&draft_key(CORRECT_DRAFT)).await?;
     Ok(MyMemoryData {
         cards,
         prepare,
@@ -67,7 +83,9 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
         own_zone,
         forgotten,
         prepare_draft,
-        notes,
-        note_draft,
+        lessons,
+        lesson_draft,
+        correct_draft,
+        review,
     })
 }

@@ -1,8 +1,11 @@
-//! Profile → Memory: the person's own cards (pin, forget, refresh, pin back), their private notes
-//! and Prepare my day.
+//! Profile → Memory: the person's own cards (pin, forget, refresh, pin back), What I've learned
+//! (keep, correct, forget a lesson) and Prepare my day.
 
+pub mod correct_lesson;
+pub mod decide_proposal;
 pub mod forget_card;
-pub mod keep_note;
+pub mod forget_lesson;
+pub mod keep_lesson;
 pub mod load_my_memory;
 pub mod my_memory_page;
 pub mod pin_back;

@@ -1,6 +1,9 @@
+use super::correct_lesson::CorrectLesson;
+use super::decide_proposal::DecideProposal;
 use super::forget_card::ForgetCard;
-use super::keep_note::KeepNote;
-use super::load_my_memory::{load_my_memory, MyMemoryData};
+use super::forget_lesson::ForgetLesson;
+use super::keep_lesson::KeepLesson;
+use super::load_my_memory::{load_my_memory, CorrectDraft, MyMemoryData};
 use super::pin_back::PinBack;
 use super::pin_card::PinCard;
 use super::refresh_card::RefreshCard;
@@ -10,6 +13,7 @@ use crate::components::{loaded, NoticeLine};
 use crate::paths::MY_MEMORY;
 use engine::cards::service::CardView;
 use engine::cards::source::CardField;
+use engine::lessons::service::{LessonView, MyLessons, ProposalView};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
@@ -56,8 +60,10 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
         own_zone,
         forgotten,
         prepare_draft,
-        notes,
-        note_draft,
+        lessons,
+        lesson_draft,
+        correct_draft,
+        review,
     } = data;
     let empty = cards.is_empty();
     // A refused save shows the form as it was typed, not as it is stored.
@@ -104,20 +110,8 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
                 </ul>
             </section>
         })}
-        <section class="notes">
-            <h2>"Private notes"</h2>
-            <p class="meta">"What you keep for your own asks, such as how someone prefers to be reached. Only you and your own asks read a note, as data: nothing is sent or written from a value in it without reading its source first."</p>
-            <ul class="notes">
-                {notes.into_iter().map(|(text, age)| view! {
-                    <li><span class="text">{text}</span>" "<span class="meta">{age}</span></li>
-                }).collect_view()}
-            </ul>
-            <form method="post" action=KeepNote::url()>
-                <label for="note-text">"Keep a note"</label>
-                <textarea id="note-text" name="text" rows="2" required>{note_draft.unwrap_or_default()}</textarea>
-                <button type="submit">"Keep note"</button>
-            </form>
-        </section>
+        {(!review.is_empty()).then(|| view! { <Review proposals=review/> })}
+        <Learned lessons draft=lesson_draft correcting=correct_draft/>
         <section>
             <h2>"Prepare my day"</h2>
             <p class="prepare">{prepare_line}</p>
@@ -179,5 +173,130 @@ fn CardLine(card: CardView) -> impl IntoView {
                 <a class="button" href=format!("{MY_MEMORY}?forget={id}")>"Forget"</a>
             </div>
         </li>
+    }
+}
+
+/// Profile → Memory → What I've learned: the person's own lessons with their evidence, Correct
+/// and Forget, and those no longer current.
+#[component]
+fn Learned(lessons: MyLessons, draft: Option<String>, correcting: Option<CorrectDraft>) -> impl IntoView {
+    let MyLessons { in_use, no_longer_current } = lessons;
+    let empty = in_use.is_empty();
+    view! {
+        <section class="lessons">
+            <h2>"What I've learned"</h2>
+            <p class="meta">"What your runs learned, and what you kept in your own words. Only you and your own asks read a lesson, as data: nothing is sent or written from a value in it without reading its source first."</p>
+            {empty.then(|| view! { <p>"No lessons in use yet."</p> })}
+            <ul class="lessons">
+                {in_use.into_iter().map(|l| {
+                    let typed = correcting.as_ref().filter(|d| d.id == l.id).map(|d| d.text.clone());
+                    view! { <LessonLine lesson=l typed/> }
+                }).collect_view()}
+            </ul>
+            <form method="post" action=KeepLesson::url()>
+                <label for="lesson-text">"Keep a lesson"</label>
+                <textarea id="lesson-text" name="text" rows="2" required>{draft.unwrap_or_default()}</textarea>
+                <label for="lesson-scope">"For"</label>
+                <select id="lesson-scope" name="scope">
+                    <option value="private" selected>"Only me"</option>
+                    <option value="team">"My team (after its lead or an admin accepts it)"</option>
+                    <option value="company">"The company (after an admin accepts it)"</option>
+                </select>
+                <button type="submit">"Keep lesson"</button>
+            </form>
+            {(!no_longer_current.is_empty()).then(|| view! {
+                <h3>"No longer current"</h3>
+                <ul class="lessons past">
+                    {no_longer_current.into_iter().map(|l| {
+                        let (id, text, line) = (l.id.to_string(), l.text.clone(), l.line.clone());
+                        view! {
+                            <li data-lesson=id>
+                                <span class="text">{text}</span>" "
+                                <span class="meta">{line}</span>
+                                <Evidence lesson=l/>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            })}
+        </section>
+    }
+}
+
+#[component]
+fn Evidence(lesson: LessonView) -> impl IntoView {
+    view! {
+        <span class="evidence">
+            {lesson.evidence.into_iter().map(|e| match e.thread {
+                Some(t) => view! { " · "<a href=format!("/threads/{t}")>{e.words}</a> }.into_any(),
+                None => view! { " · "<span>{e.words}</span> }.into_any(),
+            }).collect_view()}
+        </span>
+    }
+}
+
+/// A lesson in use, with Correct (its form open when a correction of it was refused) and Forget.
+#[component]
+fn LessonLine(lesson: LessonView, typed: Option<String>) -> impl IntoView {
+    let id = lesson.id.to_string();
+    let (li_id, form_id) = (id.clone(), id.clone());
+    let field = format!("correct-{id}");
+    let open = typed.is_some();
+    let text = typed.unwrap_or_else(|| lesson.text.clone());
+    let (shown, line) = (lesson.text.clone(), lesson.line.clone());
+    view! {
+        <li data-lesson=li_id>
+            <span class="text">{shown}</span>" "
+            <span class="meta">{line}</span>
+            <Evidence lesson/>
+            <details open=open>
+                <summary>"Correct"</summary>
+                <form method="post" action=CorrectLesson::url()>
+                    <input type="hidden" name="id" value=form_id/>
+                    <label for=field.clone()>"In your words"</label>
+                    <textarea id=field name="text" rows="2" required>{text}</textarea>
+                    <button type="submit">"Save correction"</button>
+                </form>
+            </details>
+            <form method="post" action=ForgetLesson::url() class="inline">
+                <input type="hidden" name="id" value=id/>
+                <button type="submit">"Forget"</button>
+            </form>
+        </li>
+    }
+}
+
+/// The Review queue: team and company proposals waiting for this person, with Accept and Decline.
+#[component]
+fn Review(proposals: Vec<ProposalView>) -> impl IntoView {
+    view! {
+        <section class="review">
+            <h2>"Review"</h2>
+            <p class="meta">"Proposals for a team or the company wait here until a reviewer accepts them; until then only you and the person they came from see them."</p>
+            <ul class="proposals">
+                {proposals.into_iter().map(|p| {
+                    let id = p.lesson.id.to_string();
+                    let (li_id, accept_id, text) = (id.clone(), id.clone(), p.lesson.text.clone());
+                    let line = format!("for {}, from {} · {}", p.to, p.from, p.lesson.line);
+                    view! {
+                        <li data-lesson=li_id>
+                            <span class="text">{text}</span>" "
+                            <span class="meta">{line}</span>
+                            <Evidence lesson=p.lesson/>
+                            <form method="post" action=DecideProposal::url() class="inline">
+                                <input type="hidden" name="id" value=accept_id/>
+                                <input type="hidden" name="decision" value="accept"/>
+                                <button type="submit">"Accept"</button>
+                            </form>
+                            <form method="post" action=DecideProposal::url() class="inline">
+                                <input type="hidden" name="id" value=id/>
+                                <input type="hidden" name="decision" value="decline"/>
+                                <button type="submit">"Decline"</button>
+                            </form>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
     }
 }

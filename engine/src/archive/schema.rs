@@ -465,7 +465,36 @@ pub const TABLES: &[Table] = &[
             n("decided_at", Time),
         ],
     ),
-    plain("private_notes", &[c("id", Int), c("person_id", Int), c("text", Text), c("created_at", Time)]),
+    Table {
+        late: &["supersedes"],
+        ..plain(
+            "lessons",
+            &[
+                c("id", Int),
+                c("person_id", Int),
+                c("scope", Text),
+                n("team_id", Int),
+                n("agent_id", Int),
+                c("text", Text),
+                c("evidence", Text),
+                c("label", Text),
+                n("checked_at", Time),
+                n("source_version", Text),
+                c("valid_from", Time),
+                n("valid_to", Time),
+                n("claim_record", Text),
+                n("claim_field", Text),
+                n("claim_value", Text),
+                c("state", Text),
+                c("state_at", Time),
+                n("state_reason", Text),
+                c("confirmed", Bool),
+                n("supersedes", Int),
+                c("written_by", Text),
+                c("created_at", Time),
+            ],
+        )
+    },
     plain(
         "list_entries",
         &[

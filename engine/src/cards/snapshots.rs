@@ -97,14 +97,15 @@ impl ListChange {
 }
 
 const STOP: &[&str] = &[
-    "about", "all", "and", "any", "are", "can", "for", "from", "give", "has", "have", "how", "list", "me", "my", "now",
-    "our", "please", "show", "tell", "that", "the", "there", "this", "what", "when", "where", "which", "who", "with",
-    "you", "your",
+    "about", "all", "and", "any", "are", "been", "but", "can", "did", "does", "for", "from", "give", "has", "have",
+    "how", "its", "list", "me", "my", "not", "now", "our", "please", "should", "show", "tell", "that", "the", "their",
+    "there", "they", "this", "was", "were", "what", "when", "where", "which", "who", "will", "with", "would", "you",
+    "your",
 ];
 
 /// The words that carry a question's meaning: three letters or more, not a stop word, a plural
-/// "s" dropped ("follow-ups" is "follow-up").
-fn meaning(text: &str) -> Vec<String> {
+/// "s" dropped ("follow-ups" is "follow-up"). An email address gives its parts.
+pub(crate) fn meaning(text: &str) -> Vec<String> {
     let mut out: Vec<String> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
         .map(|w| w.trim_matches('-').to_lowercase())

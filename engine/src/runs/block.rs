@@ -54,17 +54,18 @@ pub struct BlockCard {
     pub label: DataLabel,
 }
 
-/// Something the person's runs learned or were told to keep, as the block carries it: for now
-/// their private notes.
+/// A lesson as the block carries it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockLesson {
-    /// `note:<id>`
+    /// `lesson:<id>`
     pub id: String,
-    /// "your note"
+    /// "your own words", "your runs", "your team's lessons", "the company's lessons"
     pub source: String,
     pub kept_at: DateTime<Utc>,
     pub text: String,
     pub label: DataLabel,
+    /// The value its claim says a record holds: remembered, never acted on without a read.
+    pub claim: Option<String>,
 }
 
 /// A list snapshot as the block carries it: what was asked, the query and the records it

@@ -352,26 +352,27 @@ fn a_slice_built_for_a_larger_budget_is_cut_at_a_whole_line() {
 }
 
 #[test]
-fn a_persons_note_loads_in_their_turn_as_quoted_data_within_its_budget() {
+fn a_lesson_loads_in_the_persons_turn_as_quoted_data_within_its_budget() {
     let note = |id: i64, text: &str| BlockLesson {
-        id: format!("note:{id}"),
-        source: "your note".into(),
+        id: format!("lesson:{id}"),
+        source: "your own words".into(),
         kept_at: now() - Duration::hours(2),
         text: text.into(),
         label: DataLabel::Internal,
+        claim: None,
     };
     let dana = note(3, "Dana Brooks at Litware reads mail at dana@litware.example");
     let mut i = input(vec![], None, vec![]);
     i.lessons = vec![dana.clone()];
     let b = assemble(i.clone());
-    assert_eq!(b.system, AGENT_SYSTEM, "a note never reaches the system prompt");
-    let memory = b.memory.clone().expect("the note loads");
+    assert_eq!(b.system, AGENT_SYSTEM, "a lesson never reaches the system prompt");
+    let memory = b.memory.clone().expect("the lesson loads");
     assert!(memory.starts_with(MEMORY_HEADING));
     assert!(memory.contains(
-        r#"<data id="note:3" source="your note" age="kept 2 h ago">Dana Brooks at Litware reads mail at dana@litware.example</data>"#
+        r#"<data id="lesson:3" source="your own words" age="kept 2 h ago">Dana Brooks at Litware reads mail at dana@litware.example</data>"#
     ));
-    assert_eq!(b.refs, vec![MemoryRef::Lesson("note:3".into())]);
-    assert_eq!(b.words, vec!["note:3 · your note · kept 2 h ago".to_string()]);
+    assert_eq!(b.refs, vec![MemoryRef::Lesson("lesson:3".into())]);
+    assert_eq!(b.words, vec!["lesson:3 · your own words · kept 2 h ago".to_string()]);
     assert_eq!(b.step_line.as_deref(), Some("Read from memory: 1 lesson"));
     assert_eq!(b.data_label, DataLabel::Internal);
 
@@ -379,7 +380,7 @@ fn a_persons_note_loads_in_their_turn_as_quoted_data_within_its_budget() {
     i.cleared_for = DataLabel::Public;
     assert_eq!(assemble(i.clone()).memory, None);
 
-    // Notes stop at the lessons' budget of 2,000 tokens.
+    // Lessons stop at the lessons' budget of 2,000 tokens.
     let long = "word ".repeat(700);
     i.cleared_for = DataLabel::Confidential;
     i.lessons = (0..4).map(|n| note(n, &long)).collect();

@@ -10,7 +10,6 @@ pub mod handon;
 pub mod inbox;
 pub mod lists;
 pub mod model;
-pub mod notes;
 pub mod outbox;
 pub mod provenance;
 pub mod service;

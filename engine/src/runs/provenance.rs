@@ -46,11 +46,14 @@ pub struct RememberedCard {
     pub fields: Vec<CardField>,
 }
 
-/// A lesson (or a person's private note) a run's block carried.
+/// A lesson a run's block carried (or a list snapshot's record ids, remembered the same way).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RememberedLesson {
+    /// `lesson:<id>` or `snapshot:<id>`, as a refusal names it.
     pub id: String,
     pub text: String,
+    /// The value its claim says a record holds.
+    pub claim: Option<String>,
 }
 
 /// Why a step was refused: the sentence, and for the run's details which value and whence.
@@ -297,7 +300,7 @@ impl Provenance {
         let mut p = Self {
             index: HashMap::with_capacity(fields + lessons.len() * 4),
             cards: cards.iter().map(|c| format!("card:{}", c.card)).collect(),
-            lessons: lessons.iter().map(|l| format!("lesson:{}", l.id)).collect(),
+            lessons: lessons.iter().map(|l| l.id.clone()).collect(),
             longest: 1,
             read: HashSet::new(),
             read_text: String::new(),
@@ -327,6 +330,9 @@ impl Provenance {
         for (i, l) in lessons.iter().enumerate() {
             p.remember(Atom::Text(words(&l.text)), Place::Lesson(i), &mut order);
             for atom in atoms_in(&l.text) {
+                p.remember(atom, Place::Lesson(i), &mut order);
+            }
+            if let Some(atom) = l.claim.as_deref().and_then(whole) {
                 p.remember(atom, Place::Lesson(i), &mut order);
             }
         }

@@ -27,12 +27,17 @@ fn remembered() -> (Vec<RememberedCard>, Vec<RememberedLesson>) {
             CardField { name: "notes".into(), value: "Dana asked for quote Q-5531 by Friday".into(), free_text: true },
         ],
     }];
-    let lesson = |id: &str, text: &str| RememberedLesson { id: id.into(), text: text.into() };
+    let lesson = |id: &str, text: &str| RememberedLesson { id: format!("lesson:{id}"), text: text.into(), claim: None };
     let lessons = vec![
         lesson("n1", "Dana Brooks at Litware reads mail at dana@litware.example"),
         lesson("n2", "Quotes go out on Fridays only; budget 48000, 12 seats"),
         lesson("n3", "Priya Rao signs off renewals"),
         lesson("n4", "now"),
+        RememberedLesson {
+            id: "lesson:n5".into(),
+            text: "Hebbal Biotech pays through its parent's account".into(),
+            claim: Some("ACC-9931".into()),
+        },
     ];
     (cards, lessons)
 }
@@ -135,6 +140,12 @@ fn never_act_from_memory_table() {
             Some(("48000", "lesson:n2")),
         ),
         row("a lesson's number of two digits", Act, json!({"seats": 12}), None),
+        row(
+            "a lesson's structured claim, not in its text",
+            Write,
+            json!({"account": "ACC-9931"}),
+            Some(("ACC-9931", "lesson:n5")),
+        ),
         row(
             "a lesson's names are not among its values",
             Send,

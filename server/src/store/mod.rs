@@ -11,10 +11,10 @@ mod cores;
 mod idempotency;
 mod import;
 mod inbox;
+mod lessons;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
-mod notes;
 pub(crate) mod people;
 mod persona;
 pub mod postgres;

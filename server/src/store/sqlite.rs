@@ -503,6 +503,19 @@ impl OrgStore for SqliteStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
+        // Their private lessons were theirs alone too: closed, never deleted, and read by nobody.
+        // What came from their work for a team or the company stays with its reviewers.
+        sqlx::query(
+            "UPDATE lessons SET state = 'retired', state_at = ?, state_reason = 'left', \
+             valid_to = COALESCE(valid_to, ?) WHERE person_id = ? AND scope IN ('personal', 'agent') \
+             AND state IN ('accepted', 'waiting', 'contested')",
+        )
+        .bind(actor.at)
+        .bind(actor.at)
+        .bind(person.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
         let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
         audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
         tx.commit().await.map_err(backend)?;

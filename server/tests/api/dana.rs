@@ -45,7 +45,7 @@ async fn the_demo_model_plans_both_ways_and_only_the_read_address_waits_for_appr
 
     let asked = ask(&m.c.app, &alice, "Sales Assistant", "email Dana that the proposal is ready").await;
     let run = &asked["run"];
-    assert!(run["memory_used"].as_array().unwrap().contains(&json!({"lesson": format!("note:{note}")})), "{run}");
+    assert!(run["memory_used"].as_array().unwrap().contains(&json!({"lesson": format!("lesson:{note}")})), "{run}");
     assert!(lines(run).contains(&format!("Refused send_email: {REFUSED}")), "{:?}", lines(run));
     assert_eq!(run["answer"], format!("I did not send the email to {DANA}: {REFUSED}."));
     let (_, inbox) = m.c.app.get_json(&alice, "/api/inbox").await;
@@ -97,29 +97,47 @@ async fn a_stand_in_model_that_reads_litwares_lead_first_may_send_to_the_address
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_note_is_kept_from_the_memory_page_and_a_refused_one_keeps_its_text() {
+async fn a_lesson_is_kept_and_corrected_from_the_memory_page_and_a_refused_one_keeps_its_text() {
     let c = crate::cards::spawn_cards().await;
     let alice = c.app.sign_in("alice").await;
-    let r = c.app.form_post(&alice, "/fn/keep_note", &[("text", NOTE)]).await;
+    let r = c.app.form_post(&alice, "/fn/keep_lesson", &[("text", NOTE)]).await;
     assert!(r.status().is_redirection(), "{}", r.status());
     let (_, html) = c.app.page(&alice, "/profile/memory").await;
-    assert!(html.contains("Note kept."), "the notice says so");
-    assert!(html.contains(&format!(r#"<span class="text">{NOTE}</span>"#)), "the note is listed");
+    assert!(html.contains("Kept. Your own asks read it as data"), "the notice says so");
+    assert!(html.contains(&format!(r#"<span class="text">{NOTE}</span>"#)), "the lesson is listed");
     let (_, mine) = c.app.get_json(&alice, "/api/knowledge").await;
     assert_eq!(mine[0]["text"], NOTE);
 
     // Too long: refused with the reason, the text kept in the form, nothing kept.
     let long = "x".repeat(1_001);
-    let r = c.app.form_post(&alice, "/fn/keep_note", &[("text", &long)]).await;
+    let r = c.app.form_post(&alice, "/fn/keep_lesson", &[("text", &long)]).await;
     assert!(r.status().is_redirection());
     let (_, html) = c.app.page(&alice, "/profile/memory").await;
-    assert!(html.contains("A note holds at most 1000 characters; this one has 1001"), "the reason is shown");
+    assert!(html.contains("A lesson holds at most 1000 characters; this one has 1001"), "the reason is shown");
     assert!(html.contains(&long), "the text is kept for the form");
     let (_, mine) = c.app.get_json(&alice, "/api/knowledge").await;
     assert_eq!(mine.as_array().unwrap().len(), 1);
 
+    // A refused correction keeps what she typed, in that lesson's open Correct form.
+    let id = mine[0]["id"].as_i64().unwrap().to_string();
+    let r = c.app.form_post(&alice, "/fn/correct_lesson", &[("id", &id), ("text", &long)]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&alice, "/profile/memory").await;
+    assert!(html.contains("A lesson holds at most 1000 characters; this one has 1001"));
+    assert!(html.contains(&format!("{long}</textarea>")), "the correction is kept for its form");
+    assert!(html.contains("<details open"), "its form is open");
+    let (_, mine) = c.app.get_json(&alice, "/api/knowledge").await;
+    assert_eq!((mine.as_array().unwrap().len(), &mine[0]["text"]), (1, &json!(NOTE)), "nothing changed");
+
+    let corrected = "Dana Brooks at Litware reads mail at dana.brooks@litware.example";
+    let r = c.app.form_post(&alice, "/fn/correct_lesson", &[("id", &id), ("text", corrected)]).await;
+    assert!(r.status().is_redirection());
+    let (_, html) = c.app.page(&alice, "/profile/memory").await;
+    assert!(html.contains("Corrected. The earlier lesson stays in your history."));
+    assert!(html.contains("No longer current"));
+
     // Bob's page lists only his own.
     let bob = c.app.sign_in("bob").await;
     let (_, html) = c.app.page(&bob, "/profile/memory").await;
-    assert!(!html.contains("litware"), "another person's note is never shown");
+    assert!(!html.contains("litware"), "another person's lesson is never shown");
 }

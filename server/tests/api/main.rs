@@ -19,6 +19,7 @@ mod helpers;
 mod http;
 mod idempotency;
 mod inbox;
+mod lessons;
 mod model_server;
 mod org;
 mod pages;

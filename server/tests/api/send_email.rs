@@ -151,18 +151,18 @@ async fn a_private_note_loads_into_its_persons_asks_and_its_address_is_remembere
     let id = kept["id"].as_i64().unwrap();
     assert_eq!(kept["text"], note["text"]);
 
-    // Only private knowledge, only in a session, and never empty.
+    // A known scope, only in a session, and never empty.
     let r =
-        alice.post(m.c.app.url("/api/knowledge")).json(&json!({"scope": "team", "text": "x"})).send().await.unwrap();
+        alice.post(m.c.app.url("/api/knowledge")).json(&json!({"scope": "partner", "text": "x"})).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(body(r).await["message"], "Only private knowledge can be kept here: the scope is “private”, not “team”");
+    assert_eq!(body(r).await["message"], "The scope is “private”, “team” or “company”, not “partner”");
     let r = alice
         .post(m.c.app.url("/api/knowledge"))
         .json(&json!({"scope": "private", "text": "  "}))
         .send()
         .await
         .unwrap();
-    assert_eq!(body(r).await["message"], "Write the note first");
+    assert_eq!(body(r).await["message"], "Write the lesson first");
     let r = alice.post(m.c.app.url("/api/tokens")).json(&json!({"name": "script"})).send().await.unwrap();
     let token = body(r).await["token"].as_str().unwrap().to_string();
     let r = client().post(m.c.app.url("/api/knowledge")).bearer_auth(&token).json(&note).send().await.unwrap();
@@ -182,10 +182,10 @@ async fn a_private_note_loads_into_its_persons_asks_and_its_address_is_remembere
     ]);
     let asked = ask(&m.c.app, &alice, "Sales Assistant", "email Dana that the proposal is ready").await;
     let run = &asked["run"];
-    assert!(run["memory_used"].as_array().unwrap().contains(&json!({"lesson": format!("note:{id}")})), "{run}");
+    assert!(run["memory_used"].as_array().unwrap().contains(&json!({"lesson": format!("lesson:{id}")})), "{run}");
     assert!(lines(run).contains(&format!("Refused send_email: {REFUSED}")), "{:?}", lines(run));
     let user = model.requests()[0]["messages"][1]["content"].as_str().unwrap().to_string();
-    assert!(user.contains(&format!(r#"<data id="note:{id}" source="your note""#)), "{user}");
+    assert!(user.contains(&format!(r#"<data id="lesson:{id}" source="your own words""#)), "{user}");
     let system = model.requests()[0]["messages"][0]["content"].as_str().unwrap().to_string();
     assert!(!system.contains("litware"), "a note never reaches the system prompt");
     let (_, inbox) = m.c.app.get_json(&alice, "/api/inbox").await;
@@ -195,5 +195,5 @@ async fn a_private_note_loads_into_its_persons_asks_and_its_address_is_remembere
     let bob = m.c.app.sign_in("bob").await;
     model.set_default(AgentReply::answer("Nothing on Dana."));
     let asked = ask(&m.c.app, &bob, "Sales Assistant", "email Dana that the proposal is ready").await;
-    assert!(!asked["run"]["memory_used"].to_string().contains("note:"), "{}", asked["run"]);
+    assert!(!asked["run"]["memory_used"].to_string().contains("lesson:"), "{}", asked["run"]);
 }

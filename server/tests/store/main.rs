@@ -21,7 +21,7 @@ mod idempotency;
 mod import;
 mod inbox;
 mod keep;
-mod notes;
+mod lessons;
 mod org;
 mod people;
 mod persona;

@@ -210,9 +210,12 @@ impl PersonMemory {
             self.settle(&p, None).await?;
         }
         let (kept, pinned) = self.store.counts(person).await?;
+        let (lessons, _) =
+            crate::lessons::service::Lessons::new(self.store.clone(), self.clock.clone()).counts(person).await?;
         Ok(format!(
-            "Memory: {kept} record{} kept ({pinned} pinned), 0 lessons in use. What they say is theirs alone.",
-            if kept == 1 { "" } else { "s" }
+            "Memory: {kept} record{} kept ({pinned} pinned), {lessons} lesson{} in use. What they say is theirs alone.",
+            if kept == 1 { "" } else { "s" },
+            if lessons == 1 { "" } else { "s" }
         ))
     }
 

@@ -2,14 +2,13 @@
 //! run's kind and whom it acts for. `block::assemble` then puts them together.
 
 use super::*;
-use crate::cards::access::DataLabel;
 use crate::cards::access::RunningAgent;
 use crate::cores::CoreScope;
+use crate::lessons::select::lessons_for;
 use crate::org::{Agent, TeamId};
 use crate::runs::block::{
     assemble, Block, BlockCard, BlockInput, BlockLesson, BlockSnapshot, LoadedCore, SLICE_TOKENS,
 };
-use crate::runs::notes::notes_for;
 use crate::runs::whoswho::{build_slice, SliceInput};
 
 /// How many teammates the slice reads at most; its budget cuts further.
@@ -26,6 +25,25 @@ pub(crate) struct Loaded {
     pub lessons: Vec<BlockLesson>,
     /// The list snapshots the block carried: the check runs their queries once more.
     pub snapshots: Vec<BlockSnapshot>,
+}
+
+/// A lesson as the block quotes it: its id, where it came from and when it became valid.
+fn block_lesson(l: &crate::lessons::Lesson, person: &Person) -> BlockLesson {
+    use crate::lessons::{LessonScope, WrittenBy};
+    let source = match (l.scope, l.written_by) {
+        (LessonScope::Personal, WrittenBy::Person) if l.person == person.id => "your own words",
+        (LessonScope::Personal | LessonScope::Agent(_), _) => "your runs",
+        (LessonScope::Team(_), _) => "your team's lessons",
+        (LessonScope::Company, _) => "the company's lessons",
+    };
+    BlockLesson {
+        id: l.ref_id(),
+        source: source.into(),
+        kept_at: l.valid_from,
+        text: l.text.clone(),
+        label: l.label,
+        claim: l.claim.as_ref().map(|c| c.value.clone()),
+    }
 }
 
 fn looks_like_email(s: &str) -> bool {
@@ -93,20 +111,13 @@ impl Runs {
             }
             _ => (vec![], false),
         };
-        // A person's notes are theirs alone: they load only into their own asks.
+        // Lessons load into a person's own asks: theirs, their team's and the company's.
         let lessons = match (kind, person) {
             (RunKind::Ask, Some(p)) => {
-                let notes = self.store.notes_of(p.id).await?;
-                notes_for(question, &notes)
-                    .into_iter()
-                    .map(|n| BlockLesson {
-                        id: n.ref_id(),
-                        source: "your note".into(),
-                        kept_at: n.created_at,
-                        text: n.text.clone(),
-                        label: DataLabel::Internal,
-                    })
-                    .collect()
+                let teams: Vec<TeamId> = p.main_team.into_iter().collect();
+                let readable: Vec<_> =
+                    self.store.lessons_for_run(p.id, &teams).await?.into_iter().filter(|l| l.in_use(now)).collect();
+                lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect()
             }
             _ => vec![],
         };

@@ -90,12 +90,12 @@ impl Runs {
         // A list snapshot's record ids are remembered as a lesson's ids are.
         let lessons: Vec<RememberedLesson> = lessons
             .into_iter()
-            .map(|l| RememberedLesson { id: l.id, text: l.text })
-            .chain(
-                snapshots
-                    .iter()
-                    .map(|s| RememberedLesson { id: format!("snapshot:{}", s.id), text: s.records.join(" ") }),
-            )
+            .map(|l| RememberedLesson { id: l.id, text: l.text, claim: l.claim })
+            .chain(snapshots.iter().map(|s| RememberedLesson {
+                id: format!("snapshot:{}", s.id),
+                text: s.records.join(" "),
+                claim: None,
+            }))
             .collect();
         let mut provenance =
             Provenance::new(&remembered, &lessons, own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);

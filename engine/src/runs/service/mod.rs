@@ -5,7 +5,6 @@ mod block_for;
 mod check;
 mod execute;
 mod inbox;
-mod notes;
 mod reading;
 
 pub use execute::WAITING_FOR_APPROVAL;

@@ -389,6 +389,18 @@ impl OrgStore for PgStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
+        // Their private lessons were theirs alone too: closed, never deleted, and read by nobody.
+        // What came from their work for a team or the company stays with its reviewers.
+        sqlx::query(
+            "UPDATE lessons SET state = 'retired', state_at = $1, state_reason = 'left', \
+             valid_to = COALESCE(valid_to, $1) WHERE person_id = $2 AND scope IN ('personal', 'agent') \
+             AND state IN ('accepted', 'waiting', 'contested')",
+        )
+        .bind(actor.at)
+        .bind(person.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
         let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
         audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
         tx.commit().await.map_err(backend)?;

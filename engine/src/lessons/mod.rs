@@ -1,0 +1,206 @@
+//! Lessons: what the organisation's agents learned from earlier work, and what a person told
+//! their own asks to keep. A lesson is a knowledge entry with evidence, a scope and a data label,
+//! when its fact was checked, valid from and to, and an optional claim (a record, a field and the
+//! value it holds).
+//!
+//! No job ever deletes one: superseded, expired, contested and waiting lessons are states with
+//! dates. Forget is the one removal, and it is the person's own.
+
+pub mod select;
+pub mod service;
+pub mod states;
+
+use crate::cards::access::DataLabel;
+use crate::org::{AgentId, PersonId, TeamId};
+use crate::runs::RunId;
+use crate::store::{Actor, StoreError};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+pub use states::LessonState;
+
+/// The longest lesson a person may write.
+pub const LESSON_MAX_CHARS: usize = 1_000;
+
+/// Whose runs a lesson loads into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LessonScope {
+    /// The person's own asks.
+    Personal,
+    /// Everyone on the team, once a reviewer accepted it.
+    Team(TeamId),
+    /// Everyone in the company, once a human admin accepted it.
+    Company,
+    /// One private agent's runs for its owner.
+    Agent(AgentId),
+}
+
+impl LessonScope {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LessonScope::Personal => "personal",
+            LessonScope::Team(_) => "team",
+            LessonScope::Company => "company",
+            LessonScope::Agent(_) => "agent",
+        }
+    }
+
+    /// Stored as its kind with a team or agent id beside it.
+    pub fn from_parts(kind: &str, team: Option<i64>, agent: Option<i64>) -> Option<Self> {
+        match (kind, team, agent) {
+            ("personal", None, None) => Some(LessonScope::Personal),
+            ("team", Some(t), None) => Some(LessonScope::Team(TeamId(t))),
+            ("company", None, None) => Some(LessonScope::Company),
+            ("agent", None, Some(a)) => Some(LessonScope::Agent(AgentId(a))),
+            _ => None,
+        }
+    }
+
+    pub fn team(&self) -> Option<TeamId> {
+        match self {
+            LessonScope::Team(t) => Some(*t),
+            _ => None,
+        }
+    }
+
+    pub fn agent(&self) -> Option<AgentId> {
+        match self {
+            LessonScope::Agent(a) => Some(*a),
+            _ => None,
+        }
+    }
+}
+
+/// A run and one of its steps that showed the lesson.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub run: RunId,
+    pub step: i64,
+}
+
+/// What a lesson says a record holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub record: String,
+    pub field: String,
+    pub value: String,
+}
+
+/// Who wrote a lesson: a person in their own words (which counts as accepting it), or the
+/// nightly job from runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WrittenBy {
+    Person,
+    Job,
+}
+
+impl WrittenBy {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            WrittenBy::Person => "person",
+            WrittenBy::Job => "job",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "person" => Some(WrittenBy::Person),
+            "job" => Some(WrittenBy::Job),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lesson {
+    pub id: i64,
+    /// Whose work it came from; for a personal lesson, whose it is.
+    pub person: PersonId,
+    pub scope: LessonScope,
+    pub text: String,
+    pub evidence: Vec<Evidence>,
+    pub label: DataLabel,
+    /// When its fact was last read from the source, and the version read.
+    pub checked_at: Option<DateTime<Utc>>,
+    pub source_version: Option<String>,
+    pub valid_from: DateTime<Utc>,
+    pub valid_to: Option<DateTime<Utc>>,
+    pub claim: Option<Claim>,
+    pub state: LessonState,
+    /// When it moved to its state, and why, in words for its owner ("corrected").
+    pub state_at: DateTime<Utc>,
+    pub state_reason: Option<String>,
+    /// A second piece of evidence, or a person accepting it: it no longer expires.
+    pub confirmed: bool,
+    /// The lesson this one replaced.
+    pub supersedes: Option<i64>,
+    pub written_by: WrittenBy,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Lesson {
+    /// Its id as refs, quotes and provenance name it: `lesson:<id>`.
+    pub fn ref_id(&self) -> String {
+        format!("lesson:{}", self.id)
+    }
+
+    /// Accepted and valid at `now`; an unconfirmed one is past its expiry even before a job
+    /// records it expired.
+    pub fn in_use(&self, now: DateTime<Utc>) -> bool {
+        self.state == LessonState::Accepted && self.valid_to.is_none_or(|t| t > now) && !states::expired_by(self, now)
+    }
+}
+
+/// A lesson about to be written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewLesson {
+    pub person: PersonId,
+    pub scope: LessonScope,
+    pub text: String,
+    pub evidence: Vec<Evidence>,
+    pub label: DataLabel,
+    pub checked_at: Option<DateTime<Utc>>,
+    pub source_version: Option<String>,
+    pub claim: Option<Claim>,
+    pub state: LessonState,
+    pub confirmed: bool,
+    pub written_by: WrittenBy,
+    pub at: DateTime<Utc>,
+}
+
+#[async_trait]
+pub trait LessonStore: Send + Sync {
+    async fn add_lesson(&self, lesson: &NewLesson, actor: Actor) -> Result<Lesson, StoreError>;
+    async fn lesson(&self, id: i64) -> Result<Option<Lesson>, StoreError>;
+    /// Every lesson that came from the person, whatever its state, newest first.
+    async fn lessons_of(&self, person: PersonId) -> Result<Vec<Lesson>, StoreError>;
+    /// The accepted lessons a run acting for the person may read: their personal ones, their
+    /// teams' and the company's. Validity is decided by the caller, at its own now.
+    async fn lessons_for_run(&self, person: PersonId, teams: &[TeamId]) -> Result<Vec<Lesson>, StoreError>;
+    /// Closes `old` as superseded by a new lesson written from `new`, in one transaction, if
+    /// `old` is still in the state the caller read; `Changed` otherwise.
+    async fn supersede_lesson(
+        &self,
+        old: &Lesson,
+        new: &NewLesson,
+        reason: &str,
+        actor: Actor,
+    ) -> Result<Lesson, StoreError>;
+    /// Every team and company proposal still waiting for review, oldest first.
+    async fn waiting_lessons(&self) -> Result<Vec<Lesson>, StoreError>;
+    /// A reviewer's decision on a proposal: accepted (which confirms it) or declined, if it is
+    /// still waiting; `Changed` otherwise. Audited by id.
+    async fn decide_lesson(&self, id: i64, accept: bool, actor: Actor) -> Result<Lesson, StoreError>;
+    /// Removes the lesson and every version it replaced; audited by id. Returns how many went.
+    async fn forget_lesson(&self, id: i64, actor: Actor) -> Result<u32, StoreError>;
+    /// Marks the person's accepted and waiting lessons that nobody confirmed and that are valid
+    /// from before `cutoff` as expired at `now`. Returns how many.
+    async fn expire_lessons(
+        &self,
+        person: PersonId,
+        cutoff: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<u32, StoreError>;
+}
