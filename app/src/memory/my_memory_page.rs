@@ -243,25 +243,27 @@ fn LessonLine(lesson: LessonView, typed: Option<String>) -> impl IntoView {
     let field = format!("correct-{id}");
     let open = typed.is_some();
     let text = typed.unwrap_or_else(|| lesson.text.clone());
-    let (shown, line) = (lesson.text.clone(), lesson.line.clone());
+    let (shown, line, changeable) = (lesson.text.clone(), lesson.line.clone(), lesson.yours_to_change);
     view! {
         <li data-lesson=li_id>
             <span class="text">{shown}</span>" "
             <span class="meta">{line}</span>
             <Evidence lesson/>
-            <details open=open>
-                <summary>"Correct"</summary>
-                <form method="post" action=CorrectLesson::url()>
-                    <input type="hidden" name="id" value=form_id/>
-                    <label for=field.clone()>"In your words"</label>
-                    <textarea id=field name="text" rows="2" required>{text}</textarea>
-                    <button type="submit">"Save correction"</button>
+            {changeable.then(|| view! {
+                <details open=open>
+                    <summary>"Correct"</summary>
+                    <form method="post" action=CorrectLesson::url()>
+                        <input type="hidden" name="id" value=form_id/>
+                        <label for=field.clone()>"In your words"</label>
+                        <textarea id=field name="text" rows="2" required>{text}</textarea>
+                        <button type="submit">"Save correction"</button>
+                    </form>
+                </details>
+                <form method="post" action=ForgetLesson::url() class="inline">
+                    <input type="hidden" name="id" value=id/>
+                    <button type="submit">"Forget"</button>
                 </form>
-            </details>
-            <form method="post" action=ForgetLesson::url() class="inline">
-                <input type="hidden" name="id" value=id/>
-                <button type="submit">"Forget"</button>
-            </form>
+            })}
         </li>
     }
 }

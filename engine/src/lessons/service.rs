@@ -36,6 +36,8 @@ pub struct LessonView {
     pub line: String,
     /// "written by you", or the runs it came from.
     pub evidence: Vec<EvidenceView>,
+    /// Whether its owner may Correct or Forget it: not once a team or the company holds it.
+    pub yours_to_change: bool,
 }
 
 /// A proposal as its reviewers see it.
@@ -60,6 +62,18 @@ pub struct MyLessons {
 pub struct Lessons {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+}
+
+/// Why the person a team or company lesson came from may no longer change it alone: once
+/// accepted (or contested) it is the team's or the company's, looked after by its reviewers. A
+/// proposal still waiting, or one declined, stays theirs to forget.
+fn shared_by(l: &Lesson) -> Option<&'static str> {
+    let held = matches!(l.state, LessonState::Accepted | LessonState::Contested);
+    match l.scope {
+        LessonScope::Team(_) if held => Some("This lesson is your team's now; its lead or an admin looks after it"),
+        LessonScope::Company if held => Some("This lesson is the company's now; an admin looks after it"),
+        _ => None,
+    }
 }
 
 /// A lesson's words as kept: trimmed, not empty, not too long; `Err` is the sentence for the person.
@@ -246,6 +260,7 @@ impl Lessons {
             state: l.state.words().to_string(),
             line,
             evidence,
+            yours_to_change: shared_by(l).is_none(),
         })
     }
 
@@ -262,6 +277,9 @@ impl Lessons {
     pub async fn correct(&self, person: &Person, id: i64, text: &str) -> Result<Lesson, MemoryError> {
         let text = lesson_text(text).map_err(MemoryError::Invalid)?;
         let old = self.owned(person, id).await?;
+        if let Some(why) = shared_by(&old) {
+            return Err(MemoryError::Invalid(why.into()));
+        }
         if old.state == LessonState::Accepted && !old.in_use(self.clock.now()) {
             return Err(MemoryError::Invalid("This lesson is no longer current".into()));
         }
@@ -284,6 +302,9 @@ impl Lessons {
     /// Forget: the lesson goes, with every version it replaced. Audited by id.
     pub async fn forget(&self, person: &Person, id: i64) -> Result<u32, MemoryError> {
         let lesson = self.owned(person, id).await?;
+        if let Some(why) = shared_by(&lesson) {
+            return Err(MemoryError::Invalid(why.into()));
+        }
         let gone = self.store.forget_lesson(lesson.id, self.actor(person.id)).await?;
         tracing::info!(lesson = id, versions = gone, person = %person.id, "a lesson was forgotten");
         Ok(gone)

@@ -58,6 +58,7 @@ async fn a_lesson_is_kept_corrected_and_forgotten_by_its_owner_alone() {
     assert_eq!(mine["in_use"][0]["id"], id);
     assert_eq!(mine["in_use"][0]["text"], KAVERI);
     assert_eq!(mine["in_use"][0]["evidence"], json!([{"words": "written by you", "thread": null}]));
+    assert_eq!(mine["in_use"][0]["yours_to_change"], true);
     assert_eq!(mine["no_longer_current"], json!([]));
 
     // Bob can neither correct nor forget it: to him it does not exist.
@@ -351,7 +352,17 @@ async fn team_and_company_lessons_wait_for_their_reviewers_and_load_once_accepte
     assert_eq!(used, Vec::<String>::new(), "another team's lesson is not Bob's");
     let (_, mine) = app.get_json(&alice, "/api/memory/lessons").await;
     assert_eq!(mine["in_use"][0]["id"], team_id);
+    assert_eq!(mine["in_use"][0]["yours_to_change"], false);
     assert_eq!(mine["no_longer_current"][0]["state"], "declined");
+
+    // Once the team holds it, Alice neither corrects nor forgets it alone.
+    for path in [format!("/api/memory/lessons/{team_id}/correct"), format!("/api/memory/lessons/{team_id}/forget")] {
+        let r = alice.post(app.url(&path)).json(&json!({"text": "Kaveri quotes go anywhere"})).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{path}");
+        assert_eq!(body(r).await["message"], "This lesson is your team's now; its lead or an admin looks after it");
+    }
+    let used = loaded(&ask(&app, &sam, "Sales Assistant", "how do I quote Kaveri").await["run"]);
+    assert_eq!(used, [format!("lesson:{team_id}")], "nothing changed");
 
     // A proposal's reviewers never include a token.
     let r = ada.post(app.url("/api/tokens")).json(&json!({"name": "script"})).send().await.unwrap();
