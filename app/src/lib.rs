@@ -14,6 +14,7 @@ pub mod events;
 pub mod flash;
 pub mod inbox;
 pub mod memory;
+pub mod memory_settings;
 pub mod org;
 pub mod paths;
 pub mod people;
@@ -88,6 +89,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/ask") view=ask::ask_page::AskPage ssr=mode.clone()/>
                     <Route path=path!("/threads/:id") view=ask::thread_page::ThreadPage ssr=mode.clone()/>
                     <Route path=path!("/company/events") view=events::events_page::EventsPage ssr=mode.clone()/>
+                    <Route path=path!("/company/memory") view=memory_settings::memory_settings_page::MemorySettingsPage ssr=mode.clone()/>
                     <Route path=path!("/inbox") view=inbox::inbox_page::InboxPage ssr=mode.clone()/>
                 </Routes>
             </main>

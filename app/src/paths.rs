@@ -40,6 +40,7 @@ pub const IMPROVE: &str = "/org/improve";
 pub const ASK: &str = "/ask";
 pub const INBOX: &str = "/inbox";
 pub const EVENTS: &str = "/company/events";
+pub const MEMORY_SETTINGS: &str = "/company/memory";
 
 pub fn thread(id: engine::runs::ThreadId) -> String {
     format!("/threads/{id}")

@@ -48,6 +48,11 @@ pub fn runs() -> Result<engine::runs::service::Runs, ServerFnError> {
         .ok_or_else(|| internal("the runs service is not in the request context"))
 }
 
+pub fn nightly() -> Result<engine::lessons::nightly::Nightly, ServerFnError> {
+    use_context::<engine::lessons::nightly::Nightly>()
+        .ok_or_else(|| internal("the nightly job is not in the request context"))
+}
+
 pub fn lessons() -> Result<engine::lessons::service::Lessons, ServerFnError> {
     use_context::<engine::lessons::service::Lessons>().ok_or_else(|| internal("lessons are not in the request context"))
 }

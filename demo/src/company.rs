@@ -2,8 +2,6 @@
 
 use chrono::Utc;
 use engine::auth::hash_password;
-use engine::cores::service::CoreService;
-use engine::cores::CoreScope;
 use engine::org::{Company, RoleSlug, TimeZoneName};
 use engine::store::{Actor, NewAgent, NewPerson, Store};
 
@@ -39,7 +37,7 @@ fn err(e: impl std::fmt::Display) -> SeedError {
 }
 
 /// Seeds the demo company if the database has no company yet. Returns whether it seeded.
-pub async fn seed_if_empty(store: &dyn Store, cores: &CoreService) -> Result<bool, SeedError> {
+pub async fn seed_if_empty(store: &dyn Store) -> Result<bool, SeedError> {
     if store.company().await.map_err(err)?.is_some() {
         return Ok(false);
     }
@@ -93,29 +91,8 @@ pub async fn seed_if_empty(store: &dyn Store, cores: &CoreService) -> Result<boo
         let a = NewAgent { name: name.to_string(), template: template.to_string(), role: r, owner, team_copy: None };
         store.create_agent(&a, actor).await.map_err(err)?;
     }
-    // No cores: people write them. The nightly job has left two suggestions for their owners.
-    cores
-        .suggest_core_line(
-            &CoreScope::Company(RoleSlug::parse("support").map_err(err)?),
-            "Refunds over $500 need the team lead's approval before they are promised.",
-            "Three refunds over $500 were promised in October and then reversed by a lead.",
-            "Decisions by Sue Park on tickets T-1042, T-1057 and T-1090.",
-            "nightly job",
-        )
-        .await
-        .map_err(err)?;
-    if let Some(t) = team("Sales Bengaluru") {
-        cores
-            .suggest_core_line(
-                &CoreScope::Team(t),
-                "Quote prices in INR first, then USD.",
-                "Customers in Bengaluru asked for INR in four of the last five proposals.",
-                "Decisions by Sam Rao on deals D-311, D-318, D-322 and D-340.",
-                "nightly job",
-            )
-            .await
-            .map_err(err)?;
-    }
+    // No cores and no suggestions: people write cores, and the nightly job suggests lines from
+    // the demo's first day of work (`history.rs`).
     tracing::info!("seeded the demo company");
     Ok(true)
 }

@@ -7,11 +7,11 @@ pub mod acme_lists;
 pub mod bots;
 pub mod cards;
 pub mod company;
+pub mod history;
 pub mod model;
 pub mod outbox;
 
 use engine::cards::service::PersonMemory;
-use engine::cores::service::CoreService;
 use engine::persona::vault::Vault;
 use engine::store::Store;
 use engine::SystemClock;
@@ -23,12 +23,11 @@ use std::sync::Arc;
 /// runs and the cards are logged and skipped when they cannot be made.
 pub async fn seed_if_empty(
     store: Arc<dyn Store>,
-    cores: &CoreService,
     memory: &PersonMemory,
     vault: Option<Arc<dyn Vault>>,
     source: Option<&str>,
 ) -> Result<bool, company::SeedError> {
-    if !company::seed_if_empty(store.as_ref(), cores).await? {
+    if !company::seed_if_empty(store.as_ref()).await? {
         return Ok(false);
     }
     if let Some(vault) = vault {

@@ -12,6 +12,8 @@
 //! - any other question is answered from the lines of the block it was sent (the cores and the
 //!   quoted `<data …>` items of the person's turn), or says it has nothing on it.
 
+mod nightly;
+
 use crate::acme_ats::{record_names, RecordName};
 use axum::body::Bytes;
 use axum::http::StatusCode;
@@ -160,6 +162,9 @@ fn reply(messages: &[Message], tools: &[String]) -> Scripted {
         return Scripted::Answer("I was asked nothing.".into());
     };
     let system: Vec<&str> = messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+    if system.first() == Some(&engine::lessons::nightly::prompt::NIGHTLY_SYSTEM) {
+        return Scripted::Answer(nightly::reply(&messages[last_user].content));
+    }
     let cores = core_lines(&system.join("\n"));
     let turn = &messages[last_user].content;
     let question = question_of(turn);

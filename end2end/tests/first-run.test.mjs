@@ -67,7 +67,7 @@ for (const js of [true, false]) {
 
     const context = async (baseURL) => {
       const ctx = await browser.newContext({ baseURL, javaScriptEnabled: js });
-      ctx.setDefaultTimeout(15_000);
+      ctx.setDefaultTimeout(30_000);
       if (js) await ctx.addInitScript(MARK_WASM_READY);
       ctx.on('page', (page) => {
         page.on('pageerror', (e) => errors.push(`${page.url()}: uncaught ${e.message}`));

@@ -28,7 +28,7 @@ export const DEMO_PASSWORD = 'engram-demo';
 /** Per-test time budget; pass as `{ timeout: TEST_TIMEOUT }` to `test`. */
 export const TEST_TIMEOUT = 30_000;
 /** How long one Playwright action or wait may take. */
-const ACTION_TIMEOUT = 15_000;
+const ACTION_TIMEOUT = 30_000;
 
 /** Test names carry the JavaScript setting: "... (JS on)" / "... (JS off)". */
 export const jsLabel = (js) => (js ? 'JS on' : 'JS off');

@@ -1,15 +1,19 @@
 // Scenario: Profile → Memory → What I've learned. Alice keeps a lesson in her own words, corrects
 // it and sees the earlier one under No longer current, then forgets it with the version it
-// replaced. She proposes a lesson for her team, and Sam, its lead, accepts it under Review. With
-// JavaScript on and off.
+// replaced. She proposes a lesson for her team, and Sam, its lead, accepts it under Review. Sue
+// reads the lesson the nightly job made from the demo's first day, and its evidence opens her run.
+// With JavaScript on and off.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectText, jsLabel, useEngram, waitHydrated, waitForPath } from './helpers.mjs';
+import { expectText, expectTextContains, jsLabel, useEngram, waitHydrated, waitForPath } from './helpers.mjs';
 
 const FIRST = "Kaveri Foods' CFO prefers calls before 10";
 const SECOND = "Kaveri Foods' CFO prefers calls before 11, and never on Fridays";
 const TEAM = 'Kaveri quotes go to procurement first';
+// The demo's first day: Sue asked the Support Agent this, and the nightly job kept it for her.
+const QUESTION = "Remember: refunds over $500 need the team lead's approval before they are promised.";
+const REFUNDS = "Refunds over $500 need the team lead's approval before they are promised.";
 
 async function submit(page, button) {
   await Promise.all([waitForPath(page, '/profile/memory'), button.click()]);
@@ -84,6 +88,19 @@ for (const js of [true, false]) {
       await page.goto('/profile/memory');
       const current = page.locator('section.lessons ul.lessons:not(.past) > li');
       await expectText(current.first().locator('.text'), TEAM);
+    });
+
+    test(`sue reads the lesson the nightly job made from her run (${jsLabel(js)})`, async () => {
+      const { page } = await env.signedInPage('sue', js);
+      await page.goto('/profile/memory');
+      if (js) await waitHydrated(page);
+      const current = page.locator('section.lessons ul.lessons:not(.past) > li');
+      await expectText(current.first().locator('.text'), REFUNDS);
+      const evidence = current.first().locator('.evidence a');
+      assert.match(await evidence.first().innerText(), /^Run \d+, step \d+$/);
+      // The evidence opens the run's thread, where her question is.
+      await Promise.all([page.waitForURL(/\/threads\/\d+$/), evidence.first().click()]);
+      await expectTextContains(page.locator('body'), QUESTION);
     });
   });
 }

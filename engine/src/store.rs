@@ -210,6 +210,7 @@ pub trait Store:
     + ListStore
     + InboxStore
     + LessonStore
+    + crate::lessons::nightly::NightlyStore
     + SnapshotStore
     + SetupStore
     + AgentAdminStore
@@ -229,6 +230,7 @@ impl<
             + ListStore
             + InboxStore
             + LessonStore
+            + crate::lessons::nightly::NightlyStore
             + SnapshotStore
             + SetupStore
             + AgentAdminStore

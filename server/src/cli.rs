@@ -39,6 +39,9 @@ pub enum Command {
     /// The secret key that seals connector keys
     #[command(subcommand)]
     Keys(Keys),
+    /// The timed jobs, run once by hand
+    #[command(subcommand)]
+    Jobs(crate::jobs_cli::Jobs),
     /// The bots' wakes, episodes and memory
     Org(crate::org_cli::OrgArgs),
     /// Write the whole organisation as an archive file, read-only; no keys, passwords, tokens or
@@ -339,6 +342,35 @@ pub fn vault_beside(database_url: &str) -> std::path::PathBuf {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."))
         .join("vault")
+}
+
+/// What a command that writes works with: the unlocked store, and the settings with the demo's
+/// scripted model in place when the database is the demo company and no provider is set up. The
+/// demo model's task lives as long as the command holds it.
+pub struct Opened {
+    pub store: Arc<dyn engine::store::Store>,
+    pub settings: Settings,
+    pub demo_model: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+pub async fn open_for_command(settings: &Settings) -> Result<Opened, String> {
+    let mut settings = settings.clone();
+    let opened = crate::store::AnyStore::open(&settings.database_url).await.map_err(|e| e.to_string())?;
+    let now = engine::Clock::now(&SystemClock);
+    let opened = crate::secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, now)
+        .await
+        .map_err(|e| e.to_string())?;
+    let store = opened.shared();
+    let demo_model = if crate::agent_model::wants_demo_model(&settings.models)
+        && demo::company::is_demo(store.as_ref()).await
+    {
+        let (url, task) = demo::model::spawn(0).await.map_err(|e| format!("could not start the demo model: {e}"))?;
+        crate::agent_model::use_demo_model(&mut settings.models, &url);
+        Some(task)
+    } else {
+        None
+    };
+    Ok(Opened { store, settings, demo_model })
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod guard;
 pub mod idempotency;
 pub mod inbox_api;
 pub mod init;
+pub mod jobs_cli;
 pub mod knowledge_api;
 pub mod llm;
 pub mod org_api;

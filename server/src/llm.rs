@@ -4,7 +4,7 @@
 //! skip.
 
 use async_trait::async_trait;
-use engine::persona::model::{ChatModel, ModelChoice, ModelError, Models};
+use engine::persona::model::{call_millicents, ChatModel, ModelChoice, ModelError, Models, Priced};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,6 +12,8 @@ use std::time::Duration;
 pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 const OLLAMA_PORT: u16 = 11434;
+/// gpt-4o-mini's price for what it writes, the dearer half, so the ledger never counts low.
+pub const DEFAULT_OPENAI_PRICE: u32 = 60;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSettings {
@@ -23,6 +25,9 @@ pub struct ModelSettings {
     pub openai_base_url: String,
     pub openai_api_key: Option<String>,
     pub openai_model: String,
+    /// `ORG_OPENAI_CENTS_PER_MTOK`: what the OpenAI-compatible provider charges, in cents per
+    /// million tokens, for memory's spend ledger; a local Ollama costs nothing.
+    pub openai_price: u32,
     pub timeout: Duration,
     /// How long the one start-up probe of the local Ollama waits for its answer.
     pub probe_timeout: Duration,
@@ -43,6 +48,7 @@ impl Default for ModelSettings {
             openai_base_url: DEFAULT_OPENAI_BASE_URL.to_string(),
             openai_api_key: None,
             openai_model: "gpt-4o-mini".to_string(),
+            openai_price: DEFAULT_OPENAI_PRICE,
             timeout: Duration::from_secs(30),
             probe_timeout: Duration::from_millis(1500),
             agent_model: None,
@@ -62,6 +68,7 @@ impl ModelSettings {
             openai_base_url: env("OPENAI_BASE_URL").unwrap_or(d.openai_base_url),
             openai_api_key: env("OPENAI_API_KEY"),
             openai_model: env("ORG_OPENAI_MODEL").unwrap_or(d.openai_model),
+            openai_price: env("ORG_OPENAI_CENTS_PER_MTOK").and_then(|s| s.parse().ok()).unwrap_or(d.openai_price),
             timeout: env("ORG_MODEL_TIMEOUT_SECS")
                 .and_then(|s| s.parse().ok())
                 .map(Duration::from_secs)
@@ -111,6 +118,8 @@ pub struct OpenAiChat {
     model: String,
     timeout: Duration,
     http: reqwest::Client,
+    /// Cents per million tokens, sent and received alike, for the spend ledger.
+    price: u32,
 }
 
 impl OpenAiChat {
@@ -121,7 +130,14 @@ impl OpenAiChat {
             model: model.to_string(),
             timeout,
             http: client(timeout),
+            price: 0,
         }
+    }
+
+    /// The price its calls are counted at in the spend ledger, in cents per million tokens.
+    pub fn priced_at(mut self, cents_per_million_tokens: u32) -> Self {
+        self.price = cents_per_million_tokens;
+        self
     }
 }
 
@@ -150,6 +166,12 @@ impl ChatModel for OpenAiChat {
             .and_then(Value::as_str)
             .map(str::to_string)
             .ok_or_else(|| ModelError::BadResponse("no choices[0].message.content".into()))
+    }
+
+    async fn chat_priced(&self, system: &str, user: &str) -> Result<Priced, ModelError> {
+        let text = self.chat(system, user).await?;
+        let millicents = call_millicents(self.price, &[system, user], &text);
+        Ok(Priced { text, millicents })
     }
 }
 
@@ -318,15 +340,19 @@ impl ChatModel for CheapChain {
     }
 
     async fn chat(&self, system: &str, user: &str) -> Result<String, ModelError> {
+        self.chat_priced(system, user).await.map(|p| p.text)
+    }
+
+    async fn chat_priced(&self, system: &str, user: &str) -> Result<Priced, ModelError> {
         let c = &self.0;
         let mut tried = Vec::new();
         let probe = c.probed().await;
         match c.ollama_skipped(probe) {
             Some(why) => tried.push(why),
             None => match c.ollama.chat(system, user).await {
-                Ok(reply) => {
+                Ok(text) => {
                     c.remember(None);
-                    return Ok(reply);
+                    return Ok(Priced { text, millicents: 0 });
                 }
                 Err(e @ ModelError::BadResponse(_)) => return Err(e),
                 Err(e) => {
@@ -336,10 +362,10 @@ impl ChatModel for CheapChain {
             },
         }
         match &c.openai {
-            Some((openai, label)) => match openai.chat(system, user).await {
-                Ok(reply) => {
+            Some((openai, label)) => match openai.chat_priced(system, user).await {
+                Ok(priced) => {
                     c.remember(None);
-                    return Ok(reply);
+                    return Ok(priced);
                 }
                 Err(e @ ModelError::BadResponse(_)) => return Err(e),
                 Err(e) => tried.push(format!("{label} ({e})")),
@@ -366,7 +392,8 @@ impl ConfiguredModels {
             ollama_label: format!("ollama/{} at {}", s.ollama_model, s.ollama_host.trim_end_matches('/')),
             openai: s.openai_api_key.as_ref().map(|key| {
                 (
-                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout),
+                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout)
+                        .priced_at(s.openai_price),
                     format!("openai/{} at {}", s.openai_model, s.openai_base_url.trim_end_matches('/')),
                 )
             }),
@@ -403,7 +430,9 @@ impl ConfiguredModels {
             "ollama" => ModelChoice::Use(Arc::new(OllamaChat::new(&s.ollama_host, model, s.timeout))),
             "openai" => match &s.openai_api_key {
                 Some(key) => {
-                    ModelChoice::Use(Arc::new(OpenAiChat::new(&s.openai_base_url, Some(key.clone()), model, s.timeout)))
+                    ModelChoice::Use(Arc::new(
+                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), model, s.timeout).priced_at(s.openai_price),
+                ))
                 }
                 None => ModelChoice::Off("openai is named but OPENAI_API_KEY is not set".into()),
             },
@@ -440,6 +469,16 @@ impl Models for ConfiguredModels {
             "cheap" => self.provider_model(global),
             spec => self.provider_model(spec),
         }
+    }
+
+    fn memory(&self) -> ModelChoice {
+        // The demo company has no provider: its scripted model serves memory's jobs too.
+        if self.settings.agent_model_is_demo && self.settings.openai_api_key.is_none() {
+            let s = &self.settings;
+            let model = s.agent_model.as_deref().and_then(|m| m.strip_prefix("openai/")).unwrap_or(&s.openai_model);
+            return ModelChoice::Use(Arc::new(OpenAiChat::new(&s.openai_base_url, None, model, s.timeout)));
+        }
+        self.resolve("cheap")
     }
 
     fn describe(&self) -> String {

@@ -55,6 +55,17 @@ async fn main() -> ExitCode {
                 }
             }
         }
+        Some(Command::Jobs(jobs)) => {
+            let settings = cli::serve_settings(cli.database);
+            let mut out = std::io::stdout().lock();
+            match server::jobs_cli::run(&settings, &jobs, &mut out).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some(Command::Init { company, zone, admin, name }) => {
             let args = server::init::InitArgs { company, zone, admin, name };
             let password = match server::init::read_password(&args.admin) {
@@ -203,8 +214,14 @@ async fn serve(mut settings: server::Settings, with_demo: bool) -> ExitCode {
     };
     if with_demo {
         let vault = vault.map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
-        match demo::seed_if_empty(app.store().clone(), app.cores(), app.memory(), vault, source.as_deref()).await {
-            Ok(true) => tracing::info!("the demo company is ready; sign in as ada@acme.example"),
+        match demo::seed_if_empty(app.store().clone(), app.memory(), vault, source.as_deref()).await {
+            Ok(true) => {
+                match demo::history::seed(app.store().as_ref(), app.runs(), app.nightly()).await {
+                    Ok(summary) => tracing::info!(summary, "the demo's first day of work"),
+                    Err(e) => tracing::warn!(error = %e, "the demo's first day of work was not made"),
+                }
+                tracing::info!("the demo company is ready; sign in as ada@acme.example")
+            }
             Ok(false) => tracing::info!("reusing the existing data"),
             Err(e) => {
                 tracing::error!(error = %e, "could not seed the demo");

@@ -4,7 +4,6 @@
 use crate::connector::HttpSource;
 use crate::settings::Settings;
 use crate::startup::build_runs;
-use crate::store::AnyStore;
 use engine::cards::service::PersonMemory;
 use engine::runs::service::{Asker, RunView};
 use engine::{Clock, SystemClock};
@@ -19,24 +18,11 @@ pub async fn ask(
     question: &str,
     out: &mut impl Write,
 ) -> Result<(), String> {
-    let mut settings = settings.clone();
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let opened = AnyStore::open(&settings.database_url).await.map_err(|e| e.to_string())?;
-    let opened = crate::secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now())
-        .await
-        .map_err(|e| e.to_string())?;
-    let store = opened.shared();
     // On the demo company with no real provider set up, the demo's scripted model answers, as it
     // does under `engram demo`; it lives as long as this command.
-    let _demo_model = if crate::agent_model::wants_demo_model(&settings.models)
-        && demo::company::is_demo(store.as_ref()).await
-    {
-        let (url, task) = demo::model::spawn(0).await.map_err(|e| format!("could not start the demo model: {e}"))?;
-        crate::agent_model::use_demo_model(&mut settings.models, &url);
-        Some(task)
-    } else {
-        None
-    };
+    let crate::cli::Opened { store, settings, demo_model: _demo_model } =
+        crate::cli::open_for_command(settings).await?;
     let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
     let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone());
     let models: Arc<dyn engine::persona::model::Models> =

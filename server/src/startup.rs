@@ -13,6 +13,7 @@ use axum::{middleware, Router};
 use engine::auth::service::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
+use engine::lessons::nightly::{Nightly, NightlyOutcome};
 use engine::org::service::OrgService;
 use engine::persona::model::Models;
 use engine::persona::service::Bots;
@@ -65,6 +66,7 @@ pub struct Application {
     memory: PersonMemory,
     lists: ReferenceLists,
     runs: Runs,
+    nightly: Nightly,
 }
 
 impl Application {
@@ -94,11 +96,12 @@ impl Application {
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
         let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
-        let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models);
+        let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models.clone());
         let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
         let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source, bots.clone());
+        let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         if settings.run_jobs {
-            spawn_jobs(memory.clone(), lists.clone(), store.clone(), clock.clone());
+            spawn_jobs(memory.clone(), lists.clone(), nightly.clone(), store.clone(), clock.clone());
         }
         match runs.end_stale().await {
             Ok(0) => {}
@@ -138,6 +141,7 @@ impl Application {
             lists: lists.clone(),
             runs: runs.clone(),
             lessons: engine::lessons::service::Lessons::new(store.clone(), clock.clone()),
+            nightly: nightly.clone(),
             trust_forwarded_for: settings.trust_forwarded_for,
             set_up: crate::setup::SetUpFlag::default(),
         };
@@ -180,7 +184,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, cores, org, auth, bots, memory, lists, runs })
+        Ok(Self { listener, router, store, cores, org, auth, bots, memory, lists, runs, nightly })
     }
 
     pub fn port(&self) -> u16 {
@@ -217,6 +221,10 @@ impl Application {
 
     pub fn runs(&self) -> &Runs {
         &self.runs
+    }
+
+    pub fn nightly(&self) -> &Nightly {
+        &self.nightly
     }
 
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
@@ -334,12 +342,19 @@ impl ExpiredDeletion for Sessions {
 
 /// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
 /// decides itself whether it is due, so a restart never runs one twice in a day.
-fn spawn_jobs(memory: PersonMemory, lists: ReferenceLists, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
+fn spawn_jobs(
+    memory: PersonMemory,
+    lists: ReferenceLists,
+    nightly: Nightly,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
             run_due_jobs(&memory).await;
+            run_nightly(&nightly).await;
             fetch_due_lists(&lists).await;
             let stale = clock.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
             let purge = store.idem_purge_before(stale);
@@ -371,6 +386,20 @@ pub async fn run_due_jobs(memory: &PersonMemory) {
         }
     }
     .instrument(job_span("forgetting"))
+    .await;
+}
+
+/// The nightly job, when due, in a span of its own. A failure is logged; the day stays claimed,
+/// and the runs it did not read wait for the next night.
+pub async fn run_nightly(nightly: &Nightly) {
+    async {
+        match nightly.due().await {
+            Ok(NightlyOutcome::Ran(report)) => tracing::info!(summary = report.summary(), "the nightly job ran"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "the nightly job was cut short"),
+        }
+    }
+    .instrument(job_span("nightly"))
     .await;
 }
 

@@ -23,6 +23,8 @@ pub fn event_name(name: &str) -> String {
         "memory_used" => "Memory used".to_string(),
         "message_checked" => "Answer checked".to_string(),
         "limit_may_be_too_long" => "A limit may be too long".to_string(),
+        "lessons_to_review" => "Lessons to review".to_string(),
+        "memory_budget_spent" => "Memory's daily budget spent".to_string(),
         other => other.to_string(),
     }
 }

@@ -495,6 +495,24 @@ pub const TABLES: &[Table] = &[
             ],
         )
     },
+    joined("nightly_marks", &[c("person_id", Int), c("last_run_id", Int), n("left_out_on", Text)], &["person_id"]),
+    plain(
+        "memory_spend",
+        &[
+            c("id", Int),
+            c("local_date", Text),
+            c("purpose", Text),
+            c("model", Text),
+            c("millicents", Int),
+            c("at", Time),
+        ],
+    ),
+    Table { identity: false, ..plain("memory_settings", &[c("id", Int), c("daily_budget_cents", Int)]) },
+    joined(
+        "budget_stops",
+        &[c("local_date", Text), c("budget_cents", Int), c("left_out", Int), c("at", Time)],
+        &["local_date"],
+    ),
     plain(
         "list_entries",
         &[
@@ -531,7 +549,9 @@ mod tests {
             for (h, _) in t.hidden {
                 assert!(t.column(h).is_none(), "{}.{h} is hidden and must not be written", t.name);
             }
-            assert_eq!(t.identity, t.key == ["id"] && t.name != "company", "{}", t.name);
+            // The one-row tables are keyed by an id that is always 1.
+            let one_row = ["company", "memory_settings"].contains(&t.name);
+            assert_eq!(t.identity, t.key == ["id"] && !one_row, "{}", t.name);
         }
     }
 }

@@ -6,6 +6,7 @@
 //! No job ever deletes one: superseded, expired, contested and waiting lessons are states with
 //! dates. Forget is the one removal, and it is the person's own.
 
+pub mod nightly;
 pub mod select;
 pub mod service;
 pub mod states;

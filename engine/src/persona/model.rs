@@ -33,6 +33,26 @@ pub trait ChatModel: Send + Sync {
         None
     }
     async fn chat(&self, system: &str, user: &str) -> Result<String, ModelError>;
+    /// As `chat`, with what the call cost, for the spend ledger. A model that costs nothing to
+    /// call (a local one) need not say.
+    async fn chat_priced(&self, system: &str, user: &str) -> Result<Priced, ModelError> {
+        Ok(Priced { text: self.chat(system, user).await?, millicents: 0 })
+    }
+}
+
+/// A model's answer and what it cost, in thousandths of a cent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Priced {
+    pub text: String,
+    pub millicents: u64,
+}
+
+/// What a call costs at a price in cents per million tokens, counted over everything sent and
+/// received the way every budget counts, rounded up: a priced call never counts as free.
+pub fn call_millicents(cents_per_million_tokens: u32, sent: &[&str], received: &str) -> u64 {
+    let tokens: u64 =
+        sent.iter().chain(std::iter::once(&received)).map(|t| u64::from(crate::tokens::count_tokens(t))).sum();
+    (tokens * u64::from(cents_per_million_tokens)).div_ceil(1_000)
 }
 
 /// Which model a bot's reflect step uses, or why there is none.
@@ -47,6 +67,10 @@ pub trait Models: Send + Sync {
     fn resolve(&self, agent_model: &str) -> ModelChoice;
     /// A sentence for the agent page: which model runs, or that the model step is off and why.
     fn describe(&self) -> String;
+    /// The model memory's jobs ask (the nightly job): the cheapest one configured.
+    fn memory(&self) -> ModelChoice {
+        self.resolve("cheap")
+    }
 }
 
 /// Bounds on what is sent, so one call stays cheap.

@@ -12,7 +12,6 @@ use engine::cards::access::DataLabel;
 use engine::cards::service::PersonMemory;
 use engine::cards::source::KeyMode;
 use engine::cards::store::NewConnector;
-use engine::cores::service::CoreService;
 use engine::runs::block::BlockCard;
 use engine::store::{Actor, Store};
 use engine::{Clock, ManualClock};
@@ -67,8 +66,7 @@ async fn main() {
     let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
     let source = Arc::new(server::connector::HttpSource::default());
     let memory = PersonMemory::new(store.clone(), clock.clone(), source);
-    let cores = CoreService::new(store.clone(), clock.clone());
-    demo::company::seed_if_empty(store.as_ref(), &cores).await.expect("the demo company");
+    demo::company::seed_if_empty(store.as_ref()).await.expect("the demo company");
 
     // Two local Acme ATS servers: the demo's connector to the first, a second connector to the other.
     let (first, _first_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the first source");

@@ -42,7 +42,7 @@ async fn serve(db: &BenchDatabase) -> (String, tokio::task::JoinHandle<Result<()
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
     let app = Application::build(settings, listener).await.expect("build the server");
-    seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo company");
+    seed_if_empty(app.store().as_ref()).await.expect("seed the demo company");
     let base = format!("http://127.0.0.1:{}", app.port());
     (base, tokio::spawn(app.run_until_stopped()), site)
 }

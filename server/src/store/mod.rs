@@ -15,6 +15,7 @@ mod lessons;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
+mod nightly;
 pub(crate) mod people;
 mod persona;
 pub mod postgres;

@@ -16,6 +16,22 @@ const SALES: &str = "company:role:sales";
 /// its company key, people's own keys, cards and their uses, and the demo bots' runs (tasks,
 /// wakes, episodes, memory rows).
 async fn enrich(app: &TestApp, vault: &Path) {
+    suggest_demo_lines(app).await;
+    // Memory's settings, its spend ledger and a night the budget ran out travel too.
+    let at = engine::Clock::now(&*app.clock);
+    let alice = app.store.credentials("alice@acme.example").await.unwrap().unwrap().0;
+    app.store.set_memory_budget(150, engine::store::Actor { person: None, at }).await.unwrap();
+    let spend = engine::lessons::nightly::Spend {
+        local_date: "2026-12-01".into(),
+        purpose: "nightly job".into(),
+        model: "openai/gpt-4o-mini".into(),
+        millicents: 1_250,
+        at,
+    };
+    app.store.add_spend(&spend).await.unwrap();
+    let stop =
+        engine::lessons::nightly::BudgetStop { local_date: "2026-12-01".into(), budget_cents: 150, left_out: 1, at };
+    app.store.record_budget_stop(&stop, &[alice.id]).await.unwrap();
     let ada = app.sign_in("ada").await;
     let texts = ["Stages: New, Won.", "Stages: New, Qualified, Won.", "Stages: New, Qualified, Proposal, Won, Lost."];
     for (based_on, text) in texts.iter().enumerate() {
@@ -87,6 +103,10 @@ fn assert_everything_is_carried(path: &Path) {
         "my_work_queries",
         "prepare_my_day",
         "agent_toolsets",
+        "nightly_marks",
+        "memory_spend",
+        "memory_settings",
+        "budget_stops",
     ] {
         assert!(text.contains(&format!("{{\"table\":\"{table}\",")), "the archive has {table} rows");
     }

@@ -225,6 +225,7 @@ async fn restore_brings_an_old_text_back_as_a_new_version() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn suggestions_are_accepted_refused_when_stale_or_too_long_and_dismissed() {
     let app = spawn_app().await;
+    suggest_demo_lines(&app).await;
     let ada = app.sign_in("ada").await;
     let support = "company:role:support";
     let (_, view) = app.get_json(&ada, &format!("/api/memory/cores/{support}")).await;

@@ -27,6 +27,7 @@ pub struct TestApp {
     pub memory: engine::cards::service::PersonMemory,
     pub lists: engine::runs::lists::ReferenceLists,
     pub runs: engine::runs::service::Runs,
+    pub nightly: engine::lessons::nightly::Nightly,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,
@@ -202,7 +203,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
         .await
         .expect("build the app");
     if seed {
-        seed_if_empty(app.store().as_ref(), app.cores()).await.expect("seed the demo");
+        seed_if_empty(app.store().as_ref()).await.expect("seed the demo");
     }
     let base = format!("http://127.0.0.1:{}", app.port());
     let store = app.store().clone();
@@ -211,6 +212,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
     let memory = app.memory().clone();
     let lists = app.lists().clone();
     let runs = app.runs().clone();
+    let nightly = app.nightly().clone();
     let server = tokio::spawn(app.run_until_stopped());
     TestApp {
         base,
@@ -222,6 +224,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
         memory,
         lists,
         runs,
+        nightly,
         clock,
         server,
         dir: None,
@@ -293,6 +296,34 @@ impl Drop for PgDatabase {
 }
 
 /// A browser-like client: keeps cookies, does not follow redirects.
+/// Two lines a nightly job might suggest for the demo's cores (the Support company core and the
+/// Sales Bengaluru team core), for tests about suggestions rather than the job.
+pub async fn suggest_demo_lines(app: &TestApp) {
+    use engine::cores::CoreScope;
+    let support = CoreScope::parse("company:role:support").unwrap();
+    app.cores
+        .suggest_core_line(
+            &support,
+            "Refunds over $500 need the team lead's approval before they are promised.",
+            "Three refunds over $500 were promised in October and then reversed by a lead.",
+            "Decisions by Sue Park on tickets T-1042, T-1057 and T-1090.",
+            "nightly job",
+        )
+        .await
+        .unwrap();
+    let team = app.store.directory().await.unwrap().teams.into_iter().find(|t| t.name == "Sales Bengaluru").unwrap();
+    app.cores
+        .suggest_core_line(
+            &CoreScope::Team(team.id),
+            "Quote prices in INR first, then USD.",
+            "Customers in Bengaluru asked for INR in four of the last five proposals.",
+            "Decisions by Sam Rao on deals D-311, D-318, D-322 and D-340.",
+            "nightly job",
+        )
+        .await
+        .unwrap();
+}
+
 pub fn client() -> Client {
     Client::builder()
         .cookie_store(true)

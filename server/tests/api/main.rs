@@ -21,6 +21,7 @@ mod idempotency;
 mod inbox;
 mod lessons;
 mod model_server;
+mod nightly;
 mod org;
 mod pages;
 mod people;

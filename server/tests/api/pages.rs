@@ -152,6 +152,7 @@ async fn restore_and_limit_forms_work_without_javascript() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn suggested_changes_show_why_and_what_they_rest_on() {
     let app = spawn_app().await;
+    suggest_demo_lines(&app).await;
     let ada = app.sign_in("ada").await;
     let (_, html) = app.page(&ada, "/company/roles/support").await;
     let html = plain(&html);

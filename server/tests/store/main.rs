@@ -22,6 +22,7 @@ mod import;
 mod inbox;
 mod keep;
 mod lessons;
+mod nightly;
 mod org;
 mod people;
 mod persona;

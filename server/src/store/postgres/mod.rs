@@ -17,6 +17,7 @@ mod import;
 mod inbox;
 mod lessons;
 mod lists;
+mod nightly;
 mod org;
 mod people;
 mod persona;

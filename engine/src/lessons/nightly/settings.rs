@@ -1,0 +1,99 @@
+//! Company → Memory settings: the daily budget memory's model calls work within, what today cost,
+//! and the nights the budget ran out. Human admins only, acting as themselves.
+
+use super::{cents, Nightly, DEFAULT_BUDGET_CENTS, MAX_BUDGET_CENTS};
+use crate::cards::service::MemoryError;
+use crate::org::Person;
+use crate::store::Actor;
+use serde::{Deserialize, Serialize};
+
+/// What the settings page shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemorySettingsView {
+    pub budget_cents: u32,
+    /// No admin changed it: the default holds.
+    pub is_default: bool,
+    /// "Spent today (2026-12-02, in the company's zone): 0.12 of 200 cents."
+    pub spent_line: String,
+    /// The notices of the nights the budget ran out, newest first.
+    pub stops: Vec<String>,
+}
+
+const ADMINS_ONLY: &str = "Only an admin changes memory settings";
+
+/// Thousandths of a cent as cents, to two places: "0.12".
+pub fn cents_words(millicents: u64) -> String {
+    let hundredths = millicents.div_ceil(10);
+    format!("{}.{:02}", hundredths / 100, hundredths % 100)
+}
+
+/// The budget as an admin typed it: a whole number of cents.
+pub fn parse_budget(text: &str) -> Result<u32, MemoryError> {
+    let refused =
+        || MemoryError::Invalid(format!("The daily budget is a whole number of cents, from 0 to {MAX_BUDGET_CENTS}"));
+    let cents: u32 = text.trim().parse().map_err(|_| refused())?;
+    if cents > MAX_BUDGET_CENTS {
+        return Err(refused());
+    }
+    Ok(cents)
+}
+
+impl Nightly {
+    fn admin(me: &Person) -> Result<(), MemoryError> {
+        if me.is_admin && me.left_at.is_none() {
+            Ok(())
+        } else {
+            Err(MemoryError::NotAllowed(ADMINS_ONLY.into()))
+        }
+    }
+
+    pub async fn settings(&self, me: &Person) -> Result<MemorySettingsView, MemoryError> {
+        Self::admin(me)?;
+        let set = self.store.memory_budget().await?;
+        let budget_cents = set.unwrap_or(DEFAULT_BUDGET_CENTS);
+        let today = match self.zone().await? {
+            Some(zone) => self.clock.now().with_timezone(&zone).date_naive(),
+            None => self.clock.now().date_naive(),
+        }
+        .to_string();
+        let spent = self.store.spent_on(&today).await?;
+        let spent_line =
+            format!("Spent today ({today}, in the company's zone): {} of {budget_cents} cents.", cents_words(spent));
+        let stops = self.store.budget_stops(10).await?.iter().map(|s| s.notice()).collect();
+        Ok(MemorySettingsView { budget_cents, is_default: set.is_none(), spent_line, stops })
+    }
+
+    /// Sets the daily budget; audited. Returns what the page says.
+    pub async fn set_budget(&self, me: &Person, text: &str) -> Result<String, MemoryError> {
+        Self::admin(me)?;
+        let budget = parse_budget(text)?;
+        self.store.set_memory_budget(budget, Actor { person: Some(me.id), at: self.clock.now() }).await?;
+        Ok(format!("Saved. Memory's model calls may spend {} a day.", cents(budget)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_is_a_whole_number_of_cents_within_bounds() {
+        assert_eq!(parse_budget(" 200 ").unwrap(), 200);
+        assert_eq!(parse_budget("0").unwrap(), 0);
+        for bad in ["", "2.5", "-1", "lots", "100001"] {
+            assert_eq!(
+                parse_budget(bad).unwrap_err().to_string(),
+                "The daily budget is a whole number of cents, from 0 to 100000",
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn spend_reads_in_cents_rounded_up() {
+        assert_eq!(cents_words(0), "0.00");
+        assert_eq!(cents_words(1), "0.01");
+        assert_eq!(cents_words(1_750), "1.75");
+        assert_eq!(cents_words(200_000), "200.00");
+    }
+}

@@ -1,0 +1,193 @@
+//! The nightly job's marks, the spend ledger, memory's budget and its stops, on PostgreSQL.
+
+use super::{audit, backend, PgStore};
+use crate::store::nightly::{merged_evidence, READ_KINDS, RUN_PERSON};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend};
+use engine::lessons::Evidence;
+use engine::org::PersonId;
+use engine::runs::store::RunStore;
+use engine::runs::{Run, RunId};
+use engine::store::{Actor, StoreError};
+use sqlx::Row;
+
+#[async_trait]
+impl NightlyStore for PgStore {
+    async fn nightly_queue(&self) -> Result<Vec<Queued>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT o.person_id, COALESCE(m.last_run_id, 0) AS after, m.left_out_on IS NOT NULL AS left_out \
+             FROM (SELECT {RUN_PERSON} AS person_id, MAX(r.id) AS newest FROM runs r JOIN agents a ON a.id = r.agent_id \
+                   WHERE {READ_KINDS} GROUP BY 1) o \
+             LEFT JOIN nightly_marks m ON m.person_id = o.person_id \
+             WHERE o.person_id IS NOT NULL AND o.newest > COALESCE(m.last_run_id, 0) \
+             ORDER BY left_out DESC, o.person_id"
+        ))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| Queued {
+                person: PersonId(r.get("person_id")),
+                after: RunId(r.get("after")),
+                left_out: r.get("left_out"),
+            })
+            .collect())
+    }
+
+    async fn runs_to_read(&self, person: PersonId, after: RunId, limit: u32) -> Result<Vec<Run>, StoreError> {
+        let ids: Vec<i64> = sqlx::query_scalar(&format!(
+            "SELECT r.id FROM runs r JOIN agents a ON a.id = r.agent_id \
+             WHERE {READ_KINDS} AND {RUN_PERSON} = $1 AND r.id > $2 ORDER BY r.id LIMIT $3"
+        ))
+        .bind(person.0)
+        .bind(after.0)
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        let mut runs = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(r) = self.run(RunId(id)).await? {
+                runs.push(r);
+            }
+        }
+        Ok(runs)
+    }
+
+    async fn mark_read(&self, person: PersonId, through: RunId) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO nightly_marks (person_id, last_run_id, left_out_on) VALUES ($1, $2, NULL) \
+             ON CONFLICT (person_id) DO UPDATE SET last_run_id = GREATEST(nightly_marks.last_run_id, excluded.last_run_id), \
+             left_out_on = NULL",
+        )
+        .bind(person.0)
+        .bind(through.0)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn record_budget_stop(&self, stop: &BudgetStop, left_out: &[PersonId]) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO budget_stops (local_date, budget_cents, left_out, at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (local_date) DO UPDATE SET budget_cents = excluded.budget_cents, \
+             left_out = excluded.left_out, at = excluded.at",
+        )
+        .bind(&stop.local_date)
+        .bind(i64::from(stop.budget_cents))
+        .bind(i64::from(stop.left_out))
+        .bind(stop.at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        for p in left_out {
+            sqlx::query(
+                "INSERT INTO nightly_marks (person_id, last_run_id, left_out_on) VALUES ($1, 0, $2) \
+                 ON CONFLICT (person_id) DO UPDATE SET left_out_on = excluded.left_out_on",
+            )
+            .bind(p.0)
+            .bind(&stop.local_date)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn budget_stops(&self, limit: u32) -> Result<Vec<BudgetStop>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT local_date, budget_cents, left_out, at FROM budget_stops ORDER BY local_date DESC LIMIT $1",
+        )
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| BudgetStop {
+                local_date: r.get("local_date"),
+                budget_cents: r.get::<i64, _>("budget_cents").try_into().unwrap_or(0),
+                left_out: r.get::<i64, _>("left_out").try_into().unwrap_or(0),
+                at: r.get::<DateTime<Utc>, _>("at"),
+            })
+            .collect())
+    }
+
+    async fn add_spend(&self, spend: &Spend) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO memory_spend (local_date, purpose, model, millicents, at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&spend.local_date)
+        .bind(&spend.purpose)
+        .bind(&spend.model)
+        .bind(i64::try_from(spend.millicents).unwrap_or(i64::MAX))
+        .bind(spend.at)
+        .execute(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn spent_on(&self, local_date: &str) -> Result<u64, StoreError> {
+        let total: i64 =
+            sqlx::query_scalar("SELECT COALESCE(SUM(millicents), 0)::BIGINT FROM memory_spend WHERE local_date = $1")
+                .bind(local_date)
+                .fetch_one(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(total.try_into().unwrap_or(0))
+    }
+
+    async fn memory_budget(&self) -> Result<Option<u32>, StoreError> {
+        let cents: Option<i64> = sqlx::query_scalar("SELECT daily_budget_cents FROM memory_settings WHERE id = 1")
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(cents.map(|c| c.try_into().unwrap_or(0)))
+    }
+
+    async fn set_memory_budget(&self, cents: u32, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let old: Option<i64> = sqlx::query_scalar("SELECT daily_budget_cents FROM memory_settings WHERE id = 1")
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO memory_settings (id, daily_budget_cents) VALUES (1, $1) \
+             ON CONFLICT (id) DO UPDATE SET daily_budget_cents = excluded.daily_budget_cents",
+        )
+        .bind(i64::from(cents))
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let was = old.map(|c| format!("{c} cents")).unwrap_or_else(|| "the default".into());
+        audit(&mut tx, actor, "memory.budget", "company", &format!("{was} → {cents} cents a day")).await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn confirm_lesson(&self, id: i64, evidence: &[Evidence], at: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let stored: Option<String> =
+            sqlx::query_scalar("SELECT evidence FROM lessons WHERE id = $1 AND state = 'accepted'")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(backend)?;
+        let Some(stored) = stored else { return Err(StoreError::Changed { current: 0 }) };
+        let merged = merged_evidence(&stored, evidence)?;
+        sqlx::query(
+            "UPDATE lessons SET evidence = $1, confirmed = TRUE, checked_at = COALESCE(checked_at, $2) WHERE id = $3",
+        )
+        .bind(merged)
+        .bind(at)
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)
+    }
+}

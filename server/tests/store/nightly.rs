@@ -1,0 +1,135 @@
+//! NightlyStore: whose runs wait for the nightly job (answered asks, and scheduled work as its
+//! agent's owner's) after the last one it read, the people a budget left out read first, the
+//! spend ledger by day, memory's budget (audited), and confirming a lesson with more evidence.
+
+use crate::backends::{at, on_both, org, Db, Org};
+use crate::runs::{answered, memory_step};
+use engine::cards::access::DataLabel;
+use engine::lessons::nightly::{BudgetStop, Queued, Spend};
+use engine::lessons::{Evidence, LessonScope, LessonState, NewLesson, WrittenBy};
+use engine::org::PersonId;
+use engine::runs::{Author, NewRun, Run, RunEnd, RunId, RunKind, RunState};
+use engine::store::{Actor, StoreError};
+
+on_both! {
+    the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first:
+        sqlite_the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first,
+        postgres_the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first;
+    spend_is_summed_by_day_the_budget_is_audited_and_a_confirm_adds_evidence:
+        sqlite_spend_is_summed_by_day_the_budget_is_audited_and_a_confirm_adds_evidence,
+        postgres_spend_is_summed_by_day_the_budget_is_audited_and_a_confirm_adds_evidence;
+}
+
+async fn run(db: &Db, o: &Org, person: Option<PersonId>, kind: RunKind, end: Option<RunEnd>, minutes: i64) -> Run {
+    let author = person.map(Author::Person).unwrap_or(Author::Agent(o.agent.id));
+    let (thread, first) = db.create_thread(o.agent.id, person, "q", &author, "q", at(minutes)).await.unwrap();
+    let new = NewRun {
+        thread: thread.id,
+        message: first.id,
+        agent: o.agent.id,
+        for_person: person,
+        kind,
+        unwatched: false,
+        retry_of: None,
+    };
+    let r = db.create_run(&new, at(minutes)).await.unwrap();
+    db.add_step(r.id, &memory_step(), at(minutes)).await.unwrap();
+    match end {
+        Some(end) => db.end_run(r.id, &end, at(minutes)).await.unwrap(),
+        None => r,
+    }
+}
+
+fn queued(person: PersonId, after: RunId, left_out: bool) -> Queued {
+    Queued { person, after, left_out }
+}
+
+async fn the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first(db: Db) {
+    let o = org(&db).await;
+    let mut failed = answered("");
+    failed.state = RunState::Failed;
+    failed.answer = None;
+    failed.failure = Some("timed out".into());
+    let asked = run(&db, &o, Some(o.alice.id), RunKind::Ask, Some(answered("a")), 1).await;
+    run(&db, &o, Some(o.alice.id), RunKind::Ask, Some(failed), 2).await;
+    run(&db, &o, Some(o.bob.id), RunKind::Ask, None, 3).await;
+    run(&db, &o, Some(o.bob.id), RunKind::Eval, Some(answered("e")), 4).await;
+    run(&db, &o, Some(o.bob.id), RunKind::Consult, Some(answered("c")), 5).await;
+    // Scheduled work acts for nobody: it is its agent's owner's, alice's here.
+    let scheduled = run(&db, &o, None, RunKind::Schedule, Some(answered("s")), 6).await;
+    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, RunId(0), false)]);
+    let read = db.runs_to_read(o.alice.id, RunId(0), 10).await.unwrap();
+    assert_eq!(read.iter().map(|r| r.id).collect::<Vec<_>>(), [asked.id, scheduled.id]);
+    assert_eq!(read[0].steps.len(), 1, "with their steps");
+    assert_eq!(db.runs_to_read(o.alice.id, RunId(0), 1).await.unwrap().len(), 1, "at most the limit");
+    assert_eq!(db.runs_to_read(o.alice.id, asked.id, 10).await.unwrap()[0].id, scheduled.id);
+
+    db.mark_read(o.alice.id, scheduled.id).await.unwrap();
+    db.mark_read(o.alice.id, asked.id).await.unwrap();
+    assert!(db.nightly_queue().await.unwrap().is_empty(), "a mark never moves back");
+    let bobs = run(&db, &o, Some(o.bob.id), RunKind::Ask, Some(answered("b")), 7).await;
+    let alices = run(&db, &o, Some(o.alice.id), RunKind::Ask, Some(answered("a2")), 8).await;
+    assert_eq!(
+        db.nightly_queue().await.unwrap(),
+        [queued(o.alice.id, scheduled.id, false), queued(o.bob.id, RunId(0), false)]
+    );
+    let stop = BudgetStop { local_date: "2026-11-30".into(), budget_cents: 200, left_out: 1, at: at(9) };
+    db.record_budget_stop(&stop, &[o.bob.id]).await.unwrap();
+    assert_eq!(
+        db.nightly_queue().await.unwrap(),
+        [queued(o.bob.id, RunId(0), true), queued(o.alice.id, scheduled.id, false)],
+        "the one left out is read first"
+    );
+    assert_eq!(db.budget_stops(5).await.unwrap(), [stop]);
+    db.mark_read(o.bob.id, bobs.id).await.unwrap();
+    db.mark_read(o.alice.id, alices.id).await.unwrap();
+    assert!(db.nightly_queue().await.unwrap().is_empty());
+}
+
+async fn spend_is_summed_by_day_the_budget_is_audited_and_a_confirm_adds_evidence(db: Db) {
+    let o = org(&db).await;
+    assert_eq!(db.spent_on("2026-11-30").await.unwrap(), 0);
+    for (day, millicents) in [("2026-11-30", 1_500), ("2026-11-30", 250), ("2026-12-01", 9_000)] {
+        let s = Spend {
+            local_date: day.into(),
+            purpose: "nightly job".into(),
+            model: "openai/gpt-4o-mini".into(),
+            millicents,
+            at: at(1),
+        };
+        db.add_spend(&s).await.unwrap();
+    }
+    assert_eq!(db.spent_on("2026-11-30").await.unwrap(), 1_750);
+    assert_eq!(db.spent_on("2026-12-01").await.unwrap(), 9_000);
+
+    assert_eq!(db.memory_budget().await.unwrap(), None);
+    db.set_memory_budget(50, Actor { person: Some(o.admin.id), at: at(2) }).await.unwrap();
+    db.set_memory_budget(80, Actor { person: Some(o.admin.id), at: at(3) }).await.unwrap();
+    assert_eq!(db.memory_budget().await.unwrap(), Some(80));
+    let log = db.audit_log(2).await.unwrap();
+    assert_eq!((log[0].action.as_str(), log[0].detail.as_str()), ("memory.budget", "50 cents → 80 cents a day"));
+    assert_eq!(log[1].detail, "the default → 50 cents a day");
+
+    let e1 = Evidence { run: RunId(3), step: 1 };
+    let e2 = Evidence { run: RunId(9), step: 2 };
+    let new = |state| NewLesson {
+        person: o.alice.id,
+        scope: LessonScope::Personal,
+        text: "Kaveri Foods wants INR".into(),
+        evidence: vec![e1],
+        label: DataLabel::Internal,
+        checked_at: None,
+        source_version: None,
+        claim: None,
+        state,
+        confirmed: false,
+        written_by: WrittenBy::Job,
+        at: at(4),
+    };
+    let kept = db.add_lesson(&new(LessonState::Accepted), Actor { person: None, at: at(4) }).await.unwrap();
+    db.confirm_lesson(kept.id, &[e1, e2], at(5)).await.unwrap();
+    let confirmed = db.lesson(kept.id).await.unwrap().unwrap();
+    assert_eq!((confirmed.confirmed, confirmed.evidence), (true, vec![e1, e2]), "each piece once");
+    let waiting = db.add_lesson(&new(LessonState::Waiting), Actor { person: None, at: at(4) }).await.unwrap();
+    assert!(matches!(db.confirm_lesson(waiting.id, &[e2], at(5)).await, Err(StoreError::Changed { .. })));
+}
