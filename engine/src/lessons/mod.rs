@@ -6,6 +6,7 @@
 //! No job ever deletes one: superseded, expired, contested and waiting lessons are states with
 //! dates. Forget is the one removal, and it is the person's own.
 
+pub mod contradictions;
 pub mod nightly;
 pub mod select;
 pub mod service;
@@ -196,6 +197,19 @@ pub trait LessonStore: Send + Sync {
     async fn decide_lesson(&self, id: i64, accept: bool, actor: Actor) -> Result<Lesson, StoreError>;
     /// Removes the lesson and every version it replaced; audited by id. Returns how many went.
     async fn forget_lesson(&self, id: i64, actor: Actor) -> Result<u32, StoreError>;
+    /// Every accepted or waiting lesson whose claim names the record, by its id alone ("L-1004")
+    /// or after its kind ("lead L-1004"), whoever's it is.
+    async fn lessons_claiming(&self, record_id: &str) -> Result<Vec<Lesson>, StoreError>;
+    /// Moves a lesson from `from` to `to` (contested, source removed) with why, if it is still in
+    /// `from`; `Changed` otherwise. Audited by id, never with the value read.
+    async fn mark_lesson(
+        &self,
+        id: i64,
+        from: LessonState,
+        to: LessonState,
+        reason: &str,
+        actor: Actor,
+    ) -> Result<(), StoreError>;
     /// Marks the person's accepted and waiting lessons that nobody confirmed and that are valid
     /// from before `cutoff` as expired at `now`. Returns how many.
     async fn expire_lessons(

@@ -215,6 +215,45 @@ impl LessonStore for SqliteStore {
         Ok(chain.len() as u32)
     }
 
+    async fn lessons_claiming(&self, record_id: &str) -> Result<Vec<Lesson>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM lessons WHERE state IN ('accepted', 'waiting') \
+             AND (lower(claim_record) = lower(?) OR lower(claim_record) LIKE '% ' || lower(?)) ORDER BY id"
+        ))
+        .bind(record_id)
+        .bind(record_id)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter().map(lesson_from).collect()
+    }
+
+    async fn mark_lesson(
+        &self,
+        id: i64,
+        from: LessonState,
+        to: LessonState,
+        reason: &str,
+        actor: Actor,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let done =
+            sqlx::query("UPDATE lessons SET state = ?, state_at = ?, state_reason = ? WHERE id = ? AND state = ?")
+                .bind(to.as_str())
+                .bind(actor.at)
+                .bind(reason)
+                .bind(id)
+                .bind(from.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::Changed { current: 0 });
+        }
+        audit(&mut tx, actor, &format!("lesson.{}", to.as_str()), &format!("lesson:{id}"), reason).await?;
+        tx.commit().await.map_err(backend)
+    }
+
     async fn expire_lessons(
         &self,
         person: PersonId,

@@ -433,3 +433,80 @@ async fn runs_and_checks_a_stopped_server_left_end_plainly() {
     assert_eq!(r["state"], "failed");
     assert_eq!(c.app.runs.end_stale().await.unwrap(), 0, "each is ended once");
 }
+
+/// A lesson the nightly job wrote that claims a field of L-1001.
+async fn claiming(app: &TestApp, login: &str, scope: engine::lessons::LessonScope, value: &str) -> i64 {
+    use engine::lessons::{Claim, LessonState, NewLesson, WrittenBy};
+    let p = person(app, login).await;
+    let at = engine::Clock::now(&*app.clock);
+    let l = NewLesson {
+        person: p.id,
+        scope,
+        text: format!("L-1001 is at {value}."),
+        evidence: vec![],
+        label: engine::cards::access::DataLabel::Internal,
+        checked_at: None,
+        source_version: None,
+        claim: Some(Claim { record: "lead L-1001".into(), field: "stage".into(), value: value.into() }),
+        state: LessonState::Accepted,
+        confirmed: false,
+        written_by: WrittenBy::Job,
+        at,
+    };
+    app.store.add_lesson(&l, engine::store::Actor { person: None, at }).await.unwrap().id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_supersedes_your_own_lesson_and_contests_everyone_elses_that_it_contradicts() {
+    use engine::lessons::{LessonScope, LessonState};
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    let team = person(&c.app, "alice").await.main_team.unwrap();
+    let own = claiming(&c.app, "alice", LessonScope::Personal, &before).await;
+    let sams = claiming(&c.app, "sam", LessonScope::Personal, &before).await;
+    let teams = claiming(&c.app, "sam", LessonScope::Team(team), &before).await;
+    let right = claiming(&c.app, "eve", LessonScope::Personal, "Won").await;
+    let alice = c.app.sign_in("alice").await;
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::minutes(61));
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    assert_eq!(check(&asked["run"]).0, "changed");
+
+    let old = c.app.store.lesson(own).await.unwrap().unwrap();
+    assert_eq!(old.state, LessonState::Superseded);
+    let (_, mine) = c.app.get_json(&alice, "/api/memory/lessons").await;
+    let now = mine["in_use"].as_array().unwrap().iter().find(|l| l["text"].as_str().unwrap().contains("stage is Won"));
+    assert_eq!(now.unwrap()["text"], "lead L-1001's stage is Won, as Acme ATS said at a check.", "{mine}");
+    for (id, who) in [(sams, "sam's own"), (teams, "the team's")] {
+        let l = c.app.store.lesson(id).await.unwrap().unwrap();
+        assert_eq!(l.state, LessonState::Contested, "{who}");
+        assert!(!l.state_reason.unwrap_or_default().contains("Won"), "contested without the value");
+    }
+    assert_eq!(c.app.store.lesson(right).await.unwrap().unwrap().state, LessonState::Accepted, "it agrees");
+    let events = c.app.store.events_after(0, 100).await.unwrap();
+    let told: Vec<_> = events.iter().filter(|e| e.name == "lesson_contested").collect();
+    assert_eq!(told.len(), 1, "the reviewers hear of the team's lesson alone");
+    assert_eq!(serde_json::to_value(&told[0].refs).unwrap(), json!([{"lesson": format!("lesson:{teams}")}]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_gone_at_the_source_takes_the_lessons_claiming_it_out_of_use() {
+    use engine::lessons::{LessonScope, LessonState};
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    let own = claiming(&c.app, "alice", LessonScope::Personal, &before).await;
+    let company = claiming(&c.app, "sam", LessonScope::Company, &before).await;
+    let alice = c.app.sign_in("alice").await;
+    assert_eq!(admin(&c.ats, Method::DELETE, "/admin/leads/L-1001", None).await, StatusCode::NO_CONTENT);
+    c.app.clock.advance(Duration::minutes(61));
+    ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    for id in [own, company] {
+        let l = c.app.store.lesson(id).await.unwrap().unwrap();
+        assert_eq!(l.state, LessonState::SourceRemoved);
+        assert_eq!(l.state_reason.as_deref(), Some("the record is gone at Acme ATS"));
+    }
+    let (_, mine) = c.app.get_json(&alice, "/api/memory/lessons").await;
+    assert_eq!(mine["in_use"], json!([]), "it no longer loads");
+}

@@ -334,3 +334,28 @@ async fn every_memory_command_reads_without_changing_the_database() {
     assert_eq!(after.1, before.1, "nothing was audited");
     assert!(after.2 == before.2, "the database file is byte for byte the same");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drafting_shapes_spends_from_memorys_daily_budget_and_drafts_by_rules_once_it_is_spent() {
+    use crate::model_server::{ModelServer, Script};
+    let model = ModelServer::start().await;
+    let shape = json!({"kind": "lead", "id_field": "id", "version_field": "updated_at",
+        "fields": [{"name": "company", "free_text": false}]});
+    model.script([Script::Reply(shape.to_string())]);
+    let c = spawn_cards_with(model.openai_settings()).await;
+    let ada = person(&c.app, "ada").await;
+    c.app.memory.draft_shapes(&ada, c.connector).await.unwrap();
+    let calls = model.asked().len();
+    assert!(calls > 0);
+    let day =
+        engine::lessons::nightly::company_day(c.app.store.as_ref(), engine::Clock::now(&*c.app.clock)).await.unwrap();
+    assert!(c.app.store.spent_on(&day).await.unwrap() > 0, "every call is counted in the spend ledger");
+
+    // With the budget spent, the drafts come from rules and no model is asked.
+    let at = engine::Clock::now(&*c.app.clock);
+    c.app.store.set_memory_budget(0, engine::store::Actor { person: Some(ada.id), at }).await.unwrap();
+    c.app.clock.advance(chrono::Duration::minutes(11));
+    let (drafts, reused) = c.app.memory.draft_shapes(&ada, c.connector).await.unwrap();
+    assert!(!reused && !drafts.is_empty());
+    assert_eq!(model.asked().len(), calls, "no call once the budget is spent");
+}

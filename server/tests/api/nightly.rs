@@ -440,3 +440,30 @@ async fn the_demos_lessons_and_suggested_core_lines_come_from_its_runs_through_t
     let team = app.store.suggestions(&CoreScope::Team(sales_team.id)).await.unwrap();
     assert_eq!(team[0].line, "Quote prices in INR first, then USD.");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_job_keeps_to_two_in_the_morning_in_the_companys_zone_across_both_dst_changes() {
+    use chrono::TimeZone;
+    let app = spawn_empty_app().await;
+    let company = engine::org::Company {
+        name: "Contoso".into(),
+        time_zone: engine::org::TimeZoneName::parse("America/New_York").unwrap(),
+    };
+    let utc = |m: u32, d: u32, h: u32, min: u32| chrono::Utc.with_ymd_and_hms(2026, m, d, h, min, 0).unwrap();
+    app.store.create_company(&company, Actor { person: None, at: utc(3, 1, 12, 0) }).await.unwrap();
+    let due_at = |at| {
+        app.clock.set(at);
+        app.nightly.due()
+    };
+    // 8 March: clocks go from 02:00 EST to 03:00 EDT, so 02:00 never comes; 03:00 is past it.
+    assert_eq!(due_at(utc(3, 8, 6, 59)).await.unwrap(), NightlyOutcome::NotDue, "01:59 EST");
+    assert!(matches!(due_at(utc(3, 8, 7, 0)).await.unwrap(), NightlyOutcome::Ran(r) if r.local_date == "2026-03-08"));
+    // The next day, in EDT: 02:00 is 06:00 UTC, an hour earlier than before.
+    assert_eq!(due_at(utc(3, 9, 5, 59)).await.unwrap(), NightlyOutcome::NotDue, "01:59 EDT");
+    assert!(matches!(due_at(utc(3, 9, 6, 0)).await.unwrap(), NightlyOutcome::Ran(r) if r.local_date == "2026-03-09"));
+    // 1 November: 01:00 to 02:00 comes twice; only 02:00 EST (07:00 UTC) is due, once.
+    assert_eq!(due_at(utc(11, 1, 5, 30)).await.unwrap(), NightlyOutcome::NotDue, "01:30 EDT");
+    assert_eq!(due_at(utc(11, 1, 6, 30)).await.unwrap(), NightlyOutcome::NotDue, "01:30 EST, the second time");
+    assert!(matches!(due_at(utc(11, 1, 7, 0)).await.unwrap(), NightlyOutcome::Ran(r) if r.local_date == "2026-11-01"));
+    assert!(matches!(due_at(utc(11, 1, 8, 0)).await.unwrap(), NightlyOutcome::AlreadyRan(_)));
+}

@@ -44,6 +44,9 @@ on_both! {
     only_unconfirmed_lessons_past_the_cutoff_expire: sqlite_only_unconfirmed_lessons_past_the_cutoff_expire,
         postgres_only_unconfirmed_lessons_past_the_cutoff_expire;
     a_proposal_is_decided_once: sqlite_a_proposal_is_decided_once, postgres_a_proposal_is_decided_once;
+    lessons_claiming_a_record_are_found_by_its_id_and_marked_once:
+        sqlite_lessons_claiming_a_record_are_found_by_its_id_and_marked_once,
+        postgres_lessons_claiming_a_record_are_found_by_its_id_and_marked_once;
     a_person_who_leaves_has_their_private_lessons_retired_and_their_shared_ones_stay:
         sqlite_a_person_who_leaves_has_their_private_lessons_retired_and_their_shared_ones_stay,
         postgres_a_person_who_leaves_has_their_private_lessons_retired_and_their_shared_ones_stay;
@@ -264,4 +267,33 @@ async fn a_proposal_is_decided_once(db: Db) {
     assert!(db.waiting_lessons().await.unwrap().is_empty());
     let entry = &db.audit_log(1).await.unwrap()[0];
     assert_eq!((entry.action.as_str(), entry.subject.clone()), ("lesson.declined", company.ref_id()));
+}
+
+async fn lessons_claiming_a_record_are_found_by_its_id_and_marked_once(db: Db) {
+    let o = org(&db).await;
+    let add = |person: PersonId, record: &'static str, state| {
+        let db = db.clone();
+        async move {
+            let mut l = new(person, LessonScope::Personal, "claims", state, 1);
+            l.claim = Some(Claim { record: record.into(), field: "stage".into(), value: "Qualified".into() });
+            db.add_lesson(&l, by(person, 1)).await.unwrap().id
+        }
+    };
+    let bare = add(o.alice.id, "L-1004", LessonState::Accepted).await;
+    let kinded = add(o.bob.id, "lead l-1004", LessonState::Waiting).await;
+    add(o.alice.id, "L-10045", LessonState::Accepted).await;
+    add(o.alice.id, "L-1004", LessonState::Superseded).await;
+    let found: Vec<i64> = db.lessons_claiming("L-1004").await.unwrap().iter().map(|l| l.id).collect();
+    assert_eq!(found, [bare, kinded], "by its id alone or after its kind, in use or waiting");
+
+    db.mark_lesson(bare, LessonState::Accepted, LessonState::Contested, "a check read another value", by(o.bob.id, 2))
+        .await
+        .unwrap();
+    let marked = db.lesson(bare).await.unwrap().unwrap();
+    assert_eq!((marked.state, marked.state_at), (LessonState::Contested, at(2)));
+    assert_eq!(marked.state_reason.as_deref(), Some("a check read another value"));
+    let again = db.mark_lesson(bare, LessonState::Accepted, LessonState::SourceRemoved, "gone", by(o.bob.id, 3)).await;
+    assert!(matches!(again, Err(StoreError::Changed { .. })), "only from the state it was read in");
+    let entry = &db.audit_log(1).await.unwrap()[0];
+    assert_eq!((entry.action.as_str(), entry.subject.clone()), ("lesson.contested", format!("lesson:{bare}")));
 }

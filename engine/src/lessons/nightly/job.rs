@@ -141,6 +141,32 @@ impl Nightly {
             let Some(person) = directory.people.iter().find(|p| p.id == q.person && p.left_at.is_none()) else {
                 continue;
             };
+            // Checked per person, not per call: a person's kinds of work are read together or
+            // not at all, so their mark never moves past runs left unread.
+            if spent >= budget {
+                let left: Vec<PersonId> = queue[i..].iter().map(|q: &Queued| q.person).collect();
+                report.left_out = left.len() as u32;
+                let stop = BudgetStop {
+                    local_date: local_date.clone(),
+                    budget_cents,
+                    left_out: report.left_out,
+                    at: self.clock.now(),
+                };
+                self.store.record_budget_stop(&stop, &left).await?;
+                self.tell(NewEvent {
+                    name: "memory_budget_spent".into(),
+                    state: Some(local_date.clone()),
+                    ..Default::default()
+                })
+                .await;
+                tracing::warn!(
+                    budget_cents,
+                    left_out = report.left_out,
+                    "memory's daily budget ran out; the nightly job stopped for the day"
+                );
+                self.digest(&proposed).await;
+                return Ok(NightlyOutcome::Ran(report));
+            }
             let runs = self.store.runs_to_read(q.person, q.after, RUNS_PER_CALL).await?;
             let Some(last) = runs.iter().map(|r| r.id).max() else { continue };
             let mut batches: BTreeMap<WorkKind, Vec<Run>> = BTreeMap::new();
@@ -151,30 +177,6 @@ impl Nightly {
             }
             let mut all_read = true;
             for (kind, runs) in batches {
-                if spent >= budget {
-                    let left: Vec<PersonId> = queue[i..].iter().map(|q: &Queued| q.person).collect();
-                    report.left_out = left.len() as u32;
-                    let stop = BudgetStop {
-                        local_date: local_date.clone(),
-                        budget_cents,
-                        left_out: report.left_out,
-                        at: self.clock.now(),
-                    };
-                    self.store.record_budget_stop(&stop, &left).await?;
-                    self.tell(NewEvent {
-                        name: "memory_budget_spent".into(),
-                        state: Some(local_date.clone()),
-                        ..Default::default()
-                    })
-                    .await;
-                    tracing::warn!(
-                        budget_cents,
-                        left_out = report.left_out,
-                        "memory's daily budget ran out; the nightly job stopped for the day"
-                    );
-                    self.digest(&proposed).await;
-                    return Ok(NightlyOutcome::Ran(report));
-                }
                 report.runs += runs.len() as u32;
                 match self.read_batch(&*model, person, &directory, Batch { kind, runs }, &local_date, &mut report).await
                 {

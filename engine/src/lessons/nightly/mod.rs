@@ -72,6 +72,22 @@ impl BudgetStop {
     }
 }
 
+/// Today in the company's zone, as the spend ledger dates its lines.
+pub async fn company_day(store: &dyn crate::store::Store, now: DateTime<Utc>) -> Result<String, StoreError> {
+    let zone: chrono_tz::Tz = match store.company().await? {
+        Some(c) => c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC),
+        None => chrono_tz::UTC,
+    };
+    Ok(now.with_timezone(&zone).date_naive().to_string())
+}
+
+/// Whether memory's model calls may still spend today: what the ledger holds for the day is
+/// under the budget.
+pub async fn budget_left(store: &dyn crate::store::Store, day: &str) -> Result<bool, StoreError> {
+    let budget = u64::from(store.memory_budget().await?.unwrap_or(DEFAULT_BUDGET_CENTS)) * 1_000;
+    Ok(store.spent_on(day).await? < budget)
+}
+
 /// "1 cent", "200 cents".
 pub fn cents(n: u32) -> String {
     if n == 1 {

@@ -50,11 +50,19 @@ impl Runs {
             },
             Err(e) => Err(e),
         };
-        let end = checked.map(|(c, l)| summarise(&c, &l)).unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "an answer's check could not read what it used");
-            CheckEnd::not_checked("its memory could not be read")
-        });
-        self.save_check(r.id, &end).await?;
+        let end = match &checked {
+            Ok((c, l)) => summarise(c, l),
+            Err(e) => {
+                tracing::warn!(error = %e, "an answer's check could not read what it used");
+                CheckEnd::not_checked("its memory could not be read")
+            }
+        };
+        // Only the server whose check stands moves the lessons it contradicts.
+        if self.save_check(r.id, &end).await? {
+            if let Ok((c, _)) = &checked {
+                self.contradict(r, person, c).await;
+            }
+        }
         self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))
     }
 }

@@ -3,6 +3,7 @@
 mod asking;
 mod block_for;
 mod check;
+mod contradict;
 mod execute;
 mod inbox;
 mod reading;
