@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
   expectCount, expectText, expectTextContains, jsLabel, launchBrowser, MARK_WASM_READY, startServer, waitForPath, waitHydrated,
+  withServerLog,
 } from './helpers.mjs';
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@northwind.example', password: 'navy compilers 1952' };
@@ -79,98 +80,100 @@ for (const js of [true, false]) {
       const server = await startServer({ command: 'serve' });
       const source = await startSource();
       try {
-        // Every page leads to Set up Engram.
-        const adminCtx = await context(server.baseURL);
-        const admin = await adminCtx.newPage();
-        await admin.goto('/company/people');
-        await waitForPath(admin, '/setup');
-        if (js) await waitHydrated(admin);
-        await expectText(admin.locator('main h1'), 'Set up Engram');
-        const setup = formWith(admin, 'Set up Engram');
-        await setup.locator('input[name=company]').fill('Northwind');
-        await setup.locator('select[name=zone]').selectOption('Asia/Kolkata');
-        await setup.locator('input[name=name]').fill(ADMIN.name);
-        await setup.locator('input[name=email]').fill(ADMIN.email);
-        await setup.locator('input[name=password]').fill(ADMIN.password);
-        await submit(admin, 'Set up Engram', '/company/people', js);
-        await expectText(admin.locator('main h1'), 'People');
+        await withServerLog(server, async () => {
+          // Every page leads to Set up Engram.
+          const adminCtx = await context(server.baseURL);
+          const admin = await adminCtx.newPage();
+          await admin.goto('/company/people');
+          await waitForPath(admin, '/setup');
+          if (js) await waitHydrated(admin);
+          await expectText(admin.locator('main h1'), 'Set up Engram');
+          const setup = formWith(admin, 'Set up Engram');
+          await setup.locator('input[name=company]').fill('Northwind');
+          await setup.locator('select[name=zone]').selectOption('Asia/Kolkata');
+          await setup.locator('input[name=name]').fill(ADMIN.name);
+          await setup.locator('input[name=email]').fill(ADMIN.email);
+          await setup.locator('input[name=password]').fill(ADMIN.password);
+          await submit(admin, 'Set up Engram', '/company/people', js);
+          await expectText(admin.locator('main h1'), 'People');
 
-        // A team.
-        await admin.goto('/company/teams');
-        if (js) await waitHydrated(admin);
-        await formWith(admin, 'New team').locator('input[name=name]').fill('Support Desk');
-        await admin.getByRole('button', { name: 'New team', exact: true }).click();
-        await admin.waitForURL((url) => /^\/company\/teams\/\d+$/.test(url.pathname));
-        if (js) await waitHydrated(admin);
-        const teamPath = new URL(admin.url()).pathname;
-        await expectTextContains(admin.locator('main'), 'Added the team Support Desk');
+          // A team.
+          await admin.goto('/company/teams');
+          if (js) await waitHydrated(admin);
+          await formWith(admin, 'New team').locator('input[name=name]').fill('Support Desk');
+          await admin.getByRole('button', { name: 'New team', exact: true }).click();
+          await admin.waitForURL((url) => /^\/company\/teams\/\d+$/.test(url.pathname));
+          if (js) await waitHydrated(admin);
+          const teamPath = new URL(admin.url()).pathname;
+          await expectTextContains(admin.locator('main'), 'Added the team Support Desk');
 
-        // A person, through a one-time invite link.
-        await admin.goto('/company/people');
-        if (js) await waitHydrated(admin);
-        const add = formWith(admin, 'Add person');
-        await add.locator('input[name=name]').fill(PERSON.name);
-        await add.locator('input[name=email]').fill(PERSON.email);
-        await add.locator('select[name=main_team]').selectOption({ label: 'Support Desk' });
-        await submit(admin, 'Add person', '/company/people', js);
-        const linkBox = admin.getByLabel(`${PERSON.name}'s invite link`);
-        await expectCount(linkBox, 1, 'the invite link is shown once');
-        const link = await linkBox.inputValue();
-        assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/invite\/inv_[0-9a-f]{64}$/);
+          // A person, through a one-time invite link.
+          await admin.goto('/company/people');
+          if (js) await waitHydrated(admin);
+          const add = formWith(admin, 'Add person');
+          await add.locator('input[name=name]').fill(PERSON.name);
+          await add.locator('input[name=email]').fill(PERSON.email);
+          await add.locator('select[name=main_team]').selectOption({ label: 'Support Desk' });
+          await submit(admin, 'Add person', '/company/people', js);
+          const linkBox = admin.getByLabel(`${PERSON.name}'s invite link`);
+          await expectCount(linkBox, 1, 'the invite link is shown once');
+          const link = await linkBox.inputValue();
+          assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/invite\/inv_[0-9a-f]{64}$/);
 
-        // The person sets their password with it, is signed in and sees their memory.
-        const personCtx = await context(server.baseURL);
-        const person = await personCtx.newPage();
-        await person.goto(link);
-        if (js) await waitHydrated(person);
-        await expectText(person.locator('main h1'), 'Set your password');
-        await person.locator('input[name=password]').fill(PERSON.password);
-        await person.locator('input[name=repeat]').fill(PERSON.password);
-        await submit(person, 'Set password and sign in', '/profile/memory', js);
-        await expectText(person.locator('main h1'), 'Memory');
-        // The link works once.
-        const again = await (await context(server.baseURL)).newPage();
-        await again.goto(link);
-        await expectTextContains(again.locator('main'), 'already used');
+          // The person sets their password with it, is signed in and sees their memory.
+          const personCtx = await context(server.baseURL);
+          const person = await personCtx.newPage();
+          await person.goto(link);
+          if (js) await waitHydrated(person);
+          await expectText(person.locator('main h1'), 'Set your password');
+          await person.locator('input[name=password]').fill(PERSON.password);
+          await person.locator('input[name=repeat]').fill(PERSON.password);
+          await submit(person, 'Set password and sign in', '/profile/memory', js);
+          await expectText(person.locator('main h1'), 'Memory');
+          // The link works once.
+          const again = await (await context(server.baseURL)).newPage();
+          await again.goto(link);
+          await expectTextContains(again.locator('main'), 'already used');
 
-        // The admin makes them the team's lead.
-        await admin.goto(teamPath);
-        if (js) await waitHydrated(admin);
-        await formWith(admin, 'Set lead').locator('select').selectOption({ label: PERSON.name });
-        await submit(admin, 'Set lead', teamPath, js);
-        await expectTextContains(admin.locator('main'), `Lead: ${PERSON.name}`);
+          // The admin makes them the team's lead.
+          await admin.goto(teamPath);
+          if (js) await waitHydrated(admin);
+          await formWith(admin, 'Set lead').locator('select').selectOption({ label: PERSON.name });
+          await submit(admin, 'Set lead', teamPath, js);
+          await expectTextContains(admin.locator('main'), `Lead: ${PERSON.name}`);
 
-        // A connector to the team's source system: its toolset.
-        await admin.goto('/company/connectors');
-        if (js) await waitHydrated(admin);
-        const conn = formWith(admin, 'Add');
-        await conn.locator('input[name=name]').fill('Northwind Desk');
-        await conn.locator('input[name=base_url]').fill(source.url);
-        await conn.locator('input[name=company_key]').fill(SOURCE_KEY);
-        await admin.getByRole('button', { name: 'Add', exact: true }).click();
-        await admin.waitForURL((url) => /^\/company\/connectors\/\d+$/.test(url.pathname));
-        if (js) await waitHydrated(admin);
-        await expectText(admin.locator('main h1'), 'Connector: Northwind Desk');
+          // A connector to the team's source system: its toolset.
+          await admin.goto('/company/connectors');
+          if (js) await waitHydrated(admin);
+          const conn = formWith(admin, 'Add');
+          await conn.locator('input[name=name]').fill('Northwind Desk');
+          await conn.locator('input[name=base_url]').fill(source.url);
+          await conn.locator('input[name=company_key]').fill(SOURCE_KEY);
+          await admin.getByRole('button', { name: 'Add', exact: true }).click();
+          await admin.waitForURL((url) => /^\/company\/connectors\/\d+$/.test(url.pathname));
+          if (js) await waitHydrated(admin);
+          await expectText(admin.locator('main h1'), 'Connector: Northwind Desk');
 
-        // An agent, given that toolset.
-        await admin.goto('/company/agents');
-        if (js) await waitHydrated(admin);
-        const agent = formWith(admin, 'Add agent');
-        await agent.locator('input[name=name]').fill('Support Agent');
-        await agent.locator('select[name=owner]').selectOption({ label: ADMIN.name });
-        await agent.locator('textarea[name=description]').fill('Answers questions about support tickets.');
-        await admin.getByRole('button', { name: 'Add agent', exact: true }).click();
-        await admin.waitForURL((url) => /^\/company\/agents\/\d+$/.test(url.pathname));
-        if (js) await waitHydrated(admin);
-        const agentPath = new URL(admin.url()).pathname;
-        await expectText(admin.locator('main h1'), 'Support Agent');
-        await admin.getByRole('checkbox', { name: 'Northwind Desk' }).check();
-        await submit(admin, 'Save toolsets', agentPath, js);
-        await admin.reload();
-        if (js) await waitHydrated(admin);
-        assert.equal(await admin.getByRole('checkbox', { name: 'Northwind Desk' }).isChecked(), true, 'the agent holds the toolset');
+          // An agent, given that toolset.
+          await admin.goto('/company/agents');
+          if (js) await waitHydrated(admin);
+          const agent = formWith(admin, 'Add agent');
+          await agent.locator('input[name=name]').fill('Support Agent');
+          await agent.locator('select[name=owner]').selectOption({ label: ADMIN.name });
+          await agent.locator('textarea[name=description]').fill('Answers questions about support tickets.');
+          await admin.getByRole('button', { name: 'Add agent', exact: true }).click();
+          await admin.waitForURL((url) => /^\/company\/agents\/\d+$/.test(url.pathname));
+          if (js) await waitHydrated(admin);
+          const agentPath = new URL(admin.url()).pathname;
+          await expectText(admin.locator('main h1'), 'Support Agent');
+          await admin.getByRole('checkbox', { name: 'Northwind Desk' }).check();
+          await submit(admin, 'Save toolsets', agentPath, js);
+          await admin.reload();
+          if (js) await waitHydrated(admin);
+          assert.equal(await admin.getByRole('checkbox', { name: 'Northwind Desk' }).isChecked(), true, 'the agent holds the toolset');
 
-        assert.deepEqual(errors, [], 'the browser reported no errors');
+          assert.deepEqual(errors, [], 'the browser reported no errors');
+        });
       } finally {
         await source.stop();
         await server.stop();

@@ -163,6 +163,20 @@ export async function startServer({ command = 'demo', env: extraEnv = {} } = {})
   return { baseURL, sourceURL, stop, log: () => log, dir };
 }
 
+/**
+ * Runs `body`; if it fails, the error carries the last lines the server logged, so a failure
+ * seen only in CI can be read from CI's output.
+ */
+export async function withServerLog(server, body) {
+  try {
+    return await body();
+  } catch (e) {
+    const tail = server.log().split('\n').slice(-80).join('\n');
+    if (e && typeof e === 'object') e.message = `${e.message}\n--- the server's last log lines ---\n${tail}`;
+    throw e;
+  }
+}
+
 /** Launches the headless Chromium these machines have. */
 export function launchBrowser() {
   if (!existsSync(CHROMIUM)) {

@@ -6,7 +6,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectText, expectTextContains, jsLabel, useEngram, waitHydrated, waitForPath } from './helpers.mjs';
+import { expectCount, expectText, expectTextContains, jsLabel, useEngram, waitHydrated, waitForPath } from './helpers.mjs';
 
 const FIRST = "Kaveri Foods' CFO prefers calls before 10";
 const SECOND = "Kaveri Foods' CFO prefers calls before 11, and never on Fridays";
@@ -51,8 +51,15 @@ for (const js of [true, false]) {
       await expectText(past.first().locator('.text'), FIRST);
       await expectText(past.first().locator('.meta'), 'superseded just now (corrected)');
 
-      // Forget takes the lesson and the version it replaced.
-      await submit(page, current.first().getByRole('button', { name: 'Forget', exact: true }));
+      // Forget asks first; Keep it changes nothing. Forget it takes the lesson and the version it replaced.
+      await current.first().getByRole('link', { name: 'Forget', exact: true }).click();
+      const confirm = page.getByRole('alertdialog', { name: 'Forget this lesson?' });
+      await expectTextContains(confirm, `Forget “${SECOND}”? It is removed from your memory with the versions it replaced.`);
+      await confirm.getByRole('link', { name: 'Keep it' }).click();
+      await expectCount(page.getByRole('alertdialog'), 0, 'Keep it closes the question');
+      await expectCount(current, 1, 'and keeps the lesson');
+      await current.first().getByRole('link', { name: 'Forget', exact: true }).click();
+      await submit(page, page.getByRole('alertdialog').getByRole('button', { name: 'Forget it', exact: true }));
       if (js) await waitHydrated(page);
       await expectText(page.locator('p.notice'), 'Forgotten, with the versions it replaced.');
       assert.equal(await current.count(), 0);

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 /// company. A refused one keeps what was typed.
 #[server(prefix = "/fn", endpoint = "keep_lesson")]
 pub async fn keep_lesson(text: String, scope: Option<String>) -> Result<(), ServerFnError> {
-    use super::load_my_memory::LESSON_DRAFT;
+    use super::load_my_memory::{LessonDraft, LESSON_DRAFT};
     use crate::flash::{draft_key, Notice};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
@@ -16,7 +16,7 @@ pub async fn keep_lesson(text: String, scope: Option<String>) -> Result<(), Serv
         }
         Ok(_) => Notice::ok("Kept. Your own asks read it as data when a question shares a word with it"),
         Err(e) => {
-            set_flash(&draft_key(LESSON_DRAFT), &text).await?;
+            set_flash(&draft_key(LESSON_DRAFT), &LessonDraft { text, scope }).await?;
             Notice::refused(refusal(&e))
         }
     };

@@ -1,7 +1,7 @@
 use crate::flash::Notice;
 use engine::cards::service::{CardView, ForgottenView};
 use engine::cards::store::PrepareSetting;
-use engine::lessons::service::{MyLessons, ProposalView};
+use engine::lessons::service::{LessonView, MyLessons, ProposalView};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +13,8 @@ pub struct MyMemoryData {
     pub notice: Option<Notice>,
     /// The card Forget asks about, when it is asking.
     pub confirm: Option<CardView>,
+    /// The lesson Forget asks about, when it is asking.
+    pub confirm_lesson: Option<LessonView>,
     /// Connectors that read with people's own keys: (id, name, whether this person gave theirs).
     pub own_keys: Vec<(i64, String, bool)>,
     /// The person's own zone; none means the company's.
@@ -24,11 +26,18 @@ pub struct MyMemoryData {
     /// What I've learned: their lessons in use and those no longer current.
     pub lessons: MyLessons,
     /// A lesson whose keeping was refused, as it was typed.
-    pub lesson_draft: Option<String>,
+    pub lesson_draft: Option<LessonDraft>,
     /// A correction that was refused, as it was typed.
     pub correct_draft: Option<CorrectDraft>,
     /// The proposals this person reviews, when they review any.
     pub review: Vec<ProposalView>,
+}
+
+/// Keep a lesson's form as typed: its text and whom it was for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonDraft {
+    pub text: String,
+    pub scope: String,
 }
 
 /// A correction as typed, and the lesson it was for.
@@ -55,7 +64,7 @@ pub const CORRECT_DRAFT: &str = "lesson-correction";
 
 /// Only the person, signed in as themselves, reads their cards.
 #[server(prefix = "/fn", endpoint = "load_my_memory")]
-pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerFnError> {
+pub async fn load_my_memory(forget: Option<i64>, forget_lesson: Option<i64>) -> Result<MyMemoryData, ServerFnError> {
     use crate::flash::{draft_key, notice_key};
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
@@ -71,6 +80,8 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
     let prepare_draft = take_flash(&draft_key(PREPARE_DRAFT)).await?;
     let review = lessons()?.review_queue(&me).await.map_err(refused)?;
     let lessons = lessons()?.mine(&me).await.map_err(refused)?;
+    let confirm_lesson =
+        forget_lesson.and_then(|id| lessons.in_use.iter().find(|l| l.id == id && l.yours_to_change).cloned());
     let lesson_draft = take_flash(&draft_key(LESSON_DRAFT)).await?;
     let correct_draft = take_flash(&draft_key(CORRECT_DRAFT)).await?;
     Ok(MyMemoryData {
@@ -79,6 +90,7 @@ pub async fn load_my_memory(forget: Option<i64>) -> Result<MyMemoryData, ServerF
         prepare_line,
         notice,
         confirm,
+        confirm_lesson,
         own_keys,
         own_zone,
         forgotten,

@@ -3,7 +3,7 @@ use super::decide_proposal::DecideProposal;
 use super::forget_card::ForgetCard;
 use super::forget_lesson::ForgetLesson;
 use super::keep_lesson::KeepLesson;
-use super::load_my_memory::{load_my_memory, CorrectDraft, MyMemoryData};
+use super::load_my_memory::{load_my_memory, CorrectDraft, LessonDraft, MyMemoryData};
 use super::pin_back::PinBack;
 use super::pin_card::PinCard;
 use super::refresh_card::RefreshCard;
@@ -18,12 +18,17 @@ use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
 
-/// Profile → Memory. `?forget=ID` asks before Forget.
+/// Profile → Memory. `?forget=ID` asks before forgetting a record, `?forget_lesson=ID` before
+/// forgetting a lesson.
 #[component]
 pub fn MyMemoryPage() -> impl IntoView {
     let query = use_query_map();
-    let forget = move || query.read().get("forget").and_then(|p| p.parse::<i64>().ok());
-    let data = Resource::new(forget, load_my_memory);
+    let asking = move || {
+        let q = query.read();
+        let id = |key: &str| q.get(key).and_then(|p| p.parse::<i64>().ok());
+        (id("forget"), id("forget_lesson"))
+    };
+    let data = Resource::new(asking, |(forget, forget_lesson)| load_my_memory(forget, forget_lesson));
     view! {
         <h1>"Memory"</h1>
         {loaded(data, |d| view! { <MyMemory data=d/> })}
@@ -56,6 +61,7 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
         prepare_line,
         notice,
         confirm,
+        confirm_lesson,
         own_keys,
         own_zone,
         forgotten,
@@ -111,7 +117,7 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
             </section>
         })}
         {(!review.is_empty()).then(|| view! { <Review proposals=review/> })}
-        <Learned lessons draft=lesson_draft correcting=correct_draft/>
+        <Learned lessons draft=lesson_draft correcting=correct_draft confirm=confirm_lesson/>
         <section>
             <h2>"Prepare my day"</h2>
             <p class="prepare">{prepare_line}</p>
@@ -179,13 +185,34 @@ fn CardLine(card: CardView) -> impl IntoView {
 /// Profile → Memory → What I've learned: the person's own lessons with their evidence, Correct
 /// and Forget, and those no longer current.
 #[component]
-fn Learned(lessons: MyLessons, draft: Option<String>, correcting: Option<CorrectDraft>) -> impl IntoView {
+fn Learned(
+    lessons: MyLessons,
+    draft: Option<LessonDraft>,
+    correcting: Option<CorrectDraft>,
+    confirm: Option<LessonView>,
+) -> impl IntoView {
     let MyLessons { in_use, no_longer_current } = lessons;
+    let (typed, scope) = draft.map(|d| (d.text, d.scope)).unwrap_or_else(|| (String::new(), "private".into()));
+    let scopes = [
+        ("private", "Only me"),
+        ("team", "My team (after its lead or an admin accepts it)"),
+        ("company", "The company (after an admin accepts it)"),
+    ];
     let empty = in_use.is_empty();
     view! {
         <section class="lessons">
             <h2>"What I've learned"</h2>
             <p class="meta">"What your runs learned, and what you kept in your own words. Only you and your own asks read a lesson, as data: nothing is sent or written from a value in it without reading its source first."</p>
+            {confirm.map(|l| view! {
+                <div class="confirm" role="alertdialog" aria-label="Forget this lesson?">
+                    <p>{format!("Forget \u{201c}{}\u{201d}? It is removed from your memory with the versions it replaced.", l.text)}</p>
+                    <form method="post" action=ForgetLesson::url() class="inline">
+                        <input type="hidden" name="id" value=l.id.to_string()/>
+                        <button type="submit">"Forget it"</button>
+                    </form>
+                    <a href=MY_MEMORY>"Keep it"</a>
+                </div>
+            })}
             {empty.then(|| view! { <p>"No lessons in use yet."</p> })}
             <ul class="lessons">
                 {in_use.into_iter().map(|l| {
@@ -195,12 +222,13 @@ fn Learned(lessons: MyLessons, draft: Option<String>, correcting: Option<Correct
             </ul>
             <form method="post" action=KeepLesson::url()>
                 <label for="lesson-text">"Keep a lesson"</label>
-                <textarea id="lesson-text" name="text" rows="2" required>{draft.unwrap_or_default()}</textarea>
+                <textarea id="lesson-text" name="text" rows="2" required>{typed}</textarea>
                 <label for="lesson-scope">"For"</label>
                 <select id="lesson-scope" name="scope">
-                    <option value="private" selected>"Only me"</option>
-                    <option value="team">"My team (after its lead or an admin accepts it)"</option>
-                    <option value="company">"The company (after an admin accepts it)"</option>
+                    {scopes.into_iter().map(|(value, words)| {
+                        let selected = value == scope;
+                        view! { <option value=value selected=selected>{words}</option> }
+                    }).collect_view()}
                 </select>
                 <button type="submit">"Keep lesson"</button>
             </form>
@@ -259,10 +287,7 @@ fn LessonLine(lesson: LessonView, typed: Option<String>) -> impl IntoView {
                         <button type="submit">"Save correction"</button>
                     </form>
                 </details>
-                <form method="post" action=ForgetLesson::url() class="inline">
-                    <input type="hidden" name="id" value=id/>
-                    <button type="submit">"Forget"</button>
-                </form>
+                <a class="button" href=format!("{MY_MEMORY}?forget_lesson={id}")>"Forget"</a>
             })}
         </li>
     }

@@ -172,6 +172,27 @@ pub struct NewLesson {
     pub at: DateTime<Utc>,
 }
 
+impl NewLesson {
+    /// A lesson a person wrote in their own words: writing it is accepting it, so it does not
+    /// expire. A team or company one still waits for review once the caller says so.
+    pub fn in_own_words(person: PersonId, scope: LessonScope, text: String, at: DateTime<Utc>) -> Self {
+        NewLesson {
+            person,
+            scope,
+            text,
+            evidence: vec![],
+            label: DataLabel::Internal,
+            checked_at: None,
+            source_version: None,
+            claim: None,
+            state: LessonState::Accepted,
+            confirmed: true,
+            written_by: WrittenBy::Person,
+            at,
+        }
+    }
+}
+
 #[async_trait]
 pub trait LessonStore: Send + Sync {
     async fn add_lesson(&self, lesson: &NewLesson, actor: Actor) -> Result<Lesson, StoreError>;

@@ -1,9 +1,8 @@
 //! A person's own lessons: keeping one in their words, What I've learned, Correct and Forget,
 //! and the counts an admin may see. Only the person reads what theirs say.
 
-use super::states::{self, expired_by, next, Move, NOBODY_CONFIRMED};
+use super::states::{expired_by, next, Move, NOBODY_CONFIRMED};
 use super::{Lesson, LessonScope, LessonState, NewLesson, WrittenBy, LESSON_MAX_CHARS};
-use crate::cards::access::DataLabel;
 use crate::cards::service::{age_words, MemoryError};
 use crate::clock::Clock;
 use crate::org::{Person, PersonId};
@@ -13,6 +12,7 @@ use std::sync::Arc;
 
 /// What Correct says once the new words are kept.
 pub const CORRECTED: &str = "Corrected. The earlier lesson stays in your history.";
+const ALREADY_DECIDED: &str = "This proposal was already decided";
 
 /// One piece of a lesson's evidence as its owner sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,21 +99,7 @@ impl Lessons {
     }
 
     fn written(&self, person: &Person, text: String) -> NewLesson {
-        NewLesson {
-            person: person.id,
-            scope: LessonScope::Personal,
-            text,
-            evidence: vec![],
-            label: DataLabel::Internal,
-            checked_at: None,
-            source_version: None,
-            claim: None,
-            state: LessonState::Accepted,
-            // Writing it is accepting it: a person's own words do not expire.
-            confirmed: true,
-            written_by: WrittenBy::Person,
-            at: self.clock.now(),
-        }
+        NewLesson::in_own_words(person.id, LessonScope::Personal, text, self.clock.now())
     }
 
     /// Keeps a lesson in the person's own words (`POST /api/knowledge`). `private` is theirs at
@@ -161,7 +147,7 @@ impl Lessons {
     pub async fn review_queue(&self, reviewer: &Person) -> Result<Vec<ProposalView>, MemoryError> {
         let mut out = Vec::new();
         for l in self.store.waiting_lessons().await? {
-            if !self.reviews(reviewer, l.scope).await? || states::expired_by(&l, self.clock.now()) {
+            if !self.reviews(reviewer, l.scope).await? || expired_by(&l, self.clock.now()) {
                 continue;
             }
             let from = self.store.person(l.person).await?.map(|p| p.name).unwrap_or_default();
@@ -188,15 +174,21 @@ impl Lessons {
                 _ => "Only the team's lead or an admin reviews a team lesson".into(),
             }));
         }
-        if l.state != LessonState::Waiting || states::expired_by(&l, self.clock.now()) {
-            return Err(MemoryError::Invalid("This proposal was already decided".into()));
+        // One past its 90 days is expired, even before the nightly job records it so.
+        let state = if expired_by(&l, self.clock.now()) { LessonState::Expired } else { l.state };
+        if let Err(why) = next(state, if accept { Move::Accept } else { Move::Decline }) {
+            return Err(MemoryError::Invalid(match state {
+                LessonState::Accepted | LessonState::Declined => ALREADY_DECIDED.into(),
+                LessonState::Expired => "This proposal expired: nobody reviewed it in 90 days".into(),
+                _ => why.into(),
+            }));
         }
         match self.store.decide_lesson(id, accept, self.actor(reviewer.id)).await {
             Ok(l) => {
                 tracing::info!(lesson = id, reviewer = %reviewer.id, accept, "a proposal was decided");
                 Ok(l)
             }
-            Err(StoreError::Changed { .. }) => Err(MemoryError::Invalid("This proposal was already decided".into())),
+            Err(StoreError::Changed { .. }) => Err(MemoryError::Invalid(ALREADY_DECIDED.into())),
             Err(e) => Err(e.into()),
         }
     }

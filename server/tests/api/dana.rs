@@ -110,11 +110,13 @@ async fn a_lesson_is_kept_and_corrected_from_the_memory_page_and_a_refused_one_k
 
     // Too long: refused with the reason, the text kept in the form, nothing kept.
     let long = "x".repeat(1_001);
-    let r = c.app.form_post(&alice, "/fn/keep_lesson", &[("text", &long)]).await;
+    let r = c.app.form_post(&alice, "/fn/keep_lesson", &[("text", &long), ("scope", "team")]).await;
     assert!(r.status().is_redirection());
     let (_, html) = c.app.page(&alice, "/profile/memory").await;
     assert!(html.contains("A lesson holds at most 1000 characters; this one has 1001"), "the reason is shown");
     assert!(html.contains(&long), "the text is kept for the form");
+    assert!(html.contains(r#"<option value="team" selected"#), "and whom it was for");
+    assert!(!html.contains(r#"<option value="private" selected"#));
     let (_, mine) = c.app.get_json(&alice, "/api/knowledge").await;
     assert_eq!(mine.as_array().unwrap().len(), 1);
 
@@ -136,8 +138,16 @@ async fn a_lesson_is_kept_and_corrected_from_the_memory_page_and_a_refused_one_k
     assert!(html.contains("Corrected. The earlier lesson stays in your history."));
     assert!(html.contains("No longer current"));
 
-    // Bob's page lists only his own.
+    // Forget asks first, naming the lesson; it asks Bob nothing about Alice's.
+    let (_, mine) = c.app.get_json(&alice, "/api/knowledge").await;
+    let current = mine.as_array().unwrap().iter().find(|l| l["text"] == corrected).unwrap()["id"].as_i64().unwrap();
+    let (_, html) = c.app.page(&alice, &format!("/profile/memory?forget_lesson={current}")).await;
+    assert!(html.contains(r#"aria-label="Forget this lesson?""#), "it asks first");
+    assert!(html.contains("It is removed from your memory with the versions it replaced."));
     let bob = c.app.sign_in("bob").await;
-    let (_, html) = c.app.page(&bob, "/profile/memory").await;
+    let (_, html) = c.app.page(&bob, &format!("/profile/memory?forget_lesson={current}")).await;
+    assert!(!html.contains("Forget this lesson?"), "nothing to ask about");
+
+    // Bob's page lists only his own.
     assert!(!html.contains("litware"), "another person's lesson is never shown");
 }

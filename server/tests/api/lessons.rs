@@ -369,4 +369,13 @@ async fn team_and_company_lessons_wait_for_their_reviewers_and_load_once_accepte
     let token = body(r).await["token"].as_str().unwrap().to_string();
     let r = client().get(app.url("/api/memory/review")).bearer_auth(&token).send().await.unwrap();
     assert_eq!(body(r).await["error"], "session_required");
+
+    // A proposal nobody reviewed in 90 days has expired: it is not accepted late.
+    let late = propose(&app, &alice, "team", "Kaveri quotes need a second signature").await["id"].as_i64().unwrap();
+    app.clock.advance(chrono::Duration::days(90));
+    let sam = app.sign_in("sam").await;
+    let (s, refused) = decide(&app, &sam, late, "accept").await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused["message"], "This proposal expired: nobody reviewed it in 90 days");
+    assert_eq!(app.store.lesson(late).await.unwrap().unwrap().state, LessonState::Waiting, "nothing changed");
 }
