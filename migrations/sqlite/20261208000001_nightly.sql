@@ -1,11 +1,13 @@
 -- The nightly job: how far it has read each person's runs, the spend ledger of memory's model
 -- calls, the daily budget an admin set, and the nights the budget ran out.
 CREATE TABLE nightly_marks (
-    person_id   INTEGER PRIMARY KEY REFERENCES people (id),
-    -- The last run the job read of theirs.
-    last_run_id INTEGER NOT NULL DEFAULT 0,
+    person_id        INTEGER PRIMARY KEY REFERENCES people (id),
+    -- The last run the job read of each kind of their work: a kind whose call failed is read
+    -- again the next night while the other kind's lessons are not written twice.
+    personal_through INTEGER NOT NULL DEFAULT 0,
+    shared_through   INTEGER NOT NULL DEFAULT 0,
     -- Set when the budget ran out before their turn: they are read first the next night.
-    left_out_on TEXT
+    left_out_on      TEXT
 );
 
 CREATE TABLE memory_spend (

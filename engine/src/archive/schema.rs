@@ -495,7 +495,11 @@ pub const TABLES: &[Table] = &[
             ],
         )
     },
-    joined("nightly_marks", &[c("person_id", Int), c("last_run_id", Int), n("left_out_on", Text)], &["person_id"]),
+    joined(
+        "nightly_marks",
+        &[c("person_id", Int), c("personal_through", Int), c("shared_through", Int), n("left_out_on", Text)],
+        &["person_id"],
+    ),
     plain(
         "memory_spend",
         &[

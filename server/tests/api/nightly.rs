@@ -2,7 +2,7 @@
 //! injected clock: from 02:00 in the company's zone, once a day across servers; personal lessons
 //! written at once from a person's asks, quoted as data; team and company lessons only from
 //! shared work, waiting for review with a digest by id; confirm and supersede; core lines only
-//! from clean work; a failed call read again next night; the budget stopping the job, the admins
+//! from clean work; a failed call read again next night, and only that kind of work; the budget stopping the job, the admins
 //! told, and the people it left out read first the next night.
 
 use crate::agent_model_server::{AgentModelServer, AgentReply};
@@ -270,6 +270,35 @@ async fn a_failed_call_is_logged_and_its_runs_are_read_again_the_next_night() {
     app.clock.set(next_night(&app, 1));
     let report = ran(&app).await;
     assert_eq!((report.runs, report.personal), (1, 1), "{report:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_one_kind_of_work_fails_only_that_kind_is_read_again_the_next_night() {
+    let model = AgentModelServer::start().await;
+    let app = app_with(&model, 0).await;
+    let shared = scheduled_run(&app, "Sales Assistant", "Weekly pipeline review", "Three deals moved to Won.").await;
+    let admin = app.sign_in("ada").await;
+    let asked = ask(&app, &admin, "Sales Assistant", "What are my open deals?").await;
+    let personal = run_id(&asked);
+    model.script([
+        reply(json!({"lessons": [{"text": "Deals over 10 lakh need a second review.", "scope": "company", "runs": [shared.0]}]})),
+        AgentReply::Status(500),
+    ]);
+    app.clock.set(next_night(&app, 1));
+    let report = ran(&app).await;
+    assert_eq!((report.proposed, report.failed_calls), (1, 1), "{report:?}");
+
+    model.script([reply(json!({"lessons": [{"text": "Ada's open deals are in Sales Desk.", "runs": [personal]}]}))]);
+    app.clock.set(next_night(&app, 1));
+    let report = ran(&app).await;
+    assert_eq!((report.runs, report.personal, report.proposed), (1, 1, 0), "{report:?}");
+    let sent = nightly_requests(&model);
+    assert_eq!(sent.len(), 3, "the shared work, read the first night, is not read again");
+    assert!(sent[2].1.starts_with("The personal work of Ada Lovelace."), "{}", sent[2].1);
+    assert_eq!(app.store.waiting_lessons().await.unwrap().len(), 1, "its lesson is not written twice");
+
+    app.clock.set(next_night(&app, 1));
+    assert_eq!(ran(&app).await.people, 0, "both kinds are read");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

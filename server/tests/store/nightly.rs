@@ -5,7 +5,7 @@
 use crate::backends::{at, on_both, org, Db, Org};
 use crate::runs::{answered, memory_step};
 use engine::cards::access::DataLabel;
-use engine::lessons::nightly::{BudgetStop, Queued, Spend};
+use engine::lessons::nightly::{BudgetStop, Queued, Spend, WorkKind};
 use engine::lessons::{Evidence, LessonScope, LessonState, NewLesson, WrittenBy};
 use engine::org::PersonId;
 use engine::runs::{Author, NewRun, Run, RunEnd, RunId, RunKind, RunState};
@@ -40,9 +40,12 @@ async fn run(db: &Db, o: &Org, person: Option<PersonId>, kind: RunKind, end: Opt
     }
 }
 
-fn queued(person: PersonId, after: RunId, left_out: bool) -> Queued {
-    Queued { person, after, left_out }
+fn queued(person: PersonId, (personal, shared): (RunId, RunId), left_out: bool) -> Queued {
+    Queued { person, personal_through: personal, shared_through: shared, left_out }
 }
+
+const NONE: (RunId, RunId) = (RunId(0), RunId(0));
+const BOTH: [WorkKind; 2] = [WorkKind::Personal, WorkKind::Shared];
 
 async fn the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first(db: Db) {
     let o = org(&db).await;
@@ -57,32 +60,36 @@ async fn the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first(db
     run(&db, &o, Some(o.bob.id), RunKind::Consult, Some(answered("c")), 5).await;
     // Scheduled work acts for nobody: it is its agent's owner's, alice's here.
     let scheduled = run(&db, &o, None, RunKind::Schedule, Some(answered("s")), 6).await;
-    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, RunId(0), false)]);
+    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, NONE, false)]);
     let read = db.runs_to_read(o.alice.id, RunId(0), 10).await.unwrap();
     assert_eq!(read.iter().map(|r| r.id).collect::<Vec<_>>(), [asked.id, scheduled.id]);
     assert_eq!(read[0].steps.len(), 1, "with their steps");
     assert_eq!(db.runs_to_read(o.alice.id, RunId(0), 1).await.unwrap().len(), 1, "at most the limit");
     assert_eq!(db.runs_to_read(o.alice.id, asked.id, 10).await.unwrap()[0].id, scheduled.id);
 
-    db.mark_read(o.alice.id, scheduled.id).await.unwrap();
-    db.mark_read(o.alice.id, asked.id).await.unwrap();
+    // The personal call was read and the shared one failed: the shared work still waits.
+    db.mark_read(o.alice.id, &[WorkKind::Personal], scheduled.id).await.unwrap();
+    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, (scheduled.id, RunId(0)), false)]);
+    db.mark_read(o.alice.id, &[WorkKind::Shared], scheduled.id).await.unwrap();
+    db.mark_read(o.alice.id, &BOTH, asked.id).await.unwrap();
     assert!(db.nightly_queue().await.unwrap().is_empty(), "a mark never moves back");
     let bobs = run(&db, &o, Some(o.bob.id), RunKind::Ask, Some(answered("b")), 7).await;
     let alices = run(&db, &o, Some(o.alice.id), RunKind::Ask, Some(answered("a2")), 8).await;
+    let alice_read = (scheduled.id, scheduled.id);
     assert_eq!(
         db.nightly_queue().await.unwrap(),
-        [queued(o.alice.id, scheduled.id, false), queued(o.bob.id, RunId(0), false)]
+        [queued(o.alice.id, alice_read, false), queued(o.bob.id, NONE, false)]
     );
     let stop = BudgetStop { local_date: "2026-11-30".into(), budget_cents: 200, left_out: 1, at: at(9) };
     db.record_budget_stop(&stop, &[o.bob.id]).await.unwrap();
     assert_eq!(
         db.nightly_queue().await.unwrap(),
-        [queued(o.bob.id, RunId(0), true), queued(o.alice.id, scheduled.id, false)],
+        [queued(o.bob.id, NONE, true), queued(o.alice.id, alice_read, false)],
         "the one left out is read first"
     );
     assert_eq!(db.budget_stops(5).await.unwrap(), [stop]);
-    db.mark_read(o.bob.id, bobs.id).await.unwrap();
-    db.mark_read(o.alice.id, alices.id).await.unwrap();
+    db.mark_read(o.bob.id, &BOTH, bobs.id).await.unwrap();
+    db.mark_read(o.alice.id, &BOTH, alices.id).await.unwrap();
     assert!(db.nightly_queue().await.unwrap().is_empty());
 }
 

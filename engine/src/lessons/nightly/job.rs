@@ -141,8 +141,8 @@ impl Nightly {
             let Some(person) = directory.people.iter().find(|p| p.id == q.person && p.left_at.is_none()) else {
                 continue;
             };
-            // Checked per person, not per call: a person's kinds of work are read together or
-            // not at all, so their mark never moves past runs left unread.
+            // Checked per person, not per call: a person's kinds of work are read together, so
+            // the budget never leaves one kind's mark behind the other's.
             if spent >= budget {
                 let left: Vec<PersonId> = queue[i..].iter().map(|q: &Queued| q.person).collect();
                 report.left_out = left.len() as u32;
@@ -167,15 +167,17 @@ impl Nightly {
                 self.digest(&proposed).await;
                 return Ok(NightlyOutcome::Ran(report));
             }
-            let runs = self.store.runs_to_read(q.person, q.after, RUNS_PER_CALL).await?;
+            let runs = self.store.runs_to_read(q.person, q.after(), RUNS_PER_CALL).await?;
             let Some(last) = runs.iter().map(|r| r.id).max() else { continue };
             let mut batches: BTreeMap<WorkKind, Vec<Run>> = BTreeMap::new();
             for r in runs {
-                if let Some(kind) = work_kind(&r) {
+                // A kind read further on an earlier night, when the other kind's call failed,
+                // is not read twice.
+                if let Some(kind) = work_kind(&r).filter(|k| r.id > q.through(*k)) {
                     batches.entry(kind).or_default().push(r);
                 }
             }
-            let mut all_read = true;
+            let mut read = vec![WorkKind::Personal, WorkKind::Shared];
             for (kind, runs) in batches {
                 report.runs += runs.len() as u32;
                 match self.read_batch(&*model, person, &directory, Batch { kind, runs }, &local_date, &mut report).await
@@ -186,14 +188,14 @@ impl Nightly {
                     }
                     Err(ReadFailed { cost }) => {
                         spent += cost;
-                        all_read = false;
+                        read.retain(|k| *k != kind);
                         report.failed_calls += 1;
                     }
                 }
             }
             report.people += 1;
-            if all_read {
-                self.store.mark_read(q.person, last).await?;
+            if !read.is_empty() {
+                self.store.mark_read(q.person, &read, last).await?;
             }
         }
         self.digest(&proposed).await;

@@ -10,6 +10,7 @@ pub mod settings;
 pub mod work;
 
 pub use job::{Nightly, NightlyOutcome, NightlyReport};
+pub use work::WorkKind;
 
 use super::Evidence;
 use crate::org::PersonId;
@@ -30,13 +31,29 @@ pub const MEMORY_SETTINGS: &str = "Company → Memory settings";
 /// At most this many runs go into one call, so one call stays cheap; the rest wait a night.
 pub const RUNS_PER_CALL: u32 = 20;
 
-/// One person whose runs wait to be read, after the last run the job read of theirs.
+/// One person whose runs wait to be read, after the last run the job read of each kind of theirs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Queued {
     pub person: PersonId,
-    pub after: RunId,
+    pub personal_through: RunId,
+    pub shared_through: RunId,
     /// The budget ran out before their turn on an earlier night.
     pub left_out: bool,
+}
+
+impl Queued {
+    /// Where reading starts: the kind read least far.
+    pub fn after(&self) -> RunId {
+        self.personal_through.min(self.shared_through)
+    }
+
+    /// The last run of this kind the job read.
+    pub fn through(&self, kind: WorkKind) -> RunId {
+        match kind {
+            WorkKind::Personal => self.personal_through,
+            WorkKind::Shared => self.shared_through,
+        }
+    }
 }
 
 /// One line of the spend ledger.
@@ -99,14 +116,15 @@ pub fn cents(n: u32) -> String {
 
 #[async_trait]
 pub trait NightlyStore: Send + Sync {
-    /// Everyone with answered runs after the last one the job read of theirs: those the budget
-    /// left out first, then by id. A person's runs are their asks and their agents' scheduled
-    /// work.
+    /// Everyone with answered runs of a kind after the last one of that kind the job read of
+    /// theirs: those the budget left out first, then by id. A person's runs are their asks
+    /// (personal work) and their agents' scheduled work (shared work).
     async fn nightly_queue(&self) -> Result<Vec<Queued>, StoreError>;
     /// The person's answered runs after `after`, oldest first, at most `limit`, with their steps.
     async fn runs_to_read(&self, person: PersonId, after: RunId, limit: u32) -> Result<Vec<Run>, StoreError>;
-    /// The job has read the person's runs up to `through`; they are no longer left out.
-    async fn mark_read(&self, person: PersonId, through: RunId) -> Result<(), StoreError>;
+    /// The job has read the person's runs of these kinds up to `through`; a mark never moves
+    /// back. They are no longer left out.
+    async fn mark_read(&self, person: PersonId, kinds: &[WorkKind], through: RunId) -> Result<(), StoreError>;
     /// Records the night the budget ran out and marks who it left out, in one transaction.
     async fn record_budget_stop(&self, stop: &BudgetStop, left_out: &[PersonId]) -> Result<(), StoreError>;
     /// The nights the budget ran out, newest first.

@@ -4,7 +4,7 @@ use super::{audit, backend, PgStore};
 use crate::store::nightly::{merged_evidence, READ_KINDS, RUN_PERSON};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend};
+use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
 use engine::lessons::Evidence;
 use engine::org::PersonId;
 use engine::runs::store::RunStore;
@@ -16,11 +16,15 @@ use sqlx::Row;
 impl NightlyStore for PgStore {
     async fn nightly_queue(&self) -> Result<Vec<Queued>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT o.person_id, COALESCE(m.last_run_id, 0) AS after, m.left_out_on IS NOT NULL AS left_out \
-             FROM (SELECT {RUN_PERSON} AS person_id, MAX(r.id) AS newest FROM runs r JOIN agents a ON a.id = r.agent_id \
-                   WHERE {READ_KINDS} GROUP BY 1) o \
+            "SELECT o.person_id, COALESCE(m.personal_through, 0) AS personal_through, \
+                    COALESCE(m.shared_through, 0) AS shared_through, m.left_out_on IS NOT NULL AS left_out \
+             FROM (SELECT {RUN_PERSON} AS person_id, \
+                          MAX(CASE WHEN r.kind = 'ask' THEN r.id ELSE 0 END) AS newest_personal, \
+                          MAX(CASE WHEN r.kind = 'schedule' THEN r.id ELSE 0 END) AS newest_shared \
+                   FROM runs r JOIN agents a ON a.id = r.agent_id WHERE {READ_KINDS} GROUP BY 1) o \
              LEFT JOIN nightly_marks m ON m.person_id = o.person_id \
-             WHERE o.person_id IS NOT NULL AND o.newest > COALESCE(m.last_run_id, 0) \
+             WHERE o.person_id IS NOT NULL AND (o.newest_personal > COALESCE(m.personal_through, 0) \
+                   OR o.newest_shared > COALESCE(m.shared_through, 0)) \
              ORDER BY left_out DESC, o.person_id"
         ))
         .fetch_all(self.pool())
@@ -30,7 +34,8 @@ impl NightlyStore for PgStore {
             .iter()
             .map(|r| Queued {
                 person: PersonId(r.get("person_id")),
-                after: RunId(r.get("after")),
+                personal_through: RunId(r.get("personal_through")),
+                shared_through: RunId(r.get("shared_through")),
                 left_out: r.get("left_out"),
             })
             .collect())
@@ -56,14 +61,17 @@ impl NightlyStore for PgStore {
         Ok(runs)
     }
 
-    async fn mark_read(&self, person: PersonId, through: RunId) -> Result<(), StoreError> {
+    async fn mark_read(&self, person: PersonId, kinds: &[WorkKind], through: RunId) -> Result<(), StoreError> {
+        let upto = |kind| if kinds.contains(&kind) { through.0 } else { 0 };
         sqlx::query(
-            "INSERT INTO nightly_marks (person_id, last_run_id, left_out_on) VALUES ($1, $2, NULL) \
-             ON CONFLICT (person_id) DO UPDATE SET last_run_id = GREATEST(nightly_marks.last_run_id, excluded.last_run_id), \
-             left_out_on = NULL",
+            "INSERT INTO nightly_marks (person_id, personal_through, shared_through, left_out_on) VALUES ($1, $2, $3, NULL) \
+             ON CONFLICT (person_id) DO UPDATE SET \
+             personal_through = GREATEST(nightly_marks.personal_through, excluded.personal_through), \
+             shared_through = GREATEST(nightly_marks.shared_through, excluded.shared_through), left_out_on = NULL",
         )
         .bind(person.0)
-        .bind(through.0)
+        .bind(upto(WorkKind::Personal))
+        .bind(upto(WorkKind::Shared))
         .execute(self.pool())
         .await
         .map_err(backend)?;
@@ -86,7 +94,7 @@ impl NightlyStore for PgStore {
         .map_err(backend)?;
         for p in left_out {
             sqlx::query(
-                "INSERT INTO nightly_marks (person_id, last_run_id, left_out_on) VALUES ($1, 0, $2) \
+                "INSERT INTO nightly_marks (person_id, personal_through, shared_through, left_out_on) VALUES ($1, 0, 0, $2) \
                  ON CONFLICT (person_id) DO UPDATE SET left_out_on = excluded.left_out_on",
             )
             .bind(p.0)
