@@ -35,6 +35,9 @@ pub struct Draft {
     pub changed: bool,
     /// The person pressed Reload: the editor holds the newest version and this text goes below.
     pub reloaded: bool,
+    /// Draft from what exists wrote it: the message says so, and nothing was refused.
+    #[serde(default)]
+    pub drafted: bool,
 }
 
 pub fn draft_key(scope: &str) -> String {

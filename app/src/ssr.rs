@@ -53,6 +53,11 @@ pub fn nightly() -> Result<engine::lessons::nightly::Nightly, ServerFnError> {
         .ok_or_else(|| internal("the nightly job is not in the request context"))
 }
 
+pub fn drafter() -> Result<engine::cores::draft::CoreDrafter, ServerFnError> {
+    use_context::<engine::cores::draft::CoreDrafter>()
+        .ok_or_else(|| internal("Draft from what exists is not in the request context"))
+}
+
 pub fn lessons() -> Result<engine::lessons::service::Lessons, ServerFnError> {
     use_context::<engine::lessons::service::Lessons>().ok_or_else(|| internal("lessons are not in the request context"))
 }

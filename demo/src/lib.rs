@@ -1,5 +1,5 @@
 //! The demo company `engram demo` serves: its people and cores, its bots' vault and first runs,
-//! its cards, and the stand-in Acme ATS they are read from. None of it is part of the product
+//! its cards, its Sales playbook and glossary, and the stand-in Acme ATS they are read from. None of it is part of the product
 //! server; the server only calls in here when asked for the demo.
 
 pub mod acme_ats;
@@ -8,6 +8,7 @@ pub mod bots;
 pub mod cards;
 pub mod company;
 pub mod history;
+pub mod knowledge;
 pub mod model;
 pub mod outbox;
 
@@ -41,6 +42,10 @@ pub async fn seed_if_empty(
             Ok(()) => tracing::info!(source = %url, "connected the demo's Acme ATS"),
             Err(e) => tracing::warn!(error = %e, "could not connect the demo's Acme ATS"),
         }
+    }
+    match knowledge::seed(store.as_ref(), &SystemClock).await {
+        Ok(()) => tracing::info!("wrote the demo's Sales playbook, connector notes and glossary"),
+        Err(e) => tracing::warn!(error = %e, "could not write the demo's Sales playbook and glossary"),
     }
     Ok(true)
 }

@@ -12,6 +12,7 @@
 //! - any other question is answered from the lines of the block it was sent (the cores and the
 //!   quoted `<data …>` items of the person's turn), or says it has nothing on it.
 
+mod core_draft;
 mod nightly;
 
 use crate::acme_ats::{record_names, RecordName};
@@ -164,6 +165,9 @@ fn reply(messages: &[Message], tools: &[String]) -> Scripted {
     let system: Vec<&str> = messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
     if system.first() == Some(&engine::lessons::nightly::prompt::NIGHTLY_SYSTEM) {
         return Scripted::Answer(nightly::reply(&messages[last_user].content));
+    }
+    if system.first() == Some(&engine::cores::draft::CORE_DRAFT_SYSTEM) {
+        return Scripted::Answer(core_draft::reply(&messages[last_user].content));
     }
     let cores = core_lines(&system.join("\n"));
     let turn = &messages[last_user].content;

@@ -211,6 +211,7 @@ pub trait Store:
     + InboxStore
     + LessonStore
     + crate::lessons::nightly::NightlyStore
+    + crate::cores::draft::DraftSourceStore
     + SnapshotStore
     + SetupStore
     + AgentAdminStore
@@ -231,6 +232,7 @@ impl<
             + InboxStore
             + LessonStore
             + crate::lessons::nightly::NightlyStore
+            + crate::cores::draft::DraftSourceStore
             + SnapshotStore
             + SetupStore
             + AgentAdminStore

@@ -142,6 +142,7 @@ impl Application {
             runs: runs.clone(),
             lessons: engine::lessons::service::Lessons::new(store.clone(), clock.clone()),
             nightly: nightly.clone(),
+            drafter: engine::cores::draft::CoreDrafter::new(store.clone(), clock.clone(), models.clone()),
             trust_forwarded_for: settings.trust_forwarded_for,
             set_up: crate::setup::SetUpFlag::default(),
         };

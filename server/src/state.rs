@@ -31,6 +31,7 @@ pub struct AppState {
     pub runs: Runs,
     pub lessons: Lessons,
     pub nightly: engine::lessons::nightly::Nightly,
+    pub drafter: engine::cores::draft::CoreDrafter,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -48,7 +49,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
     let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
     let (bots, memory) = (state.bots.clone(), state.memory.clone());
     let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
-    let nightly = state.nightly.clone();
+    let (nightly, drafter) = (state.nightly.clone(), state.drafter.clone());
     move || {
         provide_context(cores.clone());
         provide_context(org.clone());
@@ -59,6 +60,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(runs.clone());
         provide_context(lessons.clone());
         provide_context(nightly.clone());
+        provide_context(drafter.clone());
     }
 }
 

@@ -1,4 +1,5 @@
 use super::load_agent_page::{load_agent_page, AgentPageData};
+use super::save_playbook::SavePlaybook;
 use super::set_agent_clearance::SetAgentClearance;
 use super::set_agent_toolsets::SetAgentToolsets;
 use crate::components::{loaded, NoticeLine};
@@ -31,7 +32,8 @@ fn toolset_line(t: &ToolsetChoice) -> String {
 
 #[component]
 fn AgentView(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { access, notice } = data;
+    let AgentPageData { access, notice, playbook_draft } = data;
+    let playbook = playbook_draft.unwrap_or_else(|| access.playbook.clone());
     let a = access.agent.clone();
     let id = a.id.0.to_string();
     let held: Vec<ToolsetChoice> = access.toolsets.iter().filter(|t| t.held).cloned().collect();
@@ -94,6 +96,24 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
                     {access.toolsets.iter().map(|t| view! { <a href=connector(t.id)>{t.name.clone()}</a> " " }).collect_view()}
                 </p>
             })}
+        </section>
+        <section class="playbook">
+            <h2>"Playbook"</h2>
+            <p class="meta">"How this agent works, in its owner's words. Draft from what exists reads it when drafting its role's company core; it loads into no run by itself."</p>
+            {if access.manages {
+                view! {
+                    <form method="post" action=SavePlaybook::url()>
+                        <input type="hidden" name="agent" value=id.clone()/>
+                        <label for="playbook-text">"Playbook"</label>
+                        <textarea id="playbook-text" name="text" rows="8">{playbook}</textarea>
+                        <button type="submit">"Save playbook"</button>
+                    </form>
+                }.into_any()
+            } else if playbook.is_empty() {
+                view! { <p>"No playbook yet."</p> }.into_any()
+            } else {
+                view! { <pre class="playbook-text">{playbook}</pre> }.into_any()
+            }}
         </section>
         <section class="clearance">
             <h2>"Clearance"</h2>

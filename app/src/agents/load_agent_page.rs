@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 pub struct AgentPageData {
     pub access: AgentAccess,
     pub notice: Option<Notice>,
+    /// A playbook whose save was refused, as it was typed.
+    #[serde(default)]
+    pub playbook_draft: Option<String>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_agent_page")]
@@ -17,8 +20,9 @@ pub async fn load_agent_page(id: i64) -> Result<AgentPageData, ServerFnError> {
     use engine::org::AgentId;
     let me = signed_in().await?;
     let notice = take_flash(&notice_key(&company_agent(id))).await?;
+    let playbook_draft = take_flash(&super::save_playbook::playbook_draft_key(id)).await?;
     match org()?.agent_access(&me, AgentId(id)).await {
-        Ok(access) => Ok(AgentPageData { access, notice }),
+        Ok(access) => Ok(AgentPageData { access, notice, playbook_draft }),
         Err(e) => {
             if matches!(e, engine::org::OrgError::NotFound(_)) {
                 not_found();

@@ -7,6 +7,7 @@ pub mod copy_agent;
 pub mod create_agent;
 pub mod load_agent_page;
 pub mod load_agents;
+pub mod save_playbook;
 pub mod set_agent_clearance;
 pub mod set_agent_role;
 pub mod set_agent_toolsets;

@@ -3,6 +3,7 @@ use super::confirm_shape::ConfirmShape;
 use super::draft_shapes::DraftShapes;
 use super::load_sheet::{load_sheet, SheetData};
 use super::save_connector::SaveConnector;
+use super::save_connector_notes::SaveConnectorNotes;
 use super::set_company_key::SetCompanyKey;
 use super::set_whos_who::SetWhosWho;
 use super::set_write_target::SetWriteTarget;
@@ -60,7 +61,7 @@ fn ShapeForm(id: i64, shape: RecordShape, label: &'static str) -> impl IntoView 
 
 #[component]
 fn SheetView(data: SheetData) -> impl IntoView {
-    let SheetData { sheet, notice, whos_who, role_slugs } = data;
+    let SheetData { sheet, notice, whos_who, role_slugs, notes } = data;
     let c = sheet.connector.clone();
     let id = c.id;
     let mode = c.key_mode.as_str();
@@ -190,6 +191,16 @@ fn SheetView(data: SheetData) -> impl IntoView {
                 <input type="hidden" name="id" value=id.to_string()/>
                 <input type="hidden" name="on" value=(!whos_who).to_string()/>
                 <button type="submit">{if whos_who { "Unmark as who's who" } else { "Mark as who's who" }}</button>
+            </form>
+        </section>
+        <section class="connector-notes">
+            <h2>"Notes for agents"</h2>
+            <p class="meta">"What agents should know about this system: its ids, its words, its habits. Draft from what exists reads them when drafting the company core of a role this toolset admits."</p>
+            <form method="post" action=SaveConnectorNotes::url()>
+                <input type="hidden" name="connector" value=id.to_string()/>
+                <label for="connector-notes">"Notes for agents"</label>
+                <textarea id="connector-notes" name="text" rows="5">{notes}</textarea>
+                <button type="submit">"Save notes"</button>
             </form>
         </section>
         <section>

@@ -12,6 +12,9 @@ pub struct SheetData {
     /// Every role as (slug, name), for the roles a toolset admits.
     #[serde(default)]
     pub role_slugs: Vec<(String, String)>,
+    /// Its notes for agents, or what was typed when a save was refused.
+    #[serde(default)]
+    pub notes: String,
 }
 
 #[server(prefix = "/fn", endpoint = "load_sheet")]
@@ -23,6 +26,10 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
     let sheet = memory()?.sheet(&me, id).await.map_err(refused)?;
     let whos_who = lists()?.is_whos_who(id).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&connector(id))).await?;
+    let notes = match take_flash(&super::save_connector_notes::notes_draft_key(id)).await? {
+        Some(typed) => typed,
+        None => drafter()?.connector_notes(&me, id).await.map_err(refused)?,
+    };
     let role_slugs = org()?
         .directory()
         .await
@@ -31,5 +38,5 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
         .into_iter()
         .map(|r| (r.slug.as_str().to_string(), r.name))
         .collect();
-    Ok(SheetData { sheet, notice, whos_who, role_slugs })
+    Ok(SheetData { sheet, notice, whos_who, role_slugs, notes })
 }

@@ -10,6 +10,7 @@ pub mod draft_shapes;
 pub mod load_connectors;
 pub mod load_sheet;
 pub mod save_connector;
+pub mod save_connector_notes;
 pub mod set_admits_roles;
 pub mod set_company_key;
 pub mod set_own_key_tools;

@@ -26,6 +26,7 @@ fn CoreEditor(data: EditorData) -> impl IntoView {
     let scope = view.subject.scope.clone();
     let current_text = view.current.as_ref().map(|c| c.text.clone()).unwrap_or_default();
     let current_version = view.current.as_ref().map(|c| c.version).unwrap_or(0);
+    let drafted = draft.as_ref().is_some_and(|d| d.drafted);
     let (initial, based_on, note, kept, message, changed) = match draft {
         Some(d) if d.reloaded => (
             current_text,
@@ -42,6 +43,7 @@ fn CoreEditor(data: EditorData) -> impl IntoView {
         Some(d) => (d.text, d.based_on, d.note, None, Some(d.message), d.changed),
         None => (current_text, current_version, String::new(), None, None, false),
     };
+    let message_class = if drafted { "notice" } else { "notice refused" };
     let limit = view.limit;
     let text = RwSignal::new(initial.clone());
     let tokens = Memo::new(move |_| count_tokens(&text.read()));
@@ -54,7 +56,7 @@ fn CoreEditor(data: EditorData) -> impl IntoView {
     view! {
         <p class="crumbs"><a href=home.clone()>{view.title.clone()}</a></p>
         <h1>{format!("Edit the {}", view.title)}</h1>
-        {message.map(|m| view! { <p class="notice refused" role="alert">{m}</p> })}
+        {message.map(|m| view! { <p class=message_class role="alert">{m}</p> })}
         {(!view.may_edit).then(|| view! {
             <p class="notice warn">"You can read this core, but saving it is up to its owners."</p>
         })}

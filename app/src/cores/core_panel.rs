@@ -1,5 +1,6 @@
 use super::accept_suggestion::AcceptSuggestion;
 use super::dismiss_suggestion::DismissSuggestion;
+use super::draft_core::DraftCore;
 use super::load_core_page::{load_core_page, CorePage};
 use super::set_core_limit::SetCoreLimit;
 use crate::components::{loaded, when, NoticeLine};
@@ -76,8 +77,20 @@ fn CoreSection(page: CorePage) -> impl IntoView {
                 None => view! { <p class="empty">{format!("No {kind} yet.")}</p> }.into_any(),
             }}
             <p class="meter">{meter(tokens, limit)}</p>
-            {view.may_edit.then(|| view! {
-                <p><a class="button" href=editor.clone()>{if has_current { "Edit" } else { "Write it" }}</a></p>
+            {view.may_edit.then(|| {
+                let company = matches!(scope, CoreScope::Company(_));
+                let role = role_slug.clone();
+                view! {
+                    <div class="actions">
+                        <a class="button" href=editor.clone()>{if has_current { "Edit" } else { "Write it" }}</a>
+                        {company.then(|| view! {
+                            <form method="post" action=DraftCore::url() class="inline">
+                                <input type="hidden" name="role" value=role/>
+                                <button type="submit" class="secondary">"Draft from what exists"</button>
+                            </form>
+                        })}
+                    </div>
+                }
             })}
             {(!history.is_empty()).then(|| {
                 let scope = scope.clone();

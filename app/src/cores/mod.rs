@@ -6,6 +6,7 @@ pub mod core_panel;
 pub mod core_version_page;
 pub mod create_role;
 pub mod dismiss_suggestion;
+pub mod draft_core;
 pub mod load_core_editor;
 pub mod load_core_page;
 pub mod load_core_version;

@@ -9,7 +9,7 @@ pub async fn reload_core(scope: String, based_on: u32, text: String, note: Strin
     use engine::cores::CoreScope;
     signed_in().await?;
     let scope = CoreScope::parse(&scope).map_err(refused)?;
-    let draft = Draft { text, note, based_on, message: String::new(), changed: false, reloaded: true };
+    let draft = Draft { text, note, based_on, message: String::new(), changed: false, reloaded: true, drafted: false };
     set_flash(&draft_key(&scope.key()), &draft).await?;
     go_to(&core_editor(&scope));
     Ok(())

@@ -16,6 +16,7 @@ pub async fn save_core(scope: String, based_on: u32, text: String, note: String)
                 message: refusal(&e),
                 changed: matches!(e, CoreError::Changed { .. }),
                 reloaded: false,
+                drafted: false,
                 text,
                 note,
                 based_on,

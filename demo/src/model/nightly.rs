@@ -5,10 +5,10 @@
 use serde_json::json;
 
 /// One quoted item of the job's user message: its id, its source and its text.
-struct Quoted<'a> {
-    id: &'a str,
-    source: &'a str,
-    text: &'a str,
+pub(super) struct Quoted<'a> {
+    pub(super) id: &'a str,
+    pub(super) source: &'a str,
+    pub(super) text: &'a str,
 }
 
 fn attribute<'a>(open: &'a str, name: &str) -> &'a str {
@@ -16,7 +16,7 @@ fn attribute<'a>(open: &'a str, name: &str) -> &'a str {
     open.find(&key).map(|i| &open[i + key.len()..]).and_then(|v| v.split('"').next()).unwrap_or("")
 }
 
-fn quoted(user: &str) -> Vec<Quoted<'_>> {
+pub(super) fn quoted(user: &str) -> Vec<Quoted<'_>> {
     let mut out = Vec::new();
     let mut rest = user;
     while let Some(start) = rest.find("<data ") {

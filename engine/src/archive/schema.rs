@@ -518,6 +518,14 @@ pub const TABLES: &[Table] = &[
         &["local_date"],
     ),
     plain(
+        "agent_playbooks",
+        &[c("id", Int), c("agent_id", Int), c("text", Text), n("saved_by", Int), c("saved_at", Time)],
+    ),
+    plain(
+        "connector_notes",
+        &[c("id", Int), c("connector_id", Int), c("text", Text), n("saved_by", Int), c("saved_at", Time)],
+    ),
+    plain(
         "list_entries",
         &[
             c("id", Int),

@@ -11,7 +11,8 @@ use engine::store::{Actor, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
-const COLUMNS: &str = "id, person_id, scope, team_id, agent_id, text, evidence, label, checked_at, source_version, \
+pub(crate) const COLUMNS: &str =
+    "id, person_id, scope, team_id, agent_id, text, evidence, label, checked_at, source_version, \
      valid_from, valid_to, claim_record, claim_field, claim_value, state, state_at, state_reason, confirmed, \
      supersedes, written_by, created_at";
 
@@ -19,7 +20,7 @@ fn bad(what: &str) -> StoreError {
     StoreError::Backend(format!("a stored lesson has a bad {what}"))
 }
 
-fn lesson_from(row: &SqliteRow) -> Result<Lesson, StoreError> {
+pub(crate) fn lesson_from(row: &SqliteRow) -> Result<Lesson, StoreError> {
     let scope: String = row.get("scope");
     let claim = match (row.get::<Option<String>, _>("claim_record"), row.get::<Option<String>, _>("claim_field")) {
         (Some(record), Some(field)) => Some(Claim { record, field, value: row.get("claim_value") }),

@@ -8,6 +8,7 @@ mod archive;
 pub mod bench_seed;
 mod cards;
 mod cores;
+mod draft_sources;
 mod idempotency;
 mod import;
 mod inbox;

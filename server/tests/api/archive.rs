@@ -41,6 +41,7 @@ async fn enrich(app: &TestApp, vault: &Path) {
     demo::cards::seed(app.store.as_ref(), &app.memory, app.clock.clone() as Arc<dyn Clock>, &ats)
         .await
         .expect("connect the source");
+    demo::knowledge::seed(app.store.as_ref(), app.clock.as_ref()).await.expect("the playbook and glossary");
     let vault: Arc<dyn engine::persona::vault::Vault> = Arc::new(server::vault::FsVault::new(vault));
     demo::bots::ensure_vault(vault.as_ref()).await.expect("write the demo vault");
     assert!(demo::bots::seed_episodes(app.store.clone(), vault, Arc::new(SystemClock)).await.unwrap());
@@ -107,6 +108,8 @@ fn assert_everything_is_carried(path: &Path) {
         "memory_spend",
         "memory_settings",
         "budget_stops",
+        "agent_playbooks",
+        "connector_notes",
     ] {
         assert!(text.contains(&format!("{{\"table\":\"{table}\",")), "the archive has {table} rows");
     }

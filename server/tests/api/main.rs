@@ -12,6 +12,7 @@ mod cards_forgetting;
 mod cards_setup;
 mod cli;
 mod company_key;
+mod core_draft;
 mod cores;
 mod dana;
 mod hand_on;

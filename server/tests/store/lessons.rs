@@ -10,7 +10,7 @@ use engine::org::PersonId;
 use engine::runs::RunId;
 use engine::store::{Actor, StoreError};
 
-fn new(person: PersonId, scope: LessonScope, text: &str, state: LessonState, minutes: i64) -> NewLesson {
+pub(crate) fn new(person: PersonId, scope: LessonScope, text: &str, state: LessonState, minutes: i64) -> NewLesson {
     NewLesson {
         person,
         scope,

@@ -17,6 +17,7 @@ mod cards;
 mod checks;
 mod connectors;
 mod cores;
+mod draft_sources;
 mod idempotency;
 mod import;
 mod inbox;

@@ -304,40 +304,24 @@ impl PersonMemory {
     }
 
     async fn draft_one(&self, c: &Connector, tool: &str, sample: &Value) -> Option<RecordShape> {
-        use crate::lessons::nightly::{budget_left, company_day, Spend};
-        use crate::persona::model::ModelChoice;
+        use crate::cards::draft::{draft_prompt, read_model_draft, DRAFT_SYSTEM};
         if let Some(models) = &self.models {
-            if let ModelChoice::Use(m) = models.memory() {
-                // Drafting spends from memory's daily budget, beside the nightly job.
-                let day = company_day(self.store.as_ref(), self.now()).await.unwrap_or_default();
-                match budget_left(self.store.as_ref(), &day).await {
-                    Ok(true) => {
-                        let prompt = crate::cards::draft::draft_prompt(tool, sample);
-                        match m.chat_priced(crate::cards::draft::DRAFT_SYSTEM, &prompt).await {
-                            Ok(priced) => {
-                                let spend = Spend {
-                                    local_date: day,
-                                    purpose: "shape drafting".into(),
-                                    model: m.name(),
-                                    millicents: priced.millicents,
-                                    at: self.now(),
-                                };
-                                if let Err(e) = self.store.add_spend(&spend).await {
-                                    tracing::warn!(error = %e, "a model call was not counted in the spend ledger");
-                                }
-                                let draft =
-                                    crate::cards::draft::read_model_draft(&priced.text, c.id, tool, &c.ticked, sample);
-                                if draft.is_some() {
-                                    return draft;
-                                }
-                                tracing::info!(tool, "the model's draft was unusable; drafting by rules");
-                            }
-                            Err(e) => tracing::warn!(tool, error = %e, "the draft model failed; drafting by rules"),
-                        }
-                    }
-                    Ok(false) => tracing::warn!(tool, "memory's daily budget is spent; drafting by rules"),
-                    Err(e) => tracing::warn!(tool, error = %e, "the spend ledger was not read; drafting by rules"),
+            let prompt = draft_prompt(tool, sample);
+            let said = crate::lessons::nightly::memory_call(
+                self.store.as_ref(),
+                models.as_ref(),
+                self.now(),
+                "shape drafting",
+                DRAFT_SYSTEM,
+                &prompt,
+            )
+            .await;
+            if let Some(text) = said {
+                let draft = read_model_draft(&text, c.id, tool, &c.ticked, sample);
+                if draft.is_some() {
+                    return draft;
                 }
+                tracing::info!(tool, "the model's draft was unusable; drafting by rules");
             }
         }
         crate::cards::draft::draft_by_rules(c.id, tool, &c.ticked, sample)

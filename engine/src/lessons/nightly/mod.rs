@@ -105,6 +105,52 @@ pub async fn budget_left(store: &dyn crate::store::Store, day: &str) -> Result<b
     Ok(store.spent_on(day).await? < budget)
 }
 
+/// One call of memory's model outside the nightly job (shape drafting, core drafting), within the
+/// daily budget and counted in the spend ledger. `None` when no model is set, the budget is spent
+/// or the call failed: each is logged, and the caller drafts by rules.
+pub async fn memory_call(
+    store: &dyn crate::store::Store,
+    models: &dyn crate::persona::model::Models,
+    now: DateTime<Utc>,
+    purpose: &str,
+    system: &str,
+    user: &str,
+) -> Option<String> {
+    use crate::persona::model::ModelChoice;
+    let ModelChoice::Use(m) = models.memory() else { return None };
+    let day = company_day(store, now).await.unwrap_or_default();
+    match budget_left(store, &day).await {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::warn!(purpose, "memory's daily budget is spent; drafting by rules");
+            return None;
+        }
+        Err(e) => {
+            tracing::warn!(purpose, error = %e, "the spend ledger was not read; drafting by rules");
+            return None;
+        }
+    }
+    match m.chat_priced(system, user).await {
+        Ok(priced) => {
+            let spend = Spend {
+                local_date: day,
+                purpose: purpose.into(),
+                model: m.name(),
+                millicents: priced.millicents,
+                at: now,
+            };
+            if let Err(e) = store.add_spend(&spend).await {
+                tracing::warn!(error = %e, "a model call was not counted in the spend ledger");
+            }
+            Some(priced.text)
+        }
+        Err(e) => {
+            tracing::warn!(purpose, error = %e, "memory's model failed; drafting by rules");
+            None
+        }
+    }
+}
+
 /// "1 cent", "200 cents".
 pub fn cents(n: u32) -> String {
     if n == 1 {

@@ -36,6 +36,9 @@ pub struct AgentAccess {
     pub manages: bool,
     /// The viewer is an admin: they may set its clearance.
     pub is_admin: bool,
+    /// How the agent works, as its owner or an admin wrote it; Draft from what exists reads it.
+    #[serde(default)]
+    pub playbook: String,
 }
 
 impl OrgService {
@@ -180,6 +183,7 @@ impl OrgService {
             copy_of_name: a.copy_of.and_then(|c| dir.agents.iter().find(|x| x.id == c)).map(|x| x.name.clone()),
             manages: by.is_admin || a.owner == by.id,
             is_admin: by.is_admin,
+            playbook: self.store.playbook(a.id).await?.unwrap_or_default(),
             clearance_meaning: clearance_meaning(clearance),
             clearance,
             toolsets,

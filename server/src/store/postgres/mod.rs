@@ -12,6 +12,7 @@ mod agents;
 mod archive;
 mod cards;
 mod cores;
+mod draft_sources;
 mod idempotency;
 mod import;
 mod inbox;

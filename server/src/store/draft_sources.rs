@@ -1,0 +1,67 @@
+//! What Draft from what exists reads, on SQLite: agents' playbooks, connectors' notes for agents
+//! and accepted company lessons.
+
+use super::lessons::{lesson_from, COLUMNS};
+use super::sqlite::{audit, backend, SqliteStore};
+use async_trait::async_trait;
+use engine::cores::draft::DraftSourceStore;
+use engine::lessons::Lesson;
+use engine::org::AgentId;
+use engine::store::{Actor, StoreError};
+
+impl SqliteStore {
+    async fn newest_text(&self, table: &str, key: &str, id: i64) -> Result<Option<String>, StoreError> {
+        sqlx::query_scalar(&format!("SELECT text FROM {table} WHERE {key} = ? ORDER BY id DESC LIMIT 1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)
+    }
+
+    async fn save_text(&self, table: &str, key: &str, id: i64, text: &str, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let row: i64 = sqlx::query_scalar(&format!(
+            "INSERT INTO {table} ({key}, text, saved_by, saved_at) VALUES (?, ?, ?, ?) RETURNING id"
+        ))
+        .bind(id)
+        .bind(text)
+        .bind(actor.person.map(|p| p.0))
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let chars = text.chars().count();
+        audit(&mut tx, actor, &format!("{table}.save"), &id.to_string(), &format!("version {row}, {chars} characters"))
+            .await?;
+        tx.commit().await.map_err(backend)
+    }
+}
+
+#[async_trait]
+impl DraftSourceStore for SqliteStore {
+    async fn playbook(&self, agent: AgentId) -> Result<Option<String>, StoreError> {
+        self.newest_text("agent_playbooks", "agent_id", agent.0).await
+    }
+
+    async fn save_playbook(&self, agent: AgentId, text: &str, actor: Actor) -> Result<(), StoreError> {
+        self.save_text("agent_playbooks", "agent_id", agent.0, text, actor).await
+    }
+
+    async fn connector_notes(&self, connector: i64) -> Result<Option<String>, StoreError> {
+        self.newest_text("connector_notes", "connector_id", connector).await
+    }
+
+    async fn save_connector_notes(&self, connector: i64, text: &str, actor: Actor) -> Result<(), StoreError> {
+        self.save_text("connector_notes", "connector_id", connector, text, actor).await
+    }
+
+    async fn accepted_company_lessons(&self) -> Result<Vec<Lesson>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM lessons WHERE scope = 'company' AND state = 'accepted' ORDER BY id"
+        ))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.iter().map(lesson_from).collect()
+    }
+}
