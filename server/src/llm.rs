@@ -4,7 +4,8 @@
 //! skip.
 
 use async_trait::async_trait;
-use engine::persona::model::{call_millicents, ChatModel, ModelChoice, ModelError, Models, Priced};
+use engine::cards::access::DataLabel;
+use engine::persona::model::{call_millicents, not_cleared, ChatModel, ModelChoice, ModelError, Models, Priced};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -28,6 +29,10 @@ pub struct ModelSettings {
     /// `ORG_OPENAI_CENTS_PER_MTOK`: what the OpenAI-compatible provider charges, in cents per
     /// million tokens, for memory's spend ledger; a local Ollama costs nothing.
     pub openai_price: u32,
+    /// `ORG_OPENAI_CLEARED_FOR`: the highest data label memory's calls may send the
+    /// OpenAI-compatible provider (public, internal, confidential or personal); internal unless
+    /// set. A local Ollama is cleared for everything, as what it reads stays on this machine.
+    pub openai_cleared_for: DataLabel,
     pub timeout: Duration,
     /// How long the one start-up probe of the local Ollama waits for its answer.
     pub probe_timeout: Duration,
@@ -49,6 +54,7 @@ impl Default for ModelSettings {
             openai_api_key: None,
             openai_model: "gpt-4o-mini".to_string(),
             openai_price: DEFAULT_OPENAI_PRICE,
+            openai_cleared_for: DataLabel::Internal,
             timeout: Duration::from_secs(30),
             probe_timeout: Duration::from_millis(1500),
             agent_model: None,
@@ -69,6 +75,9 @@ impl ModelSettings {
             openai_api_key: env("OPENAI_API_KEY"),
             openai_model: env("ORG_OPENAI_MODEL").unwrap_or(d.openai_model),
             openai_price: env("ORG_OPENAI_CENTS_PER_MTOK").and_then(|s| s.parse().ok()).unwrap_or(d.openai_price),
+            openai_cleared_for: env("ORG_OPENAI_CLEARED_FOR")
+                .and_then(|s| DataLabel::parse(s.trim()))
+                .unwrap_or(d.openai_cleared_for),
             timeout: env("ORG_MODEL_TIMEOUT_SECS")
                 .and_then(|s| s.parse().ok())
                 .map(Duration::from_secs)
@@ -265,8 +274,8 @@ struct Cheap {
     openai: Option<(OpenAiChat, String)>,
     probe_timeout: Duration,
     /// Filled once, by the probe started with the server; a call made before it finishes waits
-    /// for it, never probes again.
-    probe: tokio::sync::OnceCell<Probe>,
+    /// for it, never probes again. Shared by the chains that try the same Ollama.
+    probe: Arc<tokio::sync::OnceCell<Probe>>,
     /// What the last call that no model answered tried, for the agent page; an answer clears it.
     last_failure: Mutex<Option<String>>,
 }
@@ -381,16 +390,19 @@ impl ChatModel for CheapChain {
 pub struct ConfiguredModels {
     settings: ModelSettings,
     cheap: Arc<Cheap>,
+    /// `cheap` without the provider, for calls carrying more than it is cleared for.
+    local: Arc<Cheap>,
 }
 
 impl ConfiguredModels {
     /// The models as configured; Ollama is probed at the first call that needs it.
     pub fn new(settings: ModelSettings) -> Self {
         let s = &settings;
-        let cheap = Cheap {
+        let probe = Arc::new(tokio::sync::OnceCell::new());
+        let chain = |with_provider: bool| Cheap {
             ollama: OllamaChat::new(&s.ollama_host, &s.ollama_model, s.timeout),
             ollama_label: format!("ollama/{} at {}", s.ollama_model, s.ollama_host.trim_end_matches('/')),
-            openai: s.openai_api_key.as_ref().map(|key| {
+            openai: s.openai_api_key.as_ref().filter(|_| with_provider).map(|key| {
                 (
                     OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout)
                         .priced_at(s.openai_price),
@@ -398,10 +410,11 @@ impl ConfiguredModels {
                 )
             }),
             probe_timeout: s.probe_timeout,
-            probe: tokio::sync::OnceCell::new(),
+            probe: probe.clone(),
             last_failure: Mutex::new(None),
         };
-        Self { settings, cheap: Arc::new(cheap) }
+        let (cheap, local) = (Arc::new(chain(true)), Arc::new(chain(false)));
+        Self { settings, cheap, local }
     }
 
     /// As `new`, and probes the local Ollama once, now, in the background: start-up never waits
@@ -481,6 +494,30 @@ impl Models for ConfiguredModels {
         self.resolve("cheap")
     }
 
+    fn memory_cleared_for(&self, carried: DataLabel) -> ModelChoice {
+        let s = &self.settings;
+        // The demo's scripted model runs on this machine, as a local model would.
+        if (s.agent_model_is_demo && s.openai_api_key.is_none()) || carried <= s.openai_cleared_for {
+            return self.memory();
+        }
+        let provider = format!(
+            "the OpenAI-compatible provider is cleared for data up to {} (ORG_OPENAI_CLEARED_FOR)",
+            s.openai_cleared_for.as_str()
+        );
+        match self.global() {
+            "off" => ModelChoice::Off("ORG_REFLECT_MODEL is off".into()),
+            "cheap" => {
+                let local = &self.local;
+                match local.probe.get().and_then(|p| local.ollama_skipped(p)) {
+                    Some(why) => ModelChoice::Off(format!("{}: {why}, and {provider}", not_cleared(carried))),
+                    None => ModelChoice::Use(Arc::new(CheapChain(local.clone()))),
+                }
+            }
+            spec if spec.starts_with("ollama/") => self.provider_model(spec),
+            _ => ModelChoice::Off(format!("{}: {provider}", not_cleared(carried))),
+        }
+    }
+
     fn describe(&self) -> String {
         match self.resolve("cheap") {
             ModelChoice::Use(m) => match m.status() {
@@ -542,6 +579,39 @@ mod tests {
         assert!(name(&pinned, "off").starts_with("off: this agent"));
         assert!(name(&none, "openai/gpt-4o").contains("OPENAI_API_KEY"));
         assert!(name(&none, "mistral/small").contains("not known"));
+    }
+
+    #[test]
+    fn memory_sends_the_provider_only_what_it_is_cleared_for() {
+        let cleared = |m: &ConfiguredModels, carried: DataLabel| match m.memory_cleared_for(carried) {
+            ModelChoice::Use(m) => m.name(),
+            ModelChoice::Off(why) => format!("off: {why}"),
+        };
+        let both = ConfiguredModels::new(settings(None, "http://x:1", Some("k")));
+        assert_eq!(
+            cleared(&both, DataLabel::Internal),
+            "ollama/llama3.2 at http://x:1, then openai/gpt-4o-mini at https://api.openai.com/v1"
+        );
+        assert_eq!(cleared(&both, DataLabel::Confidential), "ollama/llama3.2 at http://x:1", "the local model alone");
+        both.local.probe.set(Probe::Down("nothing listens there".into())).unwrap();
+        assert!(
+            cleared(&both, DataLabel::Personal).starts_with("off: no model of memory's is cleared for personal data: "),
+            "{}",
+            cleared(&both, DataLabel::Personal)
+        );
+        let pinned = ConfiguredModels::new(settings(Some("openai/gpt-4.1-mini"), DEFAULT_OLLAMA_HOST, Some("k")));
+        assert_eq!(
+            cleared(&pinned, DataLabel::Confidential),
+            "off: no model of memory's is cleared for confidential data: the OpenAI-compatible provider is cleared \
+             for data up to internal (ORG_OPENAI_CLEARED_FOR)"
+        );
+        let trusted = ConfiguredModels::new(ModelSettings {
+            openai_cleared_for: DataLabel::Confidential,
+            ..settings(Some("openai/gpt-4.1-mini"), DEFAULT_OLLAMA_HOST, Some("k"))
+        });
+        assert_eq!(cleared(&trusted, DataLabel::Confidential), "openai/gpt-4.1-mini");
+        let local = ConfiguredModels::new(settings(Some("ollama/qwen"), DEFAULT_OLLAMA_HOST, None));
+        assert_eq!(cleared(&local, DataLabel::Personal), "ollama/qwen");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use super::service::CoreService;
 use super::{CoreError, CoreScope};
+use crate::cards::access::DataLabel;
 use crate::clock::Clock;
 use crate::lessons::states::expired_by;
 use crate::lessons::{Lesson, LessonScope, LessonState, WrittenBy};
@@ -52,6 +53,9 @@ pub struct DraftSource {
     /// "the Sales Assistant's playbook", "CRM's notes for agents", "company knowledge".
     pub name: String,
     pub text: String,
+    /// What it may be shown to: a playbook or notes, written by trusted people for agents, are
+    /// internal; a lesson keeps its own label.
+    pub label: DataLabel,
 }
 
 /// A draft, for the editor; nothing of it is saved.
@@ -181,6 +185,7 @@ impl CoreDrafter {
             self.models.as_ref(),
             self.clock.now(),
             "core drafting",
+            sources.iter().map(|s| s.label).max().unwrap_or(DataLabel::Internal),
             CORE_DRAFT_SYSTEM,
             &core_draft_prompt(&role.name, &sources),
         )
@@ -240,6 +245,7 @@ impl CoreDrafter {
                     id: format!("playbook:{}", a.id.0),
                     name: format!("the {}'s playbook", a.name),
                     text,
+                    label: DataLabel::Internal,
                 });
             }
         }
@@ -253,6 +259,7 @@ impl CoreDrafter {
                     id: format!("connector:{}", c.id),
                     name: format!("{}'s notes for agents", c.name),
                     text,
+                    label: DataLabel::Internal,
                 });
             }
         }
@@ -264,7 +271,12 @@ impl CoreDrafter {
                 && l.valid_to.is_none_or(|t| t > now)
                 && !expired_by(&l, now);
             if current {
-                out.push(DraftSource { id: l.ref_id(), name: "company knowledge".into(), text: l.text });
+                out.push(DraftSource {
+                    id: l.ref_id(),
+                    name: "company knowledge".into(),
+                    text: l.text,
+                    label: l.label,
+                });
             }
         }
         Ok(out)
@@ -276,7 +288,7 @@ mod tests {
     use super::*;
 
     fn source(id: &str, name: &str, text: &str) -> DraftSource {
-        DraftSource { id: id.into(), name: name.into(), text: text.into() }
+        DraftSource { id: id.into(), name: name.into(), text: text.into(), label: DataLabel::Internal }
     }
 
     #[test]

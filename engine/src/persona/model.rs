@@ -5,6 +5,7 @@
 //! age.
 
 use super::backlog::{Episode, MemoryRow};
+use crate::cards::access::DataLabel;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -71,6 +72,21 @@ pub trait Models: Send + Sync {
     fn memory(&self) -> ModelChoice {
         self.resolve("cheap")
     }
+    /// The cheapest of memory's models cleared for everything a call carries, labelled up to
+    /// `carried`, or why none is. Unless a configuration says more, a model is cleared for
+    /// internal data and below.
+    fn memory_cleared_for(&self, carried: DataLabel) -> ModelChoice {
+        if carried <= DataLabel::Internal {
+            self.memory()
+        } else {
+            ModelChoice::Off(not_cleared(carried))
+        }
+    }
+}
+
+/// Why a call carrying data at `carried` is sent to no model.
+pub fn not_cleared(carried: DataLabel) -> String {
+    format!("no model of memory's is cleared for {} data", carried.as_str())
 }
 
 /// Bounds on what is sent, so one call stays cheap.

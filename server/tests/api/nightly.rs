@@ -58,6 +58,11 @@ fn nightly_requests(model: &AgentModelServer) -> Vec<(String, String)> {
 
 /// An agent's scheduled work for its team, acting for nobody: shared work.
 async fn scheduled_run(app: &TestApp, agent: &str, question: &str, answer: &str) -> RunId {
+    scheduled_run_at(app, agent, question, answer, DataLabel::Internal).await
+}
+
+/// As `scheduled_run`, carrying data labelled `label`.
+async fn scheduled_run_at(app: &TestApp, agent: &str, question: &str, answer: &str, label: DataLabel) -> RunId {
     let dir = app.store.directory().await.unwrap();
     let agent = dir.agents.iter().find(|a| a.name == agent).unwrap().id;
     let at = engine::Clock::now(&*app.clock);
@@ -80,7 +85,7 @@ async fn scheduled_run(app: &TestApp, agent: &str, question: &str, answer: &str)
         answer: Some(answer.into()),
         failure: None,
         model: Some("openai/stand-in".into()),
-        data_label: DataLabel::Internal,
+        data_label: label,
         sources: vec![],
         review_mode: false,
         check: None,
@@ -299,6 +304,48 @@ async fn when_one_kind_of_work_fails_only_that_kind_is_read_again_the_next_night
 
     app.clock.set(next_night(&app, 1));
     assert_eq!(ran(&app).await.people, 0, "both kinds are read");
+}
+
+/// The memory model pinned to the stand-in provider, cleared for data up to `cleared`.
+async fn app_cleared_for(model: &AgentModelServer, cleared: DataLabel) -> TestApp {
+    let mut models = model.openai_settings();
+    models.reflect_model = Some(format!("openai/{}", crate::agent_model_server::STAND_IN_MODEL));
+    models.openai_cleared_for = cleared;
+    spawn_app_with_models(models).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_goes_only_to_a_model_cleared_for_what_it_carried() {
+    let model = AgentModelServer::start().await;
+    let app = app_cleared_for(&model, DataLabel::Internal).await;
+    scheduled_run(&app, "Sales Assistant", "Weekly pipeline review", "Three deals moved to Won.").await;
+    scheduled_run_at(&app, "Sales Assistant", "Salary bands for Q1", "Kept in the HR sheet.", DataLabel::Confidential)
+        .await;
+    model.script([reply(json!({"lessons": []}))]);
+    app.clock.set(next_night(&app, 1));
+    let report = ran(&app).await;
+    assert_eq!((report.runs, report.passed_over), (1, 1), "{report:?}");
+    assert!(
+        report.summary().contains("1 runs carried data no model of memory's is cleared for"),
+        "{}",
+        report.summary()
+    );
+    let sent = nightly_requests(&model);
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].1.contains("Weekly pipeline review") && !sent[0].1.contains("Salary"), "{}", sent[0].1);
+    app.clock.set(next_night(&app, 1));
+    assert_eq!(ran(&app).await.people, 0, "a run passed over is not read again");
+
+    // A provider cleared for confidential data is sent it.
+    let model = AgentModelServer::start().await;
+    let app = app_cleared_for(&model, DataLabel::Confidential).await;
+    scheduled_run_at(&app, "Sales Assistant", "Salary bands for Q1", "Kept in the HR sheet.", DataLabel::Confidential)
+        .await;
+    model.script([reply(json!({"lessons": []}))]);
+    app.clock.set(next_night(&app, 1));
+    let report = ran(&app).await;
+    assert_eq!((report.runs, report.passed_over), (1, 0), "{report:?}");
+    assert!(nightly_requests(&model)[0].1.contains("Salary bands"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -312,6 +312,7 @@ impl PersonMemory {
                 models.as_ref(),
                 self.now(),
                 "shape drafting",
+                c.label,
                 DRAFT_SYSTEM,
                 &prompt,
             )

@@ -35,6 +35,8 @@ pub struct NightlyReport {
     pub left_out: u32,
     /// Calls that failed or answered out of shape: logged, and their runs read again next night.
     pub failed_calls: u32,
+    /// Runs that carried data no model of memory's is cleared for: never sent, and not read.
+    pub passed_over: u32,
     /// Why no model was asked, when none was.
     pub model_off: Option<String>,
 }
@@ -53,6 +55,12 @@ impl NightlyReport {
         }
         if self.failed_calls > 0 {
             s.push_str(&format!(" {} model calls failed; their runs are read again next night.", self.failed_calls));
+        }
+        if self.passed_over > 0 {
+            s.push_str(&format!(
+                " {} runs carried data no model of memory's is cleared for, and were passed over unread.",
+                self.passed_over
+            ));
         }
         if let Some(why) = &self.model_off {
             s.push_str(&format!(" No model was asked: {why}."));
@@ -82,6 +90,8 @@ pub struct Nightly {
 struct Batch {
     kind: WorkKind,
     runs: Vec<Run>,
+    /// The highest label of the runs: the model was chosen cleared for it.
+    carried: DataLabel,
 }
 
 impl Nightly {
@@ -124,14 +134,11 @@ impl Nightly {
         let directory = self.store.directory().await?;
         report.expired = self.expire(&directory).await?;
 
-        let model = match self.models.memory() {
-            ModelChoice::Use(m) => m,
-            ModelChoice::Off(why) => {
-                tracing::warn!(why, "the nightly job asked no model; the runs wait for the next night");
-                report.model_off = Some(why);
-                return Ok(NightlyOutcome::Ran(report));
-            }
-        };
+        if let ModelChoice::Off(why) = self.models.memory() {
+            tracing::warn!(why, "the nightly job asked no model; the runs wait for the next night");
+            report.model_off = Some(why);
+            return Ok(NightlyOutcome::Ran(report));
+        }
         let budget_cents = self.store.memory_budget().await?.unwrap_or(DEFAULT_BUDGET_CENTS);
         let budget = u64::from(budget_cents) * 1_000;
         let mut spent = self.store.spent_on(&local_date).await?;
@@ -179,8 +186,25 @@ impl Nightly {
             }
             let mut read = vec![WorkKind::Personal, WorkKind::Shared];
             for (kind, runs) in batches {
+                // Each run goes only to a model cleared for what it carried; one no model is
+                // cleared for is never sent.
+                let (runs, passed): (Vec<Run>, Vec<Run>) = runs
+                    .into_iter()
+                    .partition(|r| matches!(self.models.memory_cleared_for(r.data_label), ModelChoice::Use(_)));
+                if !passed.is_empty() {
+                    let ids: Vec<i64> = passed.iter().map(|r| r.id.0).collect();
+                    tracing::warn!(?ids, "runs carried data no model of memory's is cleared for; passed over unread");
+                    report.passed_over += passed.len() as u32;
+                }
+                let carried = runs.iter().map(|r| r.data_label).max().unwrap_or(DataLabel::Public);
+                let model = match self.models.memory_cleared_for(carried) {
+                    ModelChoice::Use(m) if !runs.is_empty() => m,
+                    _ => continue,
+                };
                 report.runs += runs.len() as u32;
-                match self.read_batch(&*model, person, &directory, Batch { kind, runs }, &local_date, &mut report).await
+                match self
+                    .read_batch(&*model, person, &directory, Batch { kind, runs, carried }, &local_date, &mut report)
+                    .await
                 {
                     Ok((cost, ids)) => {
                         spent += cost;
@@ -260,7 +284,11 @@ impl Nightly {
             });
         }
         let own: Vec<Lesson> = match self.store.lessons_of(person.id).await {
-            Ok(ls) => ls.into_iter().filter(|l| l.scope == LessonScope::Personal && l.in_use(now)).collect(),
+            // Only lessons the chosen model is cleared for go with the runs, or may be changed.
+            Ok(ls) => ls
+                .into_iter()
+                .filter(|l| l.scope == LessonScope::Personal && l.in_use(now) && l.label <= batch.carried)
+                .collect(),
             Err(e) => {
                 tracing::warn!(error = %e, "a person's lessons were not read");
                 return Err(ReadFailed { cost: 0 });

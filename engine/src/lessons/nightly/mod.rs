@@ -105,19 +105,27 @@ pub async fn budget_left(store: &dyn crate::store::Store, day: &str) -> Result<b
     Ok(store.spent_on(day).await? < budget)
 }
 
-/// One call of memory's model outside the nightly job (shape drafting, core drafting), within the
-/// daily budget and counted in the spend ledger. `None` when no model is set, the budget is spent
-/// or the call failed: each is logged, and the caller drafts by rules.
+/// One call of memory's model outside the nightly job (shape drafting, core drafting), to a model
+/// cleared for what it carries, within the daily budget and counted in the spend ledger. `None`
+/// when no such model is set, the budget is spent or the call failed: each is logged, and the
+/// caller drafts by rules.
 pub async fn memory_call(
     store: &dyn crate::store::Store,
     models: &dyn crate::persona::model::Models,
     now: DateTime<Utc>,
     purpose: &str,
+    carried: crate::cards::access::DataLabel,
     system: &str,
     user: &str,
 ) -> Option<String> {
     use crate::persona::model::ModelChoice;
-    let ModelChoice::Use(m) = models.memory() else { return None };
+    let m = match models.memory_cleared_for(carried) {
+        ModelChoice::Use(m) => m,
+        ModelChoice::Off(why) => {
+            tracing::info!(purpose, why, "no model asked; drafting by rules");
+            return None;
+        }
+    };
     let day = company_day(store, now).await.unwrap_or_default();
     match budget_left(store, &day).await {
         Ok(true) => {}
