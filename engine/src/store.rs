@@ -212,6 +212,7 @@ pub trait Store:
     + LessonStore
     + crate::lessons::nightly::NightlyStore
     + crate::cores::draft::DraftSourceStore
+    + crate::lessons::scopes::MemoryScopeStore
     + SnapshotStore
     + SetupStore
     + AgentAdminStore
@@ -233,6 +234,7 @@ impl<
             + LessonStore
             + crate::lessons::nightly::NightlyStore
             + crate::cores::draft::DraftSourceStore
+            + crate::lessons::scopes::MemoryScopeStore
             + SnapshotStore
             + SetupStore
             + AgentAdminStore

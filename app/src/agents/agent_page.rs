@@ -2,9 +2,11 @@ use super::load_agent_page::{load_agent_page, AgentPageData};
 use super::save_playbook::SavePlaybook;
 use super::set_agent_clearance::SetAgentClearance;
 use super::set_agent_toolsets::SetAgentToolsets;
+use super::set_memory_scopes::SetMemoryScopes;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::{connector, AGENTS};
 use engine::cards::access::DataLabel;
+use engine::lessons::scopes::{scopes_line, ALL_SCOPES};
 use engine::org::agents::clearance_meaning;
 use engine::org::service::ToolsetChoice;
 use leptos::prelude::*;
@@ -114,6 +116,27 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
             } else {
                 view! { <pre class="playbook-text">{playbook}</pre> }.into_any()
             }}
+        </section>
+        <section class="memory-scopes">
+            <h2>"Memory scopes"</h2>
+            <p class="meta">{scopes_line(&access.memory_scopes)}</p>
+            {access.manages.then(|| view! {
+                <form method="post" action=SetMemoryScopes::url() class="settings">
+                    <input type="hidden" name="agent" value=id.clone()/>
+                    <p class="meta">"Tick none for no limit. Company knowledge always loads."</p>
+                    <ul class="scopes">
+                        {ALL_SCOPES.into_iter().map(|s| view! {
+                            <li>
+                                <label>
+                                    <input type="checkbox" name="scopes[]" value=s.as_str() checked=access.memory_scopes.contains(&s)/>
+                                    " " {s.words()}
+                                </label>
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                    <button type="submit">"Save memory scopes"</button>
+                </form>
+            })}
         </section>
         <section class="clearance">
             <h2>"Clearance"</h2>

@@ -11,3 +11,4 @@ pub mod save_playbook;
 pub mod set_agent_clearance;
 pub mod set_agent_role;
 pub mod set_agent_toolsets;
+pub mod set_memory_scopes;

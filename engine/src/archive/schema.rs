@@ -525,6 +525,7 @@ pub const TABLES: &[Table] = &[
         "connector_notes",
         &[c("id", Int), c("connector_id", Int), c("text", Text), n("saved_by", Int), c("saved_at", Time)],
     ),
+    joined("agent_memory_scopes", &[c("agent_id", Int), c("scopes", Text)], &["agent_id"]),
     plain(
         "list_entries",
         &[

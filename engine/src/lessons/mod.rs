@@ -8,6 +8,7 @@
 
 pub mod contradictions;
 pub mod nightly;
+pub mod scopes;
 pub mod select;
 pub mod service;
 pub mod states;

@@ -42,6 +42,9 @@ async fn enrich(app: &TestApp, vault: &Path) {
         .await
         .expect("connect the source");
     demo::knowledge::seed(app.store.as_ref(), app.clock.as_ref()).await.expect("the playbook and glossary");
+    let sales_assistant = app.store.directory().await.unwrap().agents[0].id;
+    let scopes = [engine::lessons::scopes::MemoryScope::Team];
+    app.store.set_memory_scopes(sales_assistant, &scopes, engine::store::Actor { person: None, at }).await.unwrap();
     let vault: Arc<dyn engine::persona::vault::Vault> = Arc::new(server::vault::FsVault::new(vault));
     demo::bots::ensure_vault(vault.as_ref()).await.expect("write the demo vault");
     assert!(demo::bots::seed_episodes(app.store.clone(), vault, Arc::new(SystemClock)).await.unwrap());
@@ -110,6 +113,7 @@ fn assert_everything_is_carried(path: &Path) {
         "budget_stops",
         "agent_playbooks",
         "connector_notes",
+        "agent_memory_scopes",
     ] {
         assert!(text.contains(&format!("{{\"table\":\"{table}\",")), "the archive has {table} rows");
     }

@@ -44,7 +44,7 @@ async fn written_by_job(app: &TestApp, person: PersonId, scope: LessonScope, tex
     app.store.add_lesson(&l, Actor { person: None, at }).await.unwrap().id
 }
 
-fn loaded(run: &Value) -> Vec<String> {
+pub(crate) fn loaded(run: &Value) -> Vec<String> {
     run["memory_used"].as_array().unwrap().iter().filter_map(|r| r["lesson"].as_str().map(str::to_string)).collect()
 }
 
@@ -290,13 +290,13 @@ async fn the_cli_lists_your_own_lessons_and_gives_an_admin_counts_only() {
     assert_eq!(bob, "Bob Diaz has no lessons kept\n");
 }
 
-async fn propose(app: &TestApp, c: &Client, scope: &str, text: &str) -> Value {
+pub(crate) async fn propose(app: &TestApp, c: &Client, scope: &str, text: &str) -> Value {
     let r = c.post(app.url("/api/knowledge")).json(&json!({"scope": scope, "text": text})).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     body(r).await
 }
 
-async fn decide(app: &TestApp, c: &Client, id: i64, decision: &str) -> (StatusCode, Value) {
+pub(crate) async fn decide(app: &TestApp, c: &Client, id: i64, decision: &str) -> (StatusCode, Value) {
     let r = c.post(app.url(&format!("/api/memory/review/{id}/{decision}"))).send().await.unwrap();
     (r.status(), body(r).await)
 }

@@ -21,6 +21,7 @@ mod http;
 mod idempotency;
 mod inbox;
 mod lessons;
+mod memory_scopes;
 mod model_server;
 mod nightly;
 mod org;

@@ -39,6 +39,9 @@ pub struct AgentAccess {
     /// How the agent works, as its owner or an admin wrote it; Draft from what exists reads it.
     #[serde(default)]
     pub playbook: String,
+    /// Which lessons its runs load; empty means no limit.
+    #[serde(default)]
+    pub memory_scopes: Vec<crate::lessons::scopes::MemoryScope>,
 }
 
 impl OrgService {
@@ -146,6 +149,21 @@ impl OrgService {
         Ok(clearance_meaning(label))
     }
 
+    /// Whoever manages the agent limits which lessons its runs load. Returns what it now means.
+    pub async fn set_memory_scopes(&self, by: &Person, agent: AgentId, names: &[String]) -> Result<String, OrgError> {
+        use crate::lessons::scopes::{may_set, parse_scopes, scopes_line};
+        let a = self.known_agent(agent).await?;
+        if !may_set(by, a.owner) {
+            return Err(OrgError::NotAllowed(format!(
+                "Only {}'s owner or an admin can change its memory scopes",
+                a.name
+            )));
+        }
+        let scopes = parse_scopes(names).map_err(OrgError::Invalid)?;
+        self.store.set_memory_scopes(a.id, &scopes, self.actor(by)).await?;
+        Ok(scopes_line(&scopes))
+    }
+
     /// An agent's page, for anyone signed in: what it holds and is cleared for, and which of its
     /// controls the viewer may use.
     pub async fn agent_access(&self, by: &Person, agent: AgentId) -> Result<AgentAccess, OrgError> {
@@ -184,6 +202,7 @@ impl OrgService {
             manages: by.is_admin || a.owner == by.id,
             is_admin: by.is_admin,
             playbook: self.store.playbook(a.id).await?.unwrap_or_default(),
+            memory_scopes: self.store.memory_scopes(a.id).await?,
             clearance_meaning: clearance_meaning(clearance),
             clearance,
             toolsets,

@@ -115,8 +115,15 @@ impl Runs {
         let lessons = match (kind, person) {
             (RunKind::Ask, Some(p)) => {
                 let teams: Vec<TeamId> = p.main_team.into_iter().collect();
-                let readable: Vec<_> =
-                    self.store.lessons_for_run(p.id, &teams).await?.into_iter().filter(|l| l.in_use(now)).collect();
+                // The agent's memory_scopes limit them; company knowledge always loads.
+                let scopes = self.store.memory_scopes(agent.id).await?;
+                let readable: Vec<_> = self
+                    .store
+                    .lessons_for_run(p.id, &teams)
+                    .await?
+                    .into_iter()
+                    .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l))
+                    .collect();
                 lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect()
             }
             _ => vec![],

@@ -1,0 +1,139 @@
+//! An agent's `memory_scopes`: which lessons its runs may load. An empty list means no limit;
+//! otherwise the listed scopes, plus company knowledge, which every run may load.
+
+use super::{Lesson, LessonScope};
+use crate::org::{AgentId, Person};
+use crate::store::{Actor, StoreError};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+/// A scope an agent may be limited to. Company knowledge is not one: it always loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum MemoryScope {
+    /// The lessons of the person a run acts for.
+    Personal,
+    /// Their team's accepted lessons.
+    Team,
+}
+
+pub const ALL_SCOPES: [MemoryScope; 2] = [MemoryScope::Personal, MemoryScope::Team];
+
+impl MemoryScope {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MemoryScope::Personal => "personal",
+            MemoryScope::Team => "team",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        ALL_SCOPES.into_iter().find(|m| m.as_str() == s)
+    }
+
+    /// As the agent page names it.
+    pub fn words(&self) -> &'static str {
+        match self {
+            MemoryScope::Personal => "Personal lessons of the person it acts for",
+            MemoryScope::Team => "Their team's lessons",
+        }
+    }
+}
+
+/// The scopes as typed or ticked: each known one once, in order; an unknown one is refused.
+pub fn parse_scopes(names: &[String]) -> Result<Vec<MemoryScope>, String> {
+    let mut out = Vec::new();
+    for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        let s = MemoryScope::parse(n).ok_or_else(|| format!("{n:?} is not a memory scope: use personal or team"))?;
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether an agent limited to `scopes` may load the lesson. A private agent's lessons never load
+/// into another agent's runs.
+pub fn within(scopes: &[MemoryScope], lesson: &Lesson) -> bool {
+    match lesson.scope {
+        LessonScope::Company => true,
+        LessonScope::Agent(_) => false,
+        _ if scopes.is_empty() => true,
+        LessonScope::Personal => scopes.contains(&MemoryScope::Personal),
+        LessonScope::Team(_) => scopes.contains(&MemoryScope::Team),
+    }
+}
+
+/// "Personal lessons and company knowledge", for the agent page and the audit.
+pub fn scopes_line(scopes: &[MemoryScope]) -> String {
+    if scopes.is_empty() {
+        return "No limit: every lesson the person may read".into();
+    }
+    let names: Vec<&str> = scopes.iter().map(|s| s.as_str()).collect();
+    format!("Only {} lessons, and company knowledge", names.join(" and "))
+}
+
+#[async_trait]
+pub trait MemoryScopeStore: Send + Sync {
+    /// The agent's scopes; empty when none were set.
+    async fn memory_scopes(&self, agent: AgentId) -> Result<Vec<MemoryScope>, StoreError>;
+    /// Replaces them; audited with the old and new lists.
+    async fn set_memory_scopes(&self, agent: AgentId, scopes: &[MemoryScope], actor: Actor) -> Result<(), StoreError>;
+}
+
+/// Whoever manages the agent (its owner or an admin) sets its scopes.
+pub fn may_set(me: &Person, owner: crate::org::PersonId) -> bool {
+    me.is_admin || me.id == owner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::select::tests::lesson;
+    use crate::lessons::LessonState;
+    use crate::org::TeamId;
+    use chrono::Utc;
+
+    #[test]
+    fn scopes_limit_what_loads_and_company_knowledge_always_does() {
+        use MemoryScope::{Personal, Team};
+        let with = |scope: LessonScope| {
+            let mut l = lesson(1, "x", LessonState::Accepted, true, Utc::now());
+            l.scope = scope;
+            l
+        };
+        let cases: [(&[MemoryScope], LessonScope, bool); 12] = [
+            (&[], LessonScope::Personal, true),
+            (&[], LessonScope::Team(TeamId(1)), true),
+            (&[], LessonScope::Company, true),
+            (&[], LessonScope::Agent(AgentId(1)), false),
+            (&[Personal], LessonScope::Personal, true),
+            (&[Personal], LessonScope::Team(TeamId(1)), false),
+            (&[Personal], LessonScope::Company, true),
+            (&[Team], LessonScope::Personal, false),
+            (&[Team], LessonScope::Team(TeamId(1)), true),
+            (&[Team], LessonScope::Company, true),
+            (&[Personal, Team], LessonScope::Personal, true),
+            (&[Personal, Team], LessonScope::Agent(AgentId(1)), false),
+        ];
+        for (scopes, scope, loads) in cases {
+            assert_eq!(within(scopes, &with(scope)), loads, "{scopes:?} {scope:?}");
+        }
+    }
+
+    #[test]
+    fn scopes_parse_once_each_and_refuse_an_unknown_one() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse_scopes(&names(&["team", "personal", "team", " "])),
+            Ok(vec![MemoryScope::Personal, MemoryScope::Team])
+        );
+        assert_eq!(parse_scopes(&[]), Ok(vec![]));
+        assert_eq!(
+            parse_scopes(&names(&["partner"])),
+            Err("\"partner\" is not a memory scope: use personal or team".into())
+        );
+        assert_eq!(scopes_line(&[]), "No limit: every lesson the person may read");
+        assert_eq!(scopes_line(&[MemoryScope::Team]), "Only team lessons, and company knowledge");
+    }
+}

@@ -1,0 +1,42 @@
+//! Agents' memory_scopes, on PostgreSQL.
+
+use super::{audit, backend, PgStore};
+use crate::store::memory_scopes::{scopes_from, scopes_text};
+use async_trait::async_trait;
+use engine::lessons::scopes::{scopes_line, MemoryScope, MemoryScopeStore};
+use engine::org::AgentId;
+use engine::store::{Actor, StoreError};
+
+#[async_trait]
+impl MemoryScopeStore for PgStore {
+    async fn memory_scopes(&self, agent: AgentId) -> Result<Vec<MemoryScope>, StoreError> {
+        let text: Option<String> = sqlx::query_scalar("SELECT scopes FROM agent_memory_scopes WHERE agent_id = $1")
+            .bind(agent.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(text.as_deref().map(scopes_from).unwrap_or_default())
+    }
+
+    async fn set_memory_scopes(&self, agent: AgentId, scopes: &[MemoryScope], actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let old: Option<String> = sqlx::query_scalar("SELECT scopes FROM agent_memory_scopes WHERE agent_id = $1")
+            .bind(agent.0)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO agent_memory_scopes (agent_id, scopes) VALUES ($1, $2) \
+             ON CONFLICT (agent_id) DO UPDATE SET scopes = excluded.scopes",
+        )
+        .bind(agent.0)
+        .bind(scopes_text(scopes))
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let was = scopes_line(&old.as_deref().map(scopes_from).unwrap_or_default());
+        let detail = format!("{was} → {}", scopes_line(scopes));
+        audit(&mut tx, actor, "agent.memory_scopes", &agent.0.to_string(), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+}
