@@ -105,7 +105,8 @@ export async function startServer({ command = 'demo', env: extraEnv = {} } = {})
       LEPTOS_SITE_ROOT: SITE_ROOT,
       LEPTOS_OUTPUT_NAME: 'engram',
       ENGRAM_DATABASE_URL: `sqlite://${path.join(dir, 'e2e.db')}`,
-      RUST_LOG: process.env.RUST_LOG || 'info,sqlx=warn',
+      // Each request's start and answer, so a failure's log shows where the server was.
+      RUST_LOG: process.env.RUST_LOG || 'info,sqlx=warn,server::request_id=debug',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,8 +33,11 @@ pub async fn span(req: Request, next: Next) -> Response {
     // The path only: a query string may hold what should not be in a log.
     let span = tracing::info_span!("request", id = %id, method = %req.method(), path = %req.uri().path());
     async move {
+        let started = std::time::Instant::now();
+        tracing::debug!("received");
         let mut res = next.run(req).await;
         let status = res.status();
+        tracing::debug!(status = status.as_u16(), ms = started.elapsed().as_millis() as u64, "answered");
         // Refusals are logged here, once for every route, so each one carries the request's id.
         if status.is_client_error() {
             tracing::info!(status = status.as_u16(), "refused");

@@ -41,7 +41,14 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await.map_err(backend)?;
+        // A request that cannot get a connection fails, logged, within the busy timeout rather
+        // than waiting out sqlx's 30 s default.
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
         MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
         super::cards::terms::index_once(&pool).await?;
         Ok(Self { pool, secrets: None })
