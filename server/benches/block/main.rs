@@ -6,7 +6,8 @@
 //! Run with `cargo bench -p server --bench block --features bench-seed`; the backend is
 //! `ENGRAM_BENCH_BACKEND` (`sqlite`, the default, or `postgres`), or `sqlite`/`postgres` after `--`.
 //! PostgreSQL gets a new database on `ENGRAM_BENCH_POSTGRES_URL` (else `ENGRAM_TEST_POSTGRES_URL`),
-//! dropped at the end. Figures are printed, never asserted.
+//! dropped at the end; with `ENGRAM_BENCH_KEEP` set, a SQLite database is kept and its folder
+//! printed, and `ENGRAM_BENCH_REUSE=<folder>` times that one again instead of seeding. Figures are printed, never asserted.
 
 mod naive;
 mod seed;
@@ -60,6 +61,15 @@ struct BenchDatabase {
 impl BenchDatabase {
     async fn create(postgres: bool) -> Self {
         let dir = tempfile::tempdir().expect("a temporary folder");
+        if let (false, Some(kept)) = (postgres, std::env::var_os("ENGRAM_BENCH_REUSE")) {
+            let kept = std::path::PathBuf::from(kept);
+            return Self {
+                url: format!("sqlite://{}/bench.db", kept.display()),
+                label: format!("SQLite (WAL, synchronous=NORMAL), kept in {}", kept.display()),
+                dir,
+                postgres: None,
+            };
+        }
         if !postgres {
             return Self {
                 url: format!("sqlite://{}/bench.db", dir.path().display()),
@@ -92,7 +102,12 @@ impl BenchDatabase {
             let mut conn = PgConnection::connect(admin).await.expect("connect to the PostgreSQL server");
             conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str()).await.expect("drop the bench database");
         }
-        drop(self.dir);
+        // Kept on request, to look at the seeded database's plans afterwards.
+        if self.postgres.is_none() && std::env::var_os("ENGRAM_BENCH_KEEP").is_some() {
+            report(format_args!("kept the seeded database in {}", self.dir.keep().display()));
+        } else {
+            drop(self.dir);
+        }
     }
 }
 
@@ -113,7 +128,11 @@ async fn run(postgres: bool) {
     let store = AnyStore::open(&db.url).await.expect("open the store");
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let started = Instant::now();
-    let seeded = seed::company(&store, clock.now()).await;
+    let seeded = if db.label.contains("kept in") {
+        seed::existing(&store).await
+    } else {
+        seed::company(&store, clock.now()).await
+    };
     report(format_args!(
         "seeded {} people, {} cards and their use summaries, and {} logged uses of {} sampled people, in {:.0?}",
         seed::PEOPLE,

@@ -250,3 +250,18 @@ pub async fn company(store: &AnyStore, now: DateTime<Utc>) -> Seeded {
     }
     Seeded { agent, sampled, cards: card_id - 1, logged: logged_total }
 }
+
+/// The same company from a database an earlier run kept (`ENGRAM_BENCH_KEEP`), without seeding:
+/// the first agent, and the sampled people as `company` picks them.
+pub async fn existing(store: &AnyStore) -> Seeded {
+    use engine::org::AgentId;
+    let shared = store.shared();
+    let agent = shared.agent(AgentId(1)).await.expect("read the agent").expect("the kept database has its agent");
+    let first = 2;
+    let mut sampled = Vec::new();
+    for k in 0..SAMPLED {
+        let id = PersonId(first + k * (PEOPLE / SAMPLED) + 7);
+        sampled.push(shared.person(id).await.expect("read a person").expect("the person exists"));
+    }
+    Seeded { agent, sampled, cards: PEOPLE * CARDS_EACH, logged: 0 }
+}

@@ -42,9 +42,11 @@ impl SqliteStore {
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
         // A request that cannot get a connection fails, logged, within the busy timeout rather
-        // than waiting out sqlx's 30 s default.
+        // than waiting out sqlx's 30 s default. A local file cannot drop a connection, so none is
+        // pinged before use: that would be one more round trip to SQLite's thread per statement.
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await
