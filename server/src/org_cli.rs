@@ -93,6 +93,8 @@ pub enum OrgCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Search a bot's core.md, memory lines and hand-written memory file
+    Recall { agent: String, query: String },
     /// Print a token for the bot itself
     Token {
         agent: String,
@@ -274,26 +276,40 @@ fn episode_line(e: &Episode) -> String {
 }
 
 fn reflect_lines(r: &ReflectReport) -> Vec<String> {
+    let on = match r.episode {
+        Some(id) => format!("episode {id}"),
+        None => "the run (no episode recorded)".to_string(),
+    };
     let mut out = match &r.outcome {
-        ReflectOutcome::Applied(a) if a.is_empty() => vec![format!("reflect on episode {}: nothing new", r.episode)],
+        ReflectOutcome::Applied(a) if a.is_empty() => vec![format!("reflect on {on}: nothing new")],
         ReflectOutcome::Applied(a) => vec![format!(
-            "reflect on episode {}: {} added, {} seen again, {} reworded, {} retired",
-            r.episode,
+            "reflect on {on}: {} added, {} seen again, {} reworded, {} retired",
             a.added.len(),
             a.repeated.len(),
             a.reworded.len(),
             a.deleted.len()
         )],
         ReflectOutcome::DryRun(ops) => {
-            let mut v = vec![format!("reflect on episode {} (dry run, nothing written):", r.episode)];
+            let mut v = vec![format!("reflect on {on} (dry run, nothing written):")];
             v.extend(ops.iter().map(|o| format!("  {o}")));
             v
         }
-        ReflectOutcome::Skipped(why) => vec![format!("reflect on episode {} skipped: {why}", r.episode)],
+        ReflectOutcome::Skipped(why) => vec![format!("reflect on {on} skipped: {why}")],
     };
     out.extend(r.dropped.iter().map(|d| format!("dropped (names another agent): {d}")));
     out.extend(r.proposals.iter().cloned());
     out
+}
+
+fn recall_line(agent: &str, h: &engine::persona::recall::RecallHit) -> String {
+    use engine::persona::recall::RecallPlace;
+    match &h.place {
+        RecallPlace::Core { line } => format!("{}:{line}: {}", engine::persona::vault::core_path(agent), h.text),
+        RecallPlace::Row { id, kind, times_seen, .. } => format!("line #{id} [{kind}] seen {times_seen}×: {}", h.text),
+        RecallPlace::HandWritten { line } => {
+            format!("{}:{line}: {}", engine::persona::vault::hand_written_memory_path(agent), h.text)
+        }
+    }
 }
 
 fn wake_done_lines(r: &WakeDoneReport) -> Vec<String> {
@@ -396,6 +412,13 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
                     return Err(CliError { code: 1, message: format!("no proposal: {why}") })
                 }
             }
+        }
+        OrgCommand::Recall { agent, query } => {
+            let hits = bots.recall(&who, agent, query).await.map_err(refused)?;
+            if hits.is_empty() {
+                lines.push(format!("nothing in {agent}'s memory holds {query:?}"));
+            }
+            lines.extend(hits.iter().map(|h| recall_line(agent, h)));
         }
         OrgCommand::Token { agent, name } => {
             let Caller::Person(owner) = person_caller(who)? else { unreachable!("person_caller returns a person") };

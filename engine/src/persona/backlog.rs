@@ -183,6 +183,28 @@ pub struct NewEpisode {
     pub at: DateTime<Utc>,
 }
 
+impl NewEpisode {
+    /// The episode as it would read once recorded, under a made-up id.
+    pub fn unsaved(self, id: i64) -> Episode {
+        Episode {
+            id,
+            agent: self.agent,
+            wake: self.wake,
+            trigger: self.trigger,
+            task: self.task,
+            outcome: self.outcome,
+            corrected: false,
+            turns: self.turns,
+            cost_usd: self.cost_usd,
+            duration_s: self.duration_s,
+            summary: self.summary,
+            log_path: self.log_path,
+            transcript_path: self.transcript_path,
+            created_at: self.at,
+        }
+    }
+}
+
 const SUMMARY_CHARS: usize = 160;
 
 /// The one-line, first-person summary of a wake, made from its result with no model call.

@@ -12,6 +12,7 @@ pub mod config;
 pub mod model;
 pub mod org_yaml;
 pub mod proposal;
+pub mod recall;
 pub mod render;
 pub mod service;
 pub mod store;

@@ -7,6 +7,7 @@ mod answer_check;
 mod archive;
 mod auth;
 mod bots;
+mod bots_rules;
 mod cards;
 mod cards_forgetting;
 mod cards_setup;

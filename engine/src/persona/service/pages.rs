@@ -118,6 +118,32 @@ impl Bots {
         Ok(rows)
     }
 
+    /// `engram org recall`: the lines of the bot's core.md, its active memory lines and its
+    /// hand-written file that hold the query's words. Read by whoever may read its memory; a bot
+    /// only its own.
+    pub async fn recall(
+        &self,
+        caller: &Caller,
+        agent: &str,
+        query: &str,
+    ) -> Result<Vec<crate::persona::recall::RecallHit>, PersonaError> {
+        use crate::persona::recall::{query_words, recall, RecallSources};
+        use crate::persona::vault::core_path;
+        self.agent(agent).await?;
+        Self::may_read(caller, agent)?;
+        if query_words(query).is_empty() {
+            return Err(PersonaError::Invalid("Say what to recall: engram org recall <agent> \"<query>\"".into()));
+        }
+        let rows = match caller {
+            Caller::Bot(_) => self.store.bot_memory_rows(agent, false).await,
+            _ => self.store.memory_rows(agent, false).await,
+        }?;
+        let vault = self.vault()?;
+        let core = vault.read(&core_path(agent)).await.map_err(PersonaError::Vault)?;
+        let hand_written = vault.read(&hand_written_memory_path(agent)).await.map_err(PersonaError::Vault)?;
+        Ok(recall(query, &RecallSources { core: core.as_deref(), rows: &rows, hand_written: hand_written.as_deref() }))
+    }
+
     pub async fn stats(&self, caller: &Caller, agent: &str, days: u32) -> Result<Stats, PersonaError> {
         self.agent(agent).await?;
         Self::may_read(caller, agent)?;

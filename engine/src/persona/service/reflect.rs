@@ -9,6 +9,9 @@ use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
+/// The id of an episode a dry run made up and did not record.
+const UNSAVED: i64 = 0;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ReflectOutcome {
     Applied(AppliedOps),
@@ -19,7 +22,8 @@ pub enum ReflectOutcome {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReflectReport {
-    pub episode: i64,
+    /// None for a dry run on a wake no episode records: a dry run records none.
+    pub episode: Option<i64>,
     pub outcome: ReflectOutcome,
     /// Lines dropped because they were about another agent.
     pub dropped: Vec<String>,
@@ -47,7 +51,12 @@ impl Bots {
             Some(e) => (e, None),
             None => {
                 let outcome = if report.exit == 0 { Outcome::Done } else { Outcome::Error };
-                let (e, _) = self.record_episode(agent, &reason, None, outcome, report).await?;
+                // A dry run reflects on the episode as it would be recorded, and records nothing.
+                let e = if dry_run {
+                    self.new_episode(agent, &reason, None, outcome, report).await?.unsaved(UNSAVED)
+                } else {
+                    self.record_episode(agent, &reason, None, outcome, report).await?.0
+                };
                 (e, Some(if reason == "chat" { "chat_end" } else { "wake_done" }))
             }
         };
@@ -65,7 +74,7 @@ impl Bots {
         let skipped = |why: String| {
             tracing::info!(agent, episode = episode.id, why, "reflect skipped");
             Ok(ReflectReport {
-                episode: episode.id,
+                episode: (episode.id != UNSAVED).then_some(episode.id),
                 outcome: ReflectOutcome::Skipped(why),
                 dropped: vec![],
                 proposals: vec![],
@@ -139,7 +148,7 @@ impl Bots {
         }
         if dry_run {
             return Ok(ReflectReport {
-                episode: episode.id,
+                episode: (episode.id != UNSAVED).then_some(episode.id),
                 outcome: ReflectOutcome::DryRun(parsed.ops.iter().map(describe_op).collect()),
                 dropped: parsed.dropped,
                 proposals: vec![],
@@ -157,7 +166,7 @@ impl Bots {
         }
         let proposals = self.propose_due(&a, &config).await;
         Ok(ReflectReport {
-            episode: episode.id,
+            episode: (episode.id != UNSAVED).then_some(episode.id),
             outcome: ReflectOutcome::Applied(applied),
             dropped: parsed.dropped,
             proposals,

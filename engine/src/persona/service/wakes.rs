@@ -177,12 +177,32 @@ impl Bots {
         outcome: Outcome,
         report: &WakeReport,
     ) -> Result<(Episode, bool), PersonaError> {
+        let new = self.new_episode(agent, trigger, task, outcome, report).await?;
+        match self.store.insert_episode(&new).await {
+            Ok(e) => Ok((e, true)),
+            Err(StoreError::Duplicate(_)) => {
+                let e = self.store.episode_by_wake(agent, &new.wake).await?;
+                e.map(|e| (e, false)).ok_or_else(|| PersonaError::Internal("a duplicate episode vanished".into()))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The episode a wake's report makes, not yet recorded.
+    pub(super) async fn new_episode(
+        &self,
+        agent: &str,
+        trigger: &str,
+        task: Option<i64>,
+        outcome: Outcome,
+        report: &WakeReport,
+    ) -> Result<NewEpisode, PersonaError> {
         let title = match task {
             Some(t) => self.store.task(t).await?.map(|t| t.title),
             None => None,
         };
         let summary = summarise_wake(outcome, task.zip(title.as_deref()), report.turns, &report.result);
-        let new = NewEpisode {
+        Ok(NewEpisode {
             agent: agent.to_string(),
             wake: report.wake.trim().to_string(),
             trigger: trigger.to_string(),
@@ -195,15 +215,7 @@ impl Bots {
             log_path: report.log_path.clone(),
             transcript_path: report.transcript_path.clone(),
             at: self.now(),
-        };
-        match self.store.insert_episode(&new).await {
-            Ok(e) => Ok((e, true)),
-            Err(StoreError::Duplicate(_)) => {
-                let e = self.store.episode_by_wake(agent, &new.wake).await?;
-                e.map(|e| (e, false)).ok_or_else(|| PersonaError::Internal("a duplicate episode vanished".into()))
-            }
-            Err(e) => Err(e.into()),
-        }
+        })
     }
 
     /// A wake's transcript is refused on the way in, before anything is changed. Without a vault
