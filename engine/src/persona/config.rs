@@ -9,6 +9,15 @@ pub const REPEAT_THRESHOLD_MIN: u32 = 2;
 const TIERS: [&str; 3] = ["core", "episodic", "semantic"];
 const TRIGGERS: [&str; 2] = ["wake_done", "chat_end"];
 const TARGETS: [&str; 2] = ["own_prompt", "own_skills"];
+/// Seed 003's scopes a bot may edit, and the edits that wait for a person.
+pub const EDIT_SCOPES: [&str; 3] = ["own_facts", "own_strategies", "own_profile"];
+pub const APPROVAL_KINDS: [&str; 3] = ["delete_fact", "edit_entity", "change_decision"];
+/// A bot's edit stays undoable this long by default: an owner who looks at the agent page once
+/// in a working session still sees what the bot changed and can take it back.
+pub const EDIT_GRACE_DEFAULT_SECONDS: u32 = 3_600;
+pub const EDIT_GRACE_MAX_SECONDS: u32 = 7 * 24 * 3_600;
+pub const EDITS_PER_SESSION_MAX: u32 = 50;
+pub const DELETES_PER_DAY_MAX: u32 = 50;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -17,6 +26,7 @@ pub struct MemoryConfig {
     pub core_budget_tokens: u32,
     pub reflect: ReflectConfig,
     pub self_improvement: SelfImprovementConfig,
+    pub self_edit: SelfEditPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +49,33 @@ pub struct SelfImprovementConfig {
     pub requires_ship_gate: bool,
 }
 
+/// Seed 003's `SelfEditPolicy`, under its own names: what a bot may change in its own memory
+/// through `memory_self_edit`, what waits for its owner, and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct SelfEditPolicy {
+    pub allow_edit: Vec<String>,
+    pub require_approval: Vec<String>,
+    pub max_edits_per_session: u32,
+    pub max_deletes_per_day: u32,
+    pub require_reason: bool,
+    /// Seconds an applied edit can still be undone.
+    pub edit_grace_period: u32,
+}
+
+impl Default for SelfEditPolicy {
+    fn default() -> Self {
+        Self {
+            allow_edit: EDIT_SCOPES.iter().map(|s| s.to_string()).collect(),
+            require_approval: APPROVAL_KINDS.iter().map(|s| s.to_string()).collect(),
+            max_edits_per_session: 5,
+            max_deletes_per_day: 3,
+            require_reason: true,
+            edit_grace_period: EDIT_GRACE_DEFAULT_SECONDS,
+        }
+    }
+}
+
 impl Default for MemoryConfig {
     fn default() -> Self {
         Self {
@@ -46,6 +83,7 @@ impl Default for MemoryConfig {
             core_budget_tokens: 1_500,
             reflect: ReflectConfig::default(),
             self_improvement: SelfImprovementConfig::default(),
+            self_edit: SelfEditPolicy::default(),
         }
     }
 }
@@ -92,7 +130,7 @@ pub struct EffectiveConfig {
     pub defaulted: Vec<String>,
 }
 
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 18] = [
     "tiers",
     "core_budget_tokens",
     "reflect.enabled",
@@ -104,6 +142,12 @@ const KEYS: [&str; 12] = [
     "self_improvement.repeat_threshold",
     "self_improvement.targets",
     "self_improvement.requires_ship_gate",
+    "self_edit.allowEdit",
+    "self_edit.requireApproval",
+    "self_edit.maxEditsPerSession",
+    "self_edit.maxDeletesPerDay",
+    "self_edit.requireReason",
+    "self_edit.editGracePeriod",
     "",
 ];
 
@@ -170,6 +214,43 @@ pub fn validate(c: &MemoryConfig) -> Result<(), ConfigError> {
             format!("may name only own_prompt and own_skills (the block names {t:?})"),
         ));
     }
+    validate_self_edit(&c.self_edit)
+}
+
+fn validate_self_edit(p: &SelfEditPolicy) -> Result<(), ConfigError> {
+    if let Some(t) = p.allow_edit.iter().find(|t| !EDIT_SCOPES.contains(&t.as_str())) {
+        return Err(refuse(
+            "self_edit.allowEdit",
+            format!("names only own_facts, own_strategies and own_profile (the block names {t:?})"),
+        ));
+    }
+    if let Some(t) = p.require_approval.iter().find(|t| !APPROVAL_KINDS.contains(&t.as_str())) {
+        return Err(refuse(
+            "self_edit.requireApproval",
+            format!("names only delete_fact, edit_entity and change_decision (the block names {t:?})"),
+        ));
+    }
+    if !p.require_reason {
+        return Err(refuse("self_edit.requireReason", "must be true: every self-edit carries its reason"));
+    }
+    if p.max_edits_per_session > EDITS_PER_SESSION_MAX {
+        return Err(refuse(
+            "self_edit.maxEditsPerSession",
+            format!("may be at most {EDITS_PER_SESSION_MAX} (the block sets {})", p.max_edits_per_session),
+        ));
+    }
+    if p.max_deletes_per_day > DELETES_PER_DAY_MAX {
+        return Err(refuse(
+            "self_edit.maxDeletesPerDay",
+            format!("may be at most {DELETES_PER_DAY_MAX} (the block sets {})", p.max_deletes_per_day),
+        ));
+    }
+    if p.edit_grace_period > EDIT_GRACE_MAX_SECONDS {
+        return Err(refuse(
+            "self_edit.editGracePeriod",
+            format!("may be at most {EDIT_GRACE_MAX_SECONDS} seconds, a week (the block sets {})", p.edit_grace_period),
+        ));
+    }
     Ok(())
 }
 
@@ -189,7 +270,18 @@ mod tests {
         assert_eq!(c.config.core_budget_tokens, 1_500);
         assert_eq!(c.config.reflect.model, "cheap");
         assert_eq!(c.config.self_improvement.max_proposals_per_week, 1);
-        assert_eq!(c.defaulted.len(), 11);
+        assert_eq!(c.defaulted.len(), 17);
+        assert_eq!(
+            c.config.self_edit,
+            SelfEditPolicy {
+                allow_edit: vec!["own_facts".into(), "own_strategies".into(), "own_profile".into()],
+                require_approval: vec!["delete_fact".into(), "edit_entity".into(), "change_decision".into()],
+                max_edits_per_session: 5,
+                max_deletes_per_day: 3,
+                require_reason: true,
+                edit_grace_period: 3_600,
+            }
+        );
     }
 
     #[test]
@@ -249,5 +341,39 @@ mod tests {
         assert_eq!(parse(json!([1, 2])).unwrap_err().key, "memory");
         assert_eq!(parse(json!({"tiers": ["core", "dreams"]})).unwrap_err().key, "tiers");
         assert_eq!(parse(json!({"reflect": {"trigger": ["hourly"]}})).unwrap_err().key, "reflect.trigger");
+    }
+
+    /// Seed 003's policy: its names, its defaults, and refusals that name the key and the limit.
+    #[test]
+    fn the_self_edit_policy_is_checked_like_the_rest_of_the_block() {
+        let c = parse(json!({"self_edit": {"maxEditsPerSession": 2, "editGracePeriod": 600}})).unwrap();
+        assert_eq!((c.config.self_edit.max_edits_per_session, c.config.self_edit.edit_grace_period), (2, 600));
+        assert_eq!(c.config.self_edit.max_deletes_per_day, 3, "a partial policy keeps the other defaults");
+        assert!(!c.defaulted.contains(&"self_edit.maxEditsPerSession".to_string()));
+        assert!(c.defaulted.contains(&"self_edit.requireApproval".to_string()));
+        let cases = [
+            (json!({"requireReason": false}), "self_edit.requireReason: must be true: every self-edit carries its reason"),
+            (
+                json!({"allowEdit": ["own_facts", "others_facts"]}),
+                "self_edit.allowEdit: names only own_facts, own_strategies and own_profile (the block names \"others_facts\")",
+            ),
+            (
+                json!({"requireApproval": ["delete_everything"]}),
+                "self_edit.requireApproval: names only delete_fact, edit_entity and change_decision (the block names \"delete_everything\")",
+            ),
+            (json!({"maxEditsPerSession": 51}), "self_edit.maxEditsPerSession: may be at most 50 (the block sets 51)"),
+            (json!({"maxDeletesPerDay": 99}), "self_edit.maxDeletesPerDay: may be at most 50 (the block sets 99)"),
+            (
+                json!({"editGracePeriod": 604_801}),
+                "self_edit.editGracePeriod: may be at most 604800 seconds, a week (the block sets 604801)",
+            ),
+        ];
+        for (policy, refusal) in cases {
+            assert_eq!(parse(json!({"self_edit": policy})).unwrap_err().to_string(), refusal);
+        }
+        // The seed's names, not the Rust ones.
+        assert_eq!(parse(json!({"self_edit": {"max_edits_per_session": 2}})).unwrap_err().key, "memory");
+        // No approvals and no deletes are choices an owner may make.
+        assert!(parse(json!({"self_edit": {"requireApproval": [], "maxDeletesPerDay": 0}})).is_ok());
     }
 }
