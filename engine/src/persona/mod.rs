@@ -9,6 +9,7 @@ pub mod apply;
 pub mod audn;
 pub mod backlog;
 pub mod config;
+pub mod memory_audit;
 pub mod model;
 pub mod org_yaml;
 pub mod proposal;
