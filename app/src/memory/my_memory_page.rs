@@ -83,14 +83,12 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
             <h2>"What I'm working on"</h2>
             <p class="meta">"The records kept for your work, most used first. Only you see what they say."</p>
             {confirm.map(|c| view! {
-                <div class="confirm" role="alertdialog" aria-label="Forget this record?">
-                    <p>{format!("Forget {} {}? It is removed from your memory and not kept for you again for 30 days, unless you pin it.", c.kind, c.record_id)}</p>
-                    <form method="post" action=ForgetCard::url() class="inline">
-                        <input type="hidden" name="id" value=c.card.to_string()/>
-                        <button type="submit">"Forget it"</button>
-                    </form>
-                    <a href=MY_MEMORY>"Keep it"</a>
-                </div>
+                <ConfirmForget
+                    label="Forget this record?"
+                    question=format!("Forget {} {}? It is removed from your memory and not kept for you again for 30 days, unless you pin it.", c.kind, c.record_id)
+                    action=ForgetCard::url()
+                    id=c.card.to_string()
+                />
             })}
             {empty.then(|| view! { <p>"Nothing is kept for your work yet."</p> })}
             <ul class="cards">
@@ -204,14 +202,12 @@ fn Learned(
             <h2>"What I've learned"</h2>
             <p class="meta">"What your runs learned, and what you kept in your own words. Only you and your own asks read a lesson, as data: nothing is sent or written from a value in it without reading its source first."</p>
             {confirm.map(|l| view! {
-                <div class="confirm" role="alertdialog" aria-label="Forget this lesson?">
-                    <p>{format!("Forget \u{201c}{}\u{201d}? It is removed from your memory with the versions it replaced.", l.text)}</p>
-                    <form method="post" action=ForgetLesson::url() class="inline">
-                        <input type="hidden" name="id" value=l.id.to_string()/>
-                        <button type="submit">"Forget it"</button>
-                    </form>
-                    <a href=MY_MEMORY>"Keep it"</a>
-                </div>
+                <ConfirmForget
+                    label="Forget this lesson?"
+                    question=format!("Forget \u{201c}{}\u{201d}? It is removed from your memory with the versions it replaced.", l.text)
+                    action=ForgetLesson::url()
+                    id=l.id.to_string()
+                />
             })}
             {empty.then(|| view! { <p>"No lessons in use yet."</p> })}
             <ul class="lessons">
@@ -325,5 +321,21 @@ fn Review(proposals: Vec<ProposalView>) -> impl IntoView {
                 }).collect_view()}
             </ul>
         </section>
+    }
+}
+
+/// Forgetting asks first: the question, Forget it (the form that forgets) and Keep it (back to
+/// the page, nothing changed).
+#[component]
+fn ConfirmForget(label: &'static str, question: String, action: &'static str, id: String) -> impl IntoView {
+    view! {
+        <div class="confirm" role="alertdialog" aria-label=label>
+            <p>{question}</p>
+            <form method="post" action=action class="inline">
+                <input type="hidden" name="id" value=id/>
+                <button type="submit">"Forget it"</button>
+            </form>
+            <a href=MY_MEMORY>"Keep it"</a>
+        </div>
     }
 }

@@ -9,7 +9,7 @@ use super::{CoreError, CoreScope};
 use crate::cards::access::DataLabel;
 use crate::clock::Clock;
 use crate::lessons::states::expired_by;
-use crate::lessons::{Lesson, LessonScope, LessonState, WrittenBy};
+use crate::lessons::{Lesson, WrittenBy};
 use crate::org::{AgentId, Person, RoleSlug};
 use crate::persona::model::Models;
 use crate::runs::block::quote_item;
@@ -169,15 +169,10 @@ impl CoreDrafter {
                 role.name
             )));
         }
-        let from: Vec<String> = {
-            let mut names: Vec<String> = Vec::new();
-            for s in &sources {
-                if !names.contains(&s.name) {
-                    names.push(s.name.clone());
-                }
-            }
-            names
-        };
+        let mut from: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
+        // Sources of one kind share a name ("company knowledge"), and are named once, in order.
+        let mut seen = std::collections::HashSet::new();
+        from.retain(|n| seen.insert(n.clone()));
         let limit = subject.limit();
         let based_on = self.store.current_core(&scope).await?.map(|c| c.version).unwrap_or(0);
         let said = crate::lessons::nightly::memory_call(
@@ -265,11 +260,10 @@ impl CoreDrafter {
         }
         let now = self.clock.now();
         for l in self.store.accepted_company_lessons().await? {
-            let current = l.state == LessonState::Accepted
-                && l.scope == LessonScope::Company
-                && l.written_by == WrittenBy::Person
-                && l.valid_to.is_none_or(|t| t > now)
-                && !expired_by(&l, now);
+            // The store gives accepted company lessons; what a person wrote and what is valid now
+            // are decided here, at reading.
+            let current =
+                l.written_by == WrittenBy::Person && l.valid_to.is_none_or(|t| t > now) && !expired_by(&l, now);
             if current {
                 out.push(DraftSource {
                     id: l.ref_id(),
