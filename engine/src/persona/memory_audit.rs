@@ -263,7 +263,7 @@ pub fn urls(entry: &str) -> Vec<String> {
     entry
         .split_whitespace()
         .filter_map(|w| w.find("https://").or_else(|| w.find("http://")).map(|at| &w[at..]))
-        .map(|w| w.trim_end_matches(|c: char| matches!(c, '.' | ',' | ';' | ')' | ']' | '>')).to_string())
+        .map(|w| w.trim_end_matches(['.', ',', ';', ')', ']', '>']).to_string())
         .collect()
 }
 
@@ -271,7 +271,7 @@ pub fn urls(entry: &str) -> Vec<String> {
 pub fn model_named(entry: &str) -> Option<String> {
     let at = entry.find("model:")?;
     let name = entry[at + "model:".len()..].split_whitespace().next()?;
-    let name = name.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ';' | '.'));
+    let name = name.trim_matches(['`', '"', '\'', ',', ';', '.']);
     (!name.is_empty()).then(|| name.to_string())
 }
 

@@ -97,7 +97,7 @@ pub fn recall(query: &str, sources: &RecallSources) -> Vec<RecallHit> {
         file_lines(hand, |line| RecallPlace::HandWritten { line }, &mut hits);
     }
     // A stable sort keeps the places' order among equal matches.
-    hits.sort_by(|a, b| b.matched.cmp(&a.matched));
+    hits.sort_by_key(|h| std::cmp::Reverse(h.matched));
     hits
 }
 
