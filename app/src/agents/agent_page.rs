@@ -34,8 +34,16 @@ fn toolset_line(t: &ToolsetChoice) -> String {
 
 #[component]
 fn AgentView(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { access, notice, playbook_draft } = data;
+    let AgentPageData { access, notice, playbook_draft, scopes_draft } = data;
     let playbook = playbook_draft.unwrap_or_else(|| access.playbook.clone());
+    // A refused save shows the boxes as they were ticked, not as they are stored.
+    let ticked = {
+        let stored = access.memory_scopes.clone();
+        move |s: engine::lessons::scopes::MemoryScope| match &scopes_draft {
+            Some(draft) => draft.iter().any(|d| d == s.as_str()),
+            None => stored.contains(&s),
+        }
+    };
     let a = access.agent.clone();
     let id = a.id.0.to_string();
     let held: Vec<ToolsetChoice> = access.toolsets.iter().filter(|t| t.held).cloned().collect();
@@ -128,7 +136,7 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
                         {ALL_SCOPES.into_iter().map(|s| view! {
                             <li>
                                 <label>
-                                    <input type="checkbox" name="scopes[]" value=s.as_str() checked=access.memory_scopes.contains(&s)/>
+                                    <input type="checkbox" name="scopes[]" value=s.as_str() checked=ticked(s)/>
                                     " " {s.words()}
                                 </label>
                             </li>

@@ -1,7 +1,12 @@
 use leptos::prelude::*;
 
+/// The flash a refused save leaves its ticks under, per agent.
+pub fn scopes_draft_key(agent: i64) -> String {
+    crate::flash::draft_key(&format!("memory-scopes:{agent}"))
+}
+
 /// Which lessons the agent's runs load, ticked on its page by whoever manages it. The boxes post
-/// as `scopes[]`; none ticked sends none, which means no limit.
+/// as `scopes[]`; none ticked sends none, which means no limit. A refused save keeps the ticks.
 #[server(prefix = "/fn", endpoint = "set_memory_scopes")]
 pub async fn set_memory_scopes(agent: i64, scopes: Option<Vec<String>>) -> Result<(), ServerFnError> {
     use crate::flash::Notice;
@@ -9,9 +14,13 @@ pub async fn set_memory_scopes(agent: i64, scopes: Option<Vec<String>>) -> Resul
     use crate::ssr::*;
     use engine::org::AgentId;
     let me = signed_in().await?;
-    let notice = match org()?.set_memory_scopes(&me, AgentId(agent), &scopes.unwrap_or_default()).await {
+    let scopes = scopes.unwrap_or_default();
+    let notice = match org()?.set_memory_scopes(&me, AgentId(agent), &scopes).await {
         Ok(line) => Notice::ok(format!("Saved the agent's memory scopes. {line}.")),
-        Err(e) => Notice::refused(refusal(&e)),
+        Err(e) => {
+            set_flash(&scopes_draft_key(agent), &scopes).await?;
+            Notice::refused(refusal(&e))
+        }
     };
     notice_back(&company_agent(agent), notice).await
 }

@@ -55,13 +55,27 @@ async fn an_agents_memory_scopes_limit_the_lessons_its_runs_load() {
     let row = audit.iter().find(|a| a.action == "agent.memory_scopes").expect("audited");
     assert_eq!(row.detail, "No limit: every lesson the person may read → Only team lessons, and company knowledge");
 
-    // An unknown scope is refused, and nothing changes.
-    app.form_post(&ada, "/fn/set_memory_scopes", &[("agent", &agent.to_string()), ("scopes[]", "partner")]).await;
+    // An unknown scope is refused, and nothing changes; the form keeps the boxes as they were ticked.
+    let form = [("agent", agent.to_string()), ("scopes[]", "personal".into()), ("scopes[]", "partner".into())];
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    app.form_post(&ada, "/fn/set_memory_scopes", &form).await;
     let (_, html) = app.page(&ada, &page).await;
     assert!(html.contains("is not a memory scope: use personal or team"), "{html}");
     assert!(html.contains("Only team lessons, and company knowledge"));
+    assert_eq!((ticked(&html, "personal"), ticked(&html, "team")), (true, false), "as ticked, not as stored");
+    // Read once: the next visit shows what is stored.
+    let (_, html) = app.page(&ada, &page).await;
+    assert_eq!((ticked(&html, "personal"), ticked(&html, "team")), (false, true));
 
     // None ticked: no limit again.
     app.form_post(&ada, "/fn/set_memory_scopes", &[("agent", &agent.to_string())]).await;
     assert_eq!(loaded(&ask(&app, &alice, "Sales Assistant", QUESTION).await["run"]).len(), 3);
+}
+
+/// Whether the page's memory-scope box for `scope` is ticked.
+fn ticked(html: &str, scope: &str) -> bool {
+    let at = html.find(&format!("name=\"scopes[]\" value=\"{scope}\"")).unwrap_or_else(|| panic!("no {scope} box"));
+    let start = html[..at].rfind('<').unwrap();
+    let end = at + html[at..].find('>').unwrap();
+    html[start..end].contains("checked")
 }
