@@ -213,6 +213,7 @@ pub trait Store:
     + crate::lessons::nightly::NightlyStore
     + crate::cores::draft::DraftSourceStore
     + crate::lessons::scopes::MemoryScopeStore
+    + crate::persona::self_edit_store::SelfEditStore
     + SnapshotStore
     + SetupStore
     + AgentAdminStore
@@ -235,6 +236,7 @@ impl<
             + crate::lessons::nightly::NightlyStore
             + crate::cores::draft::DraftSourceStore
             + crate::lessons::scopes::MemoryScopeStore
+            + crate::persona::self_edit_store::SelfEditStore
             + SnapshotStore
             + SetupStore
             + AgentAdminStore

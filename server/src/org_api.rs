@@ -11,6 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use engine::org::PersonId;
+use engine::persona::self_edit::EditRequest;
+use engine::persona::self_edit_store::EditState;
 use engine::persona::service::{Caller as BotCaller, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
@@ -31,6 +33,12 @@ pub fn router() -> Router<AppState> {
         .route("/memory/{id}/retire", post(retire))
         .route("/improve/{id}/apply", post(apply))
         .route("/improve/{id}/close", post(close))
+        .route("/self/edit", post(self_edit))
+        .route("/self/profile", get(self_profile))
+        .route("/agents/{name}/self-edits", get(self_edits))
+        .route("/self-edits/{id}/undo", post(undo_self_edit))
+        .route("/self-edits/{id}/approve", post(approve_self_edit))
+        .route("/self-edits/{id}/decline", post(decline_self_edit))
 }
 
 /// The people routes under /api: an admin sets a person's manager.
@@ -273,4 +281,79 @@ async fn close(
     Json(b): Json<Why>,
 ) -> Result<Response, ApiError> {
     Ok(ok(s.bots.close_improvement(&c, id, &b.reason).await?))
+}
+
+/// `memory_self_edit` over HTTP: 200 when applied, 202 when it waits for a person, 422 with the
+/// sentence when refused. Each is recorded, and the body is the record.
+async fn self_edit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Json(b): Json<EditRequest>,
+) -> Result<Response, ApiError> {
+    let edit = s.bots.self_edit(&c, &b).await?;
+    if edit.state == EditState::Refused {
+        // An error's shape, with the id of the audit row that recorded the refusal.
+        let body = json!({
+            "error": "self_edit_refused",
+            "message": edit.refusal.clone().unwrap_or_default(),
+            "self_edit": edit,
+        });
+        return Ok((StatusCode::UNPROCESSABLE_ENTITY, Json(body)).into_response());
+    }
+    let status = if edit.state == EditState::Waiting { StatusCode::ACCEPTED } else { StatusCode::OK };
+    Ok((status, Json(edit)).into_response())
+}
+
+#[derive(Deserialize)]
+struct ProfileQuery {
+    agent: Option<String>,
+}
+
+async fn self_profile(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Query(q): Query<ProfileQuery>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.bots.self_profile(&c, q.agent.as_deref()).await?))
+}
+
+async fn self_edits(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.bots.self_edits(&c, &name).await?))
+}
+
+async fn undo_self_edit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.bots.undo_self_edit(&c, id).await?))
+}
+
+#[derive(Deserialize, Default)]
+struct Decision {
+    reason: Option<String>,
+}
+
+async fn approve_self_edit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+    b: Option<Json<Decision>>,
+) -> Result<Response, ApiError> {
+    let b = b.map(|Json(b)| b).unwrap_or_default();
+    Ok(ok(s.bots.decide_self_edit(&c, id, true, b.reason.as_deref()).await?))
+}
+
+async fn decline_self_edit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+    b: Option<Json<Decision>>,
+) -> Result<Response, ApiError> {
+    let b = b.map(|Json(b)| b).unwrap_or_default();
+    Ok(ok(s.bots.decide_self_edit(&c, id, false, b.reason.as_deref()).await?))
 }

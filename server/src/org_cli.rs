@@ -8,6 +8,8 @@ use crate::startup::build_bots;
 use crate::store::AnyStore;
 use clap::{Args, Subcommand};
 use engine::persona::backlog::{Episode, MemoryRow};
+use engine::persona::self_edit::EditRequest;
+use engine::persona::self_edit_store::{EditState, SelfEdit};
 use engine::persona::service::{
     Bots, Caller, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, WakeDoneReport, WakeReport,
 };
@@ -95,6 +97,10 @@ pub enum OrgCommand {
     },
     /// Search a bot's core.md, memory lines and hand-written memory file
     Recall { agent: String, query: String },
+    /// A bot's edits to its own memory (seed 003): `edit` and `profile` with `--as <bot>`; undo,
+    /// approve and decline by its owner or lead
+    #[command(subcommand, name = "self")]
+    SelfEdit(SelfCommand),
     /// Print a token for the bot itself
     Token {
         agent: String,
@@ -121,6 +127,37 @@ pub enum TaskCommand {
     },
     /// The reviewer sent it back: marks its episode corrected
     Redo { task: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SelfCommand {
+    /// memory_self_edit: exits 3 with the sentence when the policy refuses it
+    Edit {
+        /// append, replace, strengthen, weaken, forget or reflect
+        action: String,
+        /// A line's id, strategy:{id}, profile, or for append fact, fact:preference, strategy or
+        /// strategy:anti_pattern
+        target: String,
+        #[arg(long)]
+        content: Option<String>,
+        /// Why: mandatory, and kept in the audit log
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// The computed profile: the calling bot's, or the named one's
+    Profile { agent: Option<String> },
+    /// A bot's self-edits, newest first, with the reason beside what changed
+    Edits { agent: String },
+    /// Take an applied edit back within its grace period
+    Undo { id: String },
+    /// Carry out an edit that waits for approval
+    Approve { id: String },
+    /// Decline an edit that waits for approval
+    Decline {
+        id: String,
+        #[arg(long)]
+        reason: Option<String>,
+    },
 }
 
 /// `engram org memory <agent> [--all]`, or one of its subcommands.
@@ -420,6 +457,7 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
             }
             lines.extend(hits.iter().map(|h| recall_line(agent, h)));
         }
+        OrgCommand::SelfEdit(cmd) => lines.extend(self_command(&bots, &who, cmd).await?),
         OrgCommand::Token { agent, name } => {
             let Caller::Person(owner) = person_caller(who)? else { unreachable!("person_caller returns a person") };
             let secret = bots.create_agent_token(&owner, agent, name).await.map_err(refused)?;
@@ -430,6 +468,68 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
         writeln!(out, "{l}").map_err(io)?;
     }
     Ok(())
+}
+
+/// A self-edit as a line: what it meant to do beside what changed.
+pub fn self_edit_line(e: &SelfEdit) -> String {
+    let mut s = format!("self-edit #{} {} {} {}: {:?}", e.id, e.state.as_str(), e.action, e.target, e.reason);
+    match (&e.before, &e.after) {
+        (Some(b), Some(a)) => s.push_str(&format!(" — {b:?} → {a:?}")),
+        (None, Some(a)) => s.push_str(&format!(" — adds {a:?}")),
+        (Some(b), None) => s.push_str(&format!(" — closes {b:?}")),
+        (None, None) => {}
+    }
+    if let Some(r) = &e.refusal {
+        s.push_str(&format!(" — refused: {r}"));
+    }
+    if let (EditState::Waiting, Some(k)) = (e.state, &e.approval) {
+        s.push_str(&format!(" — waits for its owner or lead ({k}, requireApproval)"));
+    }
+    if let (EditState::Applied, Some(u)) = (e.state, e.undo_until) {
+        s.push_str(&format!(" — can be undone until {} UTC", u.format("%Y-%m-%d %H:%M")));
+    }
+    s
+}
+
+async fn self_command(bots: &Bots, who: &Caller, cmd: &SelfCommand) -> Result<Vec<String>, CliError> {
+    Ok(match cmd {
+        SelfCommand::Edit { action, target, content, reason } => {
+            let req = EditRequest {
+                action: action.clone(),
+                target: target.clone(),
+                content: content.clone(),
+                reason: reason.clone(),
+            };
+            let e = bots.self_edit(who, &req).await.map_err(refused)?;
+            if e.state == EditState::Refused {
+                return Err(CliError { code: 3, message: self_edit_line(&e) });
+            }
+            vec![self_edit_line(&e)]
+        }
+        SelfCommand::Profile { agent } => bots.self_profile(who, agent.as_deref()).await.map_err(refused)?.lines(),
+        SelfCommand::Edits { agent } => {
+            let edits = bots.self_edits(who, agent).await.map_err(refused)?;
+            if edits.is_empty() {
+                vec![format!("{agent} has made no self-edits")]
+            } else {
+                edits.iter().map(self_edit_line).collect()
+            }
+        }
+        SelfCommand::Undo { id: n } => {
+            vec![self_edit_line(&bots.undo_self_edit(who, id(n, "the self-edit")?).await.map_err(refused)?)]
+        }
+        SelfCommand::Approve { id: n } => {
+            let who = person_caller(who.clone())?;
+            vec![self_edit_line(
+                &bots.decide_self_edit(&who, id(n, "the self-edit")?, true, None).await.map_err(refused)?,
+            )]
+        }
+        SelfCommand::Decline { id: n, reason } => {
+            let who = person_caller(who.clone())?;
+            let e = bots.decide_self_edit(&who, id(n, "the self-edit")?, false, reason.as_deref()).await;
+            vec![self_edit_line(&e.map_err(refused)?)]
+        }
+    })
 }
 
 /// For main: the settings the org commands use, with `--database` applied.

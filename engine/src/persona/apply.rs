@@ -114,6 +114,7 @@ mod tests {
             kind,
             text: text.into(),
             times_seen: seen,
+            worth: 0,
             first_seen: at,
             last_seen: at,
             active: true,

@@ -241,6 +241,8 @@ pub struct MemoryRow {
     pub kind: MemoryKind,
     pub text: String,
     pub times_seen: u32,
+    /// Moved by the bot's strengthen and weaken (seed 003); orders core.md after times seen.
+    pub worth: i32,
     pub first_seen: DateTime<Utc>,
     pub last_seen: DateTime<Utc>,
     pub active: bool,
@@ -260,6 +262,7 @@ impl MemoryRow {
             kind: self.kind,
             text: self.text.clone(),
             times_seen: self.times_seen,
+            worth: self.worth,
             last_seen: self.last_seen,
         }
     }

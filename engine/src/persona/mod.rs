@@ -15,6 +15,8 @@ pub mod org_yaml;
 pub mod proposal;
 pub mod recall;
 pub mod render;
+pub mod self_edit;
+pub mod self_edit_store;
 pub mod service;
 pub mod store;
 pub mod vault;

@@ -236,6 +236,7 @@ mod tests {
             kind: MemoryKind::Friction,
             text: "I wait on CRM exports.".into(),
             times_seen: 2,
+            worth: 0,
             first_seen: now,
             last_seen: now,
             active: true,

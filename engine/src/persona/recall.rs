@@ -114,6 +114,7 @@ mod tests {
             kind: MemoryKind::Lesson,
             text: text.into(),
             times_seen,
+            worth: 0,
             first_seen: Utc::now(),
             last_seen: Utc::now(),
             active,

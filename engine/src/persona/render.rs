@@ -41,6 +41,8 @@ pub struct MemoryLine {
     pub kind: MemoryKind,
     pub text: String,
     pub times_seen: u32,
+    #[serde(default)]
+    pub worth: i32,
     pub last_seen: DateTime<Utc>,
 }
 
@@ -63,11 +65,18 @@ fn render_line(line: &MemoryLine) -> String {
     format!("- [{}] {text} (seen {}×, #{})\n", line.kind.as_str(), line.times_seen, line.id)
 }
 
-/// Renders the lines by times seen, then recency, then id, until the next line would take the
+/// Renders the lines by times seen, then worth (the bot's own strengthen and weaken), then
+/// recency, then id, until the next line would take the
 /// block over `budget`. The same lines give the same block whatever order they come in.
 pub fn render_core(agent: &str, lines: &[MemoryLine], budget: u32) -> RenderedCore {
     let mut ordered: Vec<&MemoryLine> = lines.iter().collect();
-    ordered.sort_by(|a, b| b.times_seen.cmp(&a.times_seen).then(b.last_seen.cmp(&a.last_seen)).then(a.id.cmp(&b.id)));
+    ordered.sort_by(|a, b| {
+        b.times_seen
+            .cmp(&a.times_seen)
+            .then(b.worth.cmp(&a.worth))
+            .then(b.last_seen.cmp(&a.last_seen))
+            .then(a.id.cmp(&b.id))
+    });
     let mut text = header(agent);
     if count_tokens(&text) > budget {
         return RenderedCore { text: String::new(), tokens: 0, included: Vec::new(), left_out: lines.len() };
@@ -96,6 +105,7 @@ mod tests {
             kind: MemoryKind::Lesson,
             text: text.to_string(),
             times_seen: seen,
+            worth: 0,
             last_seen: Utc.with_ymd_and_hms(2026, 11, day, 12, 0, 0).unwrap(),
         }
     }
@@ -108,6 +118,16 @@ mod tests {
         assert!(r.text.starts_with("# What builder has learned"));
         assert!(r.text.contains("- [lesson] thrice (seen 3×, #2)"));
         assert_eq!(r.left_out, 0);
+    }
+
+    #[test]
+    fn worth_orders_lines_seen_as_often() {
+        let mut strong = line(1, 2, 1, "strengthened, older");
+        strong.worth = 2;
+        let mut weak = line(4, 5, 1, "weakened but seen most");
+        weak.worth = -3;
+        let lines = vec![line(3, 2, 20, "plain, newer"), strong, weak];
+        assert_eq!(render_core("builder", &lines, 1_500).included, vec![4, 1, 3]);
     }
 
     #[test]
@@ -127,7 +147,8 @@ mod tests {
     }
 
     fn arb_line() -> impl Strategy<Value = MemoryLine> {
-        (0i64..1000, 1u32..20, 1u32..28, "[a-z ]{1,80}").prop_map(|(id, seen, day, text)| line(id, seen, day, &text))
+        (0i64..1000, 1u32..20, 1u32..28, "[a-z ]{1,80}", -3i32..3)
+            .prop_map(|(id, seen, day, text, worth)| MemoryLine { worth, ..line(id, seen, day, &text) })
     }
 
     proptest! {

@@ -25,6 +25,7 @@ mod run_rows;
 mod runs;
 mod sealing;
 mod secrets;
+pub(crate) mod self_edits;
 mod setup;
 mod snapshots;
 pub mod sqlite;

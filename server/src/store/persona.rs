@@ -21,7 +21,8 @@ const TASK_COLUMNS: &str = "id, kind, title, body, status, author, assignee, own
      rationale, evidence, base_text, memory_id, closed_reason, created_at, updated_at";
 const EPISODE_COLUMNS: &str = "id, agent, run, trigger, task_id, outcome, corrected, turns, cost_usd, duration_s, \
      summary, log_path, transcript_path, created_at";
-const MEMORY_COLUMNS: &str = "id, agent, kind, text, times_seen, first_seen, last_seen, state, closed_at, \
+pub(super) const MEMORY_COLUMNS: &str =
+    "id, agent, kind, text, times_seen, worth, first_seen, last_seen, state, closed_at, \
      closed_reason, closed_by, superseded_by, promoted_to_proposal, proposal_task_id";
 
 fn bad(what: &str) -> StoreError {
@@ -93,13 +94,14 @@ fn episode_from(row: &SqliteRow) -> Result<Episode, StoreError> {
     })
 }
 
-fn memory_from(row: &SqliteRow) -> Result<MemoryRow, StoreError> {
+pub(super) fn memory_from(row: &SqliteRow) -> Result<MemoryRow, StoreError> {
     Ok(MemoryRow {
         id: row.get("id"),
         agent: row.get("agent"),
         kind: MemoryKind::parse(row.get("kind")).ok_or_else(|| bad("memory kind"))?,
         text: row.get("text"),
         times_seen: row.get::<i64, _>("times_seen") as u32,
+        worth: row.get::<i64, _>("worth") as i32,
         first_seen: row.get("first_seen"),
         last_seen: row.get("last_seen"),
         active: row.get::<String, _>("state") == "active",
@@ -113,7 +115,10 @@ fn memory_from(row: &SqliteRow) -> Result<MemoryRow, StoreError> {
     })
 }
 
-async fn with_evidence(conn: &mut SqliteConnection, mut rows: Vec<MemoryRow>) -> Result<Vec<MemoryRow>, StoreError> {
+pub(super) async fn with_evidence(
+    conn: &mut SqliteConnection,
+    mut rows: Vec<MemoryRow>,
+) -> Result<Vec<MemoryRow>, StoreError> {
     for r in rows.iter_mut() {
         r.evidence = sqlx::query_scalar(
             "SELECT episode_id FROM org_agent_memory_evidence WHERE memory_id = ? ORDER BY episode_id",
@@ -126,7 +131,11 @@ async fn with_evidence(conn: &mut SqliteConnection, mut rows: Vec<MemoryRow>) ->
     Ok(rows)
 }
 
-async fn active_row(conn: &mut SqliteConnection, id: i64, agent: Option<&str>) -> Result<MemoryRow, StoreError> {
+pub(super) async fn active_row(
+    conn: &mut SqliteConnection,
+    id: i64,
+    agent: Option<&str>,
+) -> Result<MemoryRow, StoreError> {
     let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = ?"))
         .bind(id)
         .fetch_optional(&mut *conn)
@@ -161,7 +170,7 @@ async fn evidence_of(conn: &mut SqliteConnection, memory: i64) -> Result<Vec<i64
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn insert_row(
+pub(super) async fn insert_row(
     conn: &mut SqliteConnection,
     agent: &str,
     kind: MemoryKind,
@@ -187,7 +196,7 @@ async fn insert_row(
     .map_err(backend)
 }
 
-async fn close_row(
+pub(super) async fn close_row(
     conn: &mut SqliteConnection,
     id: i64,
     reason: &str,
@@ -207,17 +216,27 @@ async fn close_row(
     .execute(&mut *conn)
     .await
     .map_err(backend)?;
-    if done.rows_affected() == 1 {
-        Ok(())
-    } else {
-        Err(StoreError::Changed { current: 0 })
+    if done.rows_affected() != 1 {
+        return Err(StoreError::Changed { current: 0 });
     }
+    if let Some(new) = superseded_by {
+        // New wording keeps what the bot made of the claim.
+        sqlx::query(
+            "UPDATE org_agent_memory SET worth = (SELECT worth FROM org_agent_memory WHERE id = ?) WHERE id = ?",
+        )
+        .bind(id)
+        .bind(new)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    }
+    Ok(())
 }
 
 /// Replaces a row with new wording: the new row carries its count (plus `bump`), first sighting
 /// and evidence, and the old row is closed as superseded by it.
 #[allow(clippy::too_many_arguments)]
-async fn supersede(
+pub(super) async fn supersede(
     conn: &mut SqliteConnection,
     old: &MemoryRow,
     text: &str,

@@ -31,6 +31,7 @@ mod persona;
 mod row_security;
 mod runs;
 mod secrets;
+mod self_edits;
 mod setup;
 mod snapshots;
 mod teams;

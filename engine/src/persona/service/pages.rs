@@ -113,7 +113,11 @@ impl Bots {
         };
         let mut rows = rows?;
         rows.sort_by(|a, b| {
-            b.active.cmp(&a.active).then(b.times_seen.cmp(&a.times_seen)).then(b.last_seen.cmp(&a.last_seen))
+            b.active
+                .cmp(&a.active)
+                .then(b.times_seen.cmp(&a.times_seen))
+                .then(b.worth.cmp(&a.worth))
+                .then(b.last_seen.cmp(&a.last_seen))
         });
         Ok(rows)
     }
@@ -212,8 +216,13 @@ impl Bots {
             config.as_ref().map(|c| c.config.core_budget_tokens).unwrap_or(MemoryConfig::default().core_budget_tokens);
         let rows = self.store.memory_rows(name, true).await?;
         let (mut active, mut closed): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.active);
-        active
-            .sort_by(|a, b| b.times_seen.cmp(&a.times_seen).then(b.last_seen.cmp(&a.last_seen)).then(a.id.cmp(&b.id)));
+        active.sort_by(|a, b| {
+            b.times_seen
+                .cmp(&a.times_seen)
+                .then(b.worth.cmp(&a.worth))
+                .then(b.last_seen.cmp(&a.last_seen))
+                .then(a.id.cmp(&b.id))
+        });
         closed.sort_by_key(|r| std::cmp::Reverse(r.closed_at));
         let lines: Vec<_> = active.iter().map(MemoryRow::line).collect();
         let core = render_core(name, &lines, budget);

@@ -25,6 +25,7 @@ mod people;
 mod persona;
 mod runs;
 mod secrets;
+mod self_edits;
 mod setup;
 mod snapshots;
 mod teams;

@@ -37,7 +37,8 @@ const TASK_COLUMNS: &str = "id, kind, title, body, status, author, assignee, own
      rationale, evidence, base_text, memory_id, closed_reason, created_at, updated_at";
 const EPISODE_COLUMNS: &str = "id, agent, run, trigger, task_id, outcome, corrected, turns, cost_usd, duration_s, \
      summary, log_path, transcript_path, created_at";
-const MEMORY_COLUMNS: &str = "id, agent, kind, text, times_seen, first_seen, last_seen, state, closed_at, \
+pub(super) const MEMORY_COLUMNS: &str =
+    "id, agent, kind, text, times_seen, worth, first_seen, last_seen, state, closed_at, \
      closed_reason, closed_by, superseded_by, promoted_to_proposal, proposal_task_id";
 
 fn bad(what: &str) -> StoreError {
@@ -109,13 +110,14 @@ fn episode_from(row: &PgRow) -> Result<Episode, StoreError> {
     })
 }
 
-fn memory_from(row: &PgRow) -> Result<MemoryRow, StoreError> {
+pub(super) fn memory_from(row: &PgRow) -> Result<MemoryRow, StoreError> {
     Ok(MemoryRow {
         id: row.get("id"),
         agent: row.get("agent"),
         kind: MemoryKind::parse(row.get("kind")).ok_or_else(|| bad("memory kind"))?,
         text: row.get("text"),
         times_seen: row.get::<i64, _>("times_seen") as u32,
+        worth: row.get::<i64, _>("worth") as i32,
         first_seen: row.get("first_seen"),
         last_seen: row.get("last_seen"),
         active: row.get::<String, _>("state") == "active",
@@ -129,7 +131,10 @@ fn memory_from(row: &PgRow) -> Result<MemoryRow, StoreError> {
     })
 }
 
-async fn with_evidence(conn: &mut PgConnection, mut rows: Vec<MemoryRow>) -> Result<Vec<MemoryRow>, StoreError> {
+pub(super) async fn with_evidence(
+    conn: &mut PgConnection,
+    mut rows: Vec<MemoryRow>,
+) -> Result<Vec<MemoryRow>, StoreError> {
     for r in rows.iter_mut() {
         r.evidence = sqlx::query_scalar(
             "SELECT episode_id FROM org_agent_memory_evidence WHERE memory_id = $1 ORDER BY episode_id",
@@ -188,7 +193,7 @@ async fn memory_rows_on(
 }
 
 /// Serialises this transaction with every other write to the bot's memory rows, until it ends.
-async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
+pub(super) async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
     sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
         .bind(super::locks::AGENT_MEMORY)
         .bind(agent)
@@ -200,7 +205,7 @@ async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), S
 
 /// Locks a row's bot for the rest of the transaction, then the row itself, and reads it; `NotFound`
 /// when there is no such row, `Changed` when it is no longer active.
-async fn lock_active_row(conn: &mut PgConnection, id: i64) -> Result<MemoryRow, StoreError> {
+pub(super) async fn lock_active_row(conn: &mut PgConnection, id: i64) -> Result<MemoryRow, StoreError> {
     // A row's bot never changes, so reading it before the lock is safe.
     let agent: String = sqlx::query_scalar("SELECT agent FROM org_agent_memory WHERE id = $1")
         .bind(id)
@@ -245,7 +250,7 @@ async fn evidence_of(conn: &mut PgConnection, memory: i64) -> Result<Vec<i64>, S
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn insert_row(
+pub(super) async fn insert_row(
     conn: &mut PgConnection,
     agent: &str,
     kind: MemoryKind,
@@ -271,7 +276,7 @@ async fn insert_row(
     .map_err(backend)
 }
 
-async fn close_row(
+pub(super) async fn close_row(
     conn: &mut PgConnection,
     id: i64,
     reason: &str,
@@ -291,11 +296,21 @@ async fn close_row(
     .execute(&mut *conn)
     .await
     .map_err(backend)?;
-    if done.rows_affected() == 1 {
-        Ok(())
-    } else {
-        Err(StoreError::Changed { current: 0 })
+    if done.rows_affected() != 1 {
+        return Err(StoreError::Changed { current: 0 });
     }
+    if let Some(new) = superseded_by {
+        // New wording keeps what the bot made of the claim.
+        sqlx::query(
+            "UPDATE org_agent_memory SET worth = (SELECT worth FROM org_agent_memory WHERE id = $1) WHERE id = $2",
+        )
+        .bind(id)
+        .bind(new)
+        .execute(&mut *conn)
+        .await
+        .map_err(backend)?;
+    }
+    Ok(())
 }
 
 async fn mark_promoted(conn: &mut PgConnection, memory: i64, task: Option<i64>) -> Result<(), StoreError> {
@@ -310,7 +325,7 @@ async fn mark_promoted(conn: &mut PgConnection, memory: i64, task: Option<i64>) 
 
 /// Replaces a row with new wording: the new row carries its count, first and last sighting,
 /// evidence and proposal, and the old row is closed as superseded by it.
-async fn supersede(
+pub(super) async fn supersede(
     conn: &mut PgConnection,
     old: &MemoryRow,
     text: &str,
