@@ -23,6 +23,8 @@ CREATE TABLE org_agent_self_edits (
     new_row_id  BIGINT      REFERENCES org_agent_memory (id),
     before_text TEXT,
     after_text  TEXT,
+    -- The bot's latest episode when it asked: its session, which its next finished run ends.
+    session_after BIGINT,
     grace_s     BIGINT      NOT NULL,
     created_at  TIMESTAMPTZ NOT NULL,
     applied_at  TIMESTAMPTZ,

@@ -23,6 +23,8 @@ CREATE TABLE org_agent_self_edits (
     new_row_id  INTEGER REFERENCES org_agent_memory (id),
     before_text TEXT,
     after_text  TEXT,
+    -- The bot's latest episode when it asked: its session, which its next finished run ends.
+    session_after INTEGER,
     grace_s     INTEGER NOT NULL,
     created_at  TEXT    NOT NULL,
     applied_at  TEXT,

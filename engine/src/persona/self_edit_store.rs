@@ -103,7 +103,7 @@ pub fn changed_since(edit: &SelfEdit) -> String {
 /// What a settle (undo, approve, decline) came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Settled {
-    Done(SelfEdit),
+    Done(Box<SelfEdit>),
     Refused(String),
 }
 

@@ -66,28 +66,31 @@ async fn profile_on(conn: &mut SqliteConnection, agent: &str) -> Result<Option<S
     .map(Option::flatten)
 }
 
-/// The bot's earlier requests that count: since its last finished run, and its forgets today.
-async fn counts_on(conn: &mut SqliteConnection, agent: &str, at: DateTime<Utc>) -> Result<Counts, StoreError> {
-    let session: Option<DateTime<Utc>> =
-        sqlx::query_scalar("SELECT MAX(created_at) FROM org_agent_episodes WHERE agent = ?")
-            .bind(agent)
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(backend)?;
+/// The bot's earlier requests that count: in this session (since its latest episode, whose id
+/// is returned), and its forgets today.
+async fn counts_on(
+    conn: &mut SqliteConnection,
+    agent: &str,
+    at: DateTime<Utc>,
+) -> Result<(Counts, Option<i64>), StoreError> {
+    let session: Option<i64> = sqlx::query_scalar("SELECT MAX(id) FROM org_agent_episodes WHERE agent = ?")
+        .bind(agent)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(backend)?;
     let day = at.date_naive().and_time(NaiveTime::MIN).and_utc();
     let (edits, deletes): (i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(? IS NULL OR created_at > ?), 0), \
+        "SELECT COALESCE(SUM(session_after IS ?), 0), \
                 COALESCE(SUM(action = 'forget' AND created_at >= ?), 0) \
          FROM org_agent_self_edits WHERE agent = ? AND state <> 'refused' AND action <> 'reflect'",
     )
-    .bind(session)
     .bind(session)
     .bind(day)
     .bind(agent)
     .fetch_one(&mut *conn)
     .await
     .map_err(backend)?;
-    Ok(Counts { edits_this_session: edits as u32, deletes_today: deletes as u32 })
+    Ok((Counts { edits_this_session: edits as u32, deletes_today: deletes as u32 }, session))
 }
 
 /// Carries out a change for edit `id`; the row it wrote, if any. `Changed` when its line is no
@@ -229,7 +232,7 @@ impl SelfEditStore for SqliteStore {
         let active = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
         let active = with_evidence(&mut tx, active).await?;
         let profile = profile_on(&mut tx, agent).await?;
-        let counts = counts_on(&mut tx, agent, at).await?;
+        let (counts, session) = counts_on(&mut tx, agent, at).await?;
         let decision = decide(policy, agent, req, &active, profile.as_deref(), counts);
         let (state, planned, refusal) = match decision {
             Decision::Apply(p) => (EditState::Applied, Some(p), None),
@@ -243,8 +246,8 @@ impl SelfEditStore for SqliteStore {
         let grace = i64::from(policy.edit_grace_period);
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO org_agent_self_edits (agent, action, target, content, reason, state, approval, refusal, plan, \
-             row_id, before_text, after_text, grace_s, created_at, applied_at, undo_until) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+             row_id, before_text, after_text, session_after, grace_s, created_at, applied_at, undo_until) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(agent)
         .bind(req.action.trim())
@@ -258,6 +261,7 @@ impl SelfEditStore for SqliteStore {
         .bind(planned.as_ref().and_then(|p| p.row))
         .bind(planned.as_ref().and_then(|p| p.before.as_deref()))
         .bind(planned.as_ref().and_then(|p| p.after.as_deref()))
+        .bind(session)
         .bind(grace)
         .bind(at)
         .bind(applied.then_some(at))
@@ -372,7 +376,7 @@ impl SelfEditStore for SqliteStore {
         audit(&mut tx, actor, action, &id.to_string(), &detail).await?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
         tx.commit().await.map_err(backend)?;
-        Ok(Settled::Done(edit))
+        Ok(Settled::Done(Box::new(edit)))
     }
 
     async fn undo_self_edit(&self, id: i64, by: &str, actor: Actor) -> Result<Settled, StoreError> {
@@ -397,7 +401,7 @@ impl SelfEditStore for SqliteStore {
         audit(&mut tx, actor, "agent.self_edit.undo", &id.to_string(), &detail).await?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
         tx.commit().await.map_err(backend)?;
-        Ok(Settled::Done(edit))
+        Ok(Settled::Done(Box::new(edit)))
     }
 
     async fn self_profile(&self, agent: &str) -> Result<Option<String>, StoreError> {

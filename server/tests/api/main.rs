@@ -35,6 +35,7 @@ mod racing_reads;
 mod runs;
 mod runs_block;
 mod secrets;
+mod self_edit;
 mod send_email;
 mod setup;
 mod snapshots;

@@ -63,7 +63,7 @@ fn is_strategy(r: &MemoryRow) -> bool {
 }
 
 impl Bots {
-    fn bot_only<'a>(caller: &'a Caller) -> Result<&'a str, PersonaError> {
+    fn bot_only(caller: &Caller) -> Result<&str, PersonaError> {
         match caller {
             Caller::Bot(b) => Ok(b),
             _ => Err(PersonaError::NotAllowed(
@@ -137,7 +137,7 @@ impl Bots {
 
     fn settled(s: Settled) -> Result<SelfEdit, PersonaError> {
         match s {
-            Settled::Done(e) => Ok(e),
+            Settled::Done(e) => Ok(*e),
             Settled::Refused(why) => Err(PersonaError::Changed(why)),
         }
     }
