@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 use engine::persona::model::{ChatModel, ModelChoice, ModelError, Models};
+use engine::persona::self_edit::EditRequest;
 use engine::persona::service::{Bots, Caller, WakeReport};
 use engine::persona::vault::Vault;
 use engine::store::Store;
@@ -206,7 +207,34 @@ pub async fn seed_episodes(
             bots.redo(&op, task.id).await.map_err(e)?;
         }
     }
+    seed_self_edits(&bots).await?;
     Ok(true)
+}
+
+/// Scout's own edits after its runs (seed 003): one carried out at once, undoable for the grace
+/// period, and one forget its policy sends to Sam for approval.
+async fn seed_self_edits(bots: &Bots) -> Result<(), String> {
+    let scout = Caller::Bot("scout".to_string());
+    let rows = bots.memory(&scout, "scout", false).await.map_err(|e| e.to_string())?;
+    let id = |start: &str| {
+        rows.iter().find(|r| r.text.starts_with(start)).map(|r| r.id).ok_or_else(|| format!("no line {start:?}"))
+    };
+    let edits = [
+        ("strengthen", format!("strategy:{}", id("I check the CRM")?), "The CRM check found the owner in two runs"),
+        (
+            "forget",
+            id("I prefer leads with a named contact")?.to_string(),
+            "Sam hands over leads without a contact too",
+        ),
+    ];
+    for (action, target, reason) in edits {
+        let req = EditRequest { action: action.into(), target, content: None, reason: reason.into() };
+        let done = bots.self_edit(&scout, &req).await.map_err(|e| e.to_string())?;
+        if let Some(why) = done.refusal {
+            return Err(format!("the demo's self-edit was refused: {why}"));
+        }
+    }
+    Ok(())
 }
 
 /// Replays recorded replies in order: the demo seeds its episodes through the real pipeline with

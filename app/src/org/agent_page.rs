@@ -2,6 +2,7 @@ use super::edit_memory_line::EditMemoryLine;
 use super::improve_card::ImproveCardView;
 use super::load_agent_page::{load_agent_page, AgentPageData};
 use super::retire_memory_line::RetireMemoryLine;
+use super::self_edit_view::SelfEditView;
 use crate::components::{loaded, when, NoticeLine};
 use crate::paths;
 use engine::persona::backlog::{Episode, MemoryRow};
@@ -70,9 +71,17 @@ fn Agent(data: AgentPageData) -> impl IntoView {
         (None, None) => ().into_any(),
     };
     let stats_lines = page.stats.lines(&name);
+    let undoable = page.undoable.clone();
+    let no_edits = page.self_edits.is_empty();
     view! {
         <h1>{format!("Bot: {name}")}</h1>
         <NoticeLine notice/>
+        <nav class="tabs" aria-label="On this page">
+            <a href="#memory">"Memory"</a>
+            <a href="#self-edits">"Self-edits"</a>
+            <a href="#episodes">"Episodes"</a>
+            <a href="#proposals">"Proposals"</a>
+        </nav>
         <p>{page.agent.description.clone()}</p>
         <p class="meta">
             {format!(
@@ -98,7 +107,7 @@ fn Agent(data: AgentPageData) -> impl IntoView {
             <pre class="core">{page.core.text.clone()}</pre>
         </section>
 
-        <section>
+        <section id="memory">
             <h2>"Active lines"</h2>
             {active_rows.is_empty().then(|| view! { <p>"No active lines yet."</p> })}
             <ul class="memory">
@@ -128,7 +137,24 @@ fn Agent(data: AgentPageData) -> impl IntoView {
             </details>
         </section>
 
-        <section>
+        <section id="self-edits">
+            <h2>"Self-edits"</h2>
+            <p class="meta">
+                "The bot's own edits to its memory through memory_self_edit, within its self_edit policy: what it meant to do beside what changed."
+            </p>
+            <h3>"Profile"</h3>
+            {match page.profile.clone() {
+                Some(p) => view! { <pre class="profile">{p}</pre> }.into_any(),
+                None => view! { <p>"The bot has written no profile summary yet."</p> }.into_any(),
+            }}
+            {no_edits.then(|| view! { <p>"No self-edits yet."</p> })}
+            {page.self_edits.into_iter().map(|e| {
+                let can_undo = undoable.contains(&e.id);
+                view! { <SelfEditView edit=e back=back.clone() may_settle=may_correct undoable=can_undo/> }
+            }).collect_view()}
+        </section>
+
+        <section id="episodes">
             <h2>"Episodes"</h2>
             <table class="episodes">
                 <thead>
@@ -155,7 +181,7 @@ fn Agent(data: AgentPageData) -> impl IntoView {
             </table>
         </section>
 
-        <section>
+        <section id="proposals">
             <h2>"Proposals"</h2>
             {page.proposals.is_empty().then(|| view! { <p>"No proposals yet."</p> })}
             {page.proposals.into_iter().map(|c| view! { <ImproveCardView card=c back=back.clone()/> }).collect_view()}
@@ -186,7 +212,7 @@ fn ActiveLine(row: MemoryRow, agent: String, may_correct: bool, draft: Option<St
             <span class="kind">{format!("[{}]", row.kind.as_str())}</span>
             {format!(" {} ", row.text)}
             <span class="meta">
-                {format!("#{id} · seen {}× · ", row.times_seen)}
+                {format!("#{id} · seen {}× · worth {} · ", row.times_seen, row.worth)}
                 {row.evidence.iter().map(|e| view! { <a href=format!("{href}#episode-{e}")>{format!("episode {e}")}</a>" " }).collect_view()}
                 {row.promoted_to_proposal.then(|| format!("· proposal #{}", row.proposal_task_id.unwrap_or_default()))}
             </span>

@@ -1,4 +1,5 @@
 use crate::flash::Notice;
+use engine::persona::self_edit_store::SelfEdit;
 use engine::persona::service::ImproveCard;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -6,6 +7,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImproveData {
     pub cards: Vec<ImproveCard>,
+    /// Bots' self-edits waiting for this person's approval.
+    pub self_edits: Vec<SelfEdit>,
     pub notice: Option<Notice>,
 }
 
@@ -16,7 +19,10 @@ pub async fn load_improve_cards() -> Result<ImproveData, ServerFnError> {
     use crate::ssr::*;
     use engine::persona::service::Caller;
     let me = signed_in().await?;
-    let cards = bots()?.improve_cards(&Caller::Person(me)).await.map_err(refused)?;
+    let me = Caller::Person(me);
+    let bots = bots()?;
+    let cards = bots.improve_cards(&me).await.map_err(refused)?;
+    let self_edits = bots.waiting_self_edits(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(IMPROVE)).await?;
-    Ok(ImproveData { cards, notice })
+    Ok(ImproveData { cards, self_edits, notice })
 }

@@ -1,9 +1,10 @@
-//! The bots' side: the roster, each bot's page with its memory, and the improve cards a person
-//! applies or closes.
+//! The bots' side: the roster, each bot's page with its memory and self-edits, and the improve
+//! cards and self-edits a person applies, approves, closes or undoes.
 
 pub mod agent_page;
 pub mod apply_improvement;
 pub mod close_improvement;
+pub mod decide_self_edit;
 pub mod edit_memory_line;
 pub mod improve_card;
 pub mod improve_page;
@@ -12,3 +13,5 @@ pub mod load_improve_cards;
 pub mod load_roster;
 pub mod retire_memory_line;
 pub mod roster_page;
+pub mod self_edit_view;
+pub mod undo_self_edit;

@@ -558,9 +558,16 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
         "Bengaluru leads come first this quarter.",
         "The model step is off: no model answers here: ollama/llama3.2 at http://127.0.0.1:",
         "Edit or retire",
+        "Self-edits",
+        "The CRM check found the owner in two runs",
+        "waiting for its owner or lead (delete_fact, requireApproval)",
+        ">Undo<",
+        ">Approve<",
     ] {
         assert!(html.contains(expected), "missing {expected:?}");
     }
+    let (_, html) = app.page(&sam, "/org/improve").await;
+    assert!(html.contains("Self-edit #2: forget 3") && html.contains("Sam hands over leads without a contact too"));
     let (s, html) = app.page(&sam, "/org/agents/builder").await;
     assert_eq!(s, StatusCode::OK);
     assert!(html.contains("of 800 tokens") && html.contains("set by the vault"), "builder's own budget");
@@ -570,6 +577,7 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
     let bob = app.sign_in("bob").await;
     let (_, html) = app.page(&bob, "/org/agents/scout").await;
     assert!(!html.contains("Edit or retire") && !html.contains(">Apply<"), "bob may only read");
+    assert!(html.contains("Self-edit #2: forget 3") && !html.contains(">Undo<") && !html.contains(">Approve<"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -78,6 +78,10 @@ pub struct AgentPage {
     pub stats: Stats,
     pub hand_written: Option<String>,
     pub may_correct: bool,
+    /// Its memory_self_edit requests, newest first, and which of them can still be undone.
+    pub self_edits: Vec<crate::persona::self_edit_store::SelfEdit>,
+    pub undoable: Vec<i64>,
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,6 +247,10 @@ impl Bots {
             },
             None => "The model step waits until the memory block is fixed.".to_string(),
         };
+        let self_edits = self.store.self_edits(name, super::SELF_EDITS_SHOWN).await?;
+        let now = self.now();
+        let undoable = self_edits.iter().filter(|e| e.undoable(now)).map(|e| e.id).collect();
+        let profile = self.store.self_profile(name).await?;
         let role_name =
             a.role.as_ref().and_then(|slug| dir.roles.iter().find(|r| r.slug.as_str() == slug).map(|r| r.name.clone()));
         Ok(AgentPage {
@@ -262,6 +270,9 @@ impl Bots {
             proposals,
             stats,
             hand_written,
+            self_edits,
+            undoable,
+            profile,
         })
     }
 }
