@@ -36,3 +36,13 @@ CREATE TABLE org_agent_self_edits (
     undone_by   TEXT
 );
 CREATE INDEX org_agent_self_edits_agent ON org_agent_self_edits (agent, created_at);
+
+-- What a reflection cycle found the bot lacked, flagged for acquisition on the agent page.
+CREATE TABLE org_agent_knowledge_gaps (
+    id          INTEGER PRIMARY KEY,
+    agent       TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    episode_id  INTEGER NOT NULL REFERENCES org_agent_episodes (id),
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX org_agent_knowledge_gaps_agent ON org_agent_knowledge_gaps (agent, id);

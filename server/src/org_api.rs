@@ -34,6 +34,7 @@ pub fn router() -> Router<AppState> {
         .route("/improve/{id}/apply", post(apply))
         .route("/improve/{id}/close", post(close))
         .route("/self/edit", post(self_edit))
+        .route("/self/reflect", post(self_reflect))
         .route("/self/profile", get(self_profile))
         .route("/agents/{name}/self-edits", get(self_edits))
         .route("/self-edits/{id}/undo", post(undo_self_edit))
@@ -290,6 +291,9 @@ async fn self_edit(
     OrgCaller(c): OrgCaller,
     Json(b): Json<EditRequest>,
 ) -> Result<Response, ApiError> {
+    if b.action.trim() == "reflect" {
+        return Ok(ok(s.bots.self_reflect(&c, None).await?));
+    }
     let edit = s.bots.self_edit(&c, &b).await?;
     if edit.state == EditState::Refused {
         // An error's shape, with the id of the audit row that recorded the refusal.
@@ -302,6 +306,21 @@ async fn self_edit(
     }
     let status = if edit.state == EditState::Waiting { StatusCode::ACCEPTED } else { StatusCode::OK };
     Ok((status, Json(edit)).into_response())
+}
+
+#[derive(Deserialize, Default)]
+struct ReflectBody {
+    agent: Option<String>,
+}
+
+/// The reflection cycle: the calling bot's, or for a person the named bot's.
+async fn self_reflect(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    b: Option<Json<ReflectBody>>,
+) -> Result<Response, ApiError> {
+    let b = b.map(|Json(b)| b).unwrap_or_default();
+    Ok(ok(s.bots.self_reflect(&c, b.agent.as_deref()).await?))
 }
 
 #[derive(Deserialize)]

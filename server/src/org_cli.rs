@@ -144,6 +144,8 @@ pub enum SelfCommand {
         #[arg(long, default_value = "")]
         reason: String,
     },
+    /// The reflection cycle on the last 10 sessions: the calling bot's, or the named one's
+    Reflect { agent: Option<String> },
     /// The computed profile: the calling bot's, or the named one's
     Profile { agent: Option<String> },
     /// A bot's self-edits, newest first, with the reason beside what changed
@@ -335,6 +337,7 @@ fn reflect_lines(r: &ReflectReport) -> Vec<String> {
     };
     out.extend(r.dropped.iter().map(|d| format!("dropped (names another agent): {d}")));
     out.extend(r.proposals.iter().cloned());
+    out.extend(r.self_reflect.iter().flat_map(|c| c.lines()));
     out
 }
 
@@ -367,6 +370,7 @@ fn wake_done_lines(r: &WakeDoneReport) -> Vec<String> {
     if let Some(rr) = &r.reflect {
         out.extend(reflect_lines(rr));
     }
+    out.extend(r.self_reflect.iter().flat_map(|c| c.lines()));
     out.extend(r.notes.iter().cloned());
     out
 }
@@ -493,6 +497,10 @@ pub fn self_edit_line(e: &SelfEdit) -> String {
 
 async fn self_command(bots: &Bots, who: &Caller, cmd: &SelfCommand) -> Result<Vec<String>, CliError> {
     Ok(match cmd {
+        SelfCommand::Edit { action, .. } if action.trim() == "reflect" => {
+            bots.self_reflect(who, None).await.map_err(refused)?.lines()
+        }
+        SelfCommand::Reflect { agent } => bots.self_reflect(who, agent.as_deref()).await.map_err(refused)?.lines(),
         SelfCommand::Edit { action, target, content, reason } => {
             let req = EditRequest {
                 action: action.clone(),

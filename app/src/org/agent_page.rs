@@ -147,6 +147,17 @@ fn Agent(data: AgentPageData) -> impl IntoView {
                 Some(p) => view! { <pre class="profile">{p}</pre> }.into_any(),
                 None => view! { <p>"The bot has written no profile summary yet."</p> }.into_any(),
             }}
+            <h3>"Knowledge to acquire"</h3>
+            {page.knowledge_gaps.is_empty().then(|| view! { <p>"Its reflections have flagged nothing it lacks."</p> })}
+            <ul class="knowledge-gaps">
+                {page.knowledge_gaps.iter().map(|g| view! {
+                    <li>
+                        {g.text.clone()}
+                        <span class="meta">" — "<a href=format!("{back}#episode-{}", g.episode)>{format!("episode {}", g.episode)}</a></span>
+                    </li>
+                }).collect_view()}
+            </ul>
+            <h3>"Edits"</h3>
             {no_edits.then(|| view! { <p>"No self-edits yet."</p> })}
             {page.self_edits.into_iter().map(|e| {
                 let can_undo = undoable.contains(&e.id);

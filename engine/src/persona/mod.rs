@@ -17,6 +17,7 @@ pub mod recall;
 pub mod render;
 pub mod self_edit;
 pub mod self_edit_store;
+pub mod self_reflect;
 pub mod service;
 pub mod store;
 pub mod vault;

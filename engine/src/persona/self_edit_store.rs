@@ -100,6 +100,16 @@ pub fn changed_since(edit: &SelfEdit) -> String {
     format!("Self-edit #{} cannot be carried out or undone: {line} has changed since", edit.id)
 }
 
+/// Knowledge a reflection cycle found the bot lacked, with the cycle's episode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeGap {
+    pub id: i64,
+    pub agent: String,
+    pub text: String,
+    pub episode: i64,
+    pub created_at: DateTime<Utc>,
+}
+
 /// What a settle (undo, approve, decline) came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Settled {
@@ -140,4 +150,13 @@ pub trait SelfEditStore: Send + Sync {
     async fn undo_self_edit(&self, id: i64, by: &str, actor: Actor) -> Result<Settled, StoreError>;
     /// The profile text: the `after` of the newest applied profile edit.
     async fn self_profile(&self, agent: &str) -> Result<Option<String>, StoreError>;
+    async fn add_knowledge_gaps(
+        &self,
+        agent: &str,
+        episode: i64,
+        texts: &[String],
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+    /// The bot's knowledge gaps, newest first.
+    async fn knowledge_gaps(&self, agent: &str, limit: u32) -> Result<Vec<KnowledgeGap>, StoreError>;
 }

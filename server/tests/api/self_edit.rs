@@ -236,3 +236,84 @@ async fn limits_approvals_and_undo_follow_the_policy_and_the_clock() {
     assert_eq!(v["message"], format!("Self-edit #{} was already decided: it is declined", w["id"]));
     assert_eq!(row(&app, &scout, "scout", "Four.").await["active"], true);
 }
+
+/// A finished run of scout that reflect passes over (too few turns): a session and nothing more.
+async fn session(app: &TestApp, wake: &str) -> String {
+    app.org_cli(&["--as", "sam", "reflect", "scout", "--run", wake, "--turns", "1", "--reason", "task"]).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reflection_cycle_runs_every_ten_sessions_through_the_policy_and_is_an_episode() {
+    let model = ModelServer::start().await;
+    let app = spawn_bots_app(model.openai_settings(), 200).await;
+    learn(&app, &model, "sam", "scout", "r1", &["I check the CRM first.", "I retry a blocked site."]).await;
+    let scout = app.org_cli(&["token", "scout", "--as", "sam"]).await.unwrap().trim().to_string();
+    let crm = row(&app, &scout, "scout", "I check the CRM first.").await["id"].as_i64().unwrap();
+    let retry = row(&app, &scout, "scout", "I retry a blocked site.").await["id"].as_i64().unwrap();
+    for i in 2..=9 {
+        let out = session(&app, &format!("r{i}")).await;
+        assert!(!out.contains("reflection for"), "not yet due after {i} sessions: {out}");
+    }
+    let asked = model.asked().len();
+
+    // The tenth session's model call fails: logged and skipped, nothing recorded, tried again next time.
+    model.script([crate::model_server::Script::Status(500)]);
+    let out = session(&app, "r10").await;
+    assert!(out.contains("reflection for scout skipped: the model call failed"), "{out}");
+    assert_eq!(model.asked().len(), asked + 1, "the cycle asked the model once");
+    let (_, episodes) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
+    assert!(episodes.as_array().unwrap().iter().all(|e| e["trigger"] != "self_reflect"));
+
+    model.reply(
+        &json!({
+            "strengthen": [{"id": crm, "reason": "It found owners in most sessions"}],
+            "weaken": [{"id": retry, "reason": "Retries failed twice", "alternative": "I use the company registry when a site blocks me."}],
+            "update": [],
+            "missing": ["Which leads Bob owns"],
+            "profile": "I research leads for Bengaluru."
+        })
+        .to_string(),
+    );
+    let out = session(&app, "r11").await;
+    assert!(
+        out.contains("reflection for scout on 10 sessions (episode ")
+            && out.contains("3 edits applied, 1 waiting for a person, 0 refused"),
+        "{out}"
+    );
+    assert!(out.contains("knowledge to acquire: Which leads Bob owns"), "{out}");
+    let prompt = model.asked().last().unwrap().to_string();
+    assert!(prompt.contains("episode:11") && !prompt.contains("episode:1\\\""), "the last 10 sessions: {prompt}");
+
+    let (_, edits) = get(&app, &scout, "/api/org/agents/scout/self-edits").await;
+    let edits = edits.as_array().unwrap();
+    let reasons: Vec<_> = edits.iter().map(|e| (e["action"].as_str().unwrap(), e["state"].as_str().unwrap())).collect();
+    assert_eq!(
+        reasons,
+        [("replace", "waiting"), ("append", "applied"), ("weaken", "applied"), ("strengthen", "applied")]
+    );
+    assert_eq!(edits[3]["reason"], "reflection: It found owners in most sessions");
+    assert_eq!(row(&app, &scout, "scout", "I retry a blocked site.").await["worth"], -1);
+    assert_eq!(row(&app, &scout, "scout", "I use the company registry when a site blocks me.").await["active"], true);
+
+    let (_, episodes) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
+    let cycle = &episodes[0];
+    assert_eq!(cycle["trigger"], "self_reflect");
+    assert!(cycle["summary"].as_str().unwrap().contains("Knowledge to acquire: Which leads Bob owns."), "{cycle}");
+    let sam = app.sign_in("sam").await;
+    let (_, html) = app.page(&sam, "/org/agents/scout").await;
+    assert!(html.contains("Knowledge to acquire") && html.contains("Which leads Bob owns"), "shown on the agent page");
+
+    // Asked for again with no session since: skipped, and no model is asked.
+    let asked = model.asked().len();
+    let (s, v) = post(&app, &scout, "/api/org/self/reflect", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["skipped"], "no session has finished since the last reflection");
+    assert_eq!(model.asked().len(), asked);
+    // After one more session, the bot asks through the tool's reflect action, on that one session.
+    session(&app, "r12").await;
+    model.reply(&json!({"strengthen": [], "weaken": [], "update": [], "missing": [], "profile": null}).to_string());
+    let (s, v) = edit(&app, &scout, json!({"action": "reflect", "target": "profile", "reason": "asked"})).await;
+    assert_eq!((s, v["reviewed"].as_array().map(Vec::len)), (StatusCode::OK, Some(1)), "{v}");
+    let (s, _) = post(&app, &scout, "/api/org/self/reflect", json!({"agent": "builder"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "a bot reflects only on its own sessions");
+}

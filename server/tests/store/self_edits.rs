@@ -22,6 +22,9 @@ on_both! {
     undo_takes_each_change_back_within_the_grace_period_only:
         sqlite_undo_takes_each_change_back_within_the_grace_period_only,
         postgres_undo_takes_each_change_back_within_the_grace_period_only;
+    knowledge_gaps_are_kept_per_bot_newest_first:
+        sqlite_knowledge_gaps_are_kept_per_bot_newest_first,
+        postgres_knowledge_gaps_are_kept_per_bot_newest_first;
 }
 
 fn req(action: &str, target: &str, content: Option<&str>, reason: &str) -> EditRequest {
@@ -248,4 +251,17 @@ async fn undo_takes_each_change_back_within_the_grace_period_only(db: Db) {
     assert!(matches!(&stale, Settled::Refused(s) if s.contains("has changed since")), "{stale:?}");
     assert!(!db.memory_row(ask).await.unwrap().unwrap().active, "the replaced line stays closed");
     assert_eq!(db.audit_log(1).await.unwrap()[0].action, "agent.self_edit.undo");
+}
+
+async fn knowledge_gaps_are_kept_per_bot_newest_first(db: Db) {
+    rows(&db).await;
+    let e = db.insert_episode(&episode("self-reflect-after-1", 5)).await.unwrap().id;
+    assert_eq!(db.knowledge_gaps("dealbot", 10).await.unwrap(), []);
+    db.add_knowledge_gaps("dealbot", e, &["Who owns Pune".into(), "The price list".into()], at(5)).await.unwrap();
+    db.add_knowledge_gaps("dealbot", e, &[], at(6)).await.unwrap();
+    let gaps = db.knowledge_gaps("dealbot", 10).await.unwrap();
+    let got: Vec<_> = gaps.iter().map(|g| (g.text.as_str(), g.episode, g.created_at)).collect();
+    assert_eq!(got, [("The price list", e, at(5)), ("Who owns Pune", e, at(5))]);
+    assert_eq!(db.knowledge_gaps("dealbot", 1).await.unwrap().len(), 1);
+    assert_eq!(db.knowledge_gaps("scout", 10).await.unwrap(), []);
 }

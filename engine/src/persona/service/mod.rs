@@ -1,8 +1,8 @@
 //! The operations on the bots' side: wakes, episodes, reflect, the core block, corrections and
 //! self-improvement proposals. The CLI, `/api` and the pages all come through here.
 //!
-//! One use case to a file: `wakes` (wake, wake-done, episodes), `reflect`, `improve`, `self_edits`
-//! and `pages`.
+//! One use case to a file: `wakes` (wake, wake-done, episodes), `reflect`, `improve`, `self_edits`,
+//! `self_reflect` and `pages`.
 //! This file holds the service, its error, who may do what, and the steps they share.
 
 use super::backlog::MemoryRow;
@@ -21,12 +21,14 @@ mod improve;
 mod pages;
 mod reflect;
 mod self_edits;
+mod self_reflect;
 mod wakes;
 
 pub use improve::{ImproveCard, ProposalOutcome};
 pub use pages::{AgentPage, RosterLine, Stats};
 pub use reflect::{ReflectOutcome, ReflectReport};
 pub use self_edits::{SelfProfile, SELF_EDITS_SHOWN};
+pub use self_reflect::SelfReflectReport;
 pub use wakes::{WakeDoneReport, WakeReport};
 
 pub const DEFAULT_MAX_PER_DAY: u32 = 200;

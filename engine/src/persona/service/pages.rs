@@ -82,6 +82,8 @@ pub struct AgentPage {
     pub self_edits: Vec<crate::persona::self_edit_store::SelfEdit>,
     pub undoable: Vec<i64>,
     pub profile: Option<String>,
+    /// What its reflection cycles found it lacked, newest first.
+    pub knowledge_gaps: Vec<crate::persona::self_edit_store::KnowledgeGap>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,6 +253,7 @@ impl Bots {
         let now = self.now();
         let undoable = self_edits.iter().filter(|e| e.undoable(now)).map(|e| e.id).collect();
         let profile = self.store.self_profile(name).await?;
+        let knowledge_gaps = self.store.knowledge_gaps(name, 20).await?;
         let role_name =
             a.role.as_ref().and_then(|slug| dir.roles.iter().find(|r| r.slug.as_str() == slug).map(|r| r.name.clone()));
         Ok(AgentPage {
@@ -273,6 +276,7 @@ impl Bots {
             self_edits,
             undoable,
             profile,
+            knowledge_gaps,
         })
     }
 }

@@ -28,6 +28,10 @@ pub struct ReflectReport {
     /// Lines dropped because they were about another agent.
     pub dropped: Vec<String>,
     pub proposals: Vec<String>,
+    /// The reflection cycle, when the episode this reflect recorded was the tenth session since
+    /// the last one.
+    #[serde(default)]
+    pub self_reflect: Option<super::SelfReflectReport>,
 }
 
 impl Bots {
@@ -60,7 +64,12 @@ impl Bots {
                 (e, Some(if reason == "chat" { "chat_end" } else { "wake_done" }))
             }
         };
-        self.reflect_episode(agent, &episode, trigger.unwrap_or(""), dry_run).await
+        let recorded = trigger.is_some() && !dry_run;
+        let mut report = self.reflect_episode(agent, &episode, trigger.unwrap_or(""), dry_run).await?;
+        if recorded {
+            report.self_reflect = self.self_reflect_if_due(agent).await;
+        }
+        Ok(report)
     }
 
     pub(super) async fn reflect_episode(
@@ -78,6 +87,7 @@ impl Bots {
                 outcome: ReflectOutcome::Skipped(why),
                 dropped: vec![],
                 proposals: vec![],
+                self_reflect: None,
             })
         };
         let config = match Self::valid_config(&a) {
@@ -152,6 +162,7 @@ impl Bots {
                 outcome: ReflectOutcome::DryRun(parsed.ops.iter().map(describe_op).collect()),
                 dropped: parsed.dropped,
                 proposals: vec![],
+                self_reflect: None,
             });
         }
         let applied = match self.store.apply_ops(agent, episode.id, &parsed.ops, self.now()).await {
@@ -170,6 +181,7 @@ impl Bots {
             outcome: ReflectOutcome::Applied(applied),
             dropped: parsed.dropped,
             proposals,
+            self_reflect: None,
         })
     }
 }

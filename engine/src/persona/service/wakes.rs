@@ -32,6 +32,9 @@ pub struct WakeDoneReport {
     pub duplicate: bool,
     pub episode: Option<Episode>,
     pub reflect: Option<ReflectReport>,
+    /// The reflection cycle, when this session was the tenth since the last one.
+    #[serde(default)]
+    pub self_reflect: Option<super::SelfReflectReport>,
     /// What went wrong after the wakeups were closed; never fatal to wake-done.
     pub notes: Vec<String>,
 }
@@ -131,6 +134,7 @@ impl Bots {
                 duplicate: true,
                 episode: Some(existing),
                 reflect: None,
+                self_reflect: None,
                 notes: Vec::new(),
             });
         }
@@ -142,6 +146,7 @@ impl Bots {
             duplicate: false,
             episode: None,
             reflect: None,
+            self_reflect: None,
             notes: Vec::new(),
         };
         let first = &wakeups[0];
@@ -156,6 +161,7 @@ impl Bots {
                     }
                 }
                 out.episode = Some(episode);
+                out.self_reflect = self.self_reflect_if_due(&agent).await;
             }
             Ok((episode, false)) => {
                 out.duplicate = true;

@@ -11,7 +11,9 @@ use chrono::{DateTime, Duration, NaiveTime, Utc};
 use engine::persona::backlog::MemoryRow;
 use engine::persona::config::SelfEditPolicy;
 use engine::persona::self_edit::{decide, Change, Counts, Decision, EditRequest, Planned};
-use engine::persona::self_edit_store::{changed_since, settle_refusal, EditState, SelfEdit, SelfEditStore, Settled};
+use engine::persona::self_edit_store::{
+    changed_since, settle_refusal, EditState, KnowledgeGap, SelfEdit, SelfEditStore, Settled,
+};
 use engine::store::{Actor, StoreError};
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
@@ -425,5 +427,49 @@ impl SelfEditStore for PgStore {
     async fn self_profile(&self, agent: &str) -> Result<Option<String>, StoreError> {
         let mut conn = self.pool().acquire().await.map_err(backend)?;
         profile_on(&mut conn, agent).await
+    }
+    async fn add_knowledge_gaps(
+        &self,
+        agent: &str,
+        episode: i64,
+        texts: &[String],
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        for t in texts {
+            sqlx::query(
+                "INSERT INTO org_agent_knowledge_gaps (agent, text, episode_id, created_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(agent)
+            .bind(t)
+            .bind(episode)
+            .bind(at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn knowledge_gaps(&self, agent: &str, limit: u32) -> Result<Vec<KnowledgeGap>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, agent, text, episode_id, created_at FROM org_agent_knowledge_gaps WHERE agent = $1 \
+             ORDER BY id DESC LIMIT $2",
+        )
+        .bind(agent)
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| KnowledgeGap {
+                id: r.get("id"),
+                agent: r.get("agent"),
+                text: r.get("text"),
+                episode: r.get("episode_id"),
+                created_at: r.get("created_at"),
+            })
+            .collect())
     }
 }
