@@ -32,6 +32,19 @@ ensure_binaryen() {
   export PATH="$PWD/tools/node_modules/.bin:$PATH"
 }
 
+# The integration tests drive /mcp with the Model Context Protocol's own Python client, pinned in
+# tools/mcp-client/requirements.txt and installed into a venv there.
+ensure_mcp_client() {
+  local venv=tools/mcp-client/.venv want
+  want=$(sed -n 's/^mcp==//p' tools/mcp-client/requirements.txt)
+  if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)" != "$want" ]; then
+    say "installing the MCP client the tests use (Python's mcp ${want})"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r tools/mcp-client/requirements.txt
+  fi
+  export ENGRAM_MCP_PYTHON="$PWD/$venv/bin/python"
+}
+
 ensure_chromium() {
   if [ ! -x /usr/bin/chromium ]; then
     say "installing Debian's chromium"

@@ -14,6 +14,7 @@ pub mod init;
 pub mod jobs_cli;
 pub mod knowledge_api;
 pub mod llm;
+pub mod mcp;
 pub mod org_api;
 pub mod org_cli;
 pub mod outbox;

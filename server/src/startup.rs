@@ -170,6 +170,7 @@ impl Application {
                 "/api/org",
                 crate::org_api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
+            .merge(crate::mcp::router(&state))
             .nest(&format!("/{pkg_dir}"), statics::pkg_router(&leptos_options.site_root, &pkg_dir))
             .leptos_routes_with_context(&state, routes, page_context(&state), {
                 let options = leptos_options.clone();

@@ -22,6 +22,7 @@ mod http;
 mod idempotency;
 mod inbox;
 mod lessons;
+mod mcp;
 mod memory_scopes;
 mod model_server;
 mod nightly;
