@@ -12,10 +12,11 @@ use engine::Clock;
 use std::sync::Arc;
 
 /// The vault the demo ships, written out when the folder has no configuration yet.
-pub const VAULT_FILES: [(&str, &str); 9] = [
+pub const VAULT_FILES: [(&str, &str); 10] = [
     (".agents/org/org.yaml", include_str!("../vault/.agents/org/org.yaml")),
     (".agents/org/org-agents.json", include_str!("../vault/.agents/org/org-agents.json")),
     (".agents/org/memory/scout.md", include_str!("../vault/.agents/org/memory/scout.md")),
+    (".agents/org/memory/scout.user.md", include_str!("../vault/.agents/org/memory/scout.user.md")),
     (".agents/org/memory/helper.md", include_str!("../vault/.agents/org/memory/helper.md")),
     (".agents/org/memory/builder.md", include_str!("../vault/.agents/org/memory/builder.md")),
     ("knowledge/scout/qualifying.md", include_str!("../vault/knowledge/scout/qualifying.md")),

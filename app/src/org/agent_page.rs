@@ -210,6 +210,15 @@ fn Agent(data: AgentPageData) -> impl IntoView {
                 None => view! { <p>"No hand-written memory file."</p> }.into_any(),
             }}
         </section>
+
+        <section id="user-memory">
+            <h2>"About its people (USER.md)"</h2>
+            <p class="meta">{format!(".agents/org/memory/{name}.user.md")}</p>
+            {match page.user_memory {
+                Some(t) => view! { <pre class="user-memory">{t}</pre> }.into_any(),
+                None => view! { <p>"No USER.md for this bot."</p> }.into_any(),
+            }}
+        </section>
     }
 }
 

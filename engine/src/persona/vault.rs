@@ -15,6 +15,11 @@ pub fn hand_written_memory_path(agent: &str) -> String {
     format!(".agents/org/memory/{agent}.md")
 }
 
+/// Seed 004's USER.md for a bot: what it keeps about the people it works for.
+pub fn user_memory_path(agent: &str) -> String {
+    format!(".agents/org/memory/{agent}.user.md")
+}
+
 pub fn core_path(agent: &str) -> String {
     format!(".agents/org/memory/{agent}/core.md")
 }

@@ -556,6 +556,8 @@ async fn the_agent_page_shows_memory_and_a_name_off_the_roster_is_404() {
         "When a site blocks my search tool, I use the company registry instead.",
         "corrections per completed card",
         "Bengaluru leads come first this quarter.",
+        "About its people (USER.md)",
+        "Sam Rao owns scout and prefers a lead summary in three lines.",
         "The model step is off: no model answers here: ollama/llama3.2 at http://127.0.0.1:",
         "Edit or retire",
         "Self-edits",

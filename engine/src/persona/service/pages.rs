@@ -7,7 +7,7 @@ use crate::persona::backlog::{Episode, MemoryRow, Outcome, Task, STATUS_APPLIED,
 use crate::persona::config::{EffectiveConfig, MemoryConfig};
 use crate::persona::model::ModelChoice;
 use crate::persona::render::{render_core, MemoryKind, RenderedCore};
-use crate::persona::vault::{hand_written_memory_path, RosterAgent};
+use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent};
 use crate::store::StoreError;
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
@@ -77,6 +77,8 @@ pub struct AgentPage {
     pub proposals: Vec<ImproveCard>,
     pub stats: Stats,
     pub hand_written: Option<String>,
+    /// Its USER.md (seed 004): what it keeps about the people it works for.
+    pub user_memory: Option<String>,
     pub may_correct: bool,
     /// Its memory_self_edit requests, newest first, and which of them can still be undone.
     pub self_edits: Vec<crate::persona::self_edit_store::SelfEdit>,
@@ -239,6 +241,7 @@ impl Bots {
         }
         let stats = self.stats(caller, name, 30).await?;
         let hand_written = self.vault()?.read(&hand_written_memory_path(name)).await.map_err(PersonaError::Vault)?;
+        let user_memory = self.vault()?.read(&user_memory_path(name)).await.map_err(PersonaError::Vault)?;
         let model = match &config {
             Some(c) => match self.models.resolve(&c.config.reflect.model) {
                 ModelChoice::Use(m) => match m.status() {
@@ -273,6 +276,7 @@ impl Bots {
             proposals,
             stats,
             hand_written,
+            user_memory,
             self_edits,
             undoable,
             profile,
