@@ -256,10 +256,10 @@ async fn the_reflection_cycle_runs_every_ten_sessions_through_the_policy_and_is_
     }
     let asked = model.asked().len();
 
-    // The tenth session's model call fails: logged and skipped, nothing recorded, tried again next time.
+    // The tenth session's model call fails: logged, nothing recorded, and tried again next time.
     model.script([crate::model_server::Script::Status(500)]);
     let out = session(&app, "r10").await;
-    assert!(out.contains("reflection for scout skipped: the model call failed"), "{out}");
+    assert!(out.contains("reflection for scout did not run: the model call failed"), "{out}");
     assert_eq!(model.asked().len(), asked + 1, "the cycle asked the model once");
     let (_, episodes) = get(&app, &scout, "/api/org/agents/scout/episodes").await;
     assert!(episodes.as_array().unwrap().iter().all(|e| e["trigger"] != "self_reflect"));
@@ -303,11 +303,11 @@ async fn the_reflection_cycle_runs_every_ten_sessions_through_the_policy_and_is_
     let (_, html) = app.page(&sam, "/org/agents/scout").await;
     assert!(html.contains("Knowledge to acquire") && html.contains("Which leads Bob owns"), "shown on the agent page");
 
-    // Asked for again with no session since: skipped, and no model is asked.
+    // Asked for again with no session since: it does not run, and no model is asked.
     let asked = model.asked().len();
     let (s, v) = post(&app, &scout, "/api/org/self/reflect", json!({})).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    assert_eq!(v["skipped"], "no session has finished since the last reflection");
+    assert_eq!(v["not_run"], "no session has finished since the last reflection");
     assert_eq!(model.asked().len(), asked);
     // After one more session, the bot asks through the tool's reflect action, on that one session.
     session(&app, "r12").await;

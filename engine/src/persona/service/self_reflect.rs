@@ -2,7 +2,7 @@
 //! (`memory_self_edit` with `reflect`, `/api/org/self/reflect`, `engram org self reflect`). Its
 //! edits are requests like the bot's own, through the same policy and limits, and it is logged as
 //! an episode with reason `self_reflect`. A failed, slow or refused model call is logged and
-//! skipped, and nothing is recorded, so the next wake-done tries again.
+//! passed over, and nothing is recorded, so the next wake-done tries again.
 
 use super::{Bots, Caller, PersonaError};
 use crate::persona::backlog::{NewEpisode, Outcome};
@@ -16,20 +16,21 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelfReflectReport {
     pub agent: String,
-    /// The cycle's episode; None when it was skipped.
+    /// The cycle's episode; None when it did not run.
     pub episode: Option<i64>,
     /// The sessions it reviewed, newest first.
     pub reviewed: Vec<i64>,
     pub edits: Vec<SelfEdit>,
     pub missing: Vec<String>,
-    pub skipped: Option<String>,
+    /// Why the cycle did not run, when it did not.
+    pub not_run: Option<String>,
 }
 
 impl SelfReflectReport {
     /// The lines `engram org self reflect` prints.
     pub fn lines(&self) -> Vec<String> {
-        if let Some(why) = &self.skipped {
-            return vec![format!("reflection for {} skipped: {why}", self.agent)];
+        if let Some(why) = &self.not_run {
+            return vec![format!("reflection for {} did not run: {why}", self.agent)];
         }
         let count = |s: EditState| self.edits.iter().filter(|e| e.state == s).count();
         let mut out = vec![format!(
@@ -81,7 +82,7 @@ impl Bots {
         match self.cycle(agent).await {
             Ok(r) => Some(r),
             Err(e) => {
-                tracing::warn!(agent, error = %e, "the reflection cycle was skipped");
+                tracing::warn!(agent, error = %e, "the reflection cycle did not run");
                 None
             }
         }
@@ -95,29 +96,29 @@ impl Bots {
             reviewed: Vec::new(),
             edits: Vec::new(),
             missing: Vec::new(),
-            skipped: None,
+            not_run: None,
         };
-        let skipped = |mut r: SelfReflectReport, why: String| {
-            tracing::info!(agent, why, "the reflection cycle was skipped");
-            r.skipped = Some(why);
+        let not_run = |mut r: SelfReflectReport, why: String| {
+            tracing::info!(agent, why, "the reflection cycle did not run");
+            r.not_run = Some(why);
             Ok(r)
         };
         let config = match Self::valid_config(&a) {
             Ok(c) => c.clone(),
-            Err(why) => return skipped(report, why),
+            Err(why) => return not_run(report, why),
         };
         let model = match self.models.resolve(&config.reflect.model) {
             ModelChoice::Use(m) => m,
-            ModelChoice::Off(why) => return skipped(report, why),
+            ModelChoice::Off(why) => return not_run(report, why),
         };
         let episodes = self.store.episodes(agent, None).await?;
         let sessions: Vec<_> = sessions_since_last_cycle(&episodes).into_iter().take(CYCLE_EVERY).collect();
         if sessions.is_empty() {
-            return skipped(report, "no session has finished since the last reflection".into());
+            return not_run(report, "no session has finished since the last reflection".into());
         }
         report.reviewed = sessions.iter().map(|e| e.id).collect();
         if !self.claim_call(agent, TRIGGER).await? {
-            return skipped(report, format!("today's cap of {} model calls is spent", self.max_per_day));
+            return not_run(report, format!("today's cap of {} model calls is spent", self.max_per_day));
         }
         let rows = self.store.memory_rows(agent, false).await?;
         let profile = self.store.self_profile(agent).await?;
@@ -126,14 +127,14 @@ impl Bots {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!(agent, model = model.name(), error = %e, "the reflection cycle's model call failed");
-                return skipped(report, format!("the model call failed: {e}"));
+                return not_run(report, format!("the model call failed: {e}"));
             }
         };
         let parsed = match parse(&reply, &rows) {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!(agent, error = %e, "the reflection cycle's reply was refused");
-                return skipped(report, format!("the model's reply was refused: {e}"));
+                return not_run(report, format!("the model's reply was refused: {e}"));
             }
         };
         for req in &parsed.requests {
