@@ -12,6 +12,7 @@ pub mod connectors;
 pub mod cores;
 pub mod events;
 pub mod flash;
+pub mod hydration;
 pub mod inbox;
 pub mod memory;
 pub mod memory_settings;
@@ -42,7 +43,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 // Named by its hash when cargo-leptos hashes the site's files, so it can be cached for good.
                 <HashedStylesheet options=options.clone() id="leptos"/>
-                <HydrationScripts options/>
+                // Leptos's hydration scripts without the wasm preload: see `hydration`.
+                <hydration::PageScripts options/>
                 <MetaTags/>
             </head>
             <body>

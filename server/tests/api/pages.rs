@@ -423,3 +423,22 @@ async fn a_refused_ask_keeps_the_question() {
     let (_, again) = app.page(&alice, "/ask").await;
     assert!(!again.contains(&long));
 }
+
+/// A browser with JavaScript off fetches every preload and never uses it; a wasm preload on each
+/// page it opened filled its connections to the server until a form post waited. The page loads
+/// the app's module, and the module fetches the wasm.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_preload_the_module_but_not_the_wasm() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let r = ada.get(app.url("/company/roles")).send().await.unwrap();
+    let html = r.text().await.unwrap();
+    let head = &html[..html.find("</head>").expect("a head")];
+    assert!(head.contains("rel=\"modulepreload\""), "{head}");
+    assert!(head.contains("<script type=\"module\""), "{head}");
+    assert!(
+        head.contains(".wasm`}).then(() =>") || head.contains("module_or_path"),
+        "the module loads the wasm: {head}"
+    );
+    assert!(!head.contains("rel=\"preload\""), "no preload a JS-off browser would fetch: {head}");
+}
