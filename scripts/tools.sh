@@ -39,6 +39,12 @@ ensure_mcp_client() {
   want=$(sed -n 's/^mcp==//p' tools/mcp-client/requirements.txt)
   if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)" != "$want" ]; then
     say "installing the MCP client the tests use (Python's mcp ${want})"
+    # Debian ships venv and pip apart from python3 itself.
+    if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+      say "installing Debian's python3-venv"
+      apt-get update
+      DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-venv
+    fi
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r tools/mcp-client/requirements.txt
   fi
