@@ -214,6 +214,7 @@ pub trait Store:
     + crate::cores::draft::DraftSourceStore
     + crate::lessons::scopes::MemoryScopeStore
     + crate::persona::self_edit_store::SelfEditStore
+    + crate::persona::memory_audit_store::MemoryAuditStore
     + SnapshotStore
     + SetupStore
     + AgentAdminStore
@@ -237,6 +238,8 @@ impl<
             + crate::cores::draft::DraftSourceStore
             + crate::lessons::scopes::MemoryScopeStore
             + crate::persona::self_edit_store::SelfEditStore
+            + crate::persona::memory_audit_store::MemoryAuditStore
+            + crate::persona::memory_audit_store::MemoryAuditStore
             + SnapshotStore
             + SetupStore
             + AgentAdminStore

@@ -101,9 +101,11 @@ pub enum Keys {
     Rotate,
 }
 
-/// `engram memory …`: each opens the database read-only and changes nothing.
+/// `engram memory …`: each opens the database read-only and changes nothing, except `audit`.
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
 pub enum Memory {
+    /// Audit a bot's MEMORY.md and USER.md, or a Hermes memories folder (seed 004); writes unless --dry-run
+    Audit(crate::memory_audit_cli::AuditArgs),
     /// Each role's company core
     Roles,
     /// One core's text, version and who saved it
@@ -209,6 +211,7 @@ pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut im
             }
         }
         Memory::Cards { .. } | Memory::Lessons { .. } => unreachable!("answered above"),
+        Memory::Audit(_) => return Err("engram memory audit writes; it runs through memory_audit_cli".into()),
     }
     Ok(())
 }

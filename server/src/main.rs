@@ -19,6 +19,17 @@ async fn main() -> ExitCode {
     match cli.command {
         None | Some(Command::Serve) => serve(cli::serve_settings(cli.database), false).await,
         Some(Command::Demo) => serve(cli::serve_settings(cli.database), true).await,
+        Some(Command::Memory(cli::Memory::Audit(audit))) => {
+            let settings = org_cli::settings(cli.database);
+            let mut out = std::io::stdout().lock();
+            match server::memory_audit_cli::run(&audit, &settings, &mut out).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "{}", e.message);
+                    ExitCode::from(e.code)
+                }
+            }
+        }
         Some(Command::Memory(memory)) => {
             let mut out = std::io::stdout().lock();
             match cli::run_memory(&memory, cli.database, &mut out).await {

@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use engine::org::PersonId;
 use engine::persona::self_edit::EditRequest;
 use engine::persona::self_edit_store::EditState;
-use engine::persona::service::{Caller as BotCaller, ProposalOutcome, WakeReport};
+use engine::persona::service::{AuditTarget, Caller as BotCaller, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -40,6 +40,8 @@ pub fn router() -> Router<AppState> {
         .route("/self-edits/{id}/undo", post(undo_self_edit))
         .route("/self-edits/{id}/approve", post(approve_self_edit))
         .route("/self-edits/{id}/decline", post(decline_self_edit))
+        .route("/agents/{name}/memory-audit", get(memory_audit_state).post(memory_audit))
+        .route("/memory-audits/{id}/undo", post(undo_memory_audit))
 }
 
 /// The people routes under /api: an admin sets a person's manager.
@@ -375,4 +377,37 @@ async fn decline_self_edit(
 ) -> Result<Response, ApiError> {
     let b = b.map(|Json(b)| b).unwrap_or_default();
     Ok(ok(s.bots.decide_self_edit(&c, id, false, b.reason.as_deref()).await?))
+}
+
+#[derive(Deserialize, Default)]
+struct AuditBody {
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// Seed 004 on request: the audit, or with `dry_run` the actions it would take.
+async fn memory_audit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+    b: Option<Json<AuditBody>>,
+) -> Result<Response, ApiError> {
+    let b = b.map(|Json(b)| b).unwrap_or_default();
+    Ok(ok(s.bots.memory_audit(&c, AuditTarget::Agent(name), b.dry_run).await?))
+}
+
+async fn memory_audit_state(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.bots.memory_audit_state(&c, &name).await?))
+}
+
+async fn undo_memory_audit(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(id): Path<i64>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.bots.undo_memory_audit(&c, id, None).await?))
 }

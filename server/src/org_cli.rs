@@ -25,12 +25,12 @@ pub struct CliError {
 }
 
 /// Bad input the parser could not see, refused as clap refuses its own: exit 2.
-fn usage(m: impl Into<String>) -> CliError {
+pub(crate) fn usage(m: impl Into<String>) -> CliError {
     CliError { code: 2, message: format!("{}\n\nFor more information, try 'engram org --help'.", m.into()) }
 }
 
 /// A refusal exits 3 with the reason, the seed's contract for the dispatcher; anything else 1.
-fn refused(e: PersonaError) -> CliError {
+pub(crate) fn refused(e: PersonaError) -> CliError {
     let code = if matches!(e, PersonaError::Refused(_) | PersonaError::TranscriptRefused { .. }) { 3 } else { 1 };
     if let Some(detail) = e.internal_detail() {
         tracing::error!(%detail, "internal error in the command line");
@@ -248,7 +248,7 @@ pub async fn open_bots(settings: &Settings) -> Result<Bots, CliError> {
 }
 
 /// Resolves `--as`: a bot on the roster by name, else a person by email or by the part before @.
-async fn caller(bots: &Bots, who: Option<&str>) -> Result<Caller, CliError> {
+pub(crate) async fn caller(bots: &Bots, who: Option<&str>) -> Result<Caller, CliError> {
     let Some(who) = who else { return Ok(Caller::Operator) };
     if let Ok(roster) = bots.roster().await {
         if roster.get(who).is_some() {

@@ -101,7 +101,7 @@ impl Application {
         let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source, bots.clone());
         let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         if settings.run_jobs {
-            spawn_jobs(memory.clone(), lists.clone(), nightly.clone(), store.clone(), clock.clone());
+            spawn_jobs(memory.clone(), lists.clone(), nightly.clone(), bots.clone(), store.clone(), clock.clone());
         }
         match runs.end_stale().await {
             Ok(0) => {}
@@ -273,6 +273,7 @@ pub fn build_runs(
 pub fn build_bots(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Bots {
     let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
     Bots::new(store, clock, vault, models, settings.reflect_max_per_day)
+        .with_live_checks(Arc::new(crate::live_checks::HttpLiveChecks::new(settings.models.clone())))
 }
 
 /// Sessions live in the same database as everything else, so that several servers on one
@@ -348,6 +349,7 @@ fn spawn_jobs(
     memory: PersonMemory,
     lists: ReferenceLists,
     nightly: Nightly,
+    bots: Bots,
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
 ) {
@@ -358,6 +360,7 @@ fn spawn_jobs(
             run_due_jobs(&memory).await;
             run_nightly(&nightly).await;
             fetch_due_lists(&lists).await;
+            run_memory_audits(&bots).await;
             let stale = clock.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
             let purge = store.idem_purge_before(stale);
             if let Err(e) =
@@ -402,6 +405,17 @@ pub async fn run_nightly(nightly: &Nightly) {
         }
     }
     .instrument(job_span("nightly"))
+    .await;
+}
+
+/// Seed 004's self-driven and threshold audits of the bots' memory files, in a span of their own.
+pub async fn run_memory_audits(bots: &Bots) {
+    async {
+        for report in bots.memory_audits_due().await {
+            tracing::info!(summary = report.lines()[0], "a memory audit ran");
+        }
+    }
+    .instrument(job_span("memory_audit"))
     .await;
 }
 

@@ -161,7 +161,8 @@ impl Vault for FsVault {
             if me.through_link(&path)? {
                 return Err(VaultError::Outside { path });
             }
-            if read_text(&full, &path)?.as_deref() != Some(expected.as_str()) {
+            // A missing file holds nothing, so the memory audit can create USER.md.
+            if read_text(&full, &path)?.unwrap_or_default() != expected {
                 return Ok(false);
             }
             write_atomic(&full, &path, &text)?;
@@ -187,6 +188,9 @@ mod tests {
         assert_eq!(v.markdown_under("a").await.unwrap(), vec!["a/b.md"]);
         assert!(!v.replace_if_unchanged("a/b.md", "other\n", "two\n").await.unwrap());
         assert!(v.replace_if_unchanged("a/b.md", "one\n", "two\n").await.unwrap());
+        assert!(!v.replace_if_unchanged("a/new.md", "was\n", "x\n").await.unwrap());
+        assert!(v.replace_if_unchanged("a/new.md", "", "created\n").await.unwrap());
+        assert_eq!(v.read("a/new.md").await.unwrap().as_deref(), Some("created\n"));
         assert_eq!(v.read_tail("a/b.md", 2).await.unwrap().as_deref(), Some("o\n"));
         std::os::unix::fs::symlink("/etc", dir.path().join("link")).unwrap();
         assert!(v.is_symlink("link/passwd").await.unwrap());

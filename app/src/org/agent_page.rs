@@ -1,6 +1,7 @@
 use super::edit_memory_line::EditMemoryLine;
 use super::improve_card::ImproveCardView;
 use super::load_agent_page::{load_agent_page, AgentPageData};
+use super::memory_audit_view::MemoryAuditPanel;
 use super::retire_memory_line::RetireMemoryLine;
 use super::self_edit_view::SelfEditView;
 use crate::components::{loaded, when, NoticeLine};
@@ -44,7 +45,7 @@ fn age(e: &Episode) -> String {
 
 #[component]
 fn Agent(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { page, notice, drafts } = data;
+    let AgentPageData { page, notice, drafts, audit_preview } = data;
     let name = page.agent.name.clone();
     let back = paths::org_agent(&name);
     let budget = page.budget;
@@ -79,6 +80,7 @@ fn Agent(data: AgentPageData) -> impl IntoView {
         <nav class="tabs" aria-label="On this page">
             <a href="#memory">"Memory"</a>
             <a href="#self-edits">"Self-edits"</a>
+            <a href="#memory-audit">"Memory audit"</a>
             <a href="#episodes">"Episodes"</a>
             <a href="#proposals">"Proposals"</a>
         </nav>
@@ -219,6 +221,8 @@ fn Agent(data: AgentPageData) -> impl IntoView {
                 None => view! { <p>"No USER.md for this bot."</p> }.into_any(),
             }}
         </section>
+
+        <MemoryAuditPanel state=page.audit agent=name.clone() may_run=may_correct preview=audit_preview/>
     }
 }
 

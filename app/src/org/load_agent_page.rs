@@ -9,6 +9,8 @@ pub struct AgentPageData {
     pub notice: Option<Notice>,
     /// A refused correction's text, by line, so nothing typed is lost.
     pub drafts: Vec<(i64, String)>,
+    /// A dry run's report, shown once.
+    pub audit_preview: Option<engine::persona::service::AuditReport>,
 }
 
 /// A name not on the roster answers 404.
@@ -36,5 +38,6 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
             drafts.push((row.id, text));
         }
     }
-    Ok(AgentPageData { page, notice, drafts })
+    let audit_preview = take_flash(&super::memory_audit_view::audit_preview_key(&name)).await?;
+    Ok(AgentPageData { page, notice, drafts, audit_preview })
 }

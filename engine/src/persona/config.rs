@@ -27,6 +27,8 @@ pub struct MemoryConfig {
     pub reflect: ReflectConfig,
     pub self_improvement: SelfImprovementConfig,
     pub self_edit: SelfEditPolicy,
+    /// Seed 004's parameters for the audit of the bot's MEMORY.md and USER.md.
+    pub audit: super::memory_audit::AuditParams,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +86,7 @@ impl Default for MemoryConfig {
             reflect: ReflectConfig::default(),
             self_improvement: SelfImprovementConfig::default(),
             self_edit: SelfEditPolicy::default(),
+            audit: super::memory_audit::AuditParams::default(),
         }
     }
 }
@@ -130,7 +133,7 @@ pub struct EffectiveConfig {
     pub defaulted: Vec<String>,
 }
 
-const KEYS: [&str; 18] = [
+const KEYS: [&str; 23] = [
     "tiers",
     "core_budget_tokens",
     "reflect.enabled",
@@ -148,6 +151,11 @@ const KEYS: [&str; 18] = [
     "self_edit.maxDeletesPerDay",
     "self_edit.requireReason",
     "self_edit.editGracePeriod",
+    "audit.memory_threshold",
+    "audit.max_memory_chars",
+    "audit.max_user_chars",
+    "audit.compress_entries",
+    "audit.dry_run",
     "",
 ];
 
@@ -214,7 +222,26 @@ pub fn validate(c: &MemoryConfig) -> Result<(), ConfigError> {
             format!("may name only own_prompt and own_skills (the block names {t:?})"),
         ));
     }
-    validate_self_edit(&c.self_edit)
+    validate_self_edit(&c.self_edit)?;
+    validate_audit(&c.audit)
+}
+
+/// The most characters either file may be given: well past any agent's context.
+pub const AUDIT_CHARS_MAX: u32 = 100_000;
+
+fn validate_audit(p: &super::memory_audit::AuditParams) -> Result<(), ConfigError> {
+    if !(1..=100).contains(&p.memory_threshold) {
+        return Err(refuse(
+            "audit.memory_threshold",
+            format!("is a percentage from 1 to 100 (the block sets {})", p.memory_threshold),
+        ));
+    }
+    for (key, v) in [("audit.max_memory_chars", p.max_memory_chars), ("audit.max_user_chars", p.max_user_chars)] {
+        if !(1..=AUDIT_CHARS_MAX).contains(&v) {
+            return Err(refuse(key, format!("is from 1 to {AUDIT_CHARS_MAX} characters (the block sets {v})")));
+        }
+    }
+    Ok(())
 }
 
 fn validate_self_edit(p: &SelfEditPolicy) -> Result<(), ConfigError> {
@@ -270,7 +297,7 @@ mod tests {
         assert_eq!(c.config.core_budget_tokens, 1_500);
         assert_eq!(c.config.reflect.model, "cheap");
         assert_eq!(c.config.self_improvement.max_proposals_per_week, 1);
-        assert_eq!(c.defaulted.len(), 17);
+        assert_eq!(c.defaulted.len(), 22);
         assert_eq!(
             c.config.self_edit,
             SelfEditPolicy {
@@ -375,5 +402,32 @@ mod tests {
         assert_eq!(parse(json!({"self_edit": {"max_edits_per_session": 2}})).unwrap_err().key, "memory");
         // No approvals and no deletes are choices an owner may make.
         assert!(parse(json!({"self_edit": {"requireApproval": [], "maxDeletesPerDay": 0}})).is_ok());
+    }
+
+    /// Seed 004's parameters: its names and defaults, each checked.
+    #[test]
+    fn the_audit_parameters_are_checked_like_the_rest_of_the_block() {
+        let c = parse(json!({"audit": {"max_user_chars": 2000, "dry_run": true}})).unwrap();
+        assert_eq!((c.config.audit.max_user_chars, c.config.audit.dry_run), (2000, true));
+        assert_eq!(c.config.audit.memory_threshold, 85, "a partial block keeps the other defaults");
+        assert!(c.defaulted.contains(&"audit.max_memory_chars".to_string()));
+        let cases = [
+            (
+                json!({"memory_threshold": 0}),
+                "audit.memory_threshold: is a percentage from 1 to 100 (the block sets 0)",
+            ),
+            (
+                json!({"max_memory_chars": 0}),
+                "audit.max_memory_chars: is from 1 to 100000 characters (the block sets 0)",
+            ),
+            (
+                json!({"max_user_chars": 100_001}),
+                "audit.max_user_chars: is from 1 to 100000 characters (the block sets 100001)",
+            ),
+        ];
+        for (params, refusal) in cases {
+            assert_eq!(parse(json!({"audit": params})).unwrap_err().to_string(), refusal);
+        }
+        assert_eq!(parse(json!({"audit": {"maxMemoryChars": 5}})).unwrap_err().key, "memory");
     }
 }

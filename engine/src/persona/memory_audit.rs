@@ -3,6 +3,7 @@
 //! actions from categorised entries. Reading the files, asking the model, checking URLs and
 //! models, and writing are the service's; nothing here does input or output.
 
+use super::memory_audit_apply::entry_spans;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,8 @@ pub const SHELF_LIFE_DAYS: i64 = 14;
 /// The seed's skip rule: both files under this share, and an audit younger than the shelf life.
 pub const SKIP_BELOW_PERCENT: u32 = 75;
 pub const UNVERIFIED: &str = "[UNVERIFIED]";
+/// What marking an entry adds at its end.
+pub const UNVERIFIED_MARK: &str = " [UNVERIFIED]";
 /// What a person may ask for in words to start an audit.
 pub const REQUEST_PHRASES: [&str; 4] = ["memory audit", "memory maintenance", "clean up memory", "memory is full"];
 
@@ -67,40 +70,7 @@ pub enum EntryFormat {
 
 /// The entries of a file, in order, each trimmed; empty ones dropped.
 pub fn split_entries(text: &str, format: EntryFormat) -> Vec<String> {
-    match format {
-        EntryFormat::Hermes => {
-            text.split(HERMES_DELIMITER).map(str::trim).filter(|e| !e.is_empty()).map(String::from).collect()
-        }
-        EntryFormat::Markdown => {
-            let mut out: Vec<String> = Vec::new();
-            // The entry being read, and whether it is a list item (else a paragraph).
-            let mut current: Option<(String, bool)> = None;
-            for line in text.lines() {
-                let t = line.trim();
-                if t.is_empty() || t.starts_with('#') {
-                    out.extend(current.take().map(|(c, _)| c));
-                    continue;
-                }
-                if let Some(item) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
-                    out.extend(current.take().map(|(c, _)| c));
-                    current = Some((item.trim().to_string(), true));
-                    continue;
-                }
-                let indented = line.starts_with([' ', '\t']);
-                current = match current.take() {
-                    // An item's indented lines and a paragraph's next lines belong to it.
-                    Some((c, is_item)) if indented || !is_item => Some((format!("{c} {t}"), is_item)),
-                    Some((c, _)) => {
-                        out.push(c);
-                        Some((t.to_string(), false))
-                    }
-                    None => Some((t.to_string(), false)),
-                };
-            }
-            out.extend(current.map(|(c, _)| c));
-            out
-        }
-    }
+    entry_spans(text, format).into_iter().map(|(_, t)| t).collect()
 }
 
 /// A file's size as the format counts it: Hermes counts its entries joined by the delimiter.
@@ -213,16 +183,19 @@ pub fn categorise_by_rules(entry: &str) -> Result<Category, String> {
 }
 
 /// An entry as the audit read it, with its category or why it has none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     pub file: AuditFile,
     pub text: String,
     /// The earliest time the entry is known to have been in the file.
     pub since: DateTime<Utc>,
     pub category: Result<Category, String>,
+    /// A shorter wording the model offered, when `compress_entries` is on.
+    #[serde(default)]
+    pub shorter: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AuditAction {
     Delete {
         file: AuditFile,
@@ -246,6 +219,12 @@ pub enum AuditAction {
     Correct {
         entry: String,
         corrected: String,
+    },
+    /// `compress_entries`: the same entry in fewer characters.
+    Compress {
+        file: AuditFile,
+        entry: String,
+        shorter: String,
     },
 }
 
@@ -320,20 +299,36 @@ pub fn plan(entries: &[Entry], verified: &Verified, now: DateTime<Utc>) -> Vec<A
             gone.push(j);
         }
     }
+    // The seed's order: corrections, then marks, each mark naming the entry as corrected.
+    let mut marks = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if gone.contains(&i) || e.category != Ok(Category::TechnicalConfig) {
             continue;
         }
-        for url in urls(&e.text) {
-            if verified.unreachable.contains(&url) && !e.text.contains(UNVERIFIED) {
-                actions.push(AuditAction::MarkUnverified { entry: e.text.clone(), url });
-            }
-        }
+        let mut text = e.text.clone();
         if let Some(model) = model_named(&e.text) {
             if let Some((_, right)) = verified.models.iter().find(|(wrong, _)| *wrong == model) {
-                actions
-                    .push(AuditAction::Correct { entry: e.text.clone(), corrected: e.text.replacen(&model, right, 1) });
+                text = e.text.replacen(&model, right, 1);
+                actions.push(AuditAction::Correct { entry: e.text.clone(), corrected: text.clone() });
             }
+        }
+        for url in urls(&e.text) {
+            if verified.unreachable.contains(&url) && !e.text.contains(UNVERIFIED) {
+                marks.push(AuditAction::MarkUnverified { entry: text.clone(), url });
+            }
+        }
+    }
+    actions.extend(marks);
+    // Only an entry nothing else touches is reworded, so that no two actions patch one entry.
+    for (i, e) in entries.iter().enumerate() {
+        let Some(shorter) = e.shorter.as_deref().map(str::trim) else { continue };
+        let touched = gone.contains(&i)
+            || actions.iter().any(|a| match a {
+                AuditAction::MarkUnverified { entry, .. } | AuditAction::Correct { entry, .. } => *entry == e.text,
+                a => names(a, e.file, &e.text),
+            });
+        if !touched && e.category.is_ok() && !shorter.is_empty() && shorter.chars().count() < e.text.chars().count() {
+            actions.push(AuditAction::Compress { file: e.file, entry: e.text.clone(), shorter: shorter.to_string() });
         }
     }
     actions
@@ -350,6 +345,7 @@ fn names(action: &AuditAction, file: AuditFile, text: &str) -> bool {
             *f == file && entry == text
         }
         AuditAction::Move { from, entry, .. } => *from == file && entry == text,
+        AuditAction::Compress { file: f, entry, .. } => *f == file && entry == text,
         AuditAction::MarkUnverified { .. } | AuditAction::Correct { .. } => false,
     }
 }

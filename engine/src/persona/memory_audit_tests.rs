@@ -6,7 +6,7 @@ fn now() -> DateTime<Utc> {
 }
 
 fn entry(file: AuditFile, text: &str, days_old: i64, category: Category) -> Entry {
-    Entry { file, text: text.into(), since: now() - Duration::days(days_old), category: Ok(category) }
+    Entry { file, text: text.into(), since: now() - Duration::days(days_old), category: Ok(category), shorter: None }
 }
 
 #[test]
@@ -92,7 +92,13 @@ fn the_plan_deletes_moves_and_hands_rules_to_a_person() {
         entry(User, "Sam's name is Sam Rao.", 1, Category::Identity),
         entry(Memory, "Sam prefers bullets.", 1, Category::Preference),
         entry(Memory, "Never quote without approval.", 1, Category::OperatingRule),
-        Entry { file: Memory, text: "Zeta?".into(), since: now(), category: Err("no rule places it".into()) },
+        Entry {
+            file: Memory,
+            text: "Zeta?".into(),
+            since: now(),
+            category: Err("no rule places it".into()),
+            shorter: Some("Z?".into()),
+        },
     ];
     let actions = plan(&entries, &Verified::default(), now());
     let delete =
@@ -136,13 +142,13 @@ fn duplicates_across_both_files_keep_the_first_and_checks_mark_and_correct() {
                 entry: "Sam  prefers BULLETS.".into(),
                 reason: "Duplicate of Sam prefers bullets.".into()
             },
-            AuditAction::MarkUnverified {
-                entry: "Docs at https://docs.example/a, reviewed.".into(),
-                url: "https://docs.example/a".into()
-            },
             AuditAction::Correct {
                 entry: "Drafts use model: gpt-4-old for speed.".into(),
                 corrected: "Drafts use model: gpt-4o-mini for speed.".into()
+            },
+            AuditAction::MarkUnverified {
+                entry: "Docs at https://docs.example/a, reviewed.".into(),
+                url: "https://docs.example/a".into()
             },
         ],
         "an entry already marked is not marked twice"

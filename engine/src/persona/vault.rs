@@ -53,8 +53,8 @@ pub trait Vault: Send + Sync {
     async fn markdown_under(&self, dir: &str) -> Result<Vec<String>, VaultError>;
     /// Writes a whole file (creating folders), atomically.
     async fn write(&self, path: &str, text: &str) -> Result<(), VaultError>;
-    /// Writes `text` only if the file still holds exactly `expected`; false (and nothing written)
-    /// when it does not.
+    /// Writes `text` only if the file still holds exactly `expected` (a missing file holds ""); false
+    /// (and nothing written) when it does not.
     async fn replace_if_unchanged(&self, path: &str, expected: &str, text: &str) -> Result<bool, VaultError>;
 }
 

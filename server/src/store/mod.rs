@@ -16,6 +16,7 @@ mod lessons;
 mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
+pub(crate) mod memory_audits;
 pub(crate) mod memory_scopes;
 mod nightly;
 pub(crate) mod people;

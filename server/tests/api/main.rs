@@ -23,6 +23,7 @@ mod idempotency;
 mod inbox;
 mod lessons;
 mod mcp;
+mod memory_audit;
 mod memory_scopes;
 mod model_server;
 mod nightly;

@@ -87,6 +87,11 @@ async fn tags(State(s): State<Shared>) -> Response {
     }
 }
 
+/// The OpenAI-compatible list of models: the default configured one and one more.
+async fn openai_models() -> Response {
+    Json(json!({"object": "list", "data": [{"id": "gpt-4o-mini"}, {"id": "gpt-4.1"}]})).into_response()
+}
+
 /// An address nothing listens on: a port just bound and let go.
 pub fn dead_url() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -110,6 +115,7 @@ impl ModelServer {
             .route("/v1/chat/completions", post(openai))
             .route("/api/chat", post(ollama))
             .route("/api/tags", get(tags))
+            .route("/v1/models", get(openai_models))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());

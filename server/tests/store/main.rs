@@ -23,6 +23,7 @@ mod import;
 mod inbox;
 mod keep;
 mod lessons;
+mod memory_audits;
 mod memory_scopes;
 mod nightly;
 mod org;

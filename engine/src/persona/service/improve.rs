@@ -232,13 +232,13 @@ impl Bots {
     }
 
     /// Whether a proposal may name `path` for this agent: its own files, by the validator's rule.
-    async fn may_target(&self, a: &RosterAgent, path: &str) -> Result<(), PersonaError> {
+    pub(super) async fn may_target(&self, a: &RosterAgent, path: &str) -> Result<(), PersonaError> {
         check_path(path, &a.knowledge).map_err(PersonaError::Refused)?;
         self.gate(path, |why| PersonaError::Refused(ProposalRefusal::off_limits(path, why))).await
     }
 
     /// Reads the target exactly as it is now and runs the validator; a refusal is an error.
-    async fn check_change(
+    pub(super) async fn check_change(
         &self,
         a: &RosterAgent,
         path: &str,

@@ -2,11 +2,12 @@
 //! self-improvement proposals. The CLI, `/api` and the pages all come through here.
 //!
 //! One use case to a file: `wakes` (wake, wake-done, episodes), `reflect`, `improve`, `self_edits`,
-//! `self_reflect` and `pages`.
+//! `self_reflect`, `memory_audit` and `pages`.
 //! This file holds the service, its error, who may do what, and the steps they share.
 
 use super::backlog::MemoryRow;
 use super::config::MemoryConfig;
+use super::memory_audit_checks::LiveChecks;
 use super::model::Models;
 use super::proposal::{check_vault_path, OffLimits, ProposalRefusal};
 use super::render::{render_core, RenderedCore};
@@ -18,6 +19,7 @@ use chrono::{DateTime, NaiveTime, Utc};
 use std::sync::Arc;
 
 mod improve;
+mod memory_audit;
 mod pages;
 mod reflect;
 mod self_edits;
@@ -25,6 +27,7 @@ mod self_reflect;
 mod wakes;
 
 pub use improve::{ImproveCard, ProposalOutcome};
+pub use memory_audit::{describe, AuditReport, AuditState, AuditStatus, AuditTarget, AUDITS_SHOWN};
 pub use pages::{AgentPage, RosterLine, Stats};
 pub use reflect::{ReflectOutcome, ReflectReport};
 pub use self_edits::{SelfProfile, SELF_EDITS_SHOWN};
@@ -91,6 +94,8 @@ pub struct Bots {
     vault: Option<Arc<dyn Vault>>,
     models: Arc<dyn Models>,
     max_per_day: u32,
+    /// The memory audit's checks of URLs and models; without them nothing is marked or corrected.
+    checks: Option<Arc<dyn LiveChecks>>,
 }
 
 fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
@@ -115,7 +120,12 @@ impl Bots {
         models: Arc<dyn Models>,
         max_per_day: u32,
     ) -> Self {
-        Self { store, clock, vault, models, max_per_day }
+        Self { store, clock, vault, models, max_per_day, checks: None }
+    }
+
+    pub fn with_live_checks(mut self, checks: Arc<dyn LiveChecks>) -> Self {
+        self.checks = Some(checks);
+        self
     }
 
     fn now(&self) -> DateTime<Utc> {

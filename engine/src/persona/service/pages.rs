@@ -86,6 +86,8 @@ pub struct AgentPage {
     pub profile: Option<String>,
     /// What its reflection cycles found it lacked, newest first.
     pub knowledge_gaps: Vec<crate::persona::self_edit_store::KnowledgeGap>,
+    /// Seed 004's state of its MEMORY.md and USER.md, and its recent audits.
+    pub audit: super::AuditState,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,6 +259,7 @@ impl Bots {
         let undoable = self_edits.iter().filter(|e| e.undoable(now)).map(|e| e.id).collect();
         let profile = self.store.self_profile(name).await?;
         let knowledge_gaps = self.store.knowledge_gaps(name, 20).await?;
+        let audit = self.audit_state(&a).await?;
         let role_name =
             a.role.as_ref().and_then(|slug| dir.roles.iter().find(|r| r.slug.as_str() == slug).map(|r| r.name.clone()));
         Ok(AgentPage {
@@ -281,6 +284,7 @@ impl Bots {
             undoable,
             profile,
             knowledge_gaps,
+            audit,
         })
     }
 }

@@ -50,10 +50,16 @@ impl Bots {
         let (_, a) = self.agent(agent).await?;
         Self::may_dispatch(caller, &a)?;
         let reason = one_line(reason, "reason")?;
+        let mut words = reason.clone();
         if let Some(t) = task {
-            self.store.task(t).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{t}")))?;
+            let t =
+                self.store.task(t).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{t}")))?;
+            words.push_str(&format!("\n{}\n{}", t.title, t.body));
         }
-        self.store.open_wakeup(agent, task, &reason, self.now()).await.map_err(Into::into)
+        let wakeup = self.store.open_wakeup(agent, task, &reason, self.now()).await?;
+        // Seed 004's input-driven trigger: the bot starts on clean memory.
+        self.memory_audit_if_asked(caller, agent, &words).await;
+        Ok(wakeup)
     }
 
     pub async fn create_task(
@@ -162,6 +168,10 @@ impl Bots {
                 }
                 out.episode = Some(episode);
                 out.self_reflect = self.self_reflect_if_due(&agent).await;
+                // Seed 004's threshold: a run may have filled the bot's memory files.
+                if let Some(audit) = self.memory_audit_if_due(&agent).await {
+                    out.notes.push(audit.lines().remove(0));
+                }
             }
             Ok((episode, false)) => {
                 out.duplicate = true;

@@ -18,6 +18,7 @@ mod import;
 mod inbox;
 mod lessons;
 mod lists;
+mod memory_audits;
 mod memory_scopes;
 mod nightly;
 mod org;
