@@ -45,7 +45,7 @@ fn age(e: &Episode) -> String {
 
 #[component]
 fn Agent(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { page, notice, drafts, audit_preview } = data;
+    let AgentPageData { page, notice, drafts, decline_drafts, audit_preview } = data;
     let name = page.agent.name.clone();
     let back = paths::org_agent(&name);
     let budget = page.budget;
@@ -163,7 +163,8 @@ fn Agent(data: AgentPageData) -> impl IntoView {
             {no_edits.then(|| view! { <p>"No self-edits yet."</p> })}
             {page.self_edits.into_iter().map(|e| {
                 let can_undo = undoable.contains(&e.id);
-                view! { <SelfEditView edit=e back=back.clone() may_settle=may_correct undoable=can_undo/> }
+                let draft = decline_drafts.iter().find(|(id, _)| *id == e.id).map(|(_, t)| t.clone()).unwrap_or_default();
+                view! { <SelfEditView edit=e back=back.clone() may_settle=may_correct undoable=can_undo draft/> }
             }).collect_view()}
         </section>
 

@@ -23,7 +23,20 @@ pub async fn decide_self_edit(
             e.undo_until.map(|u| u.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
         )),
         Ok(_) => Notice::ok(format!("Declined self-edit #{id}; nothing was changed")),
-        Err(e) => Notice::refused(refusal(&e)),
+        Err(e) => {
+            // A refused Decline keeps the reason typed: in its form while the edit still waits,
+            // and in the notice in case it no longer does.
+            match reason.as_deref().map(str::trim).filter(|r| !r.is_empty() && !approve) {
+                Some(r) => {
+                    set_flash(&super::self_edit_view::decline_draft_key(id), &r.to_string()).await?;
+                    Notice::refused(format!(
+                        "{}. Your reason was: \u{201c}{r}\u{201d}",
+                        refusal(&e).trim_end_matches('.')
+                    ))
+                }
+                None => Notice::refused(refusal(&e)),
+            }
+        }
     };
     notice_back(&back, notice).await
 }

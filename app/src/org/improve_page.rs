@@ -19,7 +19,7 @@ pub fn ImprovePage() -> impl IntoView {
 
 #[component]
 fn Cards(data: ImproveData) -> impl IntoView {
-    let ImproveData { cards, self_edits, notice } = data;
+    let ImproveData { cards, self_edits, notice, decline_drafts } = data;
     let empty = cards.is_empty();
     let no_edits = self_edits.is_empty();
     view! {
@@ -30,8 +30,9 @@ fn Cards(data: ImproveData) -> impl IntoView {
             <h2>"Self-edits waiting for you"</h2>
             <p class="meta">"A bot's edit to its own memory that its policy sends to a person; nothing changes until you approve it."</p>
             {no_edits.then(|| view! { <p>"No self-edits wait for you."</p> })}
-            {self_edits.into_iter().map(|e| view! {
-                <SelfEditView edit=e back=paths::IMPROVE.to_string() may_settle=true undoable=false/>
+            {self_edits.into_iter().map(|e| {
+                let draft = decline_drafts.iter().find(|(id, _)| *id == e.id).map(|(_, t)| t.clone());
+                view! { <SelfEditView edit=e back=paths::IMPROVE.to_string() may_settle=true undoable=false draft=draft.unwrap_or_default()/> }
             }).collect_view()}
         </section>
     }

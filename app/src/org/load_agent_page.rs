@@ -9,6 +9,8 @@ pub struct AgentPageData {
     pub notice: Option<Notice>,
     /// A refused correction's text, by line, so nothing typed is lost.
     pub drafts: Vec<(i64, String)>,
+    /// A refused Decline's reason, by self-edit.
+    pub decline_drafts: Vec<(i64, String)>,
     /// A dry run's report, shown once.
     pub audit_preview: Option<engine::persona::service::AuditReport>,
 }
@@ -38,6 +40,12 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
             drafts.push((row.id, text));
         }
     }
+    let mut decline_drafts = Vec::new();
+    for e in page.self_edits.iter().filter(|e| e.state == engine::persona::self_edit_store::EditState::Waiting) {
+        if let Some(text) = take_flash::<String>(&super::self_edit_view::decline_draft_key(e.id)).await? {
+            decline_drafts.push((e.id, text));
+        }
+    }
     let audit_preview = take_flash(&super::memory_audit_view::audit_preview_key(&name)).await?;
-    Ok(AgentPageData { page, notice, drafts, audit_preview })
+    Ok(AgentPageData { page, notice, drafts, decline_drafts, audit_preview })
 }

@@ -10,6 +10,8 @@ pub struct ImproveData {
     /// Bots' self-edits waiting for this person's approval.
     pub self_edits: Vec<SelfEdit>,
     pub notice: Option<Notice>,
+    /// A refused Decline's reason, by self-edit, so nothing typed is lost.
+    pub decline_drafts: Vec<(i64, String)>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_improve_cards")]
@@ -24,5 +26,11 @@ pub async fn load_improve_cards() -> Result<ImproveData, ServerFnError> {
     let cards = bots.improve_cards(&me).await.map_err(refused)?;
     let self_edits = bots.waiting_self_edits(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(IMPROVE)).await?;
-    Ok(ImproveData { cards, self_edits, notice })
+    let mut decline_drafts = Vec::new();
+    for e in &self_edits {
+        if let Some(text) = take_flash::<String>(&super::self_edit_view::decline_draft_key(e.id)).await? {
+            decline_drafts.push((e.id, text));
+        }
+    }
+    Ok(ImproveData { cards, self_edits, notice, decline_drafts })
 }

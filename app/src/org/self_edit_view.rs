@@ -7,6 +7,11 @@ use engine::persona::self_edit_store::{EditState, SelfEdit};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
+/// The flash key for a refused Decline's reason, shown again in its form.
+pub fn decline_draft_key(id: i64) -> String {
+    format!("decline-draft:{id}")
+}
+
 /// What an edit changed, as a diff: the text before removed, the text after added.
 fn change_diff(e: &SelfEdit) -> String {
     let mut out = String::new();
@@ -46,7 +51,15 @@ fn state_line(e: &SelfEdit) -> String {
 /// One self-edit: what the bot meant to do (its reason) beside what changed (the diff), with
 /// Undo or Approve and Decline for those who may.
 #[component]
-pub fn SelfEditView(edit: SelfEdit, back: String, may_settle: bool, undoable: bool) -> impl IntoView {
+pub fn SelfEditView(
+    edit: SelfEdit,
+    back: String,
+    may_settle: bool,
+    undoable: bool,
+    /// A refused Decline's reason, typed again into its form.
+    #[prop(optional)]
+    draft: Option<String>,
+) -> impl IntoView {
     let id = edit.id;
     let diff = change_diff(&edit);
     let waiting = edit.state == EditState::Waiting;
@@ -90,7 +103,7 @@ pub fn SelfEditView(edit: SelfEdit, back: String, may_settle: bool, undoable: bo
                         <input type="hidden" name="id" value=id.to_string()/>
                         <input type="hidden" name="back" value=back.clone()/>
                         <input type="hidden" name="decision" value="decline"/>
-                        <label>"Reason " <input type="text" name="reason" maxlength="300"/></label>
+                        <label>"Reason " <input type="text" name="reason" maxlength="300" value=draft.clone().unwrap_or_default()/></label>
                         <button type="submit">"Decline"</button>
                     </form>
                 </div>

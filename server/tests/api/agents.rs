@@ -4,6 +4,7 @@
 
 use crate::agent_model_server::AgentModelServer;
 use crate::cards::{person, spawn_cards};
+use crate::helpers::bearer_post as post_with_token;
 use crate::helpers::*;
 use crate::runs::{ask, messages, write_sales_core, SALES_CORE_HEADER, STAGES};
 use engine::org::AuditEntry;
@@ -11,22 +12,8 @@ use engine::runs::block::AGENT_SYSTEM;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 
-/// A personal token for a demo person, made in their session.
-async fn token_for(app: &TestApp, login: &str) -> String {
-    let c = app.sign_in(login).await;
-    let r = c.post(app.url("/api/tokens")).json(&json!({"name": "setup"})).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    body(r).await["token"].as_str().unwrap().to_string()
-}
-
 async fn post(c: &Client, app: &TestApp, path: &str, b: Value) -> (StatusCode, Value) {
     let r = c.post(app.url(path)).json(&b).send().await.unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn post_with_token(app: &TestApp, token: &str, path: &str, b: Value) -> (StatusCode, Value) {
-    let r = Client::new().post(app.url(path)).bearer_auth(token).json(&b).send().await.unwrap();
     let s = r.status();
     (s, r.json().await.unwrap_or(Value::Null))
 }

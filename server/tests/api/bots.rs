@@ -2,8 +2,9 @@
 //! over real HTTP, the daily cap, proposals, corrections and bot-token isolation.
 
 use crate::helpers::*;
+use crate::helpers::{bearer_get as get, bearer_post as post};
 use crate::model_server::{ModelServer, Script};
-use reqwest::{Client, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -11,26 +12,6 @@ const FRICTION: &str = "I lose time when a lead's website blocks my search tool.
 
 fn ops(v: Value) -> String {
     v.to_string()
-}
-
-/// A personal token for a demo person, made in their session.
-async fn token_for(app: &TestApp, login: &str) -> String {
-    let c = app.sign_in(login).await;
-    let r = c.post(app.url("/api/tokens")).json(&json!({"name": "dispatcher"})).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    body(r).await["token"].as_str().unwrap().to_string()
-}
-
-async fn post(app: &TestApp, token: &str, path: &str, b: Value) -> (StatusCode, Value) {
-    let r = Client::new().post(app.url(path)).bearer_auth(token).json(&b).send().await.unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn get(app: &TestApp, token: &str, path: &str) -> (StatusCode, Value) {
-    let r = Client::new().get(app.url(path)).bearer_auth(token).send().await.unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
 }
 
 /// One dispatched wake, as the dispatcher reports it with the owner's token: a task, a wake, the

@@ -2,6 +2,7 @@
 //! stand-in model: the week's proposal cap as the days pass, a closed improve card and fresh
 //! evidence, a dry-run reflect, the chat_end trigger, the episodes listing and recall.
 
+use crate::helpers::bearer_post as post;
 use crate::helpers::*;
 use crate::model_server::ModelServer;
 use reqwest::{Client, StatusCode};
@@ -37,20 +38,6 @@ fn line_id(lines: &str, text: &str) -> String {
         .to_string()
 }
 
-/// Sam's token: the week's cap and a closed card are about the server's clock, which the test moves.
-async fn token(app: &TestApp) -> String {
-    let c = app.sign_in("sam").await;
-    let r = c.post(app.url("/api/tokens")).json(&json!({"name": "dispatcher"})).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    body(r).await["token"].as_str().unwrap().to_string()
-}
-
-async fn post(app: &TestApp, token: &str, path: &str, b: Value) -> (StatusCode, Value) {
-    let r = Client::new().post(app.url(path)).bearer_auth(token).json(&b).send().await.unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
 /// A finished run of scout, reflected on at once by the server.
 async fn reflect(app: &TestApp, token: &str, wake: &str) -> Value {
     let (s, v) = post(
@@ -80,7 +67,7 @@ async fn propose(app: &TestApp, token: &str, row: i64) -> (StatusCode, Value) {
 async fn the_weekly_cap_counts_the_last_seven_days_and_a_closed_card_waits_for_fresh_evidence() {
     let model = ModelServer::start().await;
     let app = spawn_bots_app(model.openai_settings(), 200).await;
-    let sam = token(&app).await;
+    let sam = token_for(&app, "sam").await;
     model.reply(&reply(json!({"operations": [{"op": "add", "kind": "friction", "text": FRICTION}]})));
     reflect(&app, &sam, "r1").await;
     model.reply(&reply(json!({"operations": [{"op": "add", "kind": "friction", "text": "I wait on CRM exports."}]})));

@@ -447,6 +447,28 @@ impl TestApp {
 }
 
 /// Text of a page with the renderer's hydration markers taken out.
+/// A personal API token of `login`'s, made in a signed-in session.
+pub async fn token_for(app: &TestApp, login: &str) -> String {
+    let c = app.sign_in(login).await;
+    let r = c.post(app.url("/api/tokens")).json(&serde_json::json!({"name": "test"})).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    body(r).await["token"].as_str().unwrap().to_string()
+}
+
+/// A JSON POST with a bearer token: the status and the JSON answer (null when there is none).
+pub async fn bearer_post(app: &TestApp, token: &str, path: &str, b: Value) -> (StatusCode, Value) {
+    let r = Client::new().post(app.url(path)).bearer_auth(token).json(&b).send().await.unwrap();
+    let s = r.status();
+    (s, r.json().await.unwrap_or(Value::Null))
+}
+
+/// A GET with a bearer token: the status and the JSON answer (null when there is none).
+pub async fn bearer_get(app: &TestApp, token: &str, path: &str) -> (StatusCode, Value) {
+    let r = Client::new().get(app.url(path)).bearer_auth(token).send().await.unwrap();
+    let s = r.status();
+    (s, r.json().await.unwrap_or(Value::Null))
+}
+
 pub fn plain(html: &str) -> String {
     html.replace("<!>", "")
 }

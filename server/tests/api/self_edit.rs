@@ -2,28 +2,10 @@
 //! `memory_self_edit`, within its SelfEditPolicy; its owner approves, declines and undoes.
 
 use crate::helpers::*;
+use crate::helpers::{bearer_get as get, bearer_post as post, token_for as person_token};
 use crate::model_server::ModelServer;
-use reqwest::{Client, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{json, Value};
-
-async fn person_token(app: &TestApp, who: &str) -> String {
-    let c = app.sign_in(who).await;
-    let r = c.post(app.url("/api/tokens")).json(&json!({"name": "mine"})).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    body(r).await["token"].as_str().unwrap().to_string()
-}
-
-async fn post(app: &TestApp, token: &str, path: &str, b: Value) -> (StatusCode, Value) {
-    let r = Client::new().post(app.url(path)).bearer_auth(token).json(&b).send().await.unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn get(app: &TestApp, token: &str, path: &str) -> (StatusCode, Value) {
-    let r = Client::new().get(app.url(path)).bearer_auth(token).send().await.unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
 
 async fn edit(app: &TestApp, token: &str, b: Value) -> (StatusCode, Value) {
     post(app, token, "/api/org/self/edit", b).await
@@ -235,6 +217,22 @@ async fn limits_approvals_and_undo_follow_the_policy_and_the_clock() {
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(v["message"], format!("Self-edit #{} was already decided: it is declined", w["id"]));
     assert_eq!(row(&app, &scout, "scout", "Four.").await["active"], true);
+
+    // A Decline from the page refused because the edit was decided meanwhile keeps the reason typed.
+    let page = app.sign_in("sam").await;
+    let id = w["id"].to_string();
+    let fields =
+        [("id", id.as_str()), ("back", "/org/improve"), ("decision", "decline"), ("reason", "Sam still uses it")];
+    let r = app.form_post(&page, "/fn/decide_self_edit", &fields).await;
+    assert!(r.status().is_redirection(), "{}", r.status());
+    let (_, html) = app.page(&page, "/org/improve").await;
+    assert!(
+        plain(&html).contains(&format!(
+            "Self-edit #{id} was already decided: it is declined. Your reason was: \u{201c}Sam still uses it\u{201d}"
+        )),
+        "{}",
+        plain(&html)
+    );
 }
 
 /// A finished run of scout that reflect passes over (too few turns): a session and nothing more.
