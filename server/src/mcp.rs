@@ -1,6 +1,7 @@
-//! `/mcp`: seed 003's `memory_self_edit` served over the Model Context Protocol (Streamable HTTP)
-//! with the official Rust SDK, rmcp. Every request carries the bot's own token; the tool acts as
-//! that bot, through the same service and policy as `/api/org/self/edit`.
+//! `/mcp`: seed 003's `memory_self_edit` and seed 004's `memory_audit` served over the Model
+//! Context Protocol (Streamable HTTP) with the official Rust SDK, rmcp. Every request carries the
+//! bot's own token; each tool acts as that bot, through the same service as `/api/org/self/edit`
+//! and `/api/org/agents/{name}/memory-audit`.
 
 use crate::api::bearer;
 use crate::state::AppState;
@@ -12,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use engine::persona::self_edit::EditRequest;
 use engine::persona::self_edit_store::EditState;
-use engine::persona::service::{Bots, Caller};
+use engine::persona::service::{AuditTarget, Bots, Caller};
 use engine::UserSafe;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, InitializeResult, JsonObject,
@@ -26,6 +27,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 pub const TOOL: &str = "memory_self_edit";
+pub const AUDIT_TOOL: &str = "memory_audit";
 
 /// The bot a request's token acts as, put in the request by [`authenticate`].
 #[derive(Debug, Clone)]
@@ -62,6 +64,25 @@ fn tool() -> Tool {
     )
 }
 
+fn audit_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "dry_run": {"type": "boolean", "description": "Only report the actions, changing nothing"}
+        }
+    });
+    let schema = match schema {
+        serde_json::Value::Object(m) => m,
+        _ => JsonObject::new(),
+    };
+    Tool::new(
+        AUDIT_TOOL,
+        "Audit your own MEMORY.md and USER.md: delete session notes and stale state, move entries to the right \
+         file, verify configs, and free character budget. Every change is recorded and can be undone by your owner.",
+        Arc::new(schema),
+    )
+}
+
 #[derive(Clone)]
 pub struct MemoryTools {
     bots: Bots,
@@ -75,7 +96,8 @@ impl ServerHandler for MemoryTools {
     fn get_info(&self) -> InitializeResult {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
             "Engram's memory tools. memory_self_edit edits your own memory within your owner's policy; every \
-             call is audited with its reason.",
+             call is audited with its reason. memory_audit keeps your MEMORY.md and USER.md clean and within \
+             their character budgets.",
         )
     }
 
@@ -84,7 +106,7 @@ impl ServerHandler for MemoryTools {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(vec![tool()]))
+        Ok(ListToolsResult::with_all_items(vec![tool(), audit_tool()]))
     }
 
     async fn call_tool(
@@ -92,7 +114,7 @@ impl ServerHandler for MemoryTools {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if request.name != TOOL {
+        if request.name != TOOL && request.name != AUDIT_TOOL {
             return Err(McpError::invalid_params(format!("There is no tool named {}", request.name), None));
         }
         let bot = context
@@ -101,8 +123,29 @@ impl ServerHandler for MemoryTools {
             .and_then(|p| p.extensions.get::<Bot>())
             .cloned()
             .ok_or_else(|| McpError::invalid_request("Call this tool with the bot's own token", None))?;
-        let caller = Caller::Bot(bot.0);
+        let caller = Caller::Bot(bot.0.clone());
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        if request.name == AUDIT_TOOL {
+            let dry_run = match args.get("dry_run") {
+                None | Some(serde_json::Value::Null) => false,
+                Some(serde_json::Value::Bool(b)) => *b,
+                Some(_) => {
+                    let why = "dry_run is true or false";
+                    return Ok(CallToolResult::error(vec![Content::text(why)]).into());
+                }
+            };
+            let result = self.bots.memory_audit(&caller, AuditTarget::Agent(bot.0), dry_run).await;
+            return Ok(match result {
+                Ok(r) => CallToolResult::success(vec![Content::text(r.lines().join("\n")), text(r)]),
+                Err(e) => {
+                    if let Some(detail) = e.internal_detail() {
+                        tracing::error!(error = detail, "memory_audit failed");
+                    }
+                    CallToolResult::error(vec![Content::text(e.user_message())])
+                }
+            }
+            .into());
+        }
         let req: EditRequest = match serde_json::from_value(args) {
             Ok(r) => r,
             Err(e) => {

@@ -45,7 +45,7 @@ pub async fn run(args: &AuditArgs, settings: &Settings, out: &mut impl Write) ->
     let bots = open_bots(settings).await?;
     let who = caller(&bots, args.who.as_deref()).await?;
     let lines = if let Some(id) = args.undo {
-        let files = args.dir.as_deref().map(folder).transpose()?.map(|(v, _)| v);
+        let files = args.dir.as_deref().map(folder).transpose()?;
         let r = bots.undo_memory_audit(&who, id, files).await.map_err(refused)?;
         let mut lines =
             vec![format!("undid memory audit #{id} of {}: both files are as they were before it", r.subject)];

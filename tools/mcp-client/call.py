@@ -1,5 +1,6 @@
 """A real MCP client for the integration tests: connects to Engram's /mcp over Streamable HTTP
-with a bot's token, lists the tools, and calls memory_self_edit with the arguments given as JSON.
+with a bot's token, lists the tools, and makes the calls given as JSON: each a memory_self_edit's
+arguments, or {"tool": name, "arguments": {...}} for another tool.
 Prints one JSON object: the tools (name, description, input schema) and each call's result."""
 
 import asyncio
@@ -26,7 +27,10 @@ async def main(url: str, token: str, calls: list) -> dict:
                     "calls": [],
                 }
                 for args in calls:
-                    r = await session.call_tool("memory_self_edit", args)
+                    if "tool" in args:
+                        r = await session.call_tool(args["tool"], args.get("arguments", {}))
+                    else:
+                        r = await session.call_tool("memory_self_edit", args)
                     out["calls"].append(
                         {
                             "is_error": bool(r.is_error),

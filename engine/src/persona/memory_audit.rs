@@ -327,11 +327,22 @@ pub fn plan(entries: &[Entry], verified: &Verified, now: DateTime<Utc>) -> Vec<A
                 AuditAction::MarkUnverified { entry, .. } | AuditAction::Correct { entry, .. } => *entry == e.text,
                 a => names(a, e.file, &e.text),
             });
-        if !touched && e.category.is_ok() && !shorter.is_empty() && shorter.chars().count() < e.text.chars().count() {
+        if !touched && e.category.is_ok() && compresses(&e.text, shorter) {
             actions.push(AuditAction::Compress { file: e.file, entry: e.text.clone(), shorter: shorter.to_string() });
         }
     }
     actions
+}
+
+/// Whether `shorter` only takes words away: fewer characters, and no word the entry lacks, so a
+/// model's rewording can never add to what a person wrote.
+pub fn compresses(entry: &str, shorter: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let have = words(entry);
+    let kept = words(shorter);
+    !kept.is_empty() && shorter.chars().count() < entry.chars().count() && kept.iter().all(|w| have.contains(w))
 }
 
 fn same(a: &str, b: &str) -> bool {

@@ -55,11 +55,15 @@ async fn an_mcp_client_lists_memory_self_edit_and_calls_it_as_the_bot() {
     let calls = json!([
         {"action": "strengthen", "target": format!("strategy:{crm}"), "reason": "It found the owner again"},
         {"action": "weaken", "target": crm.to_string(), "reason": ""},
-        {"action": "append", "target": "fact", "content": "Pune leads go to Bob.", "reason": "Told in a run"}
+        {"action": "append", "target": "fact", "content": "Pune leads go to Bob.", "reason": "Told in a run"},
+        {"tool": "memory_audit", "arguments": {"dry_run": true}},
+        {"tool": "memory_audit", "arguments": {"dry_run": "yes"}}
     ]);
     let out = mcp_client(app.url("/mcp"), scout.clone(), calls).await;
     let tools = out["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 1);
+    assert_eq!(tools.len(), 2);
+    assert_eq!(tools[1]["name"], "memory_audit");
+    assert_eq!(tools[1]["input_schema"]["properties"]["dry_run"]["type"], "boolean");
     assert_eq!(tools[0]["name"], "memory_self_edit");
     assert_eq!(
         tools[0]["description"],
@@ -82,6 +86,17 @@ async fn an_mcp_client_lists_memory_self_edit_and_calls_it_as_the_bot() {
         "Give a reason: every self-edit needs one, and it goes in the audit log (requireReason)"
     );
     assert_eq!(calls[2]["is_error"], false, "{out}");
+    // Seed 004 as the bot's own upkeep: a dry run of its own files, which writes nothing.
+    assert_eq!(calls[3]["is_error"], false, "{out}");
+    let summary = calls[3]["text"][0].as_str().unwrap();
+    assert!(summary.starts_with("DRY_RUN scout (requested)"), "{summary}");
+    assert!(summary.contains("DELETE from MEMORY.md: \"In this session Sam asked"), "{summary}");
+    let hand_written = std::fs::read_to_string(app.vault().join(".agents/org/memory/scout.md")).unwrap();
+    assert!(hand_written.contains("In this session Sam asked"), "{hand_written}");
+    assert_eq!(
+        (calls[4]["is_error"].clone(), calls[4]["text"][0].clone()),
+        (json!(true), json!("dry_run is true or false"))
+    );
 
     // What the client did is what the bot did: recorded under scout, with its reasons.
     let edits: Value = Client::new()

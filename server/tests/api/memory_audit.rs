@@ -19,13 +19,6 @@ async fn audit_cli(app: &TestApp, args: &[&str]) -> Result<String, server::org_c
     Ok(String::from_utf8(out).expect("utf-8"))
 }
 
-async fn token(app: &TestApp, who: &str) -> String {
-    let c = app.sign_in(who).await;
-    let r = c.post(app.url("/api/tokens")).json(&json!({"name": "mine"})).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    body(r).await["token"].as_str().unwrap().to_string()
-}
-
 async fn call(app: &TestApp, token: &str, path: &str, b: Option<Value>) -> (StatusCode, Value) {
     let req = match b {
         Some(b) => Client::new().post(app.url(path)).json(&b),
@@ -141,6 +134,11 @@ async fn a_hermes_folder_is_audited_with_every_category_and_action_and_undone() 
     assert!(prompt.contains("<data n=\"8\" source=\"MEMORY.md\">Zeta Foods.</data>"), "{prompt}");
 
     let id = out.lines().last().unwrap().split('#').nth(1).unwrap().split(';').next().unwrap().to_string();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let wrong = audit_cli(&app, &["--undo", &id, "--dir", elsewhere.path().to_str().unwrap()]).await.unwrap_err();
+    assert!(wrong.message.contains("undoes it with --dir naming that folder"), "{}", wrong.message);
+    let wrong = audit_cli(&app, &["--undo", &id]).await.unwrap_err();
+    assert!(wrong.message.contains("undoes it with --dir naming that folder"), "{}", wrong.message);
     let undone = audit_cli(&app, &["--undo", &id, "--dir", path]).await.unwrap();
     assert!(undone.starts_with(&format!("undid memory audit #{id}")), "{undone}");
     assert_eq!(std::fs::read_to_string(dir.path().join("MEMORY.md")).unwrap(), memory);
@@ -164,8 +162,8 @@ fn read(app: &TestApp, file: &str) -> String {
 async fn a_bots_audit_hands_rules_to_a_person_deletes_stale_state_after_14_days_and_runs_on_its_triggers() {
     // No model answers: the plain rules categorise, as they do when the model is off or fails.
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
-    let sam = token(&app, "sam").await;
-    let eli = token(&app, "eli").await;
+    let sam = token_for(&app, "sam").await;
+    let eli = token_for(&app, "eli").await;
     let scout = app.org_cli(&["token", "scout", "--as", "sam"]).await.unwrap().trim().to_string();
     write(
         &app,
@@ -176,6 +174,8 @@ async fn a_bots_audit_hands_rules_to_a_person_deletes_stale_state_after_14_days_
 
     let (s, v) = call(&app, &eli, base, Some(json!({"dry_run": true}))).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    let (s, v) = call(&app, &scout, "/api/org/agents/helper/memory-audit", Some(json!({"dry_run": true}))).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "a bot audits only its own files: {v}");
     let (s, state) = call(&app, &scout, base, None).await;
     assert_eq!(s, StatusCode::OK, "a bot reads its own audit state: {state}");
     assert_eq!(state["last_audit"], Value::Null);
@@ -268,4 +268,28 @@ async fn a_bots_audit_hands_rules_to_a_person_deletes_stale_state_after_14_days_
     assert!(!after.contains("Earlier today") && after.starts_with("- MEMORY.md rewritten. Utilization: "), "{after}");
     let (_, state) = call(&app, &sam, base, None).await;
     assert_eq!(state["audits"][0]["trigger"], "requested");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_tick_audits_a_bot_past_the_threshold_once() {
+    let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
+    let long: String = (0..40).map(|i| format!("- In this session we looked at lead number {i}.\n")).collect();
+    write(&app, "scout.user.md", &long);
+    let bots = server::org_cli::open_bots(&app.settings).await.unwrap();
+    server::startup::run_memory_audits(&bots).await;
+    let after = read(&app, "scout.user.md");
+    assert!(!after.contains("In this session") && after.starts_with("- USER.md rewritten. Utilization: "), "{after}");
+    let sam = token_for(&app, "sam").await;
+    let (_, state) = call(&app, &sam, "/api/org/agents/scout/memory-audit", None).await;
+    assert_eq!(state["audits"].as_array().unwrap().len(), 1, "{state}");
+    assert!(state["audits"][0]["trigger"].as_str().unwrap().starts_with("USER.md at "), "{state}");
+    assert_eq!(state["user_percent"], 2);
+    // The next tick finds the files as the audit left them, and starts none.
+    server::startup::run_memory_audits(&bots).await;
+    let (_, state) = call(&app, &sam, "/api/org/agents/scout/memory-audit", None).await;
+    assert_eq!(state["audits"].as_array().unwrap().len(), 1);
+    for other in ["helper", "builder"] {
+        let (_, s) = call(&app, &sam, &format!("/api/org/agents/{other}/memory-audit"), None).await;
+        assert_eq!(s["last_audit"], Value::Null, "{other} was under every threshold");
+    }
 }

@@ -220,8 +220,9 @@ fn trigger_name(due: &Due) -> String {
 }
 
 impl Bots {
-    /// An audit asked for: by the bot's owner or lead on its page or the API, or by the operator
-    /// on the command line, who alone may name a folder.
+    /// An audit asked for: by the bot's owner or lead on its page or the API, by the bot itself
+    /// (seed 004 is the bot's own upkeep: `memory_audit` over MCP), or by the operator on the
+    /// command line, who alone may name a folder.
     pub async fn memory_audit(
         &self,
         caller: &Caller,
@@ -231,8 +232,15 @@ impl Bots {
         match target {
             AuditTarget::Agent(name) => {
                 let (_, a) = self.agent(&name).await?;
-                if caller != &Caller::Operator {
-                    Self::may_correct(caller, &a)?;
+                match caller {
+                    Caller::Operator => {}
+                    Caller::Bot(b) if *b == name => {}
+                    Caller::Bot(_) => {
+                        return Err(PersonaError::NotAllowed("A bot audits only its own memory files".into()))
+                    }
+                    Caller::Person(_) => {
+                        Self::may_correct(caller, &a)?;
+                    }
                 }
                 let params = Self::valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
                 let files = agent_files(self.vault()?, &name);
@@ -285,7 +293,9 @@ impl Bots {
                 Due::OverThreshold { .. } | Due::Fortnightly | Due::Never => {}
                 _ => return Ok(None),
             }
-            if matches!(due, Due::Fortnightly | Due::Never)
+            // A dry run records nothing that would stop the next tick from running it again, so
+            // it is claimed once a day, as the fortnightly audit is.
+            if (params.dry_run || matches!(due, Due::Fortnightly | Due::Never))
                 && !self.store.claim_job_run(&format!("memory_audit:{agent}"), &now.date_naive().to_string()).await?
             {
                 return Ok(None);
@@ -703,7 +713,7 @@ impl Bots {
         &self,
         caller: &Caller,
         id: i64,
-        folder: Option<Arc<dyn Vault>>,
+        folder: Option<(Arc<dyn Vault>, String)>,
     ) -> Result<AuditRecord, PersonaError> {
         let record = self
             .store
@@ -715,7 +725,7 @@ impl Bots {
         }
         let own;
         let files = match (record.subject.strip_prefix("dir:"), &folder) {
-            (Some(_), Some(v)) if caller == &Caller::Operator => Files {
+            (Some(dir), Some((v, label))) if caller == &Caller::Operator && dir == label => Files {
                 vault: v.as_ref(),
                 memory: HERMES_MEMORY.into(),
                 user: HERMES_USER.into(),
@@ -723,7 +733,7 @@ impl Bots {
             },
             (Some(dir), _) => {
                 return Err(PersonaError::NotAllowed(format!(
-                    "Memory audit #{id} was of the folder {dir}; the operator undoes it with --dir"
+                    "Memory audit #{id} was of the folder {dir}; the operator undoes it with --dir naming that folder"
                 )))
             }
             (None, _) => {
