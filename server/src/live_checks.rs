@@ -26,6 +26,17 @@ impl HttpLiveChecks {
         Self { client, models }
     }
 
+    /// The names a provider lists: each `{list}[].{name}` of its answer.
+    async fn names(&self, url: &str, key: Option<&str>, list: &str, name: &str) -> Result<Vec<String>, String> {
+        let v = self.json(url, key).await?;
+        Ok(v.get(list)
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("{url} did not list models"))?
+            .iter()
+            .filter_map(|m| m.get(name).and_then(Value::as_str).map(str::to_string))
+            .collect())
+    }
+
     async fn json(&self, url: &str, key: Option<&str>) -> Result<Value, String> {
         let mut req = self.client.get(url);
         if let Some(k) = key {
@@ -66,25 +77,11 @@ impl LiveChecks for HttpLiveChecks {
         let s = &self.models;
         if s.openai_api_key.is_some() || s.agent_model_is_demo {
             let url = format!("{}/models", s.openai_base_url.trim_end_matches('/'));
-            let v = self.json(&url, s.openai_api_key.as_deref()).await?;
-            let models = v
-                .get("data")
-                .and_then(Value::as_array)
-                .ok_or_else(|| format!("{url} did not list models"))?
-                .iter()
-                .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
-                .collect();
+            let models = self.names(&url, s.openai_api_key.as_deref(), "data", "id").await?;
             Ok(ProviderModels { provider: "openai".into(), models, configured: s.openai_model.clone() })
         } else {
             let url = format!("{}/api/tags", s.ollama_host.trim_end_matches('/'));
-            let v = self.json(&url, None).await?;
-            let models = v
-                .get("models")
-                .and_then(Value::as_array)
-                .ok_or_else(|| format!("{url} did not list models"))?
-                .iter()
-                .filter_map(|m| m.get("name").and_then(Value::as_str).map(str::to_string))
-                .collect();
+            let models = self.names(&url, None, "models", "name").await?;
             Ok(ProviderModels { provider: "ollama".into(), models, configured: s.ollama_model.clone() })
         }
     }

@@ -48,8 +48,8 @@ pub async fn run(args: &AuditArgs, settings: &Settings, out: &mut impl Write) ->
         let files = args.dir.as_deref().map(folder).transpose()?;
         let r = bots.undo_memory_audit(&who, id, files).await.map_err(refused)?;
         let mut lines =
-            vec![format!("undid memory audit #{id} of {}: both files are as they were before it", r.subject)];
-        lines.extend(r.actions.iter().map(|a| format!("reverted: {}", describe(&a.action))));
+            vec![format!("undid memory audit #{id} of {}: both files are as they were before it", r.audit.subject)];
+        lines.extend(r.audit.actions.iter().map(|a| format!("reverted: {}", describe(&a.action))));
         lines
     } else {
         let target = match (&args.agent, &args.dir) {

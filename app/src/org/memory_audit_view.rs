@@ -41,11 +41,11 @@ fn AuditRecordView(record: AuditRecord, agent: String, undoable: bool) -> impl I
             <p class="meta">
                 {format!(
                     "{} · {} · by {} · after: MEMORY.md {}%, USER.md {}%{state}",
-                    when(&record.at), record.trigger, record.by, record.memory_percent, record.user_percent
+                    when(&record.audit.at), record.audit.trigger, record.audit.by, record.audit.memory_percent, record.audit.user_percent
                 )}
             </p>
             <ul class="audit-actions">
-                {record.actions.iter().map(|a| view! {
+                {record.audit.actions.iter().map(|a| view! {
                     <li>{describe(&a.action)} <span class="meta">{format!(" — {}", a.outcome)}</span></li>
                 }).collect_view()}
             </ul>

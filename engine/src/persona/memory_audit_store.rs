@@ -23,11 +23,12 @@ pub struct ActionRecord {
     pub outcome: String,
 }
 
+/// An applied audit: what started it, both files before (its version) and after, and each action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NewAudit {
+pub struct Audit {
     /// The agent's name, or `dir:<path>` for a Hermes memories folder.
     pub subject: String,
-    /// What started it: requested, over_threshold, fortnightly, first or filling.
+    /// What started it, in words: requested, a file past the threshold, 14 days, or a first audit.
     pub trigger: String,
     pub by: String,
     pub at: DateTime<Utc>,
@@ -40,6 +41,12 @@ pub struct NewAudit {
     pub actions: Vec<ActionRecord>,
     pub unresolved: Vec<Unresolved>,
     pub summary: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewAudit {
+    #[serde(flatten)]
+    pub audit: Audit,
     /// Every entry it read, so that the next audit knows how long each has been there.
     pub seen: Vec<String>,
 }
@@ -47,37 +54,10 @@ pub struct NewAudit {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {
     pub id: i64,
-    pub subject: String,
-    pub trigger: String,
-    pub by: String,
-    pub at: DateTime<Utc>,
-    pub memory_before: String,
-    pub user_before: String,
-    pub memory_after: String,
-    pub user_after: String,
-    pub memory_percent: u32,
-    pub user_percent: u32,
-    pub actions: Vec<ActionRecord>,
-    pub unresolved: Vec<Unresolved>,
-    pub summary: String,
+    #[serde(flatten)]
+    pub audit: Audit,
     pub undone_at: Option<DateTime<Utc>>,
     pub undone_by: Option<String>,
-}
-
-impl AuditRecord {
-    pub fn before(&self, file: AuditFile) -> &str {
-        match file {
-            AuditFile::Memory => &self.memory_before,
-            AuditFile::User => &self.user_before,
-        }
-    }
-
-    pub fn after(&self, file: AuditFile) -> &str {
-        match file {
-            AuditFile::Memory => &self.memory_after,
-            AuditFile::User => &self.user_after,
-        }
-    }
 }
 
 #[async_trait]

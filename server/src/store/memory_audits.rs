@@ -4,7 +4,7 @@
 use super::sqlite::{audit, backend, SqliteStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use engine::persona::memory_audit_store::{ActionRecord, AuditRecord, MemoryAuditStore, NewAudit};
+use engine::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, MemoryAuditStore, NewAudit};
 use engine::store::{Actor, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
@@ -30,19 +30,21 @@ pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> 
 fn record_from(row: &SqliteRow, actions: Vec<ActionRecord>) -> Result<AuditRecord, StoreError> {
     Ok(AuditRecord {
         id: row.get("id"),
-        subject: row.get("subject"),
-        trigger: row.get("trigger_name"),
-        by: row.get("by_whom"),
-        at: row.get("at"),
-        memory_before: row.get("memory_before"),
-        user_before: row.get("user_before"),
-        memory_after: row.get("memory_after"),
-        user_after: row.get("user_after"),
-        memory_percent: row.get::<i64, _>("memory_percent") as u32,
-        user_percent: row.get::<i64, _>("user_percent") as u32,
-        actions,
-        unresolved: unresolved_from(row.get("unresolved"))?,
-        summary: row.get("summary"),
+        audit: Audit {
+            subject: row.get("subject"),
+            trigger: row.get("trigger_name"),
+            by: row.get("by_whom"),
+            at: row.get("at"),
+            memory_before: row.get("memory_before"),
+            user_before: row.get("user_before"),
+            memory_after: row.get("memory_after"),
+            user_after: row.get("user_after"),
+            memory_percent: row.get::<i64, _>("memory_percent") as u32,
+            user_percent: row.get::<i64, _>("user_percent") as u32,
+            actions,
+            unresolved: unresolved_from(row.get("unresolved"))?,
+            summary: row.get("summary"),
+        },
         undone_at: row.get("undone_at"),
         undone_by: row.get("undone_by"),
     })
@@ -77,22 +79,22 @@ impl MemoryAuditStore for SqliteStore {
              memory_after, user_after, memory_percent, user_percent, unresolved, summary) \
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
-        .bind(&a.subject)
-        .bind(&a.trigger)
-        .bind(&a.by)
-        .bind(a.at)
-        .bind(&a.memory_before)
-        .bind(&a.user_before)
-        .bind(&a.memory_after)
-        .bind(&a.user_after)
-        .bind(i64::from(a.memory_percent))
-        .bind(i64::from(a.user_percent))
-        .bind(to_json(&a.unresolved)?)
-        .bind(&a.summary)
+        .bind(&a.audit.subject)
+        .bind(&a.audit.trigger)
+        .bind(&a.audit.by)
+        .bind(a.audit.at)
+        .bind(&a.audit.memory_before)
+        .bind(&a.audit.user_before)
+        .bind(&a.audit.memory_after)
+        .bind(&a.audit.user_after)
+        .bind(i64::from(a.audit.memory_percent))
+        .bind(i64::from(a.audit.user_percent))
+        .bind(to_json(&a.audit.unresolved)?)
+        .bind(&a.audit.summary)
         .fetch_one(&mut *tx)
         .await
         .map_err(backend)?;
-        for (seq, r) in a.actions.iter().enumerate() {
+        for (seq, r) in a.audit.actions.iter().enumerate() {
             sqlx::query("INSERT INTO org_memory_audit_actions (audit_id, seq, action, outcome) VALUES (?, ?, ?, ?)")
                 .bind(id)
                 .bind(seq as i64)
@@ -107,16 +109,22 @@ impl MemoryAuditStore for SqliteStore {
                 "INSERT INTO org_memory_audit_entries (subject, entry, first_seen) VALUES (?, ?, ?) \
                  ON CONFLICT (subject, entry) DO NOTHING",
             )
-            .bind(&a.subject)
+            .bind(&a.audit.subject)
             .bind(entry)
-            .bind(a.at)
+            .bind(a.audit.at)
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
         }
-        let actor = Actor { person: None, at: a.at };
-        audit(&mut tx, actor, "memory_audit.apply", &a.subject, &format!("audit #{id} by {}: {}", a.by, a.summary))
-            .await?;
+        let actor = Actor { person: None, at: a.audit.at };
+        audit(
+            &mut tx,
+            actor,
+            "memory_audit.apply",
+            &a.audit.subject,
+            &format!("audit #{id} by {}: {}", a.audit.by, a.audit.summary),
+        )
+        .await?;
         let record = audit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("audit {id}")))?;
         tx.commit().await.map_err(backend)?;
         Ok(record)
@@ -161,7 +169,7 @@ impl MemoryAuditStore for SqliteStore {
             &mut tx,
             Actor { person: None, at },
             "memory_audit.undo",
-            &record.subject,
+            &record.audit.subject,
             &format!("audit #{id} by {by}"),
         )
         .await?;

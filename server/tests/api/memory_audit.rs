@@ -293,3 +293,22 @@ async fn the_servers_tick_audits_a_bot_past_the_threshold_once() {
         assert_eq!(s["last_audit"], Value::Null, "{other} was under every threshold");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_checks_read_either_providers_list_and_any_answer_is_reachable() {
+    use engine::persona::memory_audit_checks::LiveChecks;
+    use server::live_checks::HttpLiveChecks;
+    let model = ModelServer::start().await;
+    let ollama = HttpLiveChecks::new(model.ollama_settings()).provider_models().await.unwrap();
+    assert_eq!((ollama.provider.as_str(), ollama.configured.as_str()), ("ollama", "llama3.2"));
+    assert!(ollama.has("llama3.2") && !ollama.has("mistral"), "{ollama:?}");
+    let openai = HttpLiveChecks::new(model.openai_settings()).provider_models().await.unwrap();
+    assert_eq!(openai.models, vec!["gpt-4o-mini", "gpt-4.1"]);
+    let checks = HttpLiveChecks::new(model.openai_settings());
+    assert!(checks.reachable(&format!("{}/no-such-page", model.base)).await, "a 404 is an answer");
+    assert!(!checks.reachable(&dead_url()).await, "a closed port is not");
+    assert!(!checks.reachable("file:///etc/passwd").await, "only http and https are checked");
+    let down = server::llm::ModelSettings { ollama_host: dead_url(), ..Default::default() };
+    let why = HttpLiveChecks::new(down).provider_models().await.unwrap_err();
+    assert!(why.ends_with("could not be reached"), "{why}");
+}

@@ -3,7 +3,7 @@
 
 use crate::backends::{at, on_both, Db};
 use engine::persona::memory_audit::{AuditAction, AuditFile};
-use engine::persona::memory_audit_store::{ActionRecord, NewAudit, Unresolved};
+use engine::persona::memory_audit_store::{ActionRecord, Audit, NewAudit, Unresolved};
 use engine::store::StoreError;
 
 on_both! {
@@ -16,7 +16,7 @@ on_both! {
 }
 
 fn audit(subject: &str, minutes: i64, seen: &[&str]) -> NewAudit {
-    NewAudit {
+    let audit = Audit {
         subject: subject.into(),
         trigger: "requested".into(),
         by: "person:sam@acme.example".into(),
@@ -47,17 +47,20 @@ fn audit(subject: &str, minutes: i64, seen: &[&str]) -> NewAudit {
             reason: "no rule places it".into(),
         }],
         summary: "COMPLETE".into(),
-        seen: seen.iter().map(|s| s.to_string()).collect(),
-    }
+    };
+    NewAudit { audit, seen: seen.iter().map(|s| s.to_string()).collect() }
 }
 
 async fn an_audit_is_recorded_with_its_actions_and_entries_first_seen(db: Db) {
     let first = db.record_memory_audit(&audit("scout", 0, &["In this session.", "Keep."])).await.unwrap();
-    assert_eq!(first.actions.len(), 2);
-    assert_eq!(first.actions[0].outcome, "applied");
-    assert_eq!(first.actions[1].action, AuditAction::ToSkill { file: AuditFile::Memory, entry: "Never guess.".into() });
-    assert_eq!(first.unresolved[0].entry, "Zeta.");
-    assert_eq!((first.memory_after.as_str(), first.undone_at), ("- Keep.\n", None));
+    assert_eq!(first.audit.actions.len(), 2);
+    assert_eq!(first.audit.actions[0].outcome, "applied");
+    assert_eq!(
+        first.audit.actions[1].action,
+        AuditAction::ToSkill { file: AuditFile::Memory, entry: "Never guess.".into() }
+    );
+    assert_eq!(first.audit.unresolved[0].entry, "Zeta.");
+    assert_eq!((first.audit.memory_after.as_str(), first.undone_at), ("- Keep.\n", None));
     let second = db.record_memory_audit(&audit("scout", 60, &["Keep.", "New."])).await.unwrap();
     db.record_memory_audit(&audit("dir:/tmp/x", 30, &["Keep."])).await.unwrap();
     let listed = db.memory_audits("scout", 5).await.unwrap();

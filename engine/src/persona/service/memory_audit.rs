@@ -14,7 +14,7 @@ use crate::persona::memory_audit::{
 use crate::persona::memory_audit_apply::{apply, entry_spans, is_marker, with_markers, Texts};
 use crate::persona::memory_audit_checks::MAX_URLS;
 use crate::persona::memory_audit_model::{self as audit_model, PURPOSE};
-use crate::persona::memory_audit_store::{ActionRecord, AuditRecord, NewAudit, Unresolved};
+use crate::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, NewAudit, Unresolved};
 use crate::persona::model::ModelChoice;
 use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent, Vault, VaultError};
 use crate::store::StoreError;
@@ -276,13 +276,13 @@ impl Bots {
             let last = self.store.memory_audits(agent, 1).await?.into_iter().next();
             let now = self.now();
             let due = match &last {
-                Some(l) if l.memory_after == texts.memory && l.user_after == texts.user => {
-                    if now - l.at < Duration::days(crate::persona::memory_audit::SHELF_LIFE_DAYS) {
+                Some(l) if l.audit.memory_after == texts.memory && l.audit.user_after == texts.user => {
+                    if now - l.audit.at < Duration::days(crate::persona::memory_audit::SHELF_LIFE_DAYS) {
                         return Ok(None);
                     }
-                    due(false, Some(l.at), m, u, &params, now)
+                    due(false, Some(l.audit.at), m, u, &params, now)
                 }
-                Some(l) => due(false, Some(l.at), m, u, &params, now),
+                Some(l) => due(false, Some(l.audit.at), m, u, &params, now),
                 None => {
                     let first = self.store.episodes(agent, None).await?.last().map(|e| e.created_at);
                     // Never audited: the fortnight runs from the bot's first finished session.
@@ -357,7 +357,7 @@ impl Bots {
         let (m0, u0) = percents(&before, files.format, params);
         let last = self.store.memory_audits(subject, 1).await?.into_iter().next();
         let requested = trigger == Due::Requested;
-        let due = due(requested, last.as_ref().map(|l| l.at), m0, u0, params, now);
+        let due = due(requested, last.as_ref().map(|l| l.audit.at), m0, u0, params, now);
         let mut report = AuditReport {
             subject: subject.to_string(),
             status: AuditStatus::Skip,
@@ -371,7 +371,7 @@ impl Bots {
             user_percent: u0,
             audit: None,
             notes: Vec::new(),
-            last_audit: last.as_ref().map(|l| l.at),
+            last_audit: last.as_ref().map(|l| l.audit.at),
         };
         if let Due::Skip(_) = due {
             return Ok(report);
@@ -456,23 +456,25 @@ impl Bots {
             return Ok(report);
         }
         files.write(&before, &after, "memory audit").await?;
-        let record = NewAudit {
-            subject: subject.to_string(),
-            trigger: report.trigger.clone(),
-            by: by.to_string(),
-            at: now,
-            memory_before: before.memory.clone(),
-            user_before: before.user.clone(),
-            memory_after: after.memory.clone(),
-            user_after: after.user.clone(),
-            memory_percent: m1,
-            user_percent: u1,
-            actions: report.actions.clone(),
-            unresolved: report.unresolved.clone(),
-            summary: String::new(),
+        let mut record = NewAudit {
+            audit: Audit {
+                subject: subject.to_string(),
+                trigger: report.trigger.clone(),
+                by: by.to_string(),
+                at: now,
+                memory_before: before.memory.clone(),
+                user_before: before.user.clone(),
+                memory_after: after.memory.clone(),
+                user_after: after.user.clone(),
+                memory_percent: m1,
+                user_percent: u1,
+                actions: report.actions.clone(),
+                unresolved: report.unresolved.clone(),
+                summary: String::new(),
+            },
             seen: texts,
         };
-        let record = NewAudit { summary: report.lines()[0].clone(), ..record };
+        record.audit.summary = report.lines().remove(0);
         match self.store.record_memory_audit(&record).await {
             Ok(r) => report.audit = Some(r.id),
             Err(e) => {
@@ -691,16 +693,18 @@ impl Bots {
         let audits = self.store.memory_audits(&agent.name, AUDITS_SHOWN).await?;
         let undoable = audits
             .first()
-            .filter(|a| a.undone_at.is_none() && a.memory_after == texts.memory && a.user_after == texts.user)
-            .filter(|a| a.memory_before != a.memory_after || a.user_before != a.user_after)
+            .filter(|a| {
+                a.undone_at.is_none() && a.audit.memory_after == texts.memory && a.audit.user_after == texts.user
+            })
+            .filter(|a| a.audit.memory_before != a.audit.memory_after || a.audit.user_before != a.audit.user_after)
             .map(|a| a.id);
         Ok(AuditState {
             memory_chars: texts.memory.chars().count() as u32,
             user_chars: texts.user.chars().count() as u32,
             memory_percent: m,
             user_percent: u,
-            last_audit: audits.first().map(|a| a.at),
-            unresolved: audits.first().map(|a| a.unresolved.clone()).unwrap_or_default(),
+            last_audit: audits.first().map(|a| a.audit.at),
+            unresolved: audits.first().map(|a| a.audit.unresolved.clone()).unwrap_or_default(),
             audits,
             undoable,
             params,
@@ -724,7 +728,7 @@ impl Bots {
             return Err(PersonaError::Changed(format!("Memory audit #{id} was undone already")));
         }
         let own;
-        let files = match (record.subject.strip_prefix("dir:"), &folder) {
+        let files = match (record.audit.subject.strip_prefix("dir:"), &folder) {
             (Some(dir), Some((v, label))) if caller == &Caller::Operator && dir == label => Files {
                 vault: v.as_ref(),
                 memory: HERMES_MEMORY.into(),
@@ -737,16 +741,16 @@ impl Bots {
                 )))
             }
             (None, _) => {
-                let (_, a) = self.agent(&record.subject).await?;
+                let (_, a) = self.agent(&record.audit.subject).await?;
                 if caller != &Caller::Operator {
                     Self::may_correct(caller, &a)?;
                 }
                 own = self.vault()?;
-                agent_files(own, &record.subject)
+                agent_files(own, &record.audit.subject)
             }
         };
-        let after = Texts { memory: record.memory_after.clone(), user: record.user_after.clone() };
-        let before = Texts { memory: record.memory_before.clone(), user: record.user_before.clone() };
+        let after = Texts { memory: record.audit.memory_after.clone(), user: record.audit.user_after.clone() };
+        let before = Texts { memory: record.audit.memory_before.clone(), user: record.audit.user_before.clone() };
         if files.read().await? != after {
             return Err(PersonaError::Changed(format!(
                 "The files have changed since memory audit #{id}, so it was not undone and nothing was written"
