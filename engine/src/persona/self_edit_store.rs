@@ -133,6 +133,8 @@ pub trait SelfEditStore: Send + Sync {
     async fn self_edit_by_id(&self, id: i64) -> Result<Option<SelfEdit>, StoreError>;
     /// The bot's requests, newest first.
     async fn self_edits(&self, agent: &str, limit: u32) -> Result<Vec<SelfEdit>, StoreError>;
+    /// How many of the bot's requests are in each state (states with none left out).
+    async fn self_edit_counts(&self, agent: &str) -> Result<Vec<(EditState, u32)>, StoreError>;
     /// Requests waiting for a person, oldest first, for the given bots.
     async fn waiting_self_edits(&self, agents: &[String]) -> Result<Vec<SelfEdit>, StoreError>;
     /// Carries out (approve) or declines a waiting request. An approved one is undoable for

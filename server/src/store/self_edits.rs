@@ -302,6 +302,23 @@ impl SelfEditStore for SqliteStore {
         rows.iter().map(edit_from).collect()
     }
 
+    async fn self_edit_counts(&self, agent: &str) -> Result<Vec<(EditState, u32)>, StoreError> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT state, COUNT(*) FROM org_agent_self_edits WHERE agent = ? GROUP BY state ORDER BY state",
+        )
+        .bind(agent)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        rows.into_iter()
+            .map(|(s, n)| {
+                let state =
+                    EditState::parse(&s).ok_or_else(|| StoreError::Backend(format!("unreadable edit state {s}")))?;
+                Ok((state, n as u32))
+            })
+            .collect()
+    }
+
     async fn waiting_self_edits(&self, agents: &[String]) -> Result<Vec<SelfEdit>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {EDIT_COLUMNS} FROM org_agent_self_edits WHERE state = 'waiting' \

@@ -127,6 +127,18 @@ async fn applied_edits_change_the_rows_and_record_before_and_after(db: Db) {
     let all = db.self_edits("dealbot", 100).await.unwrap();
     assert_eq!(all.len(), 9, "every request is recorded, refused ones too");
     assert_eq!(all[0].id, w.id, "newest first");
+    let counts = db.self_edit_counts("dealbot").await.unwrap();
+    let by_state = |s: EditState| all.iter().filter(|e| e.state == s).count() as u32;
+    assert_eq!(
+        counts,
+        [EditState::Applied, EditState::Refused]
+            .into_iter()
+            .map(|s| (s, by_state(s)))
+            .filter(|(_, n)| *n > 0)
+            .collect::<Vec<_>>(),
+        "counted in one query, as listed"
+    );
+    assert!(db.self_edit_counts("nobody").await.unwrap().is_empty());
     assert_eq!(db.self_edit_by_id(s.id).await.unwrap().unwrap().change, Some(Change::Worth { row: ask, delta: 1 }));
 }
 

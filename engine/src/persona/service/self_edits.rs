@@ -102,8 +102,8 @@ impl Bots {
         let pick = |r: &&MemoryRow| (r.id, r.text.clone(), r.worth);
         let strongest: Vec<_> = strategies.iter().filter(|r| r.worth > 0).take(3).map(pick).collect();
         let weakest: Vec<_> = strategies.iter().rev().filter(|r| r.worth < 0).take(3).map(pick).collect();
-        let edits = self.store.self_edits(name, u32::MAX).await?;
-        let count = |s: EditState| edits.iter().filter(|e| e.state == s).count() as u32;
+        let counts = self.store.self_edit_counts(name).await?;
+        let count = |s: EditState| counts.iter().find(|(state, _)| *state == s).map_or(0, |(_, n)| *n);
         Ok(SelfProfile {
             agent: a.name.clone(),
             description: a.description.clone(),
