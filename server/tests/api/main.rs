@@ -7,6 +7,8 @@ mod answer_check;
 mod archive;
 mod auth;
 mod bots;
+mod bots_models;
+mod bots_proposals;
 mod bots_rules;
 mod cards;
 mod cards_forgetting;
