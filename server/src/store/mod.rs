@@ -17,6 +17,7 @@ mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
 pub(crate) mod memory_audits;
+mod memory_rows;
 pub(crate) mod memory_scopes;
 mod nightly;
 pub(crate) mod people;

@@ -1,7 +1,7 @@
 //! The bots' self-edits (seed 003), on SQLite. Each request is decided by the engine over rows and
 //! counts read in the same IMMEDIATE transaction that carries it out and records it.
 
-use super::persona::{active_row, close_row, insert_row, memory_from, supersede, with_evidence, MEMORY_COLUMNS};
+use super::memory_rows::{active_row, close_row, insert_row, memory_from, supersede, with_evidence, MEMORY_COLUMNS};
 use super::sqlite::{audit, backend, SqliteStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveTime, Utc};

@@ -19,6 +19,7 @@ mod inbox;
 mod lessons;
 mod lists;
 mod memory_audits;
+mod memory_rows;
 mod memory_scopes;
 mod nightly;
 mod org;

@@ -17,6 +17,10 @@
 //! - Settling a task, marking an episode corrected and using a token are single conditional
 //!   statements, atomic on their own.
 
+use super::memory_rows::{
+    add_evidence, close_row, insert_row, lock_active_row, lock_agent_memory, mark_promoted, memory_from,
+    memory_rows_on, supersede, with_evidence, MEMORY_COLUMNS,
+};
 use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -27,7 +31,6 @@ use engine::persona::backlog::{
     AppliedOps, Episode, Improvement, MemoryRow, NewEpisode, NewTask, Outcome, StatusEntry, Task, TaskKind, Wakeup,
     STATUS_OPEN, WAKE_STATUSES,
 };
-use engine::persona::render::MemoryKind;
 use engine::persona::store::{FinishedWake, PersonaStore};
 use engine::store::{Actor, StoreError};
 use sqlx::postgres::PgRow;
@@ -37,9 +40,6 @@ const TASK_COLUMNS: &str = "id, kind, title, body, status, author, assignee, own
      rationale, evidence, base_text, memory_id, closed_reason, created_at, updated_at";
 const EPISODE_COLUMNS: &str = "id, agent, run, trigger, task_id, outcome, corrected, turns, cost_usd, duration_s, \
      summary, log_path, transcript_path, created_at";
-pub(super) const MEMORY_COLUMNS: &str =
-    "id, agent, kind, text, times_seen, worth, first_seen, last_seen, state, closed_at, \
-     closed_reason, closed_by, superseded_by, promoted_to_proposal, proposal_task_id";
 
 fn bad(what: &str) -> StoreError {
     StoreError::Backend(format!("unreadable {what}"))
@@ -110,43 +110,6 @@ fn episode_from(row: &PgRow) -> Result<Episode, StoreError> {
     })
 }
 
-pub(super) fn memory_from(row: &PgRow) -> Result<MemoryRow, StoreError> {
-    Ok(MemoryRow {
-        id: row.get("id"),
-        agent: row.get("agent"),
-        kind: MemoryKind::parse(row.get("kind")).ok_or_else(|| bad("memory kind"))?,
-        text: row.get("text"),
-        times_seen: row.get::<i64, _>("times_seen") as u32,
-        worth: row.get::<i64, _>("worth") as i32,
-        first_seen: row.get("first_seen"),
-        last_seen: row.get("last_seen"),
-        active: row.get::<String, _>("state") == "active",
-        closed_at: row.get("closed_at"),
-        closed_reason: row.get("closed_reason"),
-        closed_by: row.get("closed_by"),
-        superseded_by: row.get("superseded_by"),
-        promoted_to_proposal: row.get("promoted_to_proposal"),
-        proposal_task_id: row.get("proposal_task_id"),
-        evidence: Vec::new(),
-    })
-}
-
-pub(super) async fn with_evidence(
-    conn: &mut PgConnection,
-    mut rows: Vec<MemoryRow>,
-) -> Result<Vec<MemoryRow>, StoreError> {
-    for r in rows.iter_mut() {
-        r.evidence = sqlx::query_scalar(
-            "SELECT episode_id FROM org_agent_memory_evidence WHERE memory_id = $1 ORDER BY episode_id",
-        )
-        .bind(r.id)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(backend)?;
-    }
-    Ok(rows)
-}
-
 /// Begins a transaction that reads as the bot itself: under the `engram_bot` role, which may only
 /// SELECT, with `engram.agent` naming the bot for the row policies (migration
 /// `20261201000002_bot_row_security`). Both revert when the transaction ends, so the pooled
@@ -173,174 +136,6 @@ async fn episodes_on(
     .await
     .map_err(backend)?;
     rows.iter().map(episode_from).collect()
-}
-
-async fn memory_rows_on(
-    conn: &mut PgConnection,
-    agent: &str,
-    include_closed: bool,
-) -> Result<Vec<MemoryRow>, StoreError> {
-    let rows = sqlx::query(&format!(
-        "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND ($2 OR state = 'active') ORDER BY id"
-    ))
-    .bind(agent)
-    .bind(include_closed)
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(backend)?;
-    let rows = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
-    with_evidence(conn, rows).await
-}
-
-/// Serialises this transaction with every other write to the bot's memory rows, until it ends.
-pub(super) async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
-    sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
-        .bind(super::locks::AGENT_MEMORY)
-        .bind(agent)
-        .execute(conn)
-        .await
-        .map_err(backend)?;
-    Ok(())
-}
-
-/// Locks a row's bot for the rest of the transaction, then the row itself, and reads it; `NotFound`
-/// when there is no such row, `Changed` when it is no longer active.
-pub(super) async fn lock_active_row(conn: &mut PgConnection, id: i64) -> Result<MemoryRow, StoreError> {
-    // A row's bot never changes, so reading it before the lock is safe.
-    let agent: String = sqlx::query_scalar("SELECT agent FROM org_agent_memory WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(backend)?
-        .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
-    lock_agent_memory(conn, &agent).await?;
-    let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = $1 FOR UPDATE"))
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(backend)?
-        .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
-    let row = memory_from(&row)?;
-    if !row.active {
-        return Err(StoreError::Changed { current: 0 });
-    }
-    Ok(row)
-}
-
-async fn add_evidence(conn: &mut PgConnection, memory: i64, episodes: &[i64]) -> Result<(), StoreError> {
-    for e in episodes {
-        sqlx::query(
-            "INSERT INTO org_agent_memory_evidence (memory_id, episode_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        )
-        .bind(memory)
-        .bind(e)
-        .execute(&mut *conn)
-        .await
-        .map_err(backend)?;
-    }
-    Ok(())
-}
-
-async fn evidence_of(conn: &mut PgConnection, memory: i64) -> Result<Vec<i64>, StoreError> {
-    sqlx::query_scalar("SELECT episode_id FROM org_agent_memory_evidence WHERE memory_id = $1 ORDER BY episode_id")
-        .bind(memory)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(backend)
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn insert_row(
-    conn: &mut PgConnection,
-    agent: &str,
-    kind: MemoryKind,
-    text: &str,
-    times_seen: u32,
-    first_seen: DateTime<Utc>,
-    last_seen: DateTime<Utc>,
-    at: DateTime<Utc>,
-) -> Result<i64, StoreError> {
-    sqlx::query_scalar(
-        "INSERT INTO org_agent_memory (agent, kind, text, times_seen, first_seen, last_seen, state, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, 'active', $7) RETURNING id",
-    )
-    .bind(agent)
-    .bind(kind.as_str())
-    .bind(text)
-    .bind(i64::from(times_seen))
-    .bind(first_seen)
-    .bind(last_seen)
-    .bind(at)
-    .fetch_one(&mut *conn)
-    .await
-    .map_err(backend)
-}
-
-pub(super) async fn close_row(
-    conn: &mut PgConnection,
-    id: i64,
-    reason: &str,
-    by: &str,
-    superseded_by: Option<i64>,
-    at: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    let done = sqlx::query(
-        "UPDATE org_agent_memory SET state = 'closed', closed_at = $1, closed_reason = $2, closed_by = $3, \
-         superseded_by = $4 WHERE id = $5 AND state = 'active'",
-    )
-    .bind(at)
-    .bind(reason)
-    .bind(by)
-    .bind(superseded_by)
-    .bind(id)
-    .execute(&mut *conn)
-    .await
-    .map_err(backend)?;
-    if done.rows_affected() != 1 {
-        return Err(StoreError::Changed { current: 0 });
-    }
-    if let Some(new) = superseded_by {
-        // New wording keeps what the bot made of the claim.
-        sqlx::query(
-            "UPDATE org_agent_memory SET worth = (SELECT worth FROM org_agent_memory WHERE id = $1) WHERE id = $2",
-        )
-        .bind(id)
-        .bind(new)
-        .execute(&mut *conn)
-        .await
-        .map_err(backend)?;
-    }
-    Ok(())
-}
-
-async fn mark_promoted(conn: &mut PgConnection, memory: i64, task: Option<i64>) -> Result<(), StoreError> {
-    sqlx::query("UPDATE org_agent_memory SET promoted_to_proposal = TRUE, proposal_task_id = $1 WHERE id = $2")
-        .bind(task)
-        .bind(memory)
-        .execute(&mut *conn)
-        .await
-        .map_err(backend)?;
-    Ok(())
-}
-
-/// Replaces a row with new wording: the new row carries its count, first and last sighting,
-/// evidence and proposal, and the old row is closed as superseded by it.
-pub(super) async fn supersede(
-    conn: &mut PgConnection,
-    old: &MemoryRow,
-    text: &str,
-    reason: &str,
-    by: &str,
-    at: DateTime<Utc>,
-) -> Result<i64, StoreError> {
-    let new = insert_row(conn, &old.agent, old.kind, text, old.times_seen, old.first_seen, old.last_seen, at).await?;
-    let evidence = evidence_of(conn, old.id).await?;
-    add_evidence(conn, new, &evidence).await?;
-    if old.promoted_to_proposal {
-        mark_promoted(conn, new, old.proposal_task_id).await?;
-    }
-    close_row(conn, old.id, reason, by, Some(new), at).await?;
-    Ok(new)
 }
 
 /// Posts a status on a task. The task row is updated first, so its row lock orders this post

@@ -1,7 +1,7 @@
 //! The bots' self-edits (seed 003), on PostgreSQL. Each request is decided by the engine over rows
 //! and counts read under the bot's memory lock, in the transaction that carries it out and records it.
 
-use super::persona::{
+use super::memory_rows::{
     close_row, insert_row, lock_active_row, lock_agent_memory, memory_from, supersede, with_evidence, MEMORY_COLUMNS,
 };
 use super::{audit, backend, PgStore};
