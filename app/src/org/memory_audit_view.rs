@@ -104,7 +104,7 @@ pub fn MemoryAuditPanel(
             {preview.map(|r| view! {
                 <div class="audit-preview">
                     <h3>"Dry run: what an audit would do"</h3>
-                    <ul>{r.lines().into_iter().skip(1).map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                    <ul>{r.detail_lines().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
                 </div>
             })}
             {state.audits.into_iter().map(|r| {

@@ -4,22 +4,22 @@
 //! patch-level edits written through a temporary file and a rename, keeping the texts before as
 //! the audit's version so that Undo restores them. Operating rules go to a person as improve
 //! cards, since skill files change only through one.
+//!
+//! Here: the entry points, the triggers, the audit itself and Undo. Its report and state are in
+//! `memory_audit_report`; the steps that ask outside (the model, the live checks, the improve card)
+//! in `memory_audit_steps`.
 
+use super::memory_audit_report::{AuditReport, AuditState, AuditStatus};
+use super::memory_audit_steps::Skill;
 use super::{Bots, Caller, PersonaError};
-use crate::persona::backlog::{Improvement, NewTask, TaskKind, STATUS_OPEN};
 use crate::persona::memory_audit::{
-    categorise_by_rules, due, model_named, plan, urls, AuditAction, AuditFile, AuditParams, Category, Due, Entry,
-    EntryFormat, Verified,
+    categorise_by_rules, due, plan, AuditAction, AuditFile, AuditParams, Due, Entry, EntryFormat,
 };
 use crate::persona::memory_audit_apply::{apply, entry_spans, is_marker, with_markers, Texts};
-use crate::persona::memory_audit_checks::MAX_URLS;
-use crate::persona::memory_audit_model::{self as audit_model, PURPOSE};
 use crate::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, NewAudit, Unresolved};
-use crate::persona::model::ModelChoice;
-use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent, Vault, VaultError};
+use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent, Vault};
 use crate::store::StoreError;
-use chrono::{DateTime, Duration, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::Duration;
 use std::sync::Arc;
 
 /// How many audits the agent page lists.
@@ -34,114 +34,12 @@ pub enum AuditTarget {
     Folder { files: Arc<dyn Vault>, label: String },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum AuditStatus {
-    Skip,
-    DryRun,
-    Complete,
-}
-
-/// The seed's report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AuditReport {
-    pub subject: String,
-    pub status: AuditStatus,
-    /// What started it, or why it was skipped.
-    pub trigger: String,
-    pub entries: Vec<Entry>,
-    /// Each action and what became of it (or, in a dry run, what it would do).
-    pub actions: Vec<ActionRecord>,
-    pub unresolved: Vec<Unresolved>,
-    pub memory_percent_before: u32,
-    pub user_percent_before: u32,
-    pub memory_percent: u32,
-    pub user_percent: u32,
-    /// The recorded audit, which Undo names.
-    pub audit: Option<i64>,
-    /// What was passed over: the model, the live checks.
-    pub notes: Vec<String>,
-    pub last_audit: Option<DateTime<Utc>>,
-}
-
-impl AuditReport {
-    fn count(&self, f: impl Fn(&AuditAction) -> bool) -> usize {
-        self.actions.iter().filter(|a| f(&a.action)).count()
-    }
-
-    /// The seed's `generate_summary`, and the lines `engram memory audit` prints.
-    pub fn lines(&self) -> Vec<String> {
-        if self.status == AuditStatus::Skip {
-            return vec![format!("SKIP {}: {}", self.subject, self.trigger)];
-        }
-        let mut out = vec![format!(
-            "{} {} ({}): {} actions: {} deletions, {} moves, {} corrections, {} unverified, {} to a skill file, {} compressed",
-            match self.status {
-                AuditStatus::DryRun => "DRY_RUN",
-                _ => "COMPLETE",
-            },
-            self.subject,
-            self.trigger,
-            self.actions.len(),
-            self.count(|a| matches!(a, AuditAction::Delete { .. })),
-            self.count(|a| matches!(a, AuditAction::Move { .. })),
-            self.count(|a| matches!(a, AuditAction::Correct { .. })),
-            self.count(|a| matches!(a, AuditAction::MarkUnverified { .. })),
-            self.count(|a| matches!(a, AuditAction::ToSkill { .. })),
-            self.count(|a| matches!(a, AuditAction::Compress { .. })),
-        )];
-        out.push(format!(
-            "utilization: MEMORY.md {}% -> {}%, USER.md {}% -> {}%",
-            self.memory_percent_before, self.memory_percent, self.user_percent_before, self.user_percent
-        ));
-        out.extend(self.actions.iter().map(|a| format!("{}: {}", describe(&a.action), a.outcome)));
-        out.extend(
-            self.unresolved.iter().map(|u| format!("unresolved in {}: {:?}: {}", u.file.as_str(), u.entry, u.reason)),
-        );
-        out.extend(self.notes.iter().map(|n| format!("note: {n}")));
-        if let Some(id) = self.audit {
-            out.push(format!("recorded as audit #{id}; `engram memory audit --undo {id}` restores the files"));
-        }
-        out
-    }
-}
-
-/// One action in words, for the report and the agent page.
-pub fn describe(action: &AuditAction) -> String {
-    match action {
-        AuditAction::Delete { file, entry, reason } => format!("DELETE from {}: {entry:?} ({reason})", file.as_str()),
-        AuditAction::Move { from, to, entry } => format!("MOVE {} to {}: {entry:?}", from.as_str(), to.as_str()),
-        AuditAction::ToSkill { file, entry } => format!("MOVE {} to a skill file: {entry:?}", file.as_str()),
-        AuditAction::MarkUnverified { entry, url } => format!("MARK_UNVERIFIED {url}: {entry:?}"),
-        AuditAction::Correct { entry, corrected } => format!("CORRECT {entry:?} to {corrected:?}"),
-        AuditAction::Compress { file, entry, shorter } => {
-            format!("COMPRESS in {}: {entry:?} to {shorter:?}", file.as_str())
-        }
-    }
-}
-
-/// The agent page's panel: the seed's state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AuditState {
-    pub params: AuditParams,
-    pub memory_chars: u32,
-    pub user_chars: u32,
-    pub memory_percent: u32,
-    pub user_percent: u32,
-    pub last_audit: Option<DateTime<Utc>>,
-    /// The last audit's unresolved entries.
-    pub unresolved: Vec<Unresolved>,
-    pub audits: Vec<AuditRecord>,
-    /// The audit Undo can restore: the newest, not undone, whose texts are still the files'.
-    pub undoable: Option<i64>,
-}
-
 /// A subject's files as the audit reads and writes them.
-struct Files<'a> {
-    vault: &'a dyn Vault,
-    memory: String,
-    user: String,
-    format: EntryFormat,
+pub(super) struct Files<'a> {
+    pub(super) vault: &'a dyn Vault,
+    pub(super) memory: String,
+    pub(super) user: String,
+    pub(super) format: EntryFormat,
 }
 
 impl Files<'_> {
@@ -191,7 +89,7 @@ impl Files<'_> {
     }
 }
 
-fn agent_files<'a>(vault: &'a dyn Vault, agent: &str) -> Files<'a> {
+pub(super) fn agent_files<'a>(vault: &'a dyn Vault, agent: &str) -> Files<'a> {
     Files {
         vault,
         memory: hand_written_memory_path(agent),
@@ -490,193 +388,6 @@ impl Bots {
         Ok(report)
     }
 
-    /// The cheap model's categories for every entry, or None (and why, in the notes) when the
-    /// rules are to decide: no model, the daily cap spent, a failed call or an unusable reply.
-    async fn categorise(
-        &self,
-        subject: &str,
-        agent: Option<&RosterAgent>,
-        read: &[(AuditFile, String)],
-        compress: bool,
-        notes: &mut Vec<String>,
-    ) -> Option<Vec<audit_model::Verdict>> {
-        if read.is_empty() {
-            return None;
-        }
-        let setting = agent.and_then(|a| a.memory.as_ref().ok()).map_or("cheap", |c| c.config.reflect.model.as_str());
-        let model = match self.models.resolve(setting) {
-            ModelChoice::Use(m) => m,
-            ModelChoice::Off(why) => {
-                notes.push(format!("the plain rules categorised: {why}"));
-                return None;
-            }
-        };
-        match self.claim_call(subject, PURPOSE).await {
-            Ok(true) => {}
-            Ok(false) => {
-                notes.push(format!(
-                    "the plain rules categorised: today's cap of {} model calls is spent",
-                    self.max_per_day
-                ));
-                return None;
-            }
-            Err(e) => {
-                tracing::warn!(subject, error = %e, "the memory audit's model call was not claimed");
-                notes.push("the plain rules categorised: the model call could not be counted".into());
-                return None;
-            }
-        }
-        let reply = match model.chat(&audit_model::system(), &audit_model::prompt(read, compress)).await {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::warn!(subject, error = %e, "the memory audit's model call failed");
-                notes.push(format!("the plain rules categorised: the model call failed ({e})"));
-                return None;
-            }
-        };
-        match audit_model::parse(&reply, read.len()) {
-            Ok(v) => {
-                notes.push(format!("{} categorised the entries", model.name()));
-                Some(v)
-            }
-            Err(why) => {
-                tracing::warn!(subject, why, "the memory audit's model reply was not used");
-                notes.push(format!("the plain rules categorised: {why}"));
-                None
-            }
-        }
-    }
-
-    /// Phase 4: each URL in a technical config, within the bounded request, and each `model:`
-    /// against the provider's list.
-    async fn verify(&self, entries: &[Entry], notes: &mut Vec<String>) -> Verified {
-        let mut verified = Verified::default();
-        let configs: Vec<&Entry> = entries.iter().filter(|e| e.category == Ok(Category::TechnicalConfig)).collect();
-        let mut to_check: Vec<String> = configs.iter().flat_map(|e| urls(&e.text)).collect();
-        to_check.dedup();
-        let models: Vec<String> = configs.iter().filter_map(|e| model_named(&e.text)).collect();
-        if to_check.is_empty() && models.is_empty() {
-            return verified;
-        }
-        let Some(checks) = &self.checks else {
-            notes.push("URLs and models were not checked: this server has no live checks".into());
-            return verified;
-        };
-        if to_check.len() > MAX_URLS {
-            notes.push(format!(
-                "{} URLs; the first {MAX_URLS} were checked, the rest wait for the next audit",
-                to_check.len()
-            ));
-            to_check.truncate(MAX_URLS);
-        }
-        for url in to_check {
-            if !checks.reachable(&url).await {
-                verified.unreachable.push(url);
-            }
-        }
-        if !models.is_empty() {
-            match checks.provider_models().await {
-                Ok(list) => {
-                    for m in models.into_iter().filter(|m| !list.has(m) && *m != list.configured) {
-                        verified.models.push((m, list.configured.clone()));
-                    }
-                }
-                Err(why) => notes.push(format!("models were not checked: {why}")),
-            }
-        }
-        verified
-    }
-
-    /// Where an operating rule goes: already in a skill file (so it leaves MEMORY.md), waiting on
-    /// an improve card, filed as one now, or left because there is no skill file to name.
-    async fn to_skill(
-        &self,
-        agent: Option<&RosterAgent>,
-        file: AuditFile,
-        entry: &str,
-        dry_run: bool,
-        now: DateTime<Utc>,
-    ) -> Result<Skill, PersonaError> {
-        let Some(a) = agent else {
-            return Ok(Skill::Unresolved(
-                "an Operating Rule belongs in a skill file; a memories folder names none".into(),
-            ));
-        };
-        let vault = self.vault()?;
-        let mut skill = None;
-        for k in &a.knowledge {
-            let found = match vault.markdown_under(k).await {
-                Ok(f) => f,
-                Err(VaultError::Outside { .. }) => continue,
-                Err(e) => return Err(PersonaError::Vault(e)),
-            };
-            for path in found {
-                if self.may_target(a, &path).await.is_ok() {
-                    if let Some(text) = vault.read(&path).await.map_err(PersonaError::Vault)? {
-                        skill = Some((path, text));
-                        break;
-                    }
-                }
-            }
-            if skill.is_some() {
-                break;
-            }
-        }
-        let Some((path, text)) = skill else {
-            return Ok(Skill::Unresolved(format!(
-                "an Operating Rule belongs in a skill file, and {} has none under its knowledge paths",
-                a.name
-            )));
-        };
-        let line = format!("- {entry}");
-        if text.lines().any(|l| l.trim() == line || l.trim() == entry) {
-            return Ok(Skill::InFile(path));
-        }
-        let open = self.store.improve_tasks(Some(&a.name)).await?;
-        if let Some(t) = open.iter().find(|t| {
-            t.status == STATUS_OPEN
-                && t.improve.as_ref().is_some_and(|i| i.target_path == path && i.diff.contains(&format!("+{line}")))
-        }) {
-            return Ok(Skill::Outcome(format!("waits on improve card #{}", t.id)));
-        }
-        if dry_run {
-            return Ok(Skill::Outcome(format!("would file an improve card to add it to {path}")));
-        }
-        // An insertion after the file's last line: the validator reads `-N` as "before line N".
-        let at = text.lines().count() + 1;
-        let diff = format!("@@ -{at},0 +{at},1 @@\n+{line}\n");
-        let text = match self.check_change(a, &path, &diff).await {
-            Ok((current, _)) => current,
-            Err(PersonaError::Refused(why)) => {
-                return Ok(Skill::Unresolved(format!("the improve card for {path} was refused: {why}")))
-            }
-            Err(e) => return Err(e),
-        };
-        let task = NewTask {
-            kind: TaskKind::Improve,
-            title: format!("{}: an operating rule for {path}", a.name),
-            body: format!("The memory audit found an Operating Rule in {}: {entry}", file.as_str()),
-            author: "memory audit".into(),
-            assignee: None,
-            owner: self.owner_id(a).await?,
-            improve: Some(Improvement {
-                agent: a.name.clone(),
-                target_path: path.clone(),
-                diff,
-                rationale: format!(
-                    "The memory audit moves operating rules out of {} into a skill file, which changes only through a person.",
-                    file.as_str()
-                ),
-                evidence: Vec::new(),
-                base_text: text,
-                memory_id: None,
-            }),
-            at: now,
-        };
-        let filed = self.store.create_task(&task).await?;
-        Ok(Skill::Outcome(format!("improve card #{} filed to add it to {path}", filed.id)))
-    }
-
     /// `GET /api/org/agents/{name}/memory-audit`: the seed's state, for whoever may read the bot.
     pub async fn memory_audit_state(&self, caller: &Caller, name: &str) -> Result<AuditState, PersonaError> {
         Self::may_read(caller, name)?;
@@ -762,10 +473,4 @@ impl Bots {
             e => e.into(),
         })
     }
-}
-
-enum Skill {
-    InFile(String),
-    Outcome(String),
-    Unresolved(String),
 }

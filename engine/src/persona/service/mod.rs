@@ -20,6 +20,8 @@ use std::sync::Arc;
 
 mod improve;
 mod memory_audit;
+mod memory_audit_report;
+mod memory_audit_steps;
 mod pages;
 mod reflect;
 mod self_edits;
@@ -27,7 +29,8 @@ mod self_reflect;
 mod wakes;
 
 pub use improve::{ImproveCard, ProposalOutcome};
-pub use memory_audit::{describe, AuditReport, AuditState, AuditStatus, AuditTarget, AUDITS_SHOWN};
+pub use memory_audit::{AuditTarget, AUDITS_SHOWN};
+pub use memory_audit_report::{describe, AuditReport, AuditState, AuditStatus};
 pub use pages::{AgentPage, RosterLine, Stats};
 pub use reflect::{ReflectOutcome, ReflectReport};
 pub use self_edits::{SelfProfile, SELF_EDITS_SHOWN};
