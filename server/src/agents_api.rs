@@ -1,4 +1,5 @@
 //! Agents and their access under /api: an admin creates a company agent and sets its clearance;
+//! anyone makes private agents of their own;
 //! whoever manages an agent copies it for a team and gives it toolsets; an admin chooses the roles
 //! a toolset admits and the tools that read with people's own keys. Each takes a session or a
 //! personal API token: these are not memory endpoints.
@@ -18,6 +19,7 @@ use serde_json::json;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/agents", post(create_agent))
+        .route("/agents/private", get(private_agents).post(create_private_agent))
         .route("/agents/{id}", get(agent))
         .route("/agents/{id}/copy", post(copy_agent))
         .route("/agents/{id}/toolsets", post(set_toolsets))
@@ -47,6 +49,28 @@ async fn create_agent(
         AgentForm { name: b.name, role: b.role.map(RoleId), owner: PersonId(b.owner), description: b.description };
     let agent = s.org.create_agent(&by, &form).await?;
     Ok((StatusCode::CREATED, Json(agent)).into_response())
+}
+
+#[derive(Deserialize)]
+struct NewPrivateAgentBody {
+    name: String,
+    #[serde(default)]
+    description: String,
+}
+
+/// A private agent of the caller's own: only they see it and ask it.
+async fn create_private_agent(
+    State(s): State<AppState>,
+    Caller(by): Caller,
+    Json(b): Json<NewPrivateAgentBody>,
+) -> Result<Response, ApiError> {
+    let agent = s.org.create_private_agent(&by, &b.name, &b.description).await?;
+    Ok((StatusCode::CREATED, Json(agent)).into_response())
+}
+
+/// The caller's own private agents.
+async fn private_agents(State(s): State<AppState>, Caller(by): Caller) -> Result<Response, ApiError> {
+    Ok(Json(s.org.private_agents(&by).await?).into_response())
 }
 
 /// The agent's page as data: the agent, the toolsets it holds and its clearance, with what the

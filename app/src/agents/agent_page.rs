@@ -64,10 +64,15 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
             access.role_name.clone().unwrap_or_else(|| "none".to_string()),
         )}</p>
         {copy.map(|c| view! { <p class="meta">{c}</p> })}
+        {a.private.then(|| view! {
+            <p class="meta private-agent">"Your private agent: only you see it and ask it. What it learns loads only into your private agents' runs."</p>
+        })}
         {(!a.description.is_empty()).then(|| view! { <p class="description">{a.description.clone()}</p> })}
         <section class="toolsets">
             <h2>"Toolsets"</h2>
-            {if access.manages {
+            {if a.private {
+                view! { <p class="meta">{engine::org::agents::PRIVATE_HOLDS_NO_TOOLSETS}</p> }.into_any()
+            } else if access.manages {
                 view! {
                     <form method="post" action=SetAgentToolsets::url() class="settings">
                         <input type="hidden" name="agent" value=id.clone()/>

@@ -1,6 +1,7 @@
 use super::copy_agent::CopyAgent;
 use super::create_agent::CreateAgent;
-use super::load_agents::{load_agents, AgentDraft, AgentsData};
+use super::create_private_agent::CreatePrivateAgent;
+use super::load_agents::{load_agents, AgentDraft, AgentsData, PrivateAgentDraft};
 use super::set_agent_role::SetAgentRole;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::company_agent;
@@ -19,7 +20,7 @@ pub fn AgentsPage() -> impl IntoView {
 
 #[component]
 fn Agents(data: AgentsData) -> impl IntoView {
-    let AgentsData { directory: dir, me, is_admin, notice, access, draft } = data;
+    let AgentsData { directory: dir, me, is_admin, notice, access, draft, private, private_draft } = data;
     // Only admins see New agent; anyone else whose post was refused reads why at the top.
     let refused = draft.as_ref().filter(|_| !is_admin).map(|d| crate::flash::Notice::refused(d.message.clone()));
     let new_agent = is_admin.then(|| view! { <NewAgent dir=dir.clone() draft/> });
@@ -71,6 +72,42 @@ fn Agents(data: AgentsData) -> impl IntoView {
             }).collect_view()}
         </div>
         {new_agent}
+        <PrivateAgents agents=private draft=private_draft/>
+    }
+}
+
+/// Your private agents, and New private agent: kept as typed when refused.
+#[component]
+fn PrivateAgents(agents: Vec<engine::org::Agent>, draft: Option<PrivateAgentDraft>) -> impl IntoView {
+    let d = draft.unwrap_or_default();
+    let message = (!d.message.is_empty()).then(|| d.message.clone());
+    view! {
+        <section class="private-agents">
+            <h2>"Your private agents"</h2>
+            <p class="meta">"Only you see and ask them. What they learn loads only into your private agents' runs, never a shared agent's."</p>
+            {if agents.is_empty() {
+                view! { <p>"You have no private agents yet."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="private-agents">
+                        {agents.into_iter().map(|a| view! {
+                            <li data-agent=a.id.to_string()>
+                                <a href=company_agent(a.id.0)>{a.name.clone()}</a>
+                                {(!a.description.is_empty()).then(|| view! { <span class="meta">{format!(" · {}", a.description)}</span> })}
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+            {message.map(|m| view! { <p class="notice refused" role="alert">{m}</p> })}
+            <form method="post" action=CreatePrivateAgent::url() class="settings">
+                <label>"Name " <input type="text" name="name" required maxlength="80" value=d.name.clone()/></label>
+                <label class="block">"What it is for"
+                    <textarea name="description" rows="2">{d.description.clone()}</textarea>
+                </label>
+                <button type="submit">"Add private agent"</button>
+            </form>
+        </section>
     }
 }
 

@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::org::{Directory, PersonId};
+use engine::org::{Agent, Directory, PersonId};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +16,17 @@ pub struct AgentDraft {
 /// The flash key of New agent's kept fields.
 pub const AGENT_DRAFT_KEY: &str = "draft:new-agent";
 
+/// New private agent's fields as typed, kept across a refusal with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PrivateAgentDraft {
+    pub name: String,
+    pub description: String,
+    pub message: String,
+}
+
+/// The flash key of New private agent's kept fields.
+pub const PRIVATE_AGENT_DRAFT_KEY: &str = "draft:new-private-agent";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentsData {
     pub directory: Directory,
@@ -25,6 +36,9 @@ pub struct AgentsData {
     /// Per agent: the toolsets it holds and what its model is cleared for, in words.
     pub access: Vec<(i64, String)>,
     pub draft: Option<AgentDraft>,
+    /// The viewer's own private agents; nobody else's are ever listed.
+    pub private: Vec<Agent>,
+    pub private_draft: Option<PrivateAgentDraft>,
 }
 
 #[server(prefix = "/fn", endpoint = "load_agents")]
@@ -35,5 +49,7 @@ pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     let notice = take_flash(&notice_key(AGENTS)).await?;
     let draft = take_flash(AGENT_DRAFT_KEY).await?;
     let access = memory()?.access_lines().await.map_err(refused)?;
-    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access, draft })
+    let private = org()?.private_agents(&me).await.map_err(refused)?;
+    let private_draft = take_flash(PRIVATE_AGENT_DRAFT_KEY).await?;
+    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access, draft, private, private_draft })
 }

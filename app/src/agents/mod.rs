@@ -1,10 +1,11 @@
-//! Company agents: the list with New agent and Copy for a team, their department role, and each
-//! agent's page with its toolsets and clearance.
+//! Agents: the company's, with New agent and Copy for a team, their department role, and each
+//! agent's page with its toolsets and clearance; and a person's own private agents.
 
 pub mod agent_page;
 pub mod agents_page;
 pub mod copy_agent;
 pub mod create_agent;
+pub mod create_private_agent;
 pub mod load_agent_page;
 pub mod load_agents;
 pub mod save_playbook;

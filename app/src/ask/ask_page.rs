@@ -16,9 +16,11 @@ pub fn AskPage() -> impl IntoView {
     }
 }
 
-/// "Sales Assistant (Sales)", or the name alone for an agent with no role.
+/// "Sales Assistant (Sales)", the name alone for an agent with no role, and "Inbox (Alice Chen) ·
+/// your private agent" for the asker's own.
 pub fn agent_label(a: &AgentChoice) -> String {
     match &a.role {
+        _ if a.private => format!("{} · your private agent", a.name),
         Some(role) => format!("{} ({role})", a.name),
         None => a.name.clone(),
     }

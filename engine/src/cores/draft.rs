@@ -196,7 +196,11 @@ impl CoreDrafter {
 
     /// Saves an agent's playbook: its owner or an admin, as they manage the agent.
     pub async fn save_playbook(&self, me: &Person, agent: AgentId, text: &str) -> Result<(), CoreError> {
-        let a = self.store.agent(agent).await?.ok_or_else(|| CoreError::NotFound("There is no such agent".into()))?;
+        let a = match self.store.agent(agent).await? {
+            // Another person's private agent is no agent at all to them, admins included.
+            Some(a) if !a.private || a.owner == me.id => a,
+            _ => return Err(CoreError::NotFound("There is no such agent".into())),
+        };
         if !me.is_admin && a.owner != me.id {
             return Err(CoreError::NotAllowed(format!("Only {}'s owner or an admin can change its playbook", a.name)));
         }

@@ -201,7 +201,8 @@ pub trait LessonStore: Send + Sync {
     /// Every lesson that came from the person, whatever its state, newest first.
     async fn lessons_of(&self, person: PersonId) -> Result<Vec<Lesson>, StoreError>;
     /// The accepted lessons a run acting for the person may read: their personal ones, their
-    /// teams' and the company's. Validity is decided by the caller, at its own now.
+    /// private agents', their teams' and the company's (`scopes::within` decides which of them the
+    /// running agent loads). Validity is decided by the caller, at its own now.
     async fn lessons_for_run(&self, person: PersonId, teams: &[TeamId]) -> Result<Vec<Lesson>, StoreError>;
     /// Closes `old` as superseded by a new lesson written from `new`, in one transaction, if
     /// `old` is still in the state the caller read; `Changed` otherwise.

@@ -2,7 +2,7 @@
 //! otherwise the listed scopes, plus company knowledge, which every run may load.
 
 use super::{Lesson, LessonScope};
-use crate::org::{AgentId, Person};
+use crate::org::{AgentId, Person, PersonId};
 use crate::store::{Actor, StoreError};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -52,12 +52,13 @@ pub fn parse_scopes(names: &[String]) -> Result<Vec<MemoryScope>, String> {
     Ok(out)
 }
 
-/// Whether an agent limited to `scopes` may load the lesson. A private agent's lessons never load
-/// into another agent's runs.
-pub fn within(scopes: &[MemoryScope], lesson: &Lesson) -> bool {
+/// Whether an agent limited to `scopes` may load the lesson. `private_owner` is the owner of the
+/// running agent when it is a private agent: what a person's private agents kept loads only into
+/// that person's private agents' runs, never a shared agent's.
+pub fn within(scopes: &[MemoryScope], lesson: &Lesson, private_owner: Option<PersonId>) -> bool {
     match lesson.scope {
         LessonScope::Company => true,
-        LessonScope::Agent(_) => false,
+        LessonScope::Agent(_) => private_owner == Some(lesson.person),
         _ if scopes.is_empty() => true,
         LessonScope::Personal => scopes.contains(&MemoryScope::Personal),
         LessonScope::Team(_) => scopes.contains(&MemoryScope::Team),
@@ -117,8 +118,34 @@ mod tests {
             (&[Personal, Team], LessonScope::Agent(AgentId(1)), false),
         ];
         for (scopes, scope, loads) in cases {
-            assert_eq!(within(scopes, &with(scope)), loads, "{scopes:?} {scope:?}");
+            assert_eq!(within(scopes, &with(scope), None), loads, "{scopes:?} {scope:?}");
         }
+    }
+
+    #[test]
+    fn a_private_agents_lessons_load_only_into_its_owners_private_agents() {
+        let mut l = lesson(1, "x", LessonState::Accepted, true, Utc::now());
+        l.scope = LessonScope::Agent(AgentId(9));
+        let owner = l.person;
+        let other = PersonId(owner.0 + 1);
+        // (the running agent's scopes, whose private agent it is, loads)
+        let cases: [(&[MemoryScope], Option<PersonId>, bool); 5] = [
+            // A shared agent never loads them, limited or not.
+            (&[], None, false),
+            (&[MemoryScope::Personal, MemoryScope::Team], None, false),
+            // Any private agent of the owner's does, whatever its scopes.
+            (&[], Some(owner), true),
+            (&[MemoryScope::Team], Some(owner), true),
+            // Another person's private agent never does.
+            (&[], Some(other), false),
+        ];
+        for (scopes, private_owner, loads) in cases {
+            assert_eq!(within(scopes, &l, private_owner), loads, "{scopes:?} {private_owner:?}");
+        }
+        // A private agent loads the rest as a shared one does.
+        l.scope = LessonScope::Personal;
+        assert!(within(&[], &l, Some(owner)));
+        assert!(!within(&[MemoryScope::Team], &l, Some(owner)));
     }
 
     #[test]

@@ -27,6 +27,16 @@ pub fn team_copy_name(agent: &str, team: &str) -> String {
     format!("{agent} ({team})")
 }
 
+/// The stored name of a private agent: "Inbox Assistant (Alice Chen)".
+pub fn private_agent_name(name: &str, owner: &str) -> String {
+    format!("{name} ({owner})")
+}
+
+/// Why a private agent holds no toolsets: a company connector's reads would be kept as the
+/// person's cards, which shared agents load.
+pub const PRIVATE_HOLDS_NO_TOOLSETS: &str =
+    "A private agent holds no company toolsets: what it reads would not stay with your private agents";
+
 /// What a clearance lets through, in the words the agent's page shows next to it.
 pub fn clearance_meaning(label: DataLabel) -> String {
     format!("this agent's model may be given cards labelled up to {}", label.as_str())
@@ -47,6 +57,10 @@ pub struct AgentForm {
 pub trait AgentAdminStore: Send + Sync {
     /// A new agent with its description; `Duplicate` when the name is taken.
     async fn add_agent(&self, agent: &NewAgent, description: &str, actor: Actor) -> Result<Agent, StoreError>;
+    /// A new private agent of `agent.owner`, as `add_agent` makes a company one.
+    async fn add_private_agent(&self, agent: &NewAgent, description: &str, actor: Actor) -> Result<Agent, StoreError>;
+    /// The private agents `owner` made, by name. The directory never lists them.
+    async fn private_agents(&self, owner: PersonId) -> Result<Vec<Agent>, StoreError>;
     /// The copy of `source` for `team`, if there is one.
     async fn team_copy_of(&self, source: AgentId, team: TeamId) -> Result<Option<Agent>, StoreError>;
     /// Copies `source` for `team` under `name`, in one transaction: its template, role, owner,

@@ -163,6 +163,9 @@ pub struct Agent {
     /// For a team copy: the agent it was copied from.
     #[serde(default)]
     pub copy_of: Option<AgentId>,
+    /// One person's own agent: only its owner sees it, asks it and reads what it learned.
+    #[serde(default)]
+    pub private: bool,
 }
 
 /// Where a person's department role comes from, for the People drawer.

@@ -5,7 +5,7 @@ use super::sqlite::{agent_from, audit, backend, is_unique_violation, SqliteStore
 use async_trait::async_trait;
 use engine::cards::access::DataLabel;
 use engine::org::agents::AgentAdminStore;
-use engine::org::{Agent, AgentId, TeamId};
+use engine::org::{Agent, AgentId, PersonId, TeamId};
 use engine::store::{Actor, NewAgent, StoreError};
 use sqlx::SqliteConnection;
 
@@ -21,27 +21,21 @@ async fn agent_in(conn: &mut SqliteConnection, id: AgentId) -> Result<Option<Age
 #[async_trait]
 impl AgentAdminStore for SqliteStore {
     async fn add_agent(&self, a: &NewAgent, description: &str, actor: Actor) -> Result<Agent, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, description, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(&a.name)
-        .bind(&a.template)
-        .bind(a.role.map(|r| r.0))
-        .bind(a.owner.0)
-        .bind(a.team_copy.map(|t| t.0))
-        .bind(description)
-        .bind(actor.at)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(a.name.clone()) } else { backend(e) })?;
-        let detail = format!("{}; owner person:{}; role {:?}", a.name, a.owner.0, a.role.map(|r| r.0));
-        audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &detail).await?;
-        let agent =
-            agent_in(&mut tx, AgentId(id)).await?.ok_or_else(|| StoreError::Backend("agent vanished".into()))?;
-        tx.commit().await.map_err(backend)?;
-        Ok(agent)
+        self.insert_agent(a, description, false, actor).await
+    }
+
+    async fn add_private_agent(&self, a: &NewAgent, description: &str, actor: Actor) -> Result<Agent, StoreError> {
+        self.insert_agent(a, description, true, actor).await
+    }
+
+    async fn private_agents(&self, owner: PersonId) -> Result<Vec<Agent>, StoreError> {
+        let rows =
+            sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE private AND owner_id = ? ORDER BY name"))
+                .bind(owner.0)
+                .fetch_all(self.pool())
+                .await
+                .map_err(backend)?;
+        Ok(rows.iter().map(agent_from).collect())
     }
 
     async fn team_copy_of(&self, source: AgentId, team: TeamId) -> Result<Option<Agent>, StoreError> {
@@ -118,5 +112,44 @@ impl AgentAdminStore for SqliteStore {
         let detail = format!("cleared for {}", clearance.as_str());
         audit(&mut tx, actor, "agent.clearance", &format!("agent:{}", agent.0), &detail).await?;
         tx.commit().await.map_err(backend)
+    }
+}
+
+impl SqliteStore {
+    /// A new agent with its description, company-wide or one person's own, audited in the same
+    /// transaction; `Duplicate` when the name is taken.
+    async fn insert_agent(
+        &self,
+        a: &NewAgent,
+        description: &str,
+        private: bool,
+        actor: Actor,
+    ) -> Result<Agent, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, description, private, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&a.name)
+        .bind(&a.template)
+        .bind(a.role.map(|r| r.0))
+        .bind(a.owner.0)
+        .bind(a.team_copy.map(|t| t.0))
+        .bind(description)
+        .bind(private)
+        .bind(actor.at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(a.name.clone()) } else { backend(e) })?;
+        let detail = if private {
+            format!("{}; private agent of person:{}", a.name, a.owner.0)
+        } else {
+            format!("{}; owner person:{}; role {:?}", a.name, a.owner.0, a.role.map(|r| r.0))
+        };
+        audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &detail).await?;
+        let agent =
+            agent_in(&mut tx, AgentId(id)).await?.ok_or_else(|| StoreError::Backend("agent vanished".into()))?;
+        tx.commit().await.map_err(backend)?;
+        Ok(agent)
     }
 }

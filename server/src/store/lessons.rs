@@ -110,7 +110,7 @@ impl LessonStore for SqliteStore {
     async fn lessons_for_run(&self, person: PersonId, teams: &[TeamId]) -> Result<Vec<Lesson>, StoreError> {
         let team_list = if teams.is_empty() { "NULL".to_string() } else { vec!["?"; teams.len()].join(", ") };
         let sql = format!(
-            "SELECT {COLUMNS} FROM lessons WHERE state = 'accepted' AND ((scope = 'personal' AND person_id = ?) \
+            "SELECT {COLUMNS} FROM lessons WHERE state = 'accepted' AND ((scope IN ('personal', 'agent') AND person_id = ?) \
              OR scope = 'company' OR (scope = 'team' AND team_id IN ({team_list}))) ORDER BY id DESC"
         );
         let mut q = sqlx::query(&sql).bind(person.0);

@@ -21,14 +21,17 @@ impl NightlyStore for SqliteStore {
     async fn nightly_queue(&self) -> Result<Vec<Queued>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT o.person_id, COALESCE(m.personal_through, 0) AS personal_through, \
-                    COALESCE(m.shared_through, 0) AS shared_through, m.left_out_on IS NOT NULL AS left_out \
+                    COALESCE(m.shared_through, 0) AS shared_through, \
+                    COALESCE(m.private_through, 0) AS private_through, m.left_out_on IS NOT NULL AS left_out \
              FROM (SELECT {RUN_PERSON} AS person_id, \
-                          MAX(CASE WHEN r.kind = 'ask' THEN r.id ELSE 0 END) AS newest_personal, \
+                          MAX(CASE WHEN r.kind = 'ask' AND NOT a.private THEN r.id ELSE 0 END) AS newest_personal, \
+                          MAX(CASE WHEN r.kind = 'ask' AND a.private THEN r.id ELSE 0 END) AS newest_private, \
                           MAX(CASE WHEN r.kind = 'schedule' THEN r.id ELSE 0 END) AS newest_shared \
                    FROM runs r JOIN agents a ON a.id = r.agent_id WHERE {READ_KINDS} GROUP BY 1) o \
              LEFT JOIN nightly_marks m ON m.person_id = o.person_id \
              WHERE o.person_id IS NOT NULL AND (o.newest_personal > COALESCE(m.personal_through, 0) \
-                   OR o.newest_shared > COALESCE(m.shared_through, 0)) \
+                   OR o.newest_shared > COALESCE(m.shared_through, 0) \
+                   OR o.newest_private > COALESCE(m.private_through, 0)) \
              ORDER BY left_out DESC, o.person_id"
         ))
         .fetch_all(self.pool())
@@ -40,6 +43,7 @@ impl NightlyStore for SqliteStore {
                 person: PersonId(r.get("person_id")),
                 personal_through: RunId(r.get("personal_through")),
                 shared_through: RunId(r.get("shared_through")),
+                private_through: RunId(r.get("private_through")),
                 left_out: r.get("left_out"),
             })
             .collect())
@@ -68,14 +72,17 @@ impl NightlyStore for SqliteStore {
     async fn mark_read(&self, person: PersonId, kinds: &[WorkKind], through: RunId) -> Result<(), StoreError> {
         let upto = |kind| if kinds.contains(&kind) { through.0 } else { 0 };
         sqlx::query(
-            "INSERT INTO nightly_marks (person_id, personal_through, shared_through, left_out_on) VALUES (?, ?, ?, NULL) \
+            "INSERT INTO nightly_marks (person_id, personal_through, shared_through, private_through, left_out_on) \
+             VALUES (?, ?, ?, ?, NULL) \
              ON CONFLICT (person_id) DO UPDATE SET \
              personal_through = MAX(nightly_marks.personal_through, excluded.personal_through), \
-             shared_through = MAX(nightly_marks.shared_through, excluded.shared_through), left_out_on = NULL",
+             shared_through = MAX(nightly_marks.shared_through, excluded.shared_through), \
+             private_through = MAX(nightly_marks.private_through, excluded.private_through), left_out_on = NULL",
         )
         .bind(person.0)
         .bind(upto(WorkKind::Personal))
         .bind(upto(WorkKind::Shared))
+        .bind(upto(WorkKind::Private))
         .execute(self.pool())
         .await
         .map_err(backend)?;

@@ -179,7 +179,8 @@ pub(crate) fn person_from(row: &SqliteRow) -> Person {
 }
 
 /// The columns every read of an agent takes.
-pub(crate) const AGENT_COLUMNS: &str = "id, name, template, role_id, owner_id, team_copy_id, description, copy_of_id";
+pub(crate) const AGENT_COLUMNS: &str =
+    "id, name, template, role_id, owner_id, team_copy_id, description, copy_of_id, private";
 
 pub(crate) fn agent_from(row: &SqliteRow) -> Agent {
     Agent {
@@ -191,6 +192,7 @@ pub(crate) fn agent_from(row: &SqliteRow) -> Agent {
         team_copy: row.get::<Option<i64>, _>("team_copy_id").map(TeamId),
         description: row.get("description"),
         copy_of: row.get::<Option<i64>, _>("copy_of_id").map(AgentId),
+        private: row.get("private"),
     }
 }
 
@@ -250,7 +252,7 @@ impl OrgStore for SqliteStore {
             .iter()
             .map(person_from)
             .collect();
-        let agents = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents ORDER BY name"))
+        let agents = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE NOT private ORDER BY name"))
             .fetch_all(&mut *conn)
             .await
             .map_err(backend)?
@@ -403,6 +405,7 @@ impl OrgStore for SqliteStore {
             team_copy: a.team_copy,
             description: String::new(),
             copy_of: None,
+            private: false,
         })
     }
 

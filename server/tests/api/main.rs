@@ -35,6 +35,7 @@ mod people;
 mod people_import;
 mod poisoned_ticket;
 mod postgres;
+mod private_agents;
 mod racing_reads;
 mod runs;
 mod runs_block;

@@ -6,7 +6,7 @@ use crate::connectors::connector;
 use engine::cards::access::DataLabel;
 use engine::cards::source::KeyMode;
 use engine::org::{Agent, AgentId, TeamId};
-use engine::store::{NewAgent, StoreError};
+use engine::store::{Actor, NewAgent, StoreError};
 
 on_both! {
     a_new_agent_keeps_its_description_and_is_audited: sqlite_a_new_agent_keeps_its_description_and_is_audited,
@@ -16,6 +16,8 @@ on_both! {
         postgres_a_team_copy_takes_what_its_agent_holds_once_per_team;
     toolsets_and_clearance_change_apart: sqlite_toolsets_and_clearance_change_apart,
         postgres_toolsets_and_clearance_change_apart;
+    a_private_agent_is_listed_to_its_owner_alone: sqlite_a_private_agent_is_listed_to_its_owner_alone,
+        postgres_a_private_agent_is_listed_to_its_owner_alone;
 }
 
 async fn assistant(db: &Db, o: &Org) -> Agent {
@@ -117,4 +119,34 @@ async fn toolsets_and_clearance_change_apart(db: Db) {
         Err(StoreError::NotFound(_))
     ));
     assert_eq!(db.audit_log(1).await.unwrap()[0].action, "agent.toolsets", "refusals write nothing");
+}
+
+async fn a_private_agent_is_listed_to_its_owner_alone(db: Db) {
+    let o = org(&db).await;
+    let new = |name: &str, owner| NewAgent {
+        name: name.into(),
+        template: "hand-made".into(),
+        role: None,
+        owner,
+        team_copy: None,
+    };
+    let by_alice = Actor { person: Some(o.alice.id), at: o.by_admin(1).at };
+    let inbox = db.add_private_agent(&new("Inbox (Alice Chen)", o.alice.id), "Sorts my mail.", by_alice).await.unwrap();
+    let notes = db.add_private_agent(&new("Notes (Alice Chen)", o.alice.id), "", by_alice).await.unwrap();
+    assert!(inbox.private && notes.private);
+    assert_eq!((inbox.owner, inbox.role, inbox.description.as_str()), (o.alice.id, None, "Sorts my mail."));
+    assert_eq!(db.agent(inbox.id).await.unwrap().unwrap(), inbox);
+    assert_eq!(db.private_agents(o.alice.id).await.unwrap(), [inbox.clone(), notes]);
+    assert!(db.private_agents(o.bob.id).await.unwrap().is_empty());
+    let listed = db.directory().await.unwrap().agents;
+    assert!(listed.iter().all(|a| !a.private) && listed.contains(&o.agent), "the directory lists company agents only");
+    assert!(!db.agent(o.agent.id).await.unwrap().unwrap().private);
+    let entry = &db.audit_log(1).await.unwrap()[0];
+    assert_eq!(entry.action, "agent.create");
+    assert_eq!(entry.actor, Some(o.alice.id));
+    assert!(entry.detail.contains("private agent of person:"), "{}", entry.detail);
+    assert!(matches!(
+        db.add_private_agent(&new("Inbox (Alice Chen)", o.alice.id), "", by_alice).await,
+        Err(StoreError::Duplicate(_))
+    ));
 }

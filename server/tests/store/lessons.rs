@@ -96,14 +96,16 @@ async fn a_run_reads_the_persons_own_their_teams_and_the_companys_accepted_lesso
     let team = add(o.bob.id, LessonScope::Team(o.team.id), "the team's", LessonState::Accepted).await;
     add(o.bob.id, LessonScope::Team(o.team.id), "a proposal", LessonState::Waiting).await;
     let company = add(o.bob.id, LessonScope::Company, "the company's", LessonState::Accepted).await;
-    add(o.alice.id, LessonScope::Agent(o.agent.id), "a private agent's", LessonState::Accepted).await;
+    // Her private agents' lessons come too; which agents load them is the engine's `within`.
+    let private = add(o.alice.id, LessonScope::Agent(o.agent.id), "a private agent's", LessonState::Accepted).await;
+    add(o.bob.id, LessonScope::Agent(o.agent.id), "bob's private agent's", LessonState::Accepted).await;
     add(o.alice.id, LessonScope::Personal, "contested", LessonState::Contested).await;
     let texts = |ls: Vec<engine::lessons::Lesson>| ls.into_iter().map(|l| l.text).collect::<Vec<_>>();
     assert_eq!(
         texts(db.lessons_for_run(o.alice.id, &[o.team.id]).await.unwrap()),
-        [company.text.clone(), team.text.clone(), own.text.clone()]
+        [private.text.clone(), company.text.clone(), team.text.clone(), own.text.clone()]
     );
-    assert_eq!(texts(db.lessons_for_run(o.alice.id, &[]).await.unwrap()), [company.text, own.text]);
+    assert_eq!(texts(db.lessons_for_run(o.alice.id, &[]).await.unwrap()), [private.text, company.text, own.text]);
 }
 
 async fn superseding_closes_the_old_lesson_and_refuses_a_stale_one(db: Db) {

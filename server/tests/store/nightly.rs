@@ -9,7 +9,7 @@ use engine::lessons::nightly::{BudgetStop, Queued, Spend, WorkKind};
 use engine::lessons::{Evidence, LessonScope, LessonState, NewLesson, WrittenBy};
 use engine::org::PersonId;
 use engine::runs::{Author, NewRun, Run, RunEnd, RunId, RunKind, RunState};
-use engine::store::{Actor, StoreError};
+use engine::store::{Actor, NewAgent, StoreError};
 
 on_both! {
     the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first:
@@ -40,12 +40,12 @@ async fn run(db: &Db, o: &Org, person: Option<PersonId>, kind: RunKind, end: Opt
     }
 }
 
-fn queued(person: PersonId, (personal, shared): (RunId, RunId), left_out: bool) -> Queued {
-    Queued { person, personal_through: personal, shared_through: shared, left_out }
+fn queued(person: PersonId, (personal, shared, private): (RunId, RunId, RunId), left_out: bool) -> Queued {
+    Queued { person, personal_through: personal, shared_through: shared, private_through: private, left_out }
 }
 
-const NONE: (RunId, RunId) = (RunId(0), RunId(0));
-const BOTH: [WorkKind; 2] = [WorkKind::Personal, WorkKind::Shared];
+const NONE: (RunId, RunId, RunId) = (RunId(0), RunId(0), RunId(0));
+const ALL: [WorkKind; 3] = [WorkKind::Personal, WorkKind::Shared, WorkKind::Private];
 
 async fn the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first(db: Db) {
     let o = org(&db).await;
@@ -69,13 +69,13 @@ async fn the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first(db
 
     // The personal call was read and the shared one failed: the shared work still waits.
     db.mark_read(o.alice.id, &[WorkKind::Personal], scheduled.id).await.unwrap();
-    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, (scheduled.id, RunId(0)), false)]);
+    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, (scheduled.id, RunId(0), RunId(0)), false)]);
     db.mark_read(o.alice.id, &[WorkKind::Shared], scheduled.id).await.unwrap();
-    db.mark_read(o.alice.id, &BOTH, asked.id).await.unwrap();
+    db.mark_read(o.alice.id, &ALL, asked.id).await.unwrap();
     assert!(db.nightly_queue().await.unwrap().is_empty(), "a mark never moves back");
     let bobs = run(&db, &o, Some(o.bob.id), RunKind::Ask, Some(answered("b")), 7).await;
     let alices = run(&db, &o, Some(o.alice.id), RunKind::Ask, Some(answered("a2")), 8).await;
-    let alice_read = (scheduled.id, scheduled.id);
+    let alice_read = (scheduled.id, scheduled.id, asked.id);
     assert_eq!(
         db.nightly_queue().await.unwrap(),
         [queued(o.alice.id, alice_read, false), queued(o.bob.id, NONE, false)]
@@ -88,8 +88,41 @@ async fn the_queue_is_whoever_has_answered_runs_after_the_mark_left_out_first(db
         "the one left out is read first"
     );
     assert_eq!(db.budget_stops(5).await.unwrap(), [stop]);
-    db.mark_read(o.bob.id, &BOTH, bobs.id).await.unwrap();
-    db.mark_read(o.alice.id, &BOTH, alices.id).await.unwrap();
+    db.mark_read(o.bob.id, &ALL, bobs.id).await.unwrap();
+    db.mark_read(o.alice.id, &ALL, alices.id).await.unwrap();
+    assert!(db.nightly_queue().await.unwrap().is_empty());
+
+    // An ask of alice's private agent is her private agents' work, marked apart from the rest.
+    let new = NewAgent {
+        name: "Inbox Assistant (Alice Chen)".into(),
+        template: "hand-made".into(),
+        role: None,
+        owner: o.alice.id,
+        team_copy: None,
+    };
+    let inbox = db.add_private_agent(&new, "", Actor { person: Some(o.alice.id), at: at(10) }).await.unwrap();
+    let (thread, first) =
+        db.create_thread(inbox.id, Some(o.alice.id), "q", &Author::Person(o.alice.id), "q", at(11)).await.unwrap();
+    let ask = NewRun {
+        thread: thread.id,
+        message: first.id,
+        agent: inbox.id,
+        for_person: Some(o.alice.id),
+        kind: RunKind::Ask,
+        unwatched: false,
+        retry_of: None,
+    };
+    let private = db.create_run(&ask, at(11)).await.unwrap();
+    db.end_run(private.id, &answered("p"), at(11)).await.unwrap();
+    let alice_read = (alices.id, alices.id, alices.id);
+    assert_eq!(db.nightly_queue().await.unwrap(), [queued(o.alice.id, alice_read, false)]);
+    db.mark_read(o.alice.id, &[WorkKind::Personal, WorkKind::Shared], private.id).await.unwrap();
+    assert_eq!(
+        db.nightly_queue().await.unwrap(),
+        [queued(o.alice.id, (private.id, private.id, alices.id), false)],
+        "her private agents' work waits until it is read itself"
+    );
+    db.mark_read(o.alice.id, &[WorkKind::Private], private.id).await.unwrap();
     assert!(db.nightly_queue().await.unwrap().is_empty());
 }
 

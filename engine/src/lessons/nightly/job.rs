@@ -92,6 +92,8 @@ struct Batch {
     runs: Vec<Run>,
     /// The highest label of the runs: the model was chosen cleared for it.
     carried: DataLabel,
+    /// The person's private agents: the directory lists none, and the runs name them.
+    private: Vec<crate::org::Agent>,
 }
 
 impl Nightly {
@@ -176,15 +178,17 @@ impl Nightly {
             }
             let runs = self.store.runs_to_read(q.person, q.after(), RUNS_PER_CALL).await?;
             let Some(last) = runs.iter().map(|r| r.id).max() else { continue };
+            let private = self.store.private_agents(q.person).await?;
             let mut batches: BTreeMap<WorkKind, Vec<Run>> = BTreeMap::new();
             for r in runs {
-                // A kind read further on an earlier night, when the other kind's call failed,
-                // is not read twice.
-                if let Some(kind) = work_kind(&r).filter(|k| r.id > q.through(*k)) {
+                // A kind read further on an earlier night, when another kind's call failed, is
+                // not read twice.
+                let is_private = private.iter().any(|a| a.id == r.agent);
+                if let Some(kind) = work_kind(&r, is_private).filter(|k| r.id > q.through(*k)) {
                     batches.entry(kind).or_default().push(r);
                 }
             }
-            let mut read = vec![WorkKind::Personal, WorkKind::Shared];
+            let mut read = vec![WorkKind::Personal, WorkKind::Shared, WorkKind::Private];
             for (kind, runs) in batches {
                 // Each run goes only to a model cleared for what it carried; one no model is
                 // cleared for is never sent.
@@ -203,7 +207,14 @@ impl Nightly {
                 };
                 report.runs += runs.len() as u32;
                 match self
-                    .read_batch(&*model, person, &directory, Batch { kind, runs, carried }, &local_date, &mut report)
+                    .read_batch(
+                        &*model,
+                        person,
+                        &directory,
+                        Batch { kind, runs, carried, private: private.clone() },
+                        &local_date,
+                        &mut report,
+                    )
                     .await
                 {
                     Ok((cost, ids)) => {
@@ -273,7 +284,13 @@ impl Nightly {
                     return Err(ReadFailed { cost: 0 });
                 }
             };
-            let agent = directory.agents.iter().find(|a| a.id == r.agent).map(|a| a.name.clone()).unwrap_or_default();
+            let agent = directory
+                .agents
+                .iter()
+                .chain(&batch.private)
+                .find(|a| a.id == r.agent)
+                .map(|a| a.name.clone())
+                .unwrap_or_default();
             texts.push(RunText {
                 id: r.id,
                 agent,
@@ -283,19 +300,23 @@ impl Nightly {
                 answer: r.answer.clone().unwrap_or_default(),
             });
         }
+        // The lessons this kind of work may confirm or supersede: private agents' work their
+        // private agents' lessons, other work the personal ones.
+        let of_kind = |l: &Lesson| match batch.kind {
+            WorkKind::Private => matches!(l.scope, LessonScope::Agent(_)),
+            WorkKind::Personal | WorkKind::Shared => l.scope == LessonScope::Personal,
+        };
         let own: Vec<Lesson> = match self.store.lessons_of(person.id).await {
             // Only lessons the chosen model is cleared for go with the runs, or may be changed.
-            Ok(ls) => ls
-                .into_iter()
-                .filter(|l| l.scope == LessonScope::Personal && l.in_use(now) && l.label <= batch.carried)
-                .collect(),
+            Ok(ls) => ls.into_iter().filter(|l| of_kind(l) && l.in_use(now) && l.label <= batch.carried).collect(),
             Err(e) => {
                 tracing::warn!(error = %e, "a person's lessons were not read");
                 return Err(ReadFailed { cost: 0 });
             }
         };
-        // Personal lessons are confirmed or superseded only by the person's own asks.
-        let shown: Vec<(Lesson, String)> = if batch.kind == WorkKind::Personal {
+        // Personal lessons are confirmed or superseded only by the person's own asks, private
+        // agents' lessons only by their private agents' runs.
+        let shown: Vec<(Lesson, String)> = if batch.kind != WorkKind::Shared {
             own.iter().map(|l| (l.clone(), age_words(l.valid_from, now))).collect()
         } else {
             Vec::new()
@@ -358,7 +379,7 @@ impl Nightly {
                 .iter()
                 .find_map(|r| directory.agents.iter().find(|a| a.id == r.agent).and_then(|a| a.team_copy))
                 .or(person.main_team),
-            WorkKind::Personal => None,
+            WorkKind::Personal | WorkKind::Private => None,
         };
         let mut proposed = Vec::new();
         for l in reply.lessons {
@@ -368,6 +389,8 @@ impl Nightly {
                 continue;
             }
             let (scope, state) = match (l.scope.as_str(), batch.kind) {
+                // What private agents' work teaches stays with the person's private agents.
+                ("personal", WorkKind::Private) => (LessonScope::Agent(runs[0].agent), LessonState::Accepted),
                 ("personal", _) => (LessonScope::Personal, LessonState::Accepted),
                 ("team", WorkKind::Shared) => match team {
                     Some(t) => (LessonScope::Team(t), LessonState::Waiting),
@@ -402,7 +425,7 @@ impl Nightly {
         }
         for c in reply.confirms {
             let runs = cited(&c.runs);
-            if runs.is_empty() || !own.iter().any(|l| l.id == c.lesson) || batch.kind != WorkKind::Personal {
+            if runs.is_empty() || !own.iter().any(|l| l.id == c.lesson) || batch.kind == WorkKind::Shared {
                 continue;
             }
             match self.store.confirm_lesson(c.lesson, &evidence(&runs), now).await {
@@ -414,12 +437,12 @@ impl Nightly {
             let runs = cited(&s.runs);
             let text = s.text.trim();
             let Some(old) = own.iter().find(|l| l.id == s.lesson) else { continue };
-            if runs.is_empty() || text.is_empty() || batch.kind != WorkKind::Personal {
+            if runs.is_empty() || text.is_empty() || batch.kind == WorkKind::Shared {
                 continue;
             }
             let new = NewLesson {
                 person: person.id,
-                scope: LessonScope::Personal,
+                scope: old.scope,
                 text: text.to_string(),
                 evidence: evidence(&runs),
                 label: label(&runs).max(old.label),
@@ -439,8 +462,9 @@ impl Nightly {
         }
         for line in reply.core_lines {
             let runs = cited(&line.runs);
-            // A core line rests only on clean work: internal or below, no outside text.
-            if runs.is_empty() || !runs.iter().all(|r| clean(r)) {
+            // A core line rests only on clean work: internal or below, no outside text, and never
+            // on what a person asked their private agents.
+            if runs.is_empty() || batch.kind == WorkKind::Private || !runs.iter().all(|r| clean(r)) {
                 continue;
             }
             let scope = match line.core.as_str() {

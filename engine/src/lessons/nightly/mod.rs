@@ -37,6 +37,7 @@ pub struct Queued {
     pub person: PersonId,
     pub personal_through: RunId,
     pub shared_through: RunId,
+    pub private_through: RunId,
     /// The budget ran out before their turn on an earlier night.
     pub left_out: bool,
 }
@@ -44,7 +45,7 @@ pub struct Queued {
 impl Queued {
     /// Where reading starts: the kind read least far.
     pub fn after(&self) -> RunId {
-        self.personal_through.min(self.shared_through)
+        self.personal_through.min(self.shared_through).min(self.private_through)
     }
 
     /// The last run of this kind the job read.
@@ -52,6 +53,7 @@ impl Queued {
         match kind {
             WorkKind::Personal => self.personal_through,
             WorkKind::Shared => self.shared_through,
+            WorkKind::Private => self.private_through,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Which kind of work a run was, and whether it is clean enough to suggest a core line from.
 //!
 //! The kinds are read apart and never mixed in one call: a person's own asks are personal work,
-//! an agent's scheduled work for its team is shared work, and only shared work may propose a
-//! team or company lesson.
+//! an agent's scheduled work for its team is shared work, their asks of their private agents are
+//! private work, and only shared work may propose a team or company lesson.
 
 use crate::cards::access::DataLabel;
 use crate::runs::{Run, RunKind, RunState, StepKind};
@@ -13,6 +13,9 @@ pub enum WorkKind {
     Shared,
     /// What a person asked for themselves: it teaches only personal lessons.
     Personal,
+    /// What a person asked their private agents: it teaches only lessons that load into their
+    /// private agents' runs.
+    Private,
 }
 
 impl WorkKind {
@@ -21,17 +24,20 @@ impl WorkKind {
         match self {
             WorkKind::Shared => "shared work",
             WorkKind::Personal => "personal work",
+            WorkKind::Private => "private agents' work",
         }
     }
 }
 
 /// The kind of work a finished run was, or `None` for a run the job never reads: one not
 /// answered, an eval (which carries no memory) or a consult (which keeps none of its own).
-pub fn work_kind(run: &Run) -> Option<WorkKind> {
+/// `private` says the run's agent is a private agent.
+pub fn work_kind(run: &Run, private: bool) -> Option<WorkKind> {
     if run.state != RunState::Answered {
         return None;
     }
     match run.kind {
+        RunKind::Ask if run.for_person.is_some() && private => Some(WorkKind::Private),
         RunKind::Ask if run.for_person.is_some() => Some(WorkKind::Personal),
         RunKind::Schedule => Some(WorkKind::Shared),
         RunKind::Ask | RunKind::Eval | RunKind::Consult => None,
@@ -83,18 +89,25 @@ mod tests {
         use RunKind::*;
         use RunState::*;
         let table = [
-            (Ask, Some(7), Answered, Some(WorkKind::Personal)),
-            (Schedule, None, Answered, Some(WorkKind::Shared)),
-            (Ask, Some(7), Failed, None),
-            (Ask, Some(7), Running, None),
-            (Schedule, None, Retried, None),
-            (Eval, None, Answered, None),
-            (Consult, Some(7), Answered, None),
+            (Ask, Some(7), Answered, false, Some(WorkKind::Personal)),
+            (Ask, Some(7), Answered, true, Some(WorkKind::Private)),
+            (Ask, Some(7), Failed, true, None),
+            (Schedule, None, Answered, false, Some(WorkKind::Shared)),
+            (Ask, Some(7), Failed, false, None),
+            (Ask, Some(7), Running, false, None),
+            (Schedule, None, Retried, false, None),
+            (Eval, None, Answered, false, None),
+            (Consult, Some(7), Answered, false, None),
             // An ask acting for nobody is no one's personal work.
-            (Ask, None, Answered, None),
+            (Ask, None, Answered, false, None),
+            (Ask, None, Answered, true, None),
         ];
-        for (kind, person, state, want) in table {
-            assert_eq!(work_kind(&run(kind, person, state)), want, "{kind:?} for {person:?}, {state:?}");
+        for (kind, person, state, private, want) in table {
+            assert_eq!(
+                work_kind(&run(kind, person, state), private),
+                want,
+                "{kind:?} for {person:?}, {state:?}, private {private}"
+            );
         }
     }
 

@@ -3,7 +3,10 @@
 
 use super::OrgService;
 use crate::cards::access::DataLabel;
-use crate::org::agents::{clearance_meaning, parse_description, team_copy_name, AgentForm, HAND_MADE};
+use crate::org::agents::{
+    clearance_meaning, parse_description, private_agent_name, team_copy_name, AgentForm, HAND_MADE,
+    PRIVATE_HOLDS_NO_TOOLSETS,
+};
 use crate::org::names::parse_display_name;
 use crate::org::{Agent, AgentId, OrgError, Person, TeamId};
 use crate::store::{NewAgent, StoreError};
@@ -45,8 +48,38 @@ pub struct AgentAccess {
 }
 
 impl OrgService {
-    async fn known_agent(&self, agent: AgentId) -> Result<Agent, OrgError> {
-        self.store.agent(agent).await?.ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))
+    /// An agent the person may see: every company agent, and of private agents only their own,
+    /// so another person's private agent reads as no agent at all, to admins too.
+    async fn known_agent(&self, by: &Person, agent: AgentId) -> Result<Agent, OrgError> {
+        match self.store.agent(agent).await? {
+            Some(a) if !a.private || a.owner == by.id => Ok(a),
+            _ => Err(OrgError::NotFound("There is no such agent".to_string())),
+        }
+    }
+
+    /// "New private agent": anyone current makes an agent of their own (the inbox assistant).
+    /// Only they see it and ask it; it has no department role and holds no company toolsets, so
+    /// what it learns stays with their private agents.
+    pub async fn create_private_agent(&self, by: &Person, name: &str, description: &str) -> Result<Agent, OrgError> {
+        if by.left_at.is_some() {
+            return Err(OrgError::NotAllowed("Only current people can make a private agent".to_string()));
+        }
+        let typed = parse_display_name(name, "A private agent")?;
+        let description = parse_description(description)?;
+        // Agents' names are unique company-wide; the owner's name keeps one person's choice from
+        // colliding with, or revealing, another's.
+        let name = private_agent_name(&typed, &by.name);
+        let new =
+            NewAgent { name: name.clone(), template: HAND_MADE.to_string(), role: None, owner: by.id, team_copy: None };
+        self.store.add_private_agent(&new, &description, self.actor(by)).await.map_err(|e| match e {
+            StoreError::Duplicate(_) => OrgError::Duplicate(format!("You already have a private agent called {typed}")),
+            other => other.into(),
+        })
+    }
+
+    /// The person's own private agents, by name.
+    pub async fn private_agents(&self, by: &Person) -> Result<Vec<Agent>, OrgError> {
+        self.store.private_agents(by.id).await.map_err(Into::into)
     }
 
     /// "New agent": an admin sets up a company agent with its name, department role, owner (a
@@ -78,7 +111,10 @@ impl OrgService {
     /// "Copy for a team": whoever manages an agent copies it for a team, as a team copy whose core
     /// is that team's. One copy of an agent per team.
     pub async fn copy_agent_for_team(&self, by: &Person, agent: AgentId, team: TeamId) -> Result<Agent, OrgError> {
-        let source = self.known_agent(agent).await?;
+        let source = self.known_agent(by, agent).await?;
+        if source.private {
+            return Err(OrgError::Invalid("A private agent is not copied for a team".to_string()));
+        }
         if !(by.is_admin || source.owner == by.id) {
             return Err(OrgError::NotAllowed(format!(
                 "Only {}'s owner or an admin can copy it for a team",
@@ -118,9 +154,12 @@ impl OrgService {
 
     /// Whoever manages an agent gives it toolsets: the connectors whose tools it may use.
     pub async fn set_agent_toolsets(&self, by: &Person, agent: AgentId, toolsets: &[i64]) -> Result<(), OrgError> {
-        let a = self.known_agent(agent).await?;
+        let a = self.known_agent(by, agent).await?;
         if !(by.is_admin || a.owner == by.id) {
             return Err(OrgError::NotAllowed(format!("Only {}'s owner or an admin can change its toolsets", a.name)));
+        }
+        if a.private && !toolsets.is_empty() {
+            return Err(OrgError::Invalid(PRIVATE_HOLDS_NO_TOOLSETS.to_string()));
         }
         let connectors = self.store.connectors().await?;
         let mut chosen: Vec<i64> = Vec::with_capacity(toolsets.len());
@@ -141,7 +180,7 @@ impl OrgService {
         if !by.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can change an agent's clearance".to_string()));
         }
-        let a = self.known_agent(agent).await?;
+        let a = self.known_agent(by, agent).await?;
         let label = DataLabel::parse(clearance.trim()).ok_or_else(|| {
             OrgError::Invalid("Choose a clearance: public, internal, confidential or personal".to_string())
         })?;
@@ -152,7 +191,7 @@ impl OrgService {
     /// Whoever manages the agent limits which lessons its runs load. Returns what it now means.
     pub async fn set_memory_scopes(&self, by: &Person, agent: AgentId, names: &[String]) -> Result<String, OrgError> {
         use crate::lessons::scopes::{may_set, parse_scopes, scopes_line};
-        let a = self.known_agent(agent).await?;
+        let a = self.known_agent(by, agent).await?;
         if !may_set(by, a.owner) {
             return Err(OrgError::NotAllowed(format!(
                 "Only {}'s owner or an admin can change its memory scopes",
@@ -167,7 +206,7 @@ impl OrgService {
     /// An agent's page, for anyone signed in: what it holds and is cleared for, and which of its
     /// controls the viewer may use.
     pub async fn agent_access(&self, by: &Person, agent: AgentId) -> Result<AgentAccess, OrgError> {
-        let a = self.known_agent(agent).await?;
+        let a = self.known_agent(by, agent).await?;
         let (clearance, held) = self
             .store
             .agent_access(a.id)

@@ -128,8 +128,13 @@ impl OrgService {
 
     /// Whoever manages an agent (its owner, or an admin) may change its department role.
     pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
-        let a =
-            self.store.agent(agent).await?.ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
+        let a = match self.store.agent(agent).await? {
+            Some(a) if !a.private || a.owner == actor.id => a,
+            _ => return Err(OrgError::NotFound("There is no such agent".to_string())),
+        };
+        if a.private && role.is_some() {
+            return Err(OrgError::Invalid("A private agent has no department role".to_string()));
+        }
         if !(actor.is_admin || a.owner == actor.id) {
             return Err(OrgError::NotAllowed(format!(
                 "Only {}'s owner or an admin can change its department role",

@@ -2,6 +2,7 @@
 //! records a new run in the old one's place. `execute` answers what is recorded here.
 
 use super::*;
+use crate::org::PersonId;
 use crate::runs::{Author, NewRun, NewStep, RunState, QUESTION_MAX_CHARS};
 
 /// A thread's title: its first question, cut at a word near 80 characters.
@@ -33,7 +34,7 @@ pub fn parse_question(question: &str) -> Result<String, RunError> {
 }
 
 impl Runs {
-    /// The company's agents a person may ask, by name.
+    /// The company's agents a person may ask, and their own private agents, by name.
     pub async fn agents_to_ask(&self, person: &Person) -> Result<Vec<AgentChoice>, RunError> {
         if person.left_at.is_some() {
             return Err(RunError::NotAllowed("Only current people can ask an agent".into()));
@@ -46,8 +47,15 @@ impl Runs {
                 id: a.id,
                 name: a.name.clone(),
                 role: a.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
+                private: false,
             })
             .collect();
+        out.extend(self.store.private_agents(person.id).await?.into_iter().map(|a| AgentChoice {
+            id: a.id,
+            name: a.name,
+            role: None,
+            private: true,
+        }));
         out.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.id.cmp(&b.id)));
         Ok(out)
     }
@@ -68,13 +76,22 @@ impl Runs {
         self.store.agent(id).await?.ok_or_else(|| RunError::NotFound("There is no such agent".into()))
     }
 
+    /// An agent that may run for `person`: a company agent, or their own private agent. Another
+    /// person's private agent is no agent at all to them.
+    async fn agent_for(&self, id: AgentId, person: Option<PersonId>) -> Result<crate::org::Agent, RunError> {
+        match self.agent(id).await? {
+            a if !a.private || Some(a.owner) == person => Ok(a),
+            _ => Err(RunError::NotFound("There is no such agent".into())),
+        }
+    }
+
     /// Starts a thread with a question to an agent. Records it; `execute` answers it.
     pub async fn ask(&self, asker: &Asker, agent: AgentId, question: &str) -> Result<Started, RunError> {
         let question = parse_question(question)?;
         if asker.person.left_at.is_some() {
             return Err(RunError::NotAllowed("Only current people can ask an agent".into()));
         }
-        let agent = self.agent(agent).await?;
+        let agent = self.agent_for(agent, Some(asker.person.id)).await?;
         let now = self.now();
         let author = Author::Person(asker.person.id);
         let (thread, message) = self
@@ -124,7 +141,7 @@ impl Runs {
             return Err(RunError::Invalid("A person's ask starts with Ask, not a scheduled run".into()));
         }
         let question = parse_question(&request.question)?;
-        let agent = self.agent(request.agent).await?;
+        let agent = self.agent_for(request.agent, request.for_person.as_ref().map(|p| p.id)).await?;
         let now = self.now();
         let person = request.for_person.as_ref().map(|p| p.id);
         let author = match person {

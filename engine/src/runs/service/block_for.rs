@@ -32,7 +32,8 @@ fn block_lesson(l: &crate::lessons::Lesson, person: &Person) -> BlockLesson {
     use crate::lessons::{LessonScope, WrittenBy};
     let source = match (l.scope, l.written_by) {
         (LessonScope::Personal, WrittenBy::Person) if l.person == person.id => "your own words",
-        (LessonScope::Personal | LessonScope::Agent(_), _) => "your runs",
+        (LessonScope::Agent(_), _) => "your private agents' runs",
+        (LessonScope::Personal, _) => "your runs",
         (LessonScope::Team(_), _) => "your team's lessons",
         (LessonScope::Company, _) => "the company's lessons",
     };
@@ -117,12 +118,13 @@ impl Runs {
                 let teams: Vec<TeamId> = p.main_team.into_iter().collect();
                 // The agent's memory_scopes limit them; company knowledge always loads.
                 let scopes = self.store.memory_scopes(agent.id).await?;
+                let private_owner = agent.private.then_some(agent.owner);
                 let readable: Vec<_> = self
                     .store
                     .lessons_for_run(p.id, &teams)
                     .await?
                     .into_iter()
-                    .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l))
+                    .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
                     .collect();
                 lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect()
             }

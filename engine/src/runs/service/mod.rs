@@ -44,6 +44,9 @@ pub struct AgentChoice {
     pub name: String,
     /// The agent's department role, "Sales"; `None` when it has none.
     pub role: Option<String>,
+    /// The asker's own private agent.
+    #[serde(default)]
+    pub private: bool,
 }
 
 /// A run as its reader sees it.

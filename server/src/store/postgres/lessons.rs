@@ -110,7 +110,7 @@ impl LessonStore for PgStore {
     async fn lessons_for_run(&self, person: PersonId, teams: &[TeamId]) -> Result<Vec<Lesson>, StoreError> {
         let teams: Vec<i64> = teams.iter().map(|t| t.0).collect();
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM lessons WHERE state = 'accepted' AND ((scope = 'personal' AND person_id = $1) \
+            "SELECT {COLUMNS} FROM lessons WHERE state = 'accepted' AND ((scope IN ('personal', 'agent') AND person_id = $1) \
              OR scope = 'company' OR (scope = 'team' AND team_id = ANY($2))) ORDER BY id DESC"
         ))
         .bind(person.0)

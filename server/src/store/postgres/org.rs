@@ -46,7 +46,8 @@ pub(crate) fn person_from(row: &PgRow) -> Person {
 }
 
 /// The columns every read of an agent takes.
-pub(crate) const AGENT_COLUMNS: &str = "id, name, template, role_id, owner_id, team_copy_id, description, copy_of_id";
+pub(crate) const AGENT_COLUMNS: &str =
+    "id, name, template, role_id, owner_id, team_copy_id, description, copy_of_id, private";
 
 pub(crate) fn agent_from(row: &PgRow) -> Agent {
     Agent {
@@ -58,6 +59,7 @@ pub(crate) fn agent_from(row: &PgRow) -> Agent {
         team_copy: row.get::<Option<i64>, _>("team_copy_id").map(TeamId),
         description: row.get("description"),
         copy_of: row.get::<Option<i64>, _>("copy_of_id").map(AgentId),
+        private: row.get("private"),
     }
 }
 
@@ -122,13 +124,14 @@ impl OrgStore for PgStore {
             .iter()
             .map(person_from)
             .collect();
-        let agents = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents ORDER BY name COLLATE \"C\""))
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(backend)?
-            .iter()
-            .map(agent_from)
-            .collect();
+        let agents =
+            sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE NOT private ORDER BY name COLLATE \"C\""))
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(backend)?
+                .iter()
+                .map(agent_from)
+                .collect();
         tx.commit().await.map_err(backend)?;
         Ok(Directory { people, teams, roles, agents })
     }
@@ -279,6 +282,7 @@ impl OrgStore for PgStore {
             team_copy: a.team_copy,
             description: String::new(),
             copy_of: None,
+            private: false,
         })
     }
 

@@ -1,0 +1,5 @@
+-- A private agent: one person's own (the inbox assistant), which only they see and ask. Its
+-- runs are read apart by the nightly job, so its lessons load only into its owner's private
+-- agents' runs.
+ALTER TABLE agents ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE nightly_marks ADD COLUMN private_through INTEGER NOT NULL DEFAULT 0;
