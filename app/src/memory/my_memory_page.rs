@@ -195,6 +195,7 @@ fn Learned(
         ("private", "Only me"),
         ("team", "My team (after its lead or an admin accepts it)"),
         ("company", "The company (after an admin accepts it)"),
+        ("partner", "Partner knowledge (after an admin accepts it; loads only into agents that list it)"),
     ];
     let empty = in_use.is_empty();
     view! {

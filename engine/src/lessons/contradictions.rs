@@ -48,7 +48,9 @@ pub fn decide(person: PersonId, record_id: &str, read: Option<&[CardField]>, les
             Contradiction::Supersede { field: field.name.clone(), value: field.value.clone() }
         }
         LessonScope::Personal | LessonScope::Agent(_) => Contradiction::Contest { tell_reviewers: false },
-        LessonScope::Team(_) | LessonScope::Company => Contradiction::Contest { tell_reviewers: true },
+        LessonScope::Team(_) | LessonScope::Company | LessonScope::Partner => {
+            Contradiction::Contest { tell_reviewers: true }
+        }
     })
 }
 

@@ -37,6 +37,9 @@ pub enum LessonScope {
     Company,
     /// One private agent's runs for its owner.
     Agent(AgentId),
+    /// Knowledge about work with partners: company-wide once a human admin accepted it, and
+    /// loaded only into agents whose memory scopes list it.
+    Partner,
 }
 
 impl LessonScope {
@@ -46,6 +49,25 @@ impl LessonScope {
             LessonScope::Team(_) => "team",
             LessonScope::Company => "company",
             LessonScope::Agent(_) => "agent",
+            LessonScope::Partner => "partner",
+        }
+    }
+
+    /// The scope as the store's scope column keeps it: partner knowledge is a company lesson
+    /// with the partner mark.
+    pub fn stored_kind(&self) -> &'static str {
+        match self {
+            LessonScope::Partner => "company",
+            other => other.kind(),
+        }
+    }
+
+    /// As the store keeps it: the scope column, a team or agent id, and the partner mark.
+    pub fn from_stored(kind: &str, team: Option<i64>, agent: Option<i64>, partner: bool) -> Option<Self> {
+        match (kind, partner) {
+            ("company", true) if team.is_none() && agent.is_none() => Some(LessonScope::Partner),
+            (_, true) => None,
+            _ => Self::from_parts(kind, team, agent),
         }
     }
 
@@ -241,4 +263,28 @@ pub trait LessonStore: Send + Sync {
         cutoff: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<u32, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scope_is_stored_and_read_back_as_itself() {
+        for scope in [
+            LessonScope::Personal,
+            LessonScope::Team(TeamId(3)),
+            LessonScope::Company,
+            LessonScope::Agent(AgentId(4)),
+            LessonScope::Partner,
+        ] {
+            let stored = (scope.stored_kind(), scope.team().map(|t| t.0), scope.agent().map(|a| a.0));
+            let partner = scope == LessonScope::Partner;
+            assert_eq!(LessonScope::from_stored(stored.0, stored.1, stored.2, partner), Some(scope), "{scope:?}");
+        }
+        // Partner knowledge is a company lesson with the mark; the mark on anything else is corrupt.
+        assert_eq!(LessonScope::Partner.stored_kind(), "company");
+        assert_eq!(LessonScope::from_stored("team", Some(3), None, true), None);
+        assert_eq!(LessonScope::from_stored("company", None, None, false), Some(LessonScope::Company));
+    }
 }

@@ -1,5 +1,6 @@
 //! An agent's `memory_scopes`: which lessons its runs may load. An empty list means no limit;
-//! otherwise the listed scopes, plus company knowledge, which every run may load.
+//! otherwise the listed scopes, plus company knowledge, which every run may load. Partner
+//! knowledge loads only when listed.
 
 use super::{Lesson, LessonScope};
 use crate::org::{AgentId, Person, PersonId};
@@ -14,15 +15,18 @@ pub enum MemoryScope {
     Personal,
     /// Their team's accepted lessons.
     Team,
+    /// Accepted knowledge about work with partners: it loads only where listed.
+    Partner,
 }
 
-pub const ALL_SCOPES: [MemoryScope; 2] = [MemoryScope::Personal, MemoryScope::Team];
+pub const ALL_SCOPES: [MemoryScope; 3] = [MemoryScope::Personal, MemoryScope::Team, MemoryScope::Partner];
 
 impl MemoryScope {
     pub fn as_str(&self) -> &'static str {
         match self {
             MemoryScope::Personal => "personal",
             MemoryScope::Team => "team",
+            MemoryScope::Partner => "partner",
         }
     }
 
@@ -35,6 +39,7 @@ impl MemoryScope {
         match self {
             MemoryScope::Personal => "Personal lessons of the person it acts for",
             MemoryScope::Team => "Their team's lessons",
+            MemoryScope::Partner => "Partner knowledge (loads only when ticked)",
         }
     }
 }
@@ -43,7 +48,8 @@ impl MemoryScope {
 pub fn parse_scopes(names: &[String]) -> Result<Vec<MemoryScope>, String> {
     let mut out = Vec::new();
     for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        let s = MemoryScope::parse(n).ok_or_else(|| format!("{n:?} is not a memory scope: use personal or team"))?;
+        let s = MemoryScope::parse(n)
+            .ok_or_else(|| format!("{n:?} is not a memory scope: use personal, team or partner"))?;
         if !out.contains(&s) {
             out.push(s);
         }
@@ -58,6 +64,8 @@ pub fn parse_scopes(names: &[String]) -> Result<Vec<MemoryScope>, String> {
 pub fn within(scopes: &[MemoryScope], lesson: &Lesson, private_owner: Option<PersonId>) -> bool {
     match lesson.scope {
         LessonScope::Company => true,
+        // Partner knowledge loads only where it is listed, even into an agent with no limit.
+        LessonScope::Partner => scopes.contains(&MemoryScope::Partner),
         LessonScope::Agent(_) => private_owner == Some(lesson.person),
         _ if scopes.is_empty() => true,
         LessonScope::Personal => scopes.contains(&MemoryScope::Personal),
@@ -68,7 +76,7 @@ pub fn within(scopes: &[MemoryScope], lesson: &Lesson, private_owner: Option<Per
 /// "Personal lessons and company knowledge", for the agent page and the audit.
 pub fn scopes_line(scopes: &[MemoryScope]) -> String {
     if scopes.is_empty() {
-        return "No limit: every lesson the person may read".into();
+        return "No limit: every lesson the person may read but partner knowledge".into();
     }
     let names: Vec<&str> = scopes.iter().map(|s| s.as_str()).collect();
     format!("Only {} lessons, and company knowledge", names.join(" and "))
@@ -103,7 +111,13 @@ mod tests {
             l.scope = scope;
             l
         };
-        let cases: [(&[MemoryScope], LessonScope, bool); 12] = [
+        use MemoryScope::Partner;
+        let cases: [(&[MemoryScope], LessonScope, bool); 16] = [
+            // Partner knowledge only where it is listed, even where nothing else is limited.
+            (&[], LessonScope::Partner, false),
+            (&[Personal, Team], LessonScope::Partner, false),
+            (&[Partner], LessonScope::Partner, true),
+            (&[Partner], LessonScope::Personal, false),
             (&[], LessonScope::Personal, true),
             (&[], LessonScope::Team(TeamId(1)), true),
             (&[], LessonScope::Company, true),
@@ -157,10 +171,14 @@ mod tests {
         );
         assert_eq!(parse_scopes(&[]), Ok(vec![]));
         assert_eq!(
-            parse_scopes(&names(&["partner"])),
-            Err("\"partner\" is not a memory scope: use personal or team".into())
+            parse_scopes(&names(&["partners"])),
+            Err("\"partners\" is not a memory scope: use personal, team or partner".into())
         );
-        assert_eq!(scopes_line(&[]), "No limit: every lesson the person may read");
+        assert_eq!(scopes_line(&[]), "No limit: every lesson the person may read but partner knowledge");
+        assert_eq!(
+            scopes_line(&[MemoryScope::Personal, MemoryScope::Partner]),
+            "Only personal and partner lessons, and company knowledge"
+        );
         assert_eq!(scopes_line(&[MemoryScope::Team]), "Only team lessons, and company knowledge");
     }
 }

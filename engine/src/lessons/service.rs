@@ -71,7 +71,9 @@ fn shared_by(l: &Lesson) -> Option<&'static str> {
     let held = matches!(l.state, LessonState::Accepted | LessonState::Contested);
     match l.scope {
         LessonScope::Team(_) if held => Some("This lesson is your team's now; its lead or an admin looks after it"),
-        LessonScope::Company if held => Some("This lesson is the company's now; an admin looks after it"),
+        LessonScope::Company | LessonScope::Partner if held => {
+            Some("This lesson is the company's now; an admin looks after it")
+        }
         _ => None,
     }
 }
@@ -111,9 +113,10 @@ impl Lessons {
                 MemoryError::Invalid("You are on no team, so there is no team to keep this for".into())
             })?),
             "company" => LessonScope::Company,
+            "partner" => LessonScope::Partner,
             other => {
                 return Err(MemoryError::Invalid(format!(
-                    "The scope is \u{201c}private\u{201d}, \u{201c}team\u{201d} or \u{201c}company\u{201d}, not \u{201c}{other}\u{201d}"
+                    "The scope is \u{201c}private\u{201d}, \u{201c}team\u{201d}, \u{201c}company\u{201d} or \u{201c}partner\u{201d}, not \u{201c}{other}\u{201d}"
                 )))
             }
         };
@@ -134,7 +137,7 @@ impl Lessons {
     /// lesson, an admin (a person, never a token) for a company one.
     async fn reviews(&self, reviewer: &Person, scope: LessonScope) -> Result<bool, MemoryError> {
         Ok(match scope {
-            LessonScope::Company => reviewer.is_admin,
+            LessonScope::Company | LessonScope::Partner => reviewer.is_admin,
             LessonScope::Team(t) => {
                 reviewer.is_admin || self.store.team(t).await?.is_some_and(|team| team.lead == Some(reviewer.id))
             }
@@ -153,6 +156,7 @@ impl Lessons {
             let from = self.store.person(l.person).await?.map(|p| p.name).unwrap_or_default();
             let to = match l.scope {
                 LessonScope::Team(t) => self.store.team(t).await?.map(|t| t.name).unwrap_or_default(),
+                LessonScope::Partner => "partner knowledge".to_string(),
                 _ => "the company".to_string(),
             };
             let lesson = self.view(reviewer, &l).await?;
@@ -165,12 +169,13 @@ impl Lessons {
     pub async fn decide(&self, reviewer: &Person, id: i64, accept: bool) -> Result<Lesson, MemoryError> {
         let not_found = || MemoryError::NotFound("There is no such proposal".into());
         let l = self.store.lesson(id).await?.ok_or_else(not_found)?;
-        if !matches!(l.scope, LessonScope::Team(_) | LessonScope::Company) {
+        if !matches!(l.scope, LessonScope::Team(_) | LessonScope::Company | LessonScope::Partner) {
             return Err(not_found());
         }
         if !self.reviews(reviewer, l.scope).await? {
             return Err(MemoryError::NotAllowed(match l.scope {
                 LessonScope::Company => "Only an admin reviews a company lesson".into(),
+                LessonScope::Partner => "Only an admin reviews partner knowledge".into(),
                 _ => "Only the team's lead or an admin reviews a team lesson".into(),
             }));
         }

@@ -14,7 +14,7 @@ use sqlx::{Row, SqliteConnection};
 pub(crate) const COLUMNS: &str =
     "id, person_id, scope, team_id, agent_id, text, evidence, label, checked_at, source_version, \
      valid_from, valid_to, claim_record, claim_field, claim_value, state, state_at, state_reason, confirmed, \
-     supersedes, written_by, created_at";
+     supersedes, written_by, created_at, partner";
 
 fn bad(what: &str) -> StoreError {
     StoreError::Backend(format!("a stored lesson has a bad {what}"))
@@ -29,7 +29,8 @@ pub(crate) fn lesson_from(row: &SqliteRow) -> Result<Lesson, StoreError> {
     Ok(Lesson {
         id: row.get("id"),
         person: PersonId(row.get("person_id")),
-        scope: LessonScope::from_parts(&scope, row.get("team_id"), row.get("agent_id")).ok_or_else(|| bad("scope"))?,
+        scope: LessonScope::from_stored(&scope, row.get("team_id"), row.get("agent_id"), row.get("partner"))
+            .ok_or_else(|| bad("scope"))?,
         text: row.get("text"),
         evidence: serde_json::from_str(row.get("evidence")).map_err(|_| bad("evidence"))?,
         label: DataLabel::parse(row.get("label")).ok_or_else(|| bad("label"))?,
@@ -52,10 +53,11 @@ async fn insert(conn: &mut SqliteConnection, l: &NewLesson, supersedes: Option<i
     let row = sqlx::query(&format!(
         "INSERT INTO lessons (person_id, scope, team_id, agent_id, text, evidence, label, checked_at, \
          source_version, valid_from, claim_record, claim_field, claim_value, state, state_at, confirmed, supersedes, \
-         written_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+         written_by, created_at, partner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         RETURNING {COLUMNS}"
     ))
     .bind(l.person.0)
-    .bind(l.scope.kind())
+    .bind(l.scope.stored_kind())
     .bind(l.scope.team().map(|t| t.0))
     .bind(l.scope.agent().map(|a| a.0))
     .bind(&l.text)
@@ -73,6 +75,7 @@ async fn insert(conn: &mut SqliteConnection, l: &NewLesson, supersedes: Option<i
     .bind(supersedes)
     .bind(l.written_by.as_str())
     .bind(l.at)
+    .bind(l.scope == LessonScope::Partner)
     .fetch_one(&mut *conn)
     .await
     .map_err(backend)?;

@@ -1,6 +1,6 @@
 //! An agent's memory_scopes against the running server: set on its page by whoever manages it
-//! (audited), they limit which lessons its runs load; none means no limit, and company
-//! knowledge always loads.
+//! (audited), they limit which lessons its runs load; none means no limit, company knowledge
+//! always loads, and partner knowledge only where it is listed.
 
 use crate::agent_model_server::{AgentModelServer, AgentReply};
 use crate::helpers::*;
@@ -53,14 +53,17 @@ async fn an_agents_memory_scopes_limit_the_lessons_its_runs_load() {
     assert_eq!(used, expected);
     let audit = app.store.audit_log(20).await.unwrap();
     let row = audit.iter().find(|a| a.action == "agent.memory_scopes").expect("audited");
-    assert_eq!(row.detail, "No limit: every lesson the person may read → Only team lessons, and company knowledge");
+    assert_eq!(
+        row.detail,
+        "No limit: every lesson the person may read but partner knowledge → Only team lessons, and company knowledge"
+    );
 
     // An unknown scope is refused, and nothing changes; the form keeps the boxes as they were ticked.
-    let form = [("agent", agent.to_string()), ("scopes[]", "personal".into()), ("scopes[]", "partner".into())];
+    let form = [("agent", agent.to_string()), ("scopes[]", "personal".into()), ("scopes[]", "partners".into())];
     let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
     app.form_post(&ada, "/fn/set_memory_scopes", &form).await;
     let (_, html) = app.page(&ada, &page).await;
-    assert!(html.contains("is not a memory scope: use personal or team"), "{html}");
+    assert!(html.contains("is not a memory scope: use personal, team or partner"), "{html}");
     assert!(html.contains("Only team lessons, and company knowledge"));
     assert_eq!((ticked(&html, "personal"), ticked(&html, "team")), (true, false), "as ticked, not as stored");
     // Read once: the next visit shows what is stored.
@@ -70,6 +73,27 @@ async fn an_agents_memory_scopes_limit_the_lessons_its_runs_load() {
     // None ticked: no limit again.
     app.form_post(&ada, "/fn/set_memory_scopes", &[("agent", &agent.to_string())]).await;
     assert_eq!(loaded(&ask(&app, &alice, "Sales Assistant", QUESTION).await["run"]).len(), 3);
+
+    // Partner knowledge waits for an admin, and then loads only into an agent that lists it.
+    let text = "Kaveri quotes through Deccan Traders carry their margin";
+    let partner = propose(&app, &alice, "partner", text).await["id"].as_i64().unwrap();
+    assert!(!decide(&app, &bob, partner, "accept").await.0.is_success(), "only an admin reviews it");
+    assert!(decide(&app, &ada, partner, "accept").await.0.is_success());
+    let lesson = app.store.lesson(partner).await.unwrap().unwrap();
+    assert_eq!(lesson.scope, engine::lessons::LessonScope::Partner);
+    let used = loaded(&ask(&app, &alice, "Sales Assistant", QUESTION).await["run"]);
+    assert_eq!(used.len(), 3, "with no limit, partner knowledge still waits to be listed");
+    assert!(!used.contains(&format!("lesson:{partner}")));
+    let form = [("agent", agent.to_string()), ("scopes[]", "personal".into()), ("scopes[]", "partner".into())];
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    app.form_post(&ada, "/fn/set_memory_scopes", &form).await;
+    let (_, html) = app.page(&ada, &page).await;
+    assert!(html.contains("Only personal and partner lessons, and company knowledge"), "{html}");
+    let mut used = loaded(&ask(&app, &alice, "Sales Assistant", QUESTION).await["run"]);
+    used.sort();
+    let mut expected = vec![format!("lesson:{mine}"), format!("lesson:{company}"), format!("lesson:{partner}")];
+    expected.sort();
+    assert_eq!(used, expected);
 }
 
 /// Whether the page's memory-scope box for `scope` is ticked.

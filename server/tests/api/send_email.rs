@@ -152,10 +152,14 @@ async fn a_private_note_loads_into_its_persons_asks_and_its_address_is_remembere
     assert_eq!(kept["text"], note["text"]);
 
     // A known scope, only in a session, and never empty.
-    let r =
-        alice.post(m.c.app.url("/api/knowledge")).json(&json!({"scope": "partner", "text": "x"})).send().await.unwrap();
+    let r = alice
+        .post(m.c.app.url("/api/knowledge"))
+        .json(&json!({"scope": "partners", "text": "x"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(body(r).await["message"], "The scope is “private”, “team” or “company”, not “partner”");
+    assert_eq!(body(r).await["message"], "The scope is “private”, “team”, “company” or “partner”, not “partners”");
     let r = alice
         .post(m.c.app.url("/api/knowledge"))
         .json(&json!({"scope": "private", "text": "  "}))

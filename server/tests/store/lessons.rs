@@ -33,6 +33,9 @@ fn by(person: PersonId, minutes: i64) -> Actor {
 
 on_both! {
     a_lesson_reads_back_as_kept: sqlite_a_lesson_reads_back_as_kept, postgres_a_lesson_reads_back_as_kept;
+    partner_knowledge_reads_back_as_itself_and_is_no_core_drafts_company_knowledge:
+        sqlite_partner_knowledge_reads_back_as_itself_and_is_no_core_drafts_company_knowledge,
+        postgres_partner_knowledge_reads_back_as_itself_and_is_no_core_drafts_company_knowledge;
     a_run_reads_the_persons_own_their_teams_and_the_companys_accepted_lessons:
         sqlite_a_run_reads_the_persons_own_their_teams_and_the_companys_accepted_lessons,
         postgres_a_run_reads_the_persons_own_their_teams_and_the_companys_accepted_lessons;
@@ -298,4 +301,29 @@ async fn lessons_claiming_a_record_are_found_by_its_id_and_marked_once(db: Db) {
     assert!(matches!(again, Err(StoreError::Changed { .. })), "only from the state it was read in");
     let entry = &db.audit_log(1).await.unwrap()[0];
     assert_eq!((entry.action.as_str(), entry.subject.clone()), ("lesson.contested", format!("lesson:{bare}")));
+}
+
+async fn partner_knowledge_reads_back_as_itself_and_is_no_core_drafts_company_knowledge(db: Db) {
+    let o = org(&db).await;
+    let partner = db
+        .add_lesson(&new(o.alice.id, LessonScope::Partner, "via Deccan", LessonState::Waiting, 1), by(o.alice.id, 1))
+        .await
+        .unwrap();
+    assert_eq!(partner.scope, LessonScope::Partner);
+    assert_eq!(db.lesson(partner.id).await.unwrap().unwrap(), partner);
+    assert_eq!(
+        db.waiting_lessons().await.unwrap(),
+        std::slice::from_ref(&partner),
+        "it waits for review as company lessons do"
+    );
+    let decided = db.decide_lesson(partner.id, true, by(o.admin.id, 2)).await.unwrap();
+    assert_eq!((decided.scope, decided.state), (LessonScope::Partner, LessonState::Accepted));
+    let company = db
+        .add_lesson(&new(o.bob.id, LessonScope::Company, "the company's", LessonState::Accepted, 3), by(o.bob.id, 3))
+        .await
+        .unwrap();
+    let texts = |ls: Vec<engine::lessons::Lesson>| ls.into_iter().map(|l| l.text).collect::<Vec<_>>();
+    // A run may read it (the agent's scopes decide whether it loads); a core draft never does.
+    assert_eq!(texts(db.lessons_for_run(o.bob.id, &[]).await.unwrap()), ["the company's", "via Deccan"]);
+    assert_eq!(texts(db.accepted_company_lessons().await.unwrap()), [company.text]);
 }

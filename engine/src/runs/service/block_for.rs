@@ -36,6 +36,7 @@ fn block_lesson(l: &crate::lessons::Lesson, person: &Person) -> BlockLesson {
         (LessonScope::Personal, _) => "your runs",
         (LessonScope::Team(_), _) => "your team's lessons",
         (LessonScope::Company, _) => "the company's lessons",
+        (LessonScope::Partner, _) => "partner knowledge",
     };
     BlockLesson {
         id: l.ref_id(),

@@ -57,7 +57,7 @@ impl DraftSourceStore for PgStore {
 
     async fn accepted_company_lessons(&self) -> Result<Vec<Lesson>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM lessons WHERE scope = 'company' AND state = 'accepted' ORDER BY id"
+            "SELECT {COLUMNS} FROM lessons WHERE scope = 'company' AND NOT partner AND state = 'accepted' ORDER BY id"
         ))
         .fetch_all(self.pool())
         .await
