@@ -197,8 +197,7 @@ impl CoreDrafter {
     /// Saves an agent's playbook: its owner or an admin, as they manage the agent.
     pub async fn save_playbook(&self, me: &Person, agent: AgentId, text: &str) -> Result<(), CoreError> {
         let a = match self.store.agent(agent).await? {
-            // Another person's private agent is no agent at all to them, admins included.
-            Some(a) if !a.private || a.owner == me.id => a,
+            Some(a) if a.visible_to(me.id) => a,
             _ => return Err(CoreError::NotFound("There is no such agent".into())),
         };
         if !me.is_admin && a.owner != me.id {

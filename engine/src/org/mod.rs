@@ -176,6 +176,14 @@ pub enum RoleSource {
     None,
 }
 
+impl Agent {
+    /// Whether `person` may see the agent at all: every company agent, and a private agent only
+    /// by its owner. To anyone else, admins included, another's private agent is no agent.
+    pub fn visible_to(&self, person: PersonId) -> bool {
+        !self.private || self.owner == person
+    }
+}
+
 impl Person {
     /// People take their main team's role unless an admin gave them their own.
     pub fn department_role(&self, teams: &[Team]) -> RoleSource {
@@ -238,6 +246,25 @@ pub enum OrgError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_private_agent_is_visible_to_its_owner_alone() {
+        let agent = |private| Agent {
+            id: AgentId(1),
+            name: "Inbox (Alice Chen)".into(),
+            template: "hand-made".into(),
+            role: None,
+            owner: PersonId(7),
+            team_copy: None,
+            description: String::new(),
+            copy_of: None,
+            private,
+        };
+        // (private, viewer, visible)
+        for (private, viewer, visible) in [(false, 7, true), (false, 8, true), (true, 7, true), (true, 8, false)] {
+            assert_eq!(agent(private).visible_to(PersonId(viewer)), visible, "{private} {viewer}");
+        }
+    }
 
     #[test]
     fn slugs_from_names() {

@@ -52,7 +52,7 @@ impl OrgService {
     /// so another person's private agent reads as no agent at all, to admins too.
     async fn known_agent(&self, by: &Person, agent: AgentId) -> Result<Agent, OrgError> {
         match self.store.agent(agent).await? {
-            Some(a) if !a.private || a.owner == by.id => Ok(a),
+            Some(a) if a.visible_to(by.id) => Ok(a),
             _ => Err(OrgError::NotFound("There is no such agent".to_string())),
         }
     }

@@ -129,7 +129,7 @@ impl OrgService {
     /// Whoever manages an agent (its owner, or an admin) may change its department role.
     pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
         let a = match self.store.agent(agent).await? {
-            Some(a) if !a.private || a.owner == actor.id => a,
+            Some(a) if a.visible_to(actor.id) => a,
             _ => return Err(OrgError::NotFound("There is no such agent".to_string())),
         };
         if a.private && role.is_some() {

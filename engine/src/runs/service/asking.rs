@@ -80,7 +80,7 @@ impl Runs {
     /// person's private agent is no agent at all to them.
     async fn agent_for(&self, id: AgentId, person: Option<PersonId>) -> Result<crate::org::Agent, RunError> {
         match self.agent(id).await? {
-            a if !a.private || Some(a.owner) == person => Ok(a),
+            a if person.map_or(!a.private, |p| a.visible_to(p)) => Ok(a),
             _ => Err(RunError::NotFound("There is no such agent".into())),
         }
     }
