@@ -11,6 +11,10 @@ use serde_json::json;
 use std::time::Duration;
 
 /// `cheap` with a stand-in Ollama and a stand-in OpenAI-compatible API, both with a key.
+/// Long enough for a stand-in that answers at once to answer on a loaded CI machine; the waits a test means to
+/// expire are set apart, short.
+const ANSWERS: Duration = Duration::from_secs(15);
+
 fn cheap(ollama: &str, openai: &str, timeout: Duration, probe_timeout: Duration) -> server::llm::ModelSettings {
     server::llm::ModelSettings {
         reflect_model: None,
@@ -34,7 +38,7 @@ async fn model_line(app: &TestApp, agent: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cheap_asks_the_local_ollama_first_and_probes_it_once_at_start_up() {
     let (ollama, openai) = (ModelServer::start().await, ModelServer::start().await);
-    let settings = cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_secs(1));
+    let settings = cheap(&ollama.base, &openai.base, ANSWERS, ANSWERS);
     let app = spawn_bots_app(settings, 200).await;
     let sam = token_for(&app, "sam").await;
     let none = ops(json!({"operations": [{"op": "none"}]}));
@@ -57,7 +61,7 @@ async fn cheap_asks_the_local_ollama_first_and_probes_it_once_at_start_up() {
 async fn an_ollama_that_does_not_answer_the_probe_is_passed_over_for_the_keyed_provider() {
     let (ollama, openai) = (ModelServer::start().await, ModelServer::start().await);
     ollama.tags(crate::model_server::Tags::Hang(Duration::from_secs(10)));
-    let settings = cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_millis(300));
+    let settings = cheap(&ollama.base, &openai.base, ANSWERS, Duration::from_millis(300));
     let app = spawn_bots_app(settings, 200).await;
     let sam = token_for(&app, "sam").await;
     let none = ops(json!({"operations": [{"op": "none"}]}));
@@ -81,8 +85,7 @@ async fn an_ollama_that_does_not_answer_the_probe_is_passed_over_for_the_keyed_p
     // A model Ollama has not pulled is passed over the same way.
     let (ollama, openai) = (ModelServer::start().await, ModelServer::start().await);
     ollama.tags(crate::model_server::Tags::Models(vec!["qwen2.5:7b".into()]));
-    let app =
-        spawn_bots_app(cheap(&ollama.base, &openai.base, Duration::from_secs(2), Duration::from_secs(1)), 200).await;
+    let app = spawn_bots_app(cheap(&ollama.base, &openai.base, ANSWERS, ANSWERS), 200).await;
     let sam = token_for(&app, "sam").await;
     openai.reply(&ops(json!({"operations": [{"op": "none"}]})));
     dispatch(&app, &sam, "scout", "p1", 3).await;
@@ -94,7 +97,7 @@ async fn an_ollama_that_does_not_answer_the_probe_is_passed_over_for_the_keyed_p
 async fn when_no_model_answers_the_step_is_skipped_the_episode_kept_and_the_page_names_what_was_tried() {
     let ollama = ModelServer::start().await;
     let openai = crate::model_server::dead_url();
-    let app = spawn_bots_app(cheap(&ollama.base, &openai, Duration::from_secs(1), Duration::from_secs(1)), 200).await;
+    let app = spawn_bots_app(cheap(&ollama.base, &openai, Duration::from_secs(1), ANSWERS), 200).await;
     let sam = token_for(&app, "sam").await;
     // Ollama was there at start-up, but is too slow now; nothing listens at the keyed provider.
     ollama.script([Script::Hang(Duration::from_secs(3))]);
@@ -147,7 +150,7 @@ async fn start_up_never_waits_for_the_ollama_probe() {
     let app = spawn_bots_app(settings, 200).await;
     assert!(started.elapsed() < Duration::from_secs(30), "start-up waited {:?} for the probe", started.elapsed());
     // The probe was asked, and is still waiting, while the server already serves.
-    for _ in 0..50 {
+    for _ in 0..500 {
         if ollama.tags_asked() == 1 {
             break;
         }

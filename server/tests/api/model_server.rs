@@ -167,6 +167,8 @@ impl ModelServer {
             reflect_model: Some("cheap".into()),
             ollama_host: self.base.clone(),
             timeout: Duration::from_secs(2),
+            // The start-up probe is meant to find this server; a loaded machine must not make it miss.
+            probe_timeout: Duration::from_secs(15),
             ..Default::default()
         }
     }
