@@ -107,23 +107,53 @@ fn names_field(question: &str, q_words: &HashSet<String>, name: &str) -> bool {
     q_words.contains(&name) || q_words.contains(&name.replace('_', "-")) || question.contains(&spaced)
 }
 
+/// Whether the question names a field, by its name, remembered per name: a question is matched
+/// against a hundred cards or more, and they share a handful of field names.
+struct NamedFields<'a> {
+    question: &'a str,
+    q_words: &'a HashSet<String>,
+    seen: Vec<(&'a str, bool)>,
+}
+
+impl<'a> NamedFields<'a> {
+    fn new(question: &'a str, q_words: &'a HashSet<String>) -> Self {
+        Self { question, q_words, seen: Vec::new() }
+    }
+
+    fn names(&mut self, name: &'a str) -> bool {
+        if let Some((_, named)) = self.seen.iter().find(|(n, _)| *n == name) {
+            return *named;
+        }
+        let named = names_field(self.question, self.q_words, name);
+        self.seen.push((name, named));
+        named
+    }
+}
+
 /// How well a card matches the question: by its id and its structured values. A field's name
 /// only ranks a card the question already names: "what are our sales stages" names a field every
 /// lead has and no record, so it matches none.
-fn match_score(question: &str, q_list: &[String], q_words: &HashSet<String>, c: &Candidate) -> u32 {
+fn match_score<'a>(
+    q_list: &[String],
+    q_words: &HashSet<String>,
+    fields: &mut NamedFields<'a>,
+    c: &'a Candidate,
+) -> u32 {
     let mut score = 0;
     let mut named = 0;
-    if q_words.contains(&c.record_id.to_lowercase()) {
+    let mut value = String::new();
+    lowercase_into(&c.record_id, &mut value);
+    if q_words.contains(&value) {
         score += 4;
     }
     for f in &c.fields {
-        if names_field(question, q_words, &f.name) {
+        if fields.names(&f.name) {
             named += 1;
         }
         // Only structured values identify a record; free text matching would let outside text
         // pull a card in.
         if !f.free_text {
-            let value = f.value.to_lowercase();
+            lowercase_into(&f.value, &mut value);
             let whole = value.len() >= 3
                 && if value.contains(' ') { names_phrase(q_list, &value) } else { q_words.contains(&value) };
             if whole {
@@ -135,6 +165,17 @@ fn match_score(question: &str, q_list: &[String], q_words: &HashSet<String>, c: 
         score + named
     } else {
         0
+    }
+}
+
+/// `s.to_lowercase()`, written into a buffer that is used again.
+fn lowercase_into(s: &str, out: &mut String) {
+    out.clear();
+    if s.is_ascii() {
+        out.push_str(s);
+        out.make_ascii_lowercase();
+    } else {
+        out.push_str(&s.to_lowercase());
     }
 }
 
@@ -152,8 +193,12 @@ pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
     let question = question.to_lowercase();
     let q_list = word_list(&question);
     let q_words: HashSet<String> = q_list.iter().cloned().collect();
-    let mut matched: Vec<(u32, &Candidate)> =
-        candidates.iter().map(|c| (match_score(&question, &q_list, &q_words, c), c)).filter(|(m, _)| *m > 0).collect();
+    let mut fields = NamedFields::new(&question, &q_words);
+    let mut matched: Vec<(u32, &Candidate)> = candidates
+        .iter()
+        .map(|c| (match_score(&q_list, &q_words, &mut fields, c), c))
+        .filter(|(m, _)| *m > 0)
+        .collect();
     matched.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.score.total_cmp(&a.1.score)).then(a.1.card_id.cmp(&b.1.card_id)));
     matched.truncate(MAX_SELECTED);
 

@@ -79,14 +79,15 @@ impl PersonMemory {
         // Each card the run may load is decided now, and what must go goes; the person's other
         // cards are decided when something next reads them.
         let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
-        let shown = candidates_of(self.settle_of(person, Some(agent), kept).await?, &named, now);
+        let mut shown = candidates_of(self.settle_of(person, Some(agent), kept).await?, &named, now);
+        // Each card's fields move to the selection, which hands back those that load.
         let candidates: Vec<_> = shown
-            .iter()
+            .iter_mut()
             .map(|(card, u, _, _)| crate::cards::select::Candidate {
                 card_id: card.id,
                 score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
                 record_id: card.record_id.clone(),
-                fields: card.fields.clone(),
+                fields: std::mem::take(&mut card.fields),
                 pinned: u.pinned,
                 open_work: card.open_work,
             })

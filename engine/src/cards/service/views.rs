@@ -28,7 +28,7 @@ impl PersonMemory {
         &self,
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
-    ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
+    ) -> Result<Vec<(Card, CardUse, Arc<Connector>, Decision)>, MemoryError> {
         let kept = self.store.kept(person.id).await?;
         self.decided_of(person, agent, kept).await
     }
@@ -39,14 +39,15 @@ impl PersonMemory {
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
         kept: Vec<(Card, CardUse)>,
-    ) -> Result<Vec<(Card, CardUse, Connector, Decision)>, MemoryError> {
+    ) -> Result<Vec<(Card, CardUse, Arc<Connector>, Decision)>, MemoryError> {
         let reader = self.reader(person).await?;
-        let connectors = self.store.connectors().await?;
+        // Shared, not copied per card: a run decides a hundred cards or more of one connector.
+        let connectors: Vec<Arc<Connector>> = self.store.connectors().await?.into_iter().map(Arc::new).collect();
         let mut out = Vec::new();
         for (card, u) in kept {
             let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
             let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent);
-            out.push((card, u, c.clone(), decision));
+            out.push((card, u, Arc::clone(c), decision));
         }
         Ok(out)
     }
@@ -58,7 +59,7 @@ impl PersonMemory {
         &self,
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
-    ) -> Result<Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>, MemoryError> {
+    ) -> Result<Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>, MemoryError> {
         let kept = self.store.kept(person.id).await?;
         self.settle_of(person, agent, kept).await
     }
@@ -69,7 +70,7 @@ impl PersonMemory {
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
         kept: Vec<(Card, CardUse)>,
-    ) -> Result<Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>, MemoryError> {
+    ) -> Result<Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>, MemoryError> {
         let mut shown = Vec::new();
         for (card, u, c, decision) in self.decided_of(person, agent, kept).await? {
             match decision {
@@ -110,7 +111,7 @@ impl PersonMemory {
         Ok(self.views(shown))
     }
 
-    fn views(&self, shown: Vec<(Card, CardUse, Connector, crate::cards::access::DataLabel)>) -> Vec<CardView> {
+    fn views(&self, shown: Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>) -> Vec<CardView> {
         let now = self.now();
         let mut out: Vec<(f64, CardView)> = shown
             .into_iter()
@@ -121,7 +122,7 @@ impl PersonMemory {
                     line: format!("{} · {} · read {}", card.kind, c.name, age_words(card.read_at, now)),
                     kind: card.kind,
                     record_id: card.record_id,
-                    source: c.name,
+                    source: c.name.clone(),
                     fields: card.fields,
                     not_returned: card.not_returned,
                     pinned: u.pinned,

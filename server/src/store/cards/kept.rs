@@ -83,7 +83,7 @@ impl KeptCardStore for SqliteStore {
             "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, \
              n.card_id IS NOT NULL AS named \
              FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
-             WHERE u.person_id = ? AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work) ORDER BY c.id"
+             WHERE u.person_id = ? AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work)"
         );
         let mut q = sqlx::query(&sql);
         if !terms.is_empty() {
@@ -93,11 +93,15 @@ impl KeptCardStore for SqliteStore {
             }
         }
         let rows = q.bind(person.0).fetch_all(self.pool()).await.map_err(backend)?;
-        rows.iter()
+        let mut kept = rows
+            .iter()
             .map(|r| {
                 Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get::<i64, _>("named") != 0 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        // Ordered here rather than by SQLite's sorter, which copies each wide row once more.
+        kept.sort_by_key(|k| k.card.id);
+        Ok(kept)
     }
 
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
