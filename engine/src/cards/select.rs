@@ -179,9 +179,8 @@ fn lowercase_into(s: &str, out: &mut String) {
     }
 }
 
-fn load(question: &str, q_words: &HashSet<String>, c: &Candidate, why: Why, review: &mut bool) -> Selected {
-    let fields: Vec<CardField> =
-        c.fields.iter().filter(|f| !f.free_text || names_field(question, q_words, &f.name)).cloned().collect();
+fn load<'a>(named: &mut NamedFields<'a>, c: &'a Candidate, why: Why, review: &mut bool) -> Selected {
+    let fields: Vec<CardField> = c.fields.iter().filter(|f| !f.free_text || named.names(&f.name)).cloned().collect();
     if fields.iter().any(|f| f.free_text) {
         *review = true;
     }
@@ -204,7 +203,7 @@ pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
 
     let mut review = false;
     let mut cards: Vec<Selected> =
-        matched.iter().map(|(_, c)| load(&question, &q_words, c, Why::Matched, &mut review)).collect();
+        matched.iter().map(|(_, c)| load(&mut fields, c, Why::Matched, &mut review)).collect();
     // Padding is for a question about records: one that names none (a question about the
     // company's stages) carries no cards at all.
     if !cards.is_empty() && cards.len() < PAD_TO {
@@ -214,7 +213,7 @@ pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
         pad.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.card_id.cmp(&b.card_id)));
         for c in pad.into_iter().take(PAD_TO - cards.len()) {
             let why = if c.pinned { Why::Pinned } else { Why::OpenWork };
-            cards.push(load(&question, &q_words, c, why, &mut review));
+            cards.push(load(&mut fields, c, why, &mut review));
         }
     }
     Selection { cards, review_mode: review }
