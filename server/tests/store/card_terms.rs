@@ -2,14 +2,19 @@
 //! question, pinned, or open work, each whole with its use; the terms follow the card through
 //! every write, and an archive's cards get theirs on import.
 
-use crate::backends::{on_both, org, Db};
+use crate::backends::{on_both, on_both_stores, org, Db};
 use crate::cards::use_of;
 use crate::connectors::{card, connector};
+use chrono::{TimeZone, Utc};
 use engine::cards::access::KeyKind;
 use engine::cards::select::question_terms;
 use engine::cards::source::{CardField, KeyMode};
 use engine::cards::store::{KeptForQuestion, NewCard, OpenWhen};
 use engine::org::PersonId;
+use server::store::AnyStore;
+use sqlx::migrate::Migrator;
+use sqlx::Executor;
+use std::path::Path;
 
 on_both! {
     a_question_reads_the_cards_it_may_load_only:
@@ -17,6 +22,14 @@ on_both! {
         postgres_a_question_reads_the_cards_it_may_load_only;
     a_cards_terms_follow_its_fields_and_go_with_it: sqlite_a_cards_terms_follow_its_fields_and_go_with_it,
         postgres_a_cards_terms_follow_its_fields_and_go_with_it;
+    a_persons_terms_follow_their_uses_on_every_path: sqlite_a_persons_terms_follow_their_uses_on_every_path,
+        postgres_a_persons_terms_follow_their_uses_on_every_path;
+}
+
+on_both_stores! {
+    the_migration_gives_uses_kept_before_it_their_terms:
+        sqlite_the_migration_gives_uses_kept_before_it_their_terms,
+        postgres_the_migration_gives_uses_kept_before_it_their_terms;
 }
 
 fn field(name: &str, value: &str) -> CardField {
@@ -95,4 +108,86 @@ async fn a_cards_terms_follow_its_fields_and_go_with_it(db: Db) {
     let again = db.upsert_card(&lead(c.id, "D-1", "Glow Works", "won")).await.unwrap();
     db.save_use(&use_of(o.alice.id, again.id, false)).await.unwrap();
     assert_eq!(asked(&db, o.alice.id, "glow").await, named, "a card made again has its terms again");
+}
+
+/// A person's terms (`use_terms`) go with each use that ends, whichever way it ends, so a card
+/// the person keeps again later is named by what it says then and never by what it said when they
+/// last kept it. Bob keeps the card throughout, so its terms are rewritten while Alice has no use.
+async fn a_persons_terms_follow_their_uses_on_every_path(db: Db) {
+    let o = org(&db).await;
+    let c = connector(&db, &o, "crm", KeyMode::Company).await;
+    let card = db.upsert_card(&lead(c.id, "D-1", "Acme", "won")).await.unwrap();
+    db.save_use(&use_of(o.bob.id, card.id, false)).await.unwrap();
+    let named = vec![("D-1".to_string(), true)];
+
+    db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "acme").await, named);
+    db.remove_use(o.alice.id, card.id, "removed by hand", o.by_admin(5)).await.unwrap();
+    assert!(asked(&db, o.alice.id, "acme").await.is_empty(), "no use, nothing named");
+    db.upsert_card(&lead(c.id, "D-1", "Glow Works", "won")).await.unwrap();
+    db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
+    assert!(asked(&db, o.alice.id, "acme").await.is_empty(), "after a removed use, not by what the card said");
+    assert_eq!(asked(&db, o.alice.id, "glow").await, named, "but by what it says now");
+
+    let until = Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap();
+    let card = db.card(card.id).await.unwrap().unwrap();
+    db.forget(o.alice.id, &card, until, o.by_admin(6)).await.unwrap();
+    db.upsert_card(&lead(c.id, "D-1", "Zenith", "won")).await.unwrap();
+    db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
+    assert!(asked(&db, o.alice.id, "glow").await.is_empty(), "after a forget, not by what the card said");
+    assert_eq!(asked(&db, o.alice.id, "zenith").await, named);
+    assert_eq!(asked(&db, o.bob.id, "zenith").await, named, "Bob's terms followed the card all along");
+    assert!(asked(&db, o.bob.id, "acme glow").await.is_empty());
+
+    db.remove_card(card.id, "gone at the source", o.by_admin(7)).await.unwrap();
+    let again = db.upsert_card(&lead(c.id, "D-1", "Orbit", "won")).await.unwrap();
+    db.save_use(&use_of(o.bob.id, again.id, false)).await.unwrap();
+    assert!(asked(&db, o.bob.id, "zenith").await.is_empty(), "a removed card's terms went with its uses");
+    assert_eq!(asked(&db, o.bob.id, "orbit").await, named);
+}
+
+/// The migration that made `use_terms` fills it from the uses already kept. The database is put
+/// back as it was before that migration, with its uses and their cards' terms, and migrated again.
+async fn the_migration_gives_uses_kept_before_it_their_terms(store: AnyStore) {
+    const VERSION: i64 = 20261213000001;
+    let db = store.shared();
+    let o = org(&db).await;
+    let c = connector(&db, &o, "crm", KeyMode::Company).await;
+    let acme = db.upsert_card(&lead(c.id, "D-1", "Acme", "won")).await.unwrap();
+    let glow = db.upsert_card(&lead(c.id, "D-2", "Glow Salon", "won")).await.unwrap();
+    db.save_use(&use_of(o.alice.id, acme.id, false)).await.unwrap();
+    db.save_use(&use_of(o.bob.id, glow.id, false)).await.unwrap();
+    let dir = |backend: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations").join(backend);
+    let forget_version = format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}");
+    match &store {
+        AnyStore::Sqlite(s) => {
+            let mut undo = vec!["DROP TABLE use_terms".to_string(), "DROP INDEX card_uses_by_card".to_string()];
+            for t in ["use_added", "use_removed", "use_moved", "term_added", "term_removed"] {
+                undo.push(format!("DROP TRIGGER use_terms_{t}"));
+            }
+            undo.push(forget_version);
+            for sql in undo {
+                s.pool().execute(sql.as_str()).await.unwrap();
+            }
+            Migrator::new(dir("sqlite")).await.unwrap().run(s.pool()).await.unwrap();
+        }
+        AnyStore::Postgres(s) => {
+            for sql in [
+                "DROP FUNCTION use_terms_use_changed() CASCADE",
+                "DROP FUNCTION use_terms_term_changed() CASCADE",
+                "DROP TABLE use_terms",
+                "DROP INDEX card_uses_by_card",
+                forget_version.as_str(),
+            ] {
+                s.pool().execute(sql).await.unwrap();
+            }
+            Migrator::new(dir("postgres")).await.unwrap().run(s.pool()).await.unwrap();
+        }
+    }
+    let named = |r: &str| vec![(r.to_string(), true)];
+    assert_eq!(asked(&db, o.alice.id, "acme").await, named("D-1"), "a use kept before has its terms");
+    assert_eq!(asked(&db, o.bob.id, "glow salon").await, named("D-2"));
+    assert!(asked(&db, o.alice.id, "glow").await.is_empty(), "and only the person's own");
+    db.upsert_card(&lead(c.id, "D-1", "Orbit", "won")).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "orbit").await, named("D-1"), "kept in step from then on");
 }

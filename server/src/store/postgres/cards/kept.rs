@@ -73,11 +73,11 @@ impl KeptCardStore for PgStore {
     }
 
     async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
-        // The named cards first, once; then of the person's uses only those a run may load, so a
-        // run reads a few dozen rows, not all 300.
+        // The named cards first, once, from the person's own terms (`use_terms`): a probe per
+        // term of the question. Then of the person's uses only those a run may load, so a run
+        // reads a few dozen rows, not all 300.
         let rows = sqlx::query(&format!(
-            "WITH n AS (SELECT DISTINCT t.card_id FROM card_uses u0 JOIN card_terms t ON t.card_id = u0.card_id \
-             WHERE u0.person_id = $1 AND t.term = ANY($2)) \
+            "WITH n AS (SELECT DISTINCT card_id FROM use_terms WHERE person_id = $1 AND term = ANY($2)) \
              SELECT {}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, n.card_id IS NOT NULL AS named \
              FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
              WHERE u.person_id = $1 AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work) ORDER BY c.id",
