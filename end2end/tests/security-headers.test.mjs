@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT, editorPath, email, expectText, jsLabel, signIn, useEngram, waitForPath, waitHydrated,
+  withServerLog,
 } from './helpers.mjs';
 
 // Collects every violation the page reports, from before any of its own scripts run.
@@ -30,7 +31,9 @@ for (const js of [true, false]) {
   describe(`security headers (${jsLabel(js)})`, () => {
     const env = useEngram();
 
-    test(`pages carry a strict policy and still work under it (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
+    // Signing in, hydrating the editor and posting it take one Playwright wait each: the test's
+    // budget is two of them, so a wait that runs out fails inside it, with the server's log.
+    test(`pages carry a strict policy and still work under it (${jsLabel(js)})`, { timeout: TEST_TIMEOUT * 2 }, () => withServerLog(env.server, async () => {
       const ctx = await env.newContext(js);
       if (js) await ctx.addInitScript(COLLECT_VIOLATIONS);
       const violations = [];
@@ -59,7 +62,7 @@ for (const js of [true, false]) {
       ]);
       assert.deepEqual(violations, [], 'violations in the console');
       env.assertNoBrowserErrors();
-    });
+    }));
 
     test(`a page refuses to be framed by another (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
       const ctx = await env.newContext(js);

@@ -323,3 +323,27 @@ async fn the_block_stays_within_its_budgets_among_ten_thousand_people() {
     assert!(!user.contains("Rep Number09999"), "not all of them");
     assert!(step_line(&run["run"]).unwrap().starts_with("Read from memory: 1 core, who's who and "));
 }
+
+/// A pinned card the question does not name pads the block with its fields: the store reads the
+/// fields of such cards only for the few a run pads with, and they must arrive whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_card_the_question_does_not_name_pads_the_block_with_its_fields() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_runs(&model).await;
+    let alice_person = person(&c.app, "alice").await;
+    let cards = c.app.memory.my_cards(&alice_person).await.unwrap();
+    let pinned = cards
+        .iter()
+        .find(|v| v.record_id != "L-1001" && !v.open_work && !v.fields.iter().any(|f| f.value.contains("Nimbus")))
+        .expect("a card of Alice's that the question does not name");
+    c.app.memory.pin(&alice_person, pinned.card, true).await.unwrap();
+    let alice = c.app.sign_in("alice").await;
+    let run = ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
+    let refs = run["run"]["memory_used"].as_array().unwrap();
+    assert!(refs.contains(&json!({"card": format!("card:{}", pinned.card)})), "{refs:?}");
+    let (_, user) = last_request(&model);
+    assert!(user.contains(&format!("<data id=\"card:{}\" source=\"Acme ATS\"", pinned.card)), "{user}");
+    for f in pinned.fields.iter().filter(|f| !f.free_text) {
+        assert!(user.contains(&format!("{}: {}", f.name, f.value)), "{} of the pinned card in {user}", f.name);
+    }
+}
