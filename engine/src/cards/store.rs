@@ -208,9 +208,6 @@ pub trait ConnectorStore: Send + Sync {
 /// A kept card as [`KeptCardStore::kept_for_question`] reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeptForQuestion {
-    /// Whole when the card is named. A card that may only pad comes without its `fields` and
-    /// `not_returned` (both empty): a run pads with ten at most, and reads the fields of those
-    /// with [`KeptCardStore::card_fields`].
     pub card: Card,
     pub usage: CardUse,
     /// The card shares a match term with the question.
@@ -236,8 +233,6 @@ pub trait KeptCardStore: Send + Sync {
     /// match term ([`match_terms`](super::select::match_terms)) with `terms`, and the pinned and
     /// open-work cards, which may pad. A run never loads the others, so it never reads them.
     async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError>;
-    /// The fields of the given cards, in card order; a card that is gone is left out.
-    async fn card_fields(&self, cards: &[i64]) -> Result<Vec<(i64, Vec<CardField>)>, StoreError>;
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError>;
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;
     /// Removes one person's use of a card (their place on it), with an audited reason.

@@ -4,9 +4,8 @@
 
 use super::*;
 use crate::cards::access::{DataLabel, RunningAgent};
-use crate::cards::source::CardField;
 use crate::runs::block::BlockCard;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// A tool a run's agent may call: a ticked tool of a connector its toolsets hold. A read runs in
 /// the run; a tool that acts waits in the person's Inbox.
@@ -81,17 +80,6 @@ impl PersonMemory {
         // cards are decided when something next reads them.
         let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
         let mut shown = candidates_of(self.settle_of(person, Some(agent), kept).await?, &named, now);
-        // The cards that may only pad came without their fields: of them, only the ten at most
-        // that `candidates_of` kept are read. One gone meanwhile is left out.
-        let padding: Vec<i64> =
-            shown.iter().filter(|(card, ..)| !named.contains(&card.id)).map(|(c, ..)| c.id).collect();
-        if !padding.is_empty() {
-            let mut fields: HashMap<i64, Vec<CardField>> =
-                self.store.card_fields(&padding).await?.into_iter().collect();
-            shown.retain_mut(|(card, ..)| {
-                named.contains(&card.id) || fields.remove(&card.id).map(|f| card.fields = f).is_some()
-            });
-        }
         // Each card's fields move to the selection, which hands back those that load.
         let candidates: Vec<_> = shown
             .iter_mut()

@@ -76,7 +76,7 @@ impl KeptCardStore for SqliteStore {
                 vec!["?"; terms.len()].join(", ")
             )
         };
-        let cols = light_card_columns();
+        let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
         let sql = format!(
             "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, \
              n.card_id IS NOT NULL AS named \
@@ -102,24 +102,6 @@ impl KeptCardStore for SqliteStore {
         Ok(kept)
     }
 
-    async fn card_fields(&self, cards: &[i64]) -> Result<Vec<(i64, Vec<CardField>)>, StoreError> {
-        let mut out = Vec::with_capacity(cards.len());
-        // In chunks well under SQLite's limit on bound values.
-        for chunk in cards.chunks(500) {
-            let sql = format!("SELECT id, fields FROM cards WHERE id IN ({})", vec!["?"; chunk.len()].join(", "));
-            let mut q = sqlx::query_as::<_, (i64, String)>(&sql);
-            for id in chunk {
-                q = q.bind(id);
-            }
-            for (id, fields) in q.fetch_all(self.pool()).await.map_err(backend)? {
-                out.push((id, serde_json::from_str(&fields).map_err(|_| bad("card fields"))?));
-            }
-        }
-        out.sort_by_key(|(id, _)| *id);
-        out.dedup_by_key(|(id, _)| *id);
-        Ok(out)
-    }
-
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
         card_use_in(&mut *self.pool().acquire().await.map_err(backend)?, person, card).await
     }
@@ -143,17 +125,6 @@ impl KeptCardStore for SqliteStore {
                 .map_err(backend)?;
         Ok((kept as u32, pinned.unwrap_or(0) as u32))
     }
-}
-
-/// The card columns `kept_for_question` reads: a card that is not named (it may only pad) comes
-/// without its fields and the names of those not returned, which the run reads for the few it pads
-/// with. `CASE` keeps SQLite from reading the wide values at all.
-fn light_card_columns() -> String {
-    let col = |c: &str| match c {
-        "fields" | "not_returned" => format!("CASE WHEN n.card_id IS NULL THEN '[]' ELSE c.{c} END AS {c}"),
-        _ => format!("c.{c}"),
-    };
-    CARD_COLUMNS.split(", ").map(col).collect::<Vec<_>>().join(", ")
 }
 
 /// Inserts the card, or updates the one with the same identity, keeping what `after_read` says.

@@ -81,7 +81,7 @@ impl KeptCardStore for PgStore {
              SELECT {}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, n.card_id IS NOT NULL AS named \
              FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
              WHERE u.person_id = $1 AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work) ORDER BY c.id",
-            light_card_columns()
+            joined_card_columns()
         ))
         .bind(person.0)
         .bind(terms)
@@ -90,17 +90,6 @@ impl KeptCardStore for PgStore {
         .map_err(backend)?;
         rows.iter()
             .map(|r| Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get("named") }))
-            .collect()
-    }
-
-    async fn card_fields(&self, cards: &[i64]) -> Result<Vec<(i64, Vec<CardField>)>, StoreError> {
-        let rows: Vec<(i64, String)> = sqlx::query_as("SELECT id, fields FROM cards WHERE id = ANY($1) ORDER BY id")
-            .bind(cards)
-            .fetch_all(self.pool())
-            .await
-            .map_err(backend)?;
-        rows.into_iter()
-            .map(|(id, fields)| Ok((id, serde_json::from_str(&fields).map_err(|_| bad("card fields"))?)))
             .collect()
     }
 
@@ -127,17 +116,6 @@ impl KeptCardStore for PgStore {
                 .map_err(backend)?;
         Ok((kept as u32, pinned as u32))
     }
-}
-
-/// The card columns `kept_for_question` reads: a card that is not named (it may only pad) comes
-/// without its fields and the names of those not returned, which the run reads for the few it pads
-/// with.
-fn light_card_columns() -> String {
-    let col = |c: &str| match c {
-        "fields" | "not_returned" => format!("CASE WHEN n.card_id IS NULL THEN '[]' ELSE c.{c} END AS {c}"),
-        _ => format!("c.{c}"),
-    };
-    CARD_COLUMNS.split(", ").map(col).collect::<Vec<_>>().join(", ")
 }
 
 /// Inserts the card, or updates the one with the same identity, keeping what `after_read` says.
