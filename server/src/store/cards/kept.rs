@@ -77,11 +77,12 @@ impl KeptCardStore for SqliteStore {
             )
         };
         let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+        // `IN n`, not a join to `n`: SQLite plans a join to the named cards as a scan of all of them
+        // for each of the person's uses, where `IN` builds one index over them and probes it.
         let sql = format!(
             "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, \
-             n.card_id IS NOT NULL AS named \
-             FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
-             WHERE u.person_id = ? AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work)"
+             u.card_id IN n AS named FROM card_uses u JOIN cards c ON c.id = u.card_id \
+             WHERE u.person_id = ? AND (u.card_id IN n OR u.pinned OR c.open_work)"
         );
         let mut q = sqlx::query(&sql);
         if !terms.is_empty() {
