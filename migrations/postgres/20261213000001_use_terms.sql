@@ -1,7 +1,8 @@
 -- Each person's match terms: the terms of the cards they keep, beside their uses, so a run finds
 -- the cards its question names with one probe per term of the question rather than one per card
--- the person keeps. Triggers keep it in step with `card_uses` and `card_terms` on every path that
--- writes them, foreign-key cascades included, so no store code can forget it.
+-- the person keeps. Triggers keep it in step wherever a use or a term is added or removed,
+-- foreign-key cascades included, so no store code can forget it. A use's person and card never
+-- change once written (a save updates only its summary, pin and last use).
 CREATE TABLE use_terms (
     person_id BIGINT NOT NULL,
     term      TEXT   NOT NULL,
@@ -23,12 +24,11 @@ ON CONFLICT DO NOTHING;
 -- waiting in turn, sees the use. Without it, a use could keep terms its card no longer has.
 CREATE FUNCTION use_terms_use_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    IF TG_OP = 'DELETE' THEN
         PERFORM 1 FROM cards WHERE id = OLD.card_id FOR KEY SHARE;
         -- By person and card, not by the card's terms: a cascade may have removed those first.
         DELETE FROM use_terms WHERE person_id = OLD.person_id AND card_id = OLD.card_id;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    ELSE
         PERFORM 1 FROM cards WHERE id = NEW.card_id FOR KEY SHARE;
         INSERT INTO use_terms (person_id, term, card_id)
         SELECT NEW.person_id, t.term, t.card_id FROM card_terms t WHERE t.card_id = NEW.card_id
@@ -41,9 +41,6 @@ $$;
 CREATE TRIGGER use_terms_use_added AFTER INSERT ON card_uses
     FOR EACH ROW EXECUTE FUNCTION use_terms_use_changed();
 CREATE TRIGGER use_terms_use_removed AFTER DELETE ON card_uses
-    FOR EACH ROW EXECUTE FUNCTION use_terms_use_changed();
--- A use never moves to another person or card; were one to, its terms move with it.
-CREATE TRIGGER use_terms_use_moved AFTER UPDATE OF person_id, card_id ON card_uses
     FOR EACH ROW EXECUTE FUNCTION use_terms_use_changed();
 
 CREATE FUNCTION use_terms_term_changed() RETURNS trigger LANGUAGE plpgsql AS $$

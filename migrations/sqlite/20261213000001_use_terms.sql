@@ -1,7 +1,8 @@
 -- Each person's match terms: the terms of the cards they keep, beside their uses, so a run finds
 -- the cards its question names with one probe per term of the question rather than one per card
--- the person keeps. Triggers keep it in step with `card_uses` and `card_terms` on every path that
--- writes them, foreign-key cascades included, so no store code can forget it.
+-- the person keeps. Triggers keep it in step wherever a use or a term is added or removed,
+-- foreign-key cascades included, so no store code can forget it. A use's person and card never
+-- change once written (a save updates only its summary, pin and last use).
 CREATE TABLE use_terms (
     person_id INTEGER NOT NULL,
     term      TEXT    NOT NULL,
@@ -24,13 +25,6 @@ END;
 -- By person and card, not by the card's terms: a cascade may have removed those first.
 CREATE TRIGGER use_terms_use_removed AFTER DELETE ON card_uses BEGIN
     DELETE FROM use_terms WHERE person_id = OLD.person_id AND card_id = OLD.card_id;
-END;
-
--- A use never moves to another person or card; were one to, its terms move with it.
-CREATE TRIGGER use_terms_use_moved AFTER UPDATE OF person_id, card_id ON card_uses BEGIN
-    DELETE FROM use_terms WHERE person_id = OLD.person_id AND card_id = OLD.card_id;
-    INSERT OR IGNORE INTO use_terms (person_id, term, card_id)
-    SELECT NEW.person_id, term, card_id FROM card_terms WHERE card_id = NEW.card_id;
 END;
 
 CREATE TRIGGER use_terms_term_added AFTER INSERT ON card_terms BEGIN

@@ -324,8 +324,7 @@ async fn the_block_stays_within_its_budgets_among_ten_thousand_people() {
     assert!(step_line(&run["run"]).unwrap().starts_with("Read from memory: 1 core, who's who and "));
 }
 
-/// A pinned card the question does not name pads the block with its fields: the store reads the
-/// fields of such cards only for the few a run pads with, and they must arrive whole.
+/// A pinned card the question does not name pads the block, with its fields.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pinned_card_the_question_does_not_name_pads_the_block_with_its_fields() {
     let model = AgentModelServer::start().await;

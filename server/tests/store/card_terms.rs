@@ -162,7 +162,7 @@ async fn the_migration_gives_uses_kept_before_it_their_terms(store: AnyStore) {
     match &store {
         AnyStore::Sqlite(s) => {
             let mut undo = vec!["DROP TABLE use_terms".to_string(), "DROP INDEX card_uses_by_card".to_string()];
-            for t in ["use_added", "use_removed", "use_moved", "term_added", "term_removed"] {
+            for t in ["use_added", "use_removed", "term_added", "term_removed"] {
                 undo.push(format!("DROP TRIGGER use_terms_{t}"));
             }
             undo.push(forget_version);
