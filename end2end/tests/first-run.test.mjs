@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
-  expectCount, expectText, expectTextContains, jsLabel, launchBrowser, MARK_WASM_READY, startServer, waitForPath, waitHydrated,
+  expectCount, expectText, expectTextContains, jsLabel, launchBrowser, MARK_WASM_READY, startServer, trackPageLoads, waitForPath, waitHydrated,
   withServerLog,
 } from './helpers.mjs';
 
@@ -70,6 +70,7 @@ for (const js of [true, false]) {
       const ctx = await browser.newContext({ baseURL, javaScriptEnabled: js });
       ctx.setDefaultTimeout(30_000);
       if (js) await ctx.addInitScript(MARK_WASM_READY);
+      trackPageLoads(ctx);
       ctx.on('page', (page) => {
         page.on('pageerror', (e) => errors.push(`${page.url()}: uncaught ${e.message}`));
       });

@@ -246,6 +246,7 @@ export function useEngram(serverOptions = {}) {
     ctx.setDefaultTimeout(ACTION_TIMEOUT);
     ctx.setDefaultNavigationTimeout(ACTION_TIMEOUT);
     if (js) await ctx.addInitScript(MARK_WASM_READY);
+    trackPageLoads(ctx);
     ctx.on('page', (page) => {
       page.on('pageerror', (e) => env.browserErrors.push(`${page.url()}: uncaught ${e.message}`));
       page.on('console', (m) => {
@@ -319,12 +320,64 @@ export function waitForPath(page, pathname) {
 // Runs before any page script: notes when a WebAssembly module finishes instantiating. The
 // hydration script calls `hydrate()` right after wasm-bindgen's init resolves.
 export const MARK_WASM_READY = `(() => {
-  const mark = (p) => p.then((r) => { window.__engramWasmReady = true; return r; });
+  window.__engramWasmStage = 'the wasm was not asked for';
+  const mark = (p) => {
+    window.__engramWasmStage = 'the wasm is compiling';
+    return p.then(
+      (r) => { window.__engramWasmReady = true; window.__engramWasmStage = 'the wasm is instantiated'; return r; },
+      (e) => { window.__engramWasmStage = 'the wasm failed: ' + e; throw e; },
+    );
+  };
   const streaming = WebAssembly.instantiateStreaming;
   if (streaming) WebAssembly.instantiateStreaming = function (...a) { return mark(streaming.apply(this, a)); };
   const plain = WebAssembly.instantiate;
   WebAssembly.instantiate = function (...a) { return mark(plain.apply(this, a)); };
 })();`;
+
+/** Per page: its documents and their policies, its /pkg requests and how each ended, its console errors. */
+const pageLoads = new WeakMap();
+
+/** Keeps, per page of `ctx`, how its loads went, for `whyNotHydrated`. */
+export function trackPageLoads(ctx) {
+  ctx.on('page', (page) => {
+    const seen = [];
+    pageLoads.set(page, seen);
+    const t0 = Date.now();
+    const note = (what) => (r) => {
+      if (!r.url().includes('/pkg/')) return;
+      seen.push(`${Date.now() - t0} ms ${what} ${r.url().split('/').pop()}`);
+      if (seen.length > 40) seen.shift();
+    };
+    page.on('request', note('asked'));
+    page.on('requestfinished', note('finished'));
+    page.on('requestfailed', (r) => note(`failed (${r.failure()?.errorText})`)(r));
+    page.on('framenavigated', (f) => { if (f === page.mainFrame()) seen.push(`${Date.now() - t0} ms opened ${f.url()}`); });
+    page.on('response', async (r) => {
+      if (r.request().resourceType() !== 'document') return;
+      const csp = (await r.allHeaders().catch(() => ({})))['content-security-policy'];
+      seen.push(`${Date.now() - t0} ms document ${r.status()} ${r.url()} with the policy ${csp}`);
+    });
+    page.on('console', (m) => { if (m.type() === 'error') seen.push(`${Date.now() - t0} ms console: ${m.text().slice(0, 300)}`); });
+  });
+}
+
+/**
+ * What a page that never hydrated was doing: how far its document and wasm got, what it asked of
+ * /pkg, its document's policy and the errors its console printed.
+ */
+async function whyNotHydrated(page) {
+  const state = page.evaluate(() => ({
+    document: document.readyState,
+    wasm: window.__engramWasmStage,
+    pkg: performance.getEntriesByType('resource')
+      .filter((e) => e.name.includes('/pkg/'))
+      .map((e) => `${e.name.split('/').pop()} in ${Math.round(e.duration)} ms`),
+  }));
+  const answered = await Promise.race([state.catch((e) => ({ error: e.message })), sleep(3_000).then(() => null)]);
+  const asked = `; what it loaded: ${(pageLoads.get(page) ?? []).slice(-16).join(', ')}`;
+  if (answered) return `the page says ${JSON.stringify(answered)}${asked}`;
+  return `its main thread does not answer${asked}`;
+}
 
 /**
  * Waits until the page has hydrated (JavaScript on only). Every page: the app's wasm has been
@@ -336,7 +389,7 @@ export async function waitHydrated(page, timeout = ACTION_TIMEOUT) {
   try {
     await page.waitForFunction(() => window.__engramWasmReady === true, null, { timeout, polling: 100 });
   } catch (e) {
-    assert.fail(`The app's wasm never loaded at ${page.url()}: ${e.message.split('\n')[0]}`);
+    assert.fail(`The app's wasm never loaded at ${page.url()}: ${e.message.split('\n')[0]}; ${await whyNotHydrated(page)}`);
   }
   await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
   if ((await page.locator('textarea#core-text').count()) === 0) return;

@@ -7,6 +7,7 @@ use crate::store::AnyStore;
 use crate::vault::FsVault;
 use crate::{api, auth, guard, idempotency, request_id, secrets, security, statics};
 use app::App;
+use axum::handler::Handler;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
@@ -176,7 +177,10 @@ impl Application {
                 let options = leptos_options.clone();
                 move || page_shell(options.clone())
             })
-            .fallback(leptos_axum::file_and_error_handler::<AppState, _>(page_shell))
+            .fallback_service(statics::site_files(
+                &leptos_options.site_root,
+                leptos_axum::file_and_error_handler::<AppState, _>(page_shell).with_state(state.clone()),
+            ))
             .layer(middleware::from_fn_with_state(state.clone(), guard::pages_need_sign_in))
             .layer(middleware::from_fn_with_state(state.clone(), crate::setup::first_run))
             .layer(session_layer)

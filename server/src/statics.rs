@@ -51,6 +51,21 @@ pub fn pkg_router<S: Clone + Send + Sync + 'static>(site_root: &str, pkg_dir: &s
         .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
 }
 
+/// Serves the files at the top of `<site_root>` (the favicon), and hands every other request to
+/// `not_found`, leptos_axum's page for a path nothing answers.
+///
+/// leptos_axum's own file handler serves a file under a new reactive owner made as a child of
+/// whatever owner the thread last ran, and moves that owner's response options into the file's
+/// answer. While a page rendered on that thread, a file asked for beside it (the favicon, by
+/// another tab) took the page's headers, so the page went out with the policy that allows
+/// nothing: no stylesheet, no script, no wasm. Here no file touches any page's response.
+pub fn site_files<F>(site_root: &str, not_found: F) -> ServeDir<F> {
+    ServeDir::new(site_root)
+        .append_index_html_on_directories(false)
+        .call_fallback_on_method_not_allowed(true)
+        .fallback(not_found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -218,3 +218,38 @@ async fn every_other_answer_carries_the_headers_and_a_policy_that_allows_nothing
         assert!(policy.starts_with("default-src 'none'"), "{what}: {policy}");
     }
 }
+
+/// A file served while a page renders never takes the page's headers: the page keeps its own
+/// policy, whose nonce its scripts carry, and the file keeps the policy that allows nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_keeps_its_policy_while_files_are_served_beside_it() {
+    let app = site_app().await;
+    let c = app.sign_in("ada").await;
+    let files = client();
+    for round in 0..200 {
+        let page = c.get(app.url("/company/roles")).send();
+        let icon = || files.get(app.url("/favicon.svg")).send();
+        let (page, a, b, d) = tokio::join!(page, icon(), icon(), icon());
+        let icons = [a, b, d];
+        let page = page.unwrap();
+        assert_eq!(page.status(), StatusCode::OK);
+        let policy = page.headers().get("content-security-policy").map(|v| v.to_str().unwrap().to_string());
+        assert!(
+            policy.as_deref().is_some_and(|p| p.starts_with("default-src 'self'")),
+            "round {round}: the page went out with {policy:?}"
+        );
+        for icon in icons {
+            let icon = icon.unwrap();
+            assert_eq!(icon.status(), StatusCode::OK);
+            let policy = icon.headers()["content-security-policy"].to_str().unwrap();
+            assert!(policy.starts_with("default-src 'none'"), "round {round}: the file went out with {policy}");
+        }
+    }
+    // A path that is neither a file nor a page is still the app's own page, saying so.
+    let r = c.get(app.url("/no/such/page")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let policy = r.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(policy.starts_with("default-src 'self'"), "{policy}");
+    let html = r.text().await.unwrap();
+    assert!(html.contains("<main"), "{html}");
+}
