@@ -6,8 +6,9 @@
 //! Run with `cargo bench -p server --bench block --features bench-seed`; the backend is
 //! `ENGRAM_BENCH_BACKEND` (`sqlite`, the default, or `postgres`), or `sqlite`/`postgres` after `--`.
 //! PostgreSQL gets a new database on `ENGRAM_BENCH_POSTGRES_URL` (else `ENGRAM_TEST_POSTGRES_URL`),
-//! dropped at the end; with `ENGRAM_BENCH_KEEP` set, a SQLite database is kept and its folder
-//! printed, and `ENGRAM_BENCH_REUSE=<folder>` times that one again instead of seeding. Figures are printed, never asserted.
+//! dropped at the end. With `ENGRAM_BENCH_KEEP` set, the seeded database is kept and its folder
+//! (SQLite) or name (PostgreSQL) printed, and `ENGRAM_BENCH_REUSE=<folder or name>` times that one
+//! again instead of seeding. Figures are printed, never asserted.
 
 mod naive;
 mod seed;
@@ -81,29 +82,40 @@ impl BenchDatabase {
         let admin = std::env::var("ENGRAM_BENCH_POSTGRES_URL")
             .or_else(|_| std::env::var("ENGRAM_TEST_POSTGRES_URL"))
             .expect("set ENGRAM_BENCH_POSTGRES_URL (or ENGRAM_TEST_POSTGRES_URL) to a PostgreSQL admin URL");
-        let name = format!("bench_{:016x}", rand::random::<u64>());
         let mut conn = PgConnection::connect(&admin).await.expect("connect to the PostgreSQL server");
-        conn.execute(format!("CREATE DATABASE {name}").as_str()).await.expect("create the bench database");
+        let kept = std::env::var("ENGRAM_BENCH_REUSE").ok();
+        let name = match &kept {
+            Some(name) => name.clone(),
+            None => {
+                let name = format!("bench_{:016x}", rand::random::<u64>());
+                conn.execute(format!("CREATE DATABASE {name}").as_str()).await.expect("create the bench database");
+                name
+            }
+        };
         let version: String =
             sqlx::query_scalar("SHOW server_version").fetch_one(&mut conn).await.expect("read the version");
         let fsync: String = sqlx::query_scalar("SHOW fsync").fetch_one(&mut conn).await.expect("read fsync");
         let mut url = reqwest::Url::parse(&admin).expect("the PostgreSQL URL is a URL");
         url.set_path(&format!("/{name}"));
-        Self {
-            url: url.to_string(),
-            label: format!("PostgreSQL {version} (fsync={fsync})"),
-            dir,
-            postgres: Some((admin, name)),
-        }
+        let label = match kept {
+            Some(_) => format!("PostgreSQL {version} (fsync={fsync}), kept in {name}"),
+            None => format!("PostgreSQL {version} (fsync={fsync})"),
+        };
+        Self { url: url.to_string(), label, dir, postgres: Some((admin, name)) }
     }
 
     async fn drop_database(self) {
+        let keep = std::env::var_os("ENGRAM_BENCH_KEEP").is_some();
         if let Some((admin, name)) = &self.postgres {
+            if keep || self.label.contains("kept in") {
+                report(format_args!("kept the seeded database {name}"));
+                return;
+            }
             let mut conn = PgConnection::connect(admin).await.expect("connect to the PostgreSQL server");
             conn.execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str()).await.expect("drop the bench database");
         }
         // Kept on request, to look at the seeded database's plans afterwards.
-        if self.postgres.is_none() && std::env::var_os("ENGRAM_BENCH_KEEP").is_some() {
+        if self.postgres.is_none() && keep {
             report(format_args!("kept the seeded database in {}", self.dir.keep().display()));
         } else {
             drop(self.dir);
