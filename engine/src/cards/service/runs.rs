@@ -74,12 +74,15 @@ impl PersonMemory {
     ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
         let now = self.now();
         let terms = crate::cards::select::question_terms(question);
-        let kept = self.store.kept_for_question(person.id, &terms).await?;
+        let (kept, deciding) = futures_util::try_join!(
+            async { Ok(self.store.kept_for_question(person.id, &terms).await?) },
+            self.deciding(person)
+        )?;
         let named: HashSet<i64> = kept.iter().filter(|k| k.named).map(|k| k.card.id).collect();
         // Each card the run may load is decided now, and what must go goes; the person's other
         // cards are decided when something next reads them.
         let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
-        let mut shown = candidates_of(self.settle_of(person, Some(agent), kept).await?, &named, now);
+        let mut shown = candidates_of(self.settle_of(person, Some(agent), &deciding, kept).await?, &named, now);
         // Each card's fields move to the selection, which hands back those that load.
         let candidates: Vec<_> = shown
             .iter_mut()

@@ -21,7 +21,27 @@ pub struct CardView {
     pub class: String,
 }
 
+/// What deciding a person's cards reads besides the cards: who reads them, and the connectors,
+/// shared rather than copied per card, as a run decides a hundred cards or more of one connector.
+pub(super) struct Deciding {
+    reader: Reader,
+    connectors: Vec<Arc<Connector>>,
+}
+
 impl PersonMemory {
+    /// What deciding the person's cards needs, the reader and the connectors read at once.
+    pub(super) async fn deciding(&self, person: &Person) -> Result<Deciding, MemoryError> {
+        let (reader, connectors) = futures_util::try_join!(self.reader(person), async {
+            Ok(self.store.connectors().await?.into_iter().map(Arc::new).collect())
+        })?;
+        Ok(Deciding { reader, connectors })
+    }
+
+    /// The person's kept cards and what deciding them needs, read at once.
+    async fn kept_and_deciding(&self, person: &Person) -> Result<(Vec<(Card, CardUse)>, Deciding), MemoryError> {
+        futures_util::try_join!(async { Ok(self.store.kept(person.id).await?) }, self.deciding(person))
+    }
+
     /// Decides each of the person's kept cards now, for them and (in a run) the agent, without
     /// carrying anything out.
     async fn decided(
@@ -29,27 +49,23 @@ impl PersonMemory {
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
     ) -> Result<Vec<(Card, CardUse, Arc<Connector>, Decision)>, MemoryError> {
-        let kept = self.store.kept(person.id).await?;
-        self.decided_of(person, agent, kept).await
+        let (kept, deciding) = self.kept_and_deciding(person).await?;
+        Ok(Self::decided_of(&deciding, agent, kept))
     }
 
     /// Decides the given kept cards of the person now, as `decided` does.
-    async fn decided_of(
-        &self,
-        person: &Person,
+    fn decided_of(
+        deciding: &Deciding,
         agent: Option<&crate::cards::access::RunningAgent>,
         kept: Vec<(Card, CardUse)>,
-    ) -> Result<Vec<(Card, CardUse, Arc<Connector>, Decision)>, MemoryError> {
-        let reader = self.reader(person).await?;
-        // Shared, not copied per card: a run decides a hundred cards or more of one connector.
-        let connectors: Vec<Arc<Connector>> = self.store.connectors().await?.into_iter().map(Arc::new).collect();
+    ) -> Vec<(Card, CardUse, Arc<Connector>, Decision)> {
         let mut out = Vec::new();
         for (card, u) in kept {
-            let Some(c) = connectors.iter().find(|c| c.id == card.connector) else { continue };
-            let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &reader, agent);
+            let Some(c) = deciding.connectors.iter().find(|c| c.id == card.connector) else { continue };
+            let decision = decide(&card.origin(), &c.toolset_now(&card.tool), &deciding.reader, agent);
             out.push((card, u, Arc::clone(c), decision));
         }
-        Ok(out)
+        out
     }
 
     /// As `decided`, and carries out what must go: a card no tool may keep any more is removed;
@@ -60,8 +76,8 @@ impl PersonMemory {
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
     ) -> Result<Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>, MemoryError> {
-        let kept = self.store.kept(person.id).await?;
-        self.settle_of(person, agent, kept).await
+        let (kept, deciding) = self.kept_and_deciding(person).await?;
+        self.settle_of(person, agent, &deciding, kept).await
     }
 
     /// As `settle`, for the given kept cards of the person only.
@@ -69,10 +85,11 @@ impl PersonMemory {
         &self,
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
+        deciding: &Deciding,
         kept: Vec<(Card, CardUse)>,
     ) -> Result<Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>, MemoryError> {
         let mut shown = Vec::new();
-        for (card, u, c, decision) in self.decided_of(person, agent, kept).await? {
+        for (card, u, c, decision) in Self::decided_of(deciding, agent, kept) {
             match decision {
                 Decision::Remove => {
                     self.store.remove_card(card.id, &removal_reason(&c, &card), self.actor(None)).await?

@@ -9,7 +9,7 @@ use crate::org::{Agent, TeamId};
 use crate::runs::block::{
     assemble, Block, BlockCard, BlockInput, BlockLesson, BlockSnapshot, LoadedCore, SLICE_TOKENS,
 };
-use crate::runs::whoswho::{build_slice, SliceInput};
+use crate::runs::whoswho::{build_slice, Around, ListEntry, SliceInput};
 
 /// How many teammates the slice reads at most; its budget cuts further.
 const TEAMMATES_READ: u32 = 60;
@@ -74,20 +74,19 @@ impl Runs {
         question: &str,
     ) -> Result<Loaded, RunError> {
         let now = self.now();
-        let running = self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))?;
-        let empty = BlockInput {
-            cores: vec![],
-            slice: None,
-            cards: vec![],
-            lessons: vec![],
-            snapshots: vec![],
-            cleared_for: running.cleared_for,
-            now,
-        };
         if kind == RunKind::Eval {
             // An eval's result never depends on who ran it.
+            let running = self.running_agent(agent).await?;
             return Ok(Loaded {
-                block: assemble(empty),
+                block: assemble(BlockInput {
+                    cores: vec![],
+                    slice: None,
+                    cards: vec![],
+                    lessons: vec![],
+                    snapshots: vec![],
+                    cleared_for: running.cleared_for,
+                    now,
+                }),
                 review_mode: false,
                 cards: vec![],
                 lessons: vec![],
@@ -95,45 +94,30 @@ impl Runs {
             });
         }
         let person = person.filter(|_| kind != RunKind::Schedule);
-        let cores = self.cores_for(agent, person).await?;
-        // A list asked again loads its snapshot, and the cards of the records it returned.
-        let snapshots = match (kind, person) {
-            (RunKind::Ask, Some(p)) => self
-                .memory
-                .snapshots_for_run(p, question, &running)
-                .await
-                .map_err(|e| RunError::Store(e.to_string()))?,
-            _ => vec![],
-        };
-        let (cards, review_mode) = match (kind, person) {
-            (RunKind::Ask, Some(p)) if snapshots.is_empty() => self.cards_for(p, question, &running).await?,
-            (RunKind::Ask, Some(p)) => {
-                let listed: Vec<&str> = snapshots.iter().flat_map(|s| s.records.iter().map(String::as_str)).collect();
-                self.cards_for(p, &format!("{question} {}", listed.join(" ")), &running).await?
-            }
-            _ => (vec![], false),
-        };
-        // Lessons load into a person's own asks: theirs, their team's and the company's.
-        let lessons = match (kind, person) {
-            (RunKind::Ask, Some(p)) => {
-                let teams: Vec<TeamId> = p.main_team.into_iter().collect();
-                // The agent's memory_scopes limit them; company knowledge always loads.
-                let scopes = self.store.memory_scopes(agent.id).await?;
-                let private_owner = agent.private.then_some(agent.owner);
-                let readable: Vec<_> = self
-                    .store
-                    .lessons_for_run(p.id, &teams)
-                    .await?
-                    .into_iter()
-                    .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
-                    .collect();
-                lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect()
-            }
-            _ => vec![],
-        };
-        let slice = match person {
-            Some(p) => Some(self.slice_for(p, &cards).await?),
-            None => None,
+        // Only a person's own asks load their cards, lists and lessons.
+        let asker = person.filter(|_| kind == RunKind::Ask);
+        // The parts of a block that do not wait on each other are read at once: a block then
+        // takes as long as its slowest part, not as all of them together.
+        let ((running, snapshots, cards, review_mode), cores, lessons, around) = futures_util::try_join!(
+            self.memory_for(agent, asker, question),
+            self.cores_for(agent, person),
+            async {
+                match asker {
+                    Some(p) => self.lessons_for(agent, p, question, now).await,
+                    None => Ok(vec![]),
+                }
+            },
+            async {
+                match person {
+                    Some(p) => Ok(Some(self.around_for(p).await?)),
+                    None => Ok(None),
+                }
+            },
+        )?;
+        // The owners named on the cards join who's who, so it waits for them.
+        let slice = match (person, around) {
+            (Some(p), Some((around, entries))) => Some(self.slice_for(p, &cards, around, entries).await?),
+            _ => None,
         };
         let block = assemble(BlockInput {
             cores,
@@ -153,6 +137,51 @@ impl Runs {
         Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried, lessons, snapshots })
     }
 
+    async fn running_agent(&self, agent: &Agent) -> Result<RunningAgent, RunError> {
+        self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))
+    }
+
+    /// The agent's access, and for a person's own ask the list snapshots and cards it loads: a
+    /// list asked again loads its snapshot and the cards of the records it returned.
+    async fn memory_for(
+        &self,
+        agent: &Agent,
+        asker: Option<&Person>,
+        question: &str,
+    ) -> Result<(RunningAgent, Vec<BlockSnapshot>, Vec<BlockCard>, bool), RunError> {
+        let running = self.running_agent(agent).await?;
+        let Some(p) = asker else { return Ok((running, vec![], vec![], false)) };
+        let snapshots =
+            self.memory.snapshots_for_run(p, question, &running).await.map_err(|e| RunError::Store(e.to_string()))?;
+        let (cards, review_mode) = if snapshots.is_empty() {
+            self.cards_for(p, question, &running).await?
+        } else {
+            let listed: Vec<&str> = snapshots.iter().flat_map(|s| s.records.iter().map(String::as_str)).collect();
+            self.cards_for(p, &format!("{question} {}", listed.join(" ")), &running).await?
+        };
+        Ok((running, snapshots, cards, review_mode))
+    }
+
+    /// The lessons a person's own ask loads: theirs, their team's and the company's, within the
+    /// agent's memory scopes (company knowledge always loads).
+    async fn lessons_for(
+        &self,
+        agent: &Agent,
+        p: &Person,
+        question: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<BlockLesson>, RunError> {
+        let teams: Vec<TeamId> = p.main_team.into_iter().collect();
+        let (scopes, lessons) =
+            futures_util::try_join!(self.store.memory_scopes(agent.id), self.store.lessons_for_run(p.id, &teams))?;
+        let private_owner = agent.private.then_some(agent.owner);
+        let readable: Vec<_> = lessons
+            .into_iter()
+            .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
+            .collect();
+        Ok(lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect())
+    }
+
     async fn cards_for(
         &self,
         person: &Person,
@@ -165,32 +194,54 @@ impl Runs {
     /// The company core of the agent's role; the team core of the person's main team when that
     /// team's role is the agent's (for a team copy, the copy's own team's); nothing else.
     async fn cores_for(&self, agent: &Agent, person: Option<&Person>) -> Result<Vec<LoadedCore>, RunError> {
+        let Some(role_id) = agent.role else { return Ok(vec![]) };
+        let team_id: Option<TeamId> = person.and_then(|p| agent.team_copy.or(p.main_team));
+        let (role, team) = futures_util::try_join!(self.store.role_by_id(role_id), async {
+            match team_id {
+                Some(t) => self.store.team(t).await,
+                None => Ok(None),
+            }
+        })?;
+        let Some(role) = role else { return Ok(vec![]) };
+        let team = team.filter(|t| agent.team_copy.is_some() || t.role == Some(role_id));
+        let company_scope = CoreScope::Company(role.slug.clone());
+        let (company, team_core) = futures_util::try_join!(self.store.current_core(&company_scope), async {
+            match &team {
+                Some(t) => self.store.current_core(&CoreScope::Team(t.id)).await,
+                None => Ok(None),
+            }
+        })?;
         let mut out = Vec::new();
-        let Some(role_id) = agent.role else { return Ok(out) };
-        let Some(role) = self.store.role_by_id(role_id).await? else { return Ok(out) };
-        if let Some(v) = self.store.current_core(&CoreScope::Company(role.slug.clone())).await? {
+        if let Some(v) = company {
             out.push(LoadedCore { scope: v.scope, name: role.name.clone(), version: v.version, text: v.text });
         }
-        let Some(person) = person else { return Ok(out) };
-        let team: Option<TeamId> = match agent.team_copy {
-            Some(t) => Some(t),
-            None => person.main_team,
-        };
-        let Some(team) = team else { return Ok(out) };
-        let Some(team) = self.store.team(team).await? else { return Ok(out) };
-        if agent.team_copy.is_none() && team.role != Some(role_id) {
-            return Ok(out);
-        }
-        if let Some(v) = self.store.current_core(&CoreScope::Team(team.id)).await? {
-            out.push(LoadedCore { scope: v.scope, name: team.name.clone(), version: v.version, text: v.text });
+        if let (Some(v), Some(team)) = (team_core, team) {
+            out.push(LoadedCore { scope: v.scope, name: team.name, version: v.version, text: v.text });
         }
         Ok(out)
     }
 
+    /// The directory around the person and the who's-who list entries naming them, read at once.
+    /// Lists that cannot be read leave the slice to the directory, and are logged.
+    async fn around_for(&self, person: &Person) -> Result<(Around, Vec<ListEntry>), RunError> {
+        let (around, entries) = futures_util::join!(self.store.around(person.id, TEAMMATES_READ), async {
+            self.lists.entries_for(person, &[]).await.unwrap_or_else(|e| {
+                tracing::warn!(person = %person.id, error = %e, "the who's-who lists were not read for a run");
+                vec![]
+            })
+        });
+        Ok((around?, entries))
+    }
+
     /// Who's who around the person: the directory, the owners named on the cards this run loads,
     /// and the who's-who list entries that name them exactly.
-    async fn slice_for(&self, person: &Person, cards: &[BlockCard]) -> Result<crate::runs::whoswho::Slice, RunError> {
-        let around = self.store.around(person.id, TEAMMATES_READ).await?;
+    async fn slice_for(
+        &self,
+        person: &Person,
+        cards: &[BlockCard],
+        around: Around,
+        entries: Vec<ListEntry>,
+    ) -> Result<crate::runs::whoswho::Slice, RunError> {
         let mut emails: Vec<String> = cards
             .iter()
             .flat_map(|c| c.fields.iter())
@@ -201,13 +252,6 @@ impl Runs {
         emails.sort();
         emails.dedup();
         let owners = if emails.is_empty() { vec![] } else { self.store.people_by_emails(&emails).await? };
-        let entries = match self.lists.entries_for(person, &[]).await {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::warn!(person = %person.id, error = %e, "the who's-who lists were not read for a run");
-                vec![]
-            }
-        };
         self.refetch_unknown(&emails, &owners, &entries);
         let input = SliceInput { person: person.clone(), around, owners, entries, now: self.now() };
         Ok(build_slice(&input, SLICE_TOKENS))
