@@ -572,54 +572,47 @@ impl OrgStore for SqliteStore {
 
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {
         let mut conn = self.pool.acquire().await.map_err(backend)?;
-        let row = sqlx::query("SELECT main_team_id, manager_id FROM people WHERE id = ?")
-            .bind(person.0)
-            .fetch_optional(&mut *conn)
-            .await
-            .map_err(backend)?
-            .ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
-        let (team_id, manager_id): (Option<i64>, Option<i64>) = (row.get("main_team_id"), row.get("manager_id"));
-        let current_sql = format!("SELECT {PERSON_COLUMNS} FROM people WHERE id = ? AND left_at IS NULL");
-        let current = |id: Option<i64>| sqlx::query(&current_sql).bind(id);
-        let manager = match manager_id {
-            Some(_) => current(manager_id).fetch_optional(&mut *conn).await.map_err(backend)?.map(|r| person_from(&r)),
-            None => None,
-        };
-        let mut around = engine::runs::whoswho::Around { manager, ..Default::default() };
-        let Some(team_id) = team_id else { return Ok(around) };
-        let team = sqlx::query("SELECT id, name, lead_id, role_id FROM teams WHERE id = ?")
-            .bind(team_id)
-            .fetch_optional(&mut *conn)
-            .await
-            .map_err(backend)?
-            .map(|r| team_from(&r));
-        let Some(team) = team else { return Ok(around) };
-        if let Some(role) = team.role {
-            around.team_role = sqlx::query_scalar("SELECT name FROM roles WHERE id = ?")
-                .bind(role.0)
-                .fetch_optional(&mut *conn)
-                .await
-                .map_err(backend)?;
-        }
-        if let Some(lead) = team.lead {
-            around.lead =
-                current(Some(lead.0)).fetch_optional(&mut *conn).await.map_err(backend)?.map(|r| person_from(&r));
-        }
-        // The (main_team_id, name) index serves the filter and the order; the limit bounds it.
-        around.teammates = sqlx::query(&format!(
-            "SELECT {PERSON_COLUMNS} FROM people WHERE main_team_id = ? AND id <> ? AND left_at IS NULL \
-             ORDER BY name LIMIT ?"
+        // Two reads, whatever the team's size: the person with their main team and its role, then
+        // everyone around them, each row saying who it is to them.
+        let row = sqlx::query(
+            "SELECT p.manager_id, t.id, t.name, t.lead_id, t.role_id, r.name AS role_name FROM people p \
+             LEFT JOIN teams t ON t.id = p.main_team_id LEFT JOIN roles r ON r.id = t.role_id WHERE p.id = ?",
+        )
+        .bind(person.0)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
+        let team = row.get::<Option<i64>, _>("id").map(|_| team_from(&row));
+        // The (main_team_id, name) index serves the teammates' filter and order; the limit bounds them.
+        let rows = sqlx::query(&format!(
+            "SELECT 'manager' AS who, {PERSON_COLUMNS} FROM people WHERE id = ? AND left_at IS NULL \
+             UNION ALL SELECT 'lead', {PERSON_COLUMNS} FROM people WHERE id = ? AND left_at IS NULL \
+             UNION ALL SELECT * FROM (SELECT 'teammate', {PERSON_COLUMNS} FROM people \
+             WHERE main_team_id = ? AND id <> ? AND left_at IS NULL ORDER BY name LIMIT ?) AS teammates"
         ))
-        .bind(team_id)
+        .bind(row.get::<Option<i64>, _>("manager_id"))
+        .bind(team.as_ref().and_then(|t| t.lead).map(|p| p.0))
+        .bind(team.as_ref().map(|t| t.id.0))
         .bind(person.0)
         .bind(i64::from(teammates))
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?
-        .iter()
-        .map(person_from)
-        .collect();
-        around.team = Some(team);
+        .map_err(backend)?;
+        let mut around = engine::runs::whoswho::Around {
+            team_role: team.as_ref().and_then(|_| row.get("role_name")),
+            team,
+            ..Default::default()
+        };
+        for r in &rows {
+            match r.get::<&str, _>("who") {
+                "manager" => around.manager = Some(person_from(r)),
+                "lead" => around.lead = Some(person_from(r)),
+                _ => around.teammates.push(person_from(r)),
+            }
+        }
+        // A union keeps no order: names compare by their bytes, as the index orders them.
+        around.teammates.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(around)
     }
 

@@ -81,6 +81,14 @@ async fn around_reads_team_role_lead_manager_and_bounded_teammates(db: Db) {
     assert_eq!(refused, Err(TeamStoreError::HasLeft("Carl".into())));
     let missing = db.around(PersonId(o.alice.id.0 + 100), 3).await;
     assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+
+    // A lead who left is named neither as the lead nor among the teammates.
+    db.mark_left(o.bob.id, o.by_admin(5)).await.unwrap();
+    let around = db.around(o.alice.id, 50).await.unwrap();
+    assert_eq!(around.lead, None);
+    let names: Vec<_> = around.teammates.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["Dana", "Eve", "Zoe"]);
+    assert_eq!(around.manager.as_ref().map(|p| p.id), Some(o.admin.id));
 }
 
 async fn around_a_person_without_a_team_has_their_manager_only(db: Db) {
