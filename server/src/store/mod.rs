@@ -95,6 +95,26 @@ impl AnyStore {
     }
 }
 
+/// The people around a person from the union both backends read, each row labelled with who it
+/// is to them: `manager`, `lead` or `teammate`.
+pub(crate) fn around_from<'a>(
+    team: Option<engine::org::Team>,
+    team_role: Option<String>,
+    people: impl IntoIterator<Item = (&'a str, engine::org::Person)>,
+) -> engine::runs::whoswho::Around {
+    let mut around = engine::runs::whoswho::Around { team, team_role, ..Default::default() };
+    for (who, person) in people {
+        match who {
+            "manager" => around.manager = Some(person),
+            "lead" => around.lead = Some(person),
+            _ => around.teammates.push(person),
+        }
+    }
+    // A union keeps no order: names compare by their bytes, as the teammates' index orders them.
+    around.teammates.sort_by(|a, b| a.name.cmp(&b.name));
+    around
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

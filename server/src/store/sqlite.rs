@@ -599,21 +599,8 @@ impl OrgStore for SqliteStore {
         .fetch_all(&mut *conn)
         .await
         .map_err(backend)?;
-        let mut around = engine::runs::whoswho::Around {
-            team_role: team.as_ref().and_then(|_| row.get("role_name")),
-            team,
-            ..Default::default()
-        };
-        for r in &rows {
-            match r.get::<&str, _>("who") {
-                "manager" => around.manager = Some(person_from(r)),
-                "lead" => around.lead = Some(person_from(r)),
-                _ => around.teammates.push(person_from(r)),
-            }
-        }
-        // A union keeps no order: names compare by their bytes, as the index orders them.
-        around.teammates.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(around)
+        let team_role = team.as_ref().and_then(|_| row.get("role_name"));
+        Ok(super::around_from(team, team_role, rows.iter().map(|r| (r.get::<&str, _>("who"), person_from(r)))))
     }
 
     async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
