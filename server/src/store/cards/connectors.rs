@@ -315,19 +315,19 @@ impl ConnectorStore for SqliteStore {
     }
 
     async fn agent_access(&self, agent: engine::org::AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError> {
-        let clearance: Option<String> = sqlx::query_scalar("SELECT clearance FROM agents WHERE id = ?")
-            .bind(agent.0)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(backend)?;
-        let Some(clearance) = clearance else { return Ok(None) };
-        let toolsets: Vec<i64> =
-            sqlx::query_scalar("SELECT connector_id FROM agent_toolsets WHERE agent_id = ? ORDER BY connector_id")
-                .bind(agent.0)
-                .fetch_all(self.pool())
-                .await
-                .map_err(backend)?;
-        Ok(Some((DataLabel::parse(&clearance).ok_or_else(|| bad("clearance"))?, toolsets)))
+        // One read, so the clearance and the toolsets are of the same moment: a row per toolset, or
+        // one without a connector when the agent holds none, and none at all for no such agent.
+        let rows: Vec<(String, Option<i64>)> = sqlx::query_as(
+            "SELECT a.clearance, t.connector_id FROM agents a LEFT JOIN agent_toolsets t ON t.agent_id = a.id \
+             WHERE a.id = ? ORDER BY t.connector_id",
+        )
+        .bind(agent.0)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        let Some((clearance, _)) = rows.first() else { return Ok(None) };
+        let clearance = DataLabel::parse(clearance).ok_or_else(|| bad("clearance"))?;
+        Ok(Some((clearance, rows.iter().filter_map(|(_, c)| *c).collect())))
     }
 
     async fn set_agent_access(
