@@ -95,6 +95,17 @@ impl AnyStore {
     }
 }
 
+/// An agent's access from the rows both backends read: each carries its clearance, and each but
+/// the one of an agent holding no toolset carries a toolset's connector.
+pub(crate) fn agent_access_from(
+    rows: &[(String, Option<i64>)],
+) -> Result<Option<(engine::cards::access::DataLabel, Vec<i64>)>, StoreError> {
+    let Some((clearance, _)) = rows.first() else { return Ok(None) };
+    let clearance = engine::cards::access::DataLabel::parse(clearance)
+        .ok_or_else(|| StoreError::Backend("unreadable clearance".into()))?;
+    Ok(Some((clearance, rows.iter().filter_map(|(_, c)| *c).collect())))
+}
+
 /// The people around a person from the union both backends read, each row labelled with who it
 /// is to them: `manager`, `lead` or `teammate`.
 pub(crate) fn around_from<'a>(

@@ -330,9 +330,7 @@ impl ConnectorStore for PgStore {
         .fetch_all(self.pool())
         .await
         .map_err(backend)?;
-        let Some((clearance, _)) = rows.first() else { return Ok(None) };
-        let clearance = DataLabel::parse(clearance).ok_or_else(|| bad("clearance"))?;
-        Ok(Some((clearance, rows.iter().filter_map(|(_, c)| *c).collect())))
+        crate::store::agent_access_from(&rows)
     }
 
     async fn set_agent_access(
