@@ -230,9 +230,15 @@ pub trait KeptCardStore: Send + Sync {
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError>;
     async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError>;
     /// The cards the person keeps that a run's question may load, in card order: those sharing a
-    /// match term ([`match_terms`](super::select::match_terms)) with `terms`, and the pinned and
-    /// open-work cards, which may pad. A run never loads the others, so it never reads them.
-    async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError>;
+    /// match term ([`match_terms`](super::select::match_terms)) with `terms`, and, when fewer than
+    /// `pad_below` of them do, the pinned and open-work cards, which may pad. A run never loads the
+    /// others, so it never reads them.
+    async fn kept_for_question(
+        &self,
+        person: PersonId,
+        terms: &[String],
+        pad_below: u32,
+    ) -> Result<Vec<KeptForQuestion>, StoreError>;
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError>;
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError>;
     /// Removes one person's use of a card (their place on it), with an audited reason.

@@ -37,11 +37,12 @@ pub struct LoggedUse {
     pub weight: f64,
 }
 
-/// Each card's match terms, as the product's writes keep them.
+/// Each card's terms, as the product's writes keep them.
 fn card_terms(cards: &[Card]) -> Vec<(i64, String)> {
+    use engine::cards::select::stored_terms;
     cards
         .iter()
-        .flat_map(|c| engine::cards::select::match_terms(&c.record_id, &c.fields).into_iter().map(move |t| (c.id, t)))
+        .flat_map(|c| stored_terms(&c.record_id, &c.fields, c.open_work).into_iter().map(move |t| (c.id, t)))
         .collect()
 }
 

@@ -346,3 +346,56 @@ async fn a_pinned_card_the_question_does_not_name_pads_the_block_with_its_fields
         assert!(user.contains(&format!("{}: {}", f.name, f.value)), "{} of the pinned card in {user}", f.name);
     }
 }
+
+/// A question that names ten of the person's cards or more, of which fewer than ten match it
+/// whole, still pads the block with a pinned card: the store reads the cards that pad with the
+/// named ones only when fewer than ten are named, and the run reads again for them here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
+    use engine::cards::source::CardField;
+    use engine::cards::store::{CardUse, NewCard};
+    let model = AgentModelServer::start().await;
+    let c = spawn_runs(&model).await;
+    let alice_person = person(&c.app, "alice").await;
+    let kept = c.app.store.kept(alice_person.id).await.unwrap();
+    let (nimbus, nimbus_use) = kept
+        .iter()
+        .find(|(card, _)| card.fields.iter().any(|f| f.value == "Nimbus Logistics"))
+        .expect("Alice keeps Nimbus Logistics");
+    let pinned = kept
+        .iter()
+        .map(|(card, _)| card)
+        .find(|card| card.id != nimbus.id && !card.open_work)
+        .expect("another card of Alice's");
+    c.app.memory.pin(&alice_person, pinned.id, true).await.unwrap();
+    // Twelve more cards with "Glow" in a company name of several words: "glow" names each of them,
+    // and none matches "glow" alone, as a value of several words matches only as a whole.
+    let mut glow = Vec::new();
+    for i in 0..12 {
+        let new = NewCard {
+            connector: nimbus.connector,
+            tool: nimbus.tool.clone(),
+            kind: nimbus.kind.clone(),
+            record_id: format!("L-9{i:03}"),
+            version: None,
+            fields: vec![CardField { name: "company".into(), value: format!("Glow Works {i}"), free_text: false }],
+            missing: vec![],
+            read_with: nimbus.read_with,
+            read_as: nimbus.read_as,
+            label_when_read: nimbus.label_when_read,
+            open_when: None,
+            read_at: nimbus.read_at,
+        };
+        let card = c.app.store.upsert_card(&new).await.unwrap();
+        c.app.store.save_use(&CardUse { card: card.id, pinned: false, ..nimbus_use.clone() }).await.unwrap();
+        glow.push(card.id);
+    }
+
+    let alice = c.app.sign_in("alice").await;
+    let run = ask(&c.app, &alice, "Sales Assistant", "What stage is Nimbus Logistics at, and the glow ones?").await;
+    let refs = run["run"]["memory_used"].as_array().unwrap();
+    let card_ref = |id: i64| json!({"card": format!("card:{id}")});
+    assert!(refs.contains(&card_ref(nimbus.id)), "the card the question matches: {refs:?}");
+    assert!(refs.contains(&card_ref(pinned.id)), "the pinned card pads: {refs:?}");
+    assert!(glow.iter().all(|id| !refs.contains(&card_ref(*id))), "named, not matched, not loaded: {refs:?}");
+}

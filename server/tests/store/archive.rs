@@ -252,7 +252,7 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
     assert_eq!(to.db.company_key(crm.id).await.unwrap(), None);
     let alice = after.people.iter().find(|p| p.email == "alice@acme.test").unwrap().id;
     assert_eq!(to.db.person_key(crm.id, alice).await.unwrap(), None, "people enter their own keys again");
-    let kept = to.db.kept_for_question(alice, &["d-1".into()]).await.unwrap();
+    let kept = to.db.kept_for_question(alice, &["d-1".into()], 1).await.unwrap();
     assert!(kept.len() == 1 && kept[0].named, "an imported card is found by its terms, made again on import");
     let memory = to.db.memory_rows("dealbot", true).await.unwrap();
     assert_eq!(memory, from.db.memory_rows("dealbot", true).await.unwrap(), "the edit still supersedes");

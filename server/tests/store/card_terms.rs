@@ -1,6 +1,7 @@
 //! What a run's question reads of a person's kept cards: only those sharing a match term with the
-//! question, pinned, or open work, each whole with its use; the terms follow the card through
-//! every write, and an archive's cards get theirs on import.
+//! question, and pinned or open-work ones when few do, each whole with its use; the terms (open
+//! work among them) follow the card through every write, and an archive's cards get theirs on
+//! import.
 
 use crate::backends::{on_both, on_both_stores, org, Db};
 use crate::cards::use_of;
@@ -30,6 +31,9 @@ on_both_stores! {
     the_migration_gives_uses_kept_before_it_their_terms:
         sqlite_the_migration_gives_uses_kept_before_it_their_terms,
         postgres_the_migration_gives_uses_kept_before_it_their_terms;
+    the_migration_gives_open_work_kept_before_it_its_term:
+        sqlite_the_migration_gives_open_work_kept_before_it_its_term,
+        postgres_the_migration_gives_open_work_kept_before_it_its_term;
 }
 
 fn field(name: &str, value: &str) -> CardField {
@@ -48,9 +52,13 @@ fn lead(connector: i64, record: &str, company: &str, stage: &str) -> NewCard {
     }
 }
 
-/// (record, named) of each card read, in card order.
+/// (record, named) of each card read, in card order, the cards that may pad always among them.
 async fn asked(db: &Db, person: PersonId, question: &str) -> Vec<(String, bool)> {
-    let kept: Vec<KeptForQuestion> = db.kept_for_question(person, &question_terms(question)).await.unwrap();
+    asked_padding_below(db, person, question, u32::MAX).await
+}
+
+async fn asked_padding_below(db: &Db, person: PersonId, question: &str, pad_below: u32) -> Vec<(String, bool)> {
+    let kept: Vec<KeptForQuestion> = db.kept_for_question(person, &question_terms(question), pad_below).await.unwrap();
     kept.into_iter().map(|k| (k.card.record_id, k.named)).collect()
 }
 
@@ -80,7 +88,7 @@ async fn a_question_reads_the_cards_it_may_load_only(db: Db) {
         "a field's name or free text names no card"
     );
     assert_eq!(asked(&db, o.alice.id, "").await, vec![s("D-3", false), s("D-4", false)], "no terms, nothing named");
-    let full = db.kept_for_question(o.alice.id, &question_terms("glow salon and acme")).await.unwrap();
+    let full = db.kept_for_question(o.alice.id, &question_terms("glow salon and acme"), u32::MAX).await.unwrap();
     assert_eq!(full[0].card, glow, "a named card reads as the card itself");
     assert_eq!(full[0].usage, use_of(o.alice.id, glow.id, false), "with the person's use of it");
     assert_eq!(full[1].card, acme);
@@ -88,6 +96,25 @@ async fn a_question_reads_the_cards_it_may_load_only(db: Db) {
     assert_eq!(full[3].usage, use_of(o.alice.id, pinned.id, true), "a pinned card with its use");
     assert_eq!(asked(&db, o.bob.id, "glow salon").await, vec![], "only the person's own");
     assert_eq!(asked(&db, o.bob.id, "acme").await, vec![s("D-2", true)]);
+
+    let two_named = "glow salon and acme";
+    assert_eq!(
+        asked_padding_below(&db, o.alice.id, two_named, 2).await,
+        vec![s("D-1", true), s("D-2", true)],
+        "enough cards named: none read only to pad"
+    );
+    assert_eq!(
+        asked_padding_below(&db, o.alice.id, two_named, 3).await,
+        vec![s("D-1", true), s("D-2", true), s("D-3", false), s("D-4", false)],
+        "too few named: the open-work and pinned cards too"
+    );
+    assert_eq!(
+        asked_padding_below(&db, o.alice.id, "zenith and orbit", 3).await,
+        vec![s("D-3", true), s("D-4", true)],
+        "a named card that may pad is read once, as named"
+    );
+    db.save_use(&use_of(o.alice.id, pinned.id, false)).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "").await, vec![s("D-3", false)], "an unpinned card no longer pads");
 }
 
 async fn a_cards_terms_follow_its_fields_and_go_with_it(db: Db) {
@@ -108,6 +135,15 @@ async fn a_cards_terms_follow_its_fields_and_go_with_it(db: Db) {
     let again = db.upsert_card(&lead(c.id, "D-1", "Glow Works", "won")).await.unwrap();
     db.save_use(&use_of(o.alice.id, again.id, false)).await.unwrap();
     assert_eq!(asked(&db, o.alice.id, "glow").await, named, "a card made again has its terms again");
+
+    let other = db.upsert_card(&lead(c.id, "D-2", "Zenith", "won")).await.unwrap();
+    db.save_use(&use_of(o.alice.id, other.id, false)).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "glow").await, named, "not open work, so not read to pad");
+    db.upsert_card(&lead(c.id, "D-2", "Zenith", "proposal")).await.unwrap();
+    let padded = vec![("D-1".to_string(), true), ("D-2".to_string(), false)];
+    assert_eq!(asked(&db, o.alice.id, "glow").await, padded, "open work now, read to pad");
+    db.upsert_card(&lead(c.id, "D-2", "Zenith", "won")).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "glow").await, named, "and no longer");
 }
 
 /// A person's terms (`use_terms`) go with each use that ends, whichever way it ends, so a card
@@ -190,4 +226,48 @@ async fn the_migration_gives_uses_kept_before_it_their_terms(store: AnyStore) {
     assert!(asked(&db, o.alice.id, "glow").await.is_empty(), "and only the person's own");
     db.upsert_card(&lead(c.id, "D-1", "Orbit", "won")).await.unwrap();
     assert_eq!(asked(&db, o.alice.id, "orbit").await, named("D-1"), "kept in step from then on");
+}
+
+/// The migration that keeps open work as a term gives it to the open-work cards kept before it,
+/// so a person's open work still pads; a card with no terms yet is left to the store's start-up,
+/// which writes every term of a card that has none.
+async fn the_migration_gives_open_work_kept_before_it_its_term(store: AnyStore) {
+    const VERSION: i64 = 20261214000001;
+    let db = store.shared();
+    let o = org(&db).await;
+    let c = connector(&db, &o, "crm", KeyMode::Company).await;
+    let open = db.upsert_card(&lead(c.id, "D-1", "Acme", "proposal")).await.unwrap();
+    let unindexed = db.upsert_card(&lead(c.id, "D-2", "Glow Salon", "proposal")).await.unwrap();
+    let closed = db.upsert_card(&lead(c.id, "D-3", "Zenith", "won")).await.unwrap();
+    for card in [&open, &unindexed, &closed] {
+        db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
+    }
+    let dir = |backend: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations").join(backend);
+    let undo = [
+        "DELETE FROM card_terms WHERE term = ' open work'".to_string(),
+        format!("DELETE FROM card_terms WHERE card_id = {}", unindexed.id),
+        "DROP INDEX card_uses_pinned".to_string(),
+        format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}"),
+    ];
+    let terms_of_unindexed = format!("SELECT COUNT(*) FROM card_terms WHERE card_id = {}", unindexed.id);
+    let left: i64 = match &store {
+        AnyStore::Sqlite(s) => {
+            for sql in &undo {
+                s.pool().execute(sql.as_str()).await.unwrap();
+            }
+            assert_eq!(asked(&db, o.alice.id, "").await, vec![], "undone: no open work is found");
+            Migrator::new(dir("sqlite")).await.unwrap().run(s.pool()).await.unwrap();
+            sqlx::query_scalar(&terms_of_unindexed).fetch_one(s.pool()).await.unwrap()
+        }
+        AnyStore::Postgres(s) => {
+            for sql in &undo {
+                s.pool().execute(sql.as_str()).await.unwrap();
+            }
+            assert_eq!(asked(&db, o.alice.id, "").await, vec![], "undone: no open work is found");
+            Migrator::new(dir("postgres")).await.unwrap().run(s.pool()).await.unwrap();
+            sqlx::query_scalar(&terms_of_unindexed).fetch_one(s.pool()).await.unwrap()
+        }
+    };
+    assert_eq!(asked(&db, o.alice.id, "").await, vec![("D-1".to_string(), false)], "open work kept before pads");
+    assert_eq!(left, 0, "a card with no terms is left for start-up to find by having none");
 }

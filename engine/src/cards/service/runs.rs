@@ -4,8 +4,13 @@
 
 use super::*;
 use crate::cards::access::{DataLabel, RunningAgent};
+use crate::cards::select::{question_terms, select_cards, wants_padding, Candidate, Selection, PAD_TO};
+use crate::cards::store::KeptForQuestion;
 use crate::runs::block::BlockCard;
 use std::collections::HashSet;
+
+/// A kept card a run may be shown, with its connector and its class.
+type Shown = (Card, CardUse, Arc<Connector>, DataLabel);
 
 /// A tool a run's agent may call: a ticked tool of a connector its toolsets hold. A read runs in
 /// the run; a tool that acts waits in the person's Inbox.
@@ -45,7 +50,7 @@ fn candidates_of<T>(
         .map(|(card, u, ..)| (rank_score(u.summary.activation(now), u.pinned, card.open_work), card.id))
         .collect();
     pad.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let pad: HashSet<i64> = pad.into_iter().take(crate::cards::select::PAD_TO).map(|(_, id)| id).collect();
+    let pad: HashSet<i64> = pad.into_iter().take(PAD_TO).map(|(_, id)| id).collect();
     shown.into_iter().filter(|(card, ..)| named.contains(&card.id) || pad.contains(&card.id)).collect()
 }
 
@@ -72,30 +77,19 @@ impl PersonMemory {
         question: &str,
         agent: &RunningAgent,
     ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
-        let now = self.now();
-        let terms = crate::cards::select::question_terms(question);
+        let terms = question_terms(question);
         let (kept, deciding) = futures_util::try_join!(
-            async { Ok(self.store.kept_for_question(person.id, &terms).await?) },
+            async { Ok(self.store.kept_for_question(person.id, &terms, PAD_TO as u32).await?) },
             self.deciding(person)
         )?;
-        let named: HashSet<i64> = kept.iter().filter(|k| k.named).map(|k| k.card.id).collect();
-        // Each card the run may load is decided now, and what must go goes; the person's other
-        // cards are decided when something next reads them.
-        let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
-        let mut shown = candidates_of(self.settle_of(person, Some(agent), &deciding, kept).await?, &named, now);
-        // Each card's fields move to the selection, which hands back those that load.
-        let candidates: Vec<_> = shown
-            .iter_mut()
-            .map(|(card, u, _, _)| crate::cards::select::Candidate {
-                card_id: card.id,
-                score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
-                record_id: card.record_id.clone(),
-                fields: std::mem::take(&mut card.fields),
-                pinned: u.pinned,
-                open_work: card.open_work,
-            })
-            .collect();
-        let selection = crate::cards::select::select_cards(question, &candidates);
+        let pads_read = kept.iter().filter(|k| k.named).count() < PAD_TO;
+        let (mut shown, mut selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
+        // The cards that pad were left unread, as the question named enough cards; too few of
+        // them matched, so the selection is made again with those cards.
+        if !pads_read && wants_padding(&selection) {
+            let kept = self.store.kept_for_question(person.id, &terms, u32::MAX).await?;
+            (shown, selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
+        }
         let cards = selection
             .cards
             .into_iter()
@@ -113,6 +107,38 @@ impl PersonMemory {
             })
             .collect();
         Ok((cards, selection.review_mode))
+    }
+
+    /// The selection for a run's question from the kept cards read for it, each decided now for
+    /// the person and the agent, with the cards it was made from.
+    async fn select_for_run(
+        &self,
+        person: &Person,
+        question: &str,
+        agent: &RunningAgent,
+        deciding: &super::views::Deciding,
+        kept: Vec<KeptForQuestion>,
+    ) -> Result<(Vec<Shown>, Selection), MemoryError> {
+        let now = self.now();
+        let named: HashSet<i64> = kept.iter().filter(|k| k.named).map(|k| k.card.id).collect();
+        // Each card the run may load is decided now, and what must go goes; the person's other
+        // cards are decided when something next reads them.
+        let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
+        let mut shown = candidates_of(self.settle_of(person, Some(agent), deciding, kept).await?, &named, now);
+        // Each card's fields move to the selection, which hands back those that load.
+        let candidates: Vec<_> = shown
+            .iter_mut()
+            .map(|(card, u, _, _)| Candidate {
+                card_id: card.id,
+                score: rank_score(u.summary.activation(now), u.pinned, card.open_work),
+                record_id: card.record_id.clone(),
+                fields: std::mem::take(&mut card.fields),
+                pinned: u.pinned,
+                open_work: card.open_work,
+            })
+            .collect();
+        let selection = select_cards(question, &candidates);
+        Ok((shown, selection))
     }
 
     /// The ticked tools the agent's toolsets hold, reads and tools that act, as each live

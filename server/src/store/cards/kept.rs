@@ -2,6 +2,7 @@
 
 use super::*;
 use engine::cards::keep::{plan_keep, Keep, KeepFound, KeepPlan, EVICTED};
+use engine::cards::select::OPEN_WORK_TERM;
 use engine::cards::store::KeptCardStore;
 
 #[async_trait]
@@ -64,10 +65,16 @@ impl KeptCardStore for SqliteStore {
         kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
     }
 
-    async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
+    async fn kept_for_question(
+        &self,
+        person: PersonId,
+        terms: &[String],
+        pad_below: u32,
+    ) -> Result<Vec<KeptForQuestion>, StoreError> {
         // The named cards first, once, from the person's own terms (`use_terms`): a probe per
-        // term of the question. Then of the person's uses only those a run may load, so a run
-        // reads a few dozen rows, not all 300.
+        // term of the question. The cards that may pad only when few are named: the pinned ones by
+        // their index, the open-work ones by their term. Then each of those cards with its use, so
+        // a run reads a few dozen rows, not all 300.
         let named = if terms.is_empty() {
             "SELECT NULL AS card_id WHERE 0".to_string()
         } else {
@@ -77,12 +84,15 @@ impl KeptCardStore for SqliteStore {
             )
         };
         let cols = CARD_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
-        // `IN n`, not a join to `n`: SQLite plans a join to the named cards as a scan of all of them
-        // for each of the person's uses, where `IN` builds one index over them and probes it.
         let sql = format!(
-            "WITH n AS ({named}) SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, \
-             u.card_id IN n AS named FROM card_uses u JOIN cards c ON c.id = u.card_id \
-             WHERE u.person_id = ? AND (u.card_id IN n OR u.pinned OR c.open_work)"
+            "WITH n AS ({named}), k AS (SELECT card_id, max(named) AS named FROM (\
+             SELECT card_id, 1 AS named FROM n \
+             UNION ALL SELECT card_id, 0 FROM use_terms WHERE person_id = ? AND term = ? \
+             AND (SELECT count(*) FROM n) < ? \
+             UNION ALL SELECT card_id, 0 FROM card_uses WHERE person_id = ? AND pinned \
+             AND (SELECT count(*) FROM n) < ?) GROUP BY card_id) \
+             SELECT {cols}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, k.named FROM k \
+             JOIN card_uses u ON u.person_id = ? AND u.card_id = k.card_id JOIN cards c ON c.id = k.card_id"
         );
         let mut q = sqlx::query(&sql);
         if !terms.is_empty() {
@@ -91,7 +101,16 @@ impl KeptCardStore for SqliteStore {
                 q = q.bind(t);
             }
         }
-        let rows = q.bind(person.0).fetch_all(self.pool()).await.map_err(backend)?;
+        let rows = q
+            .bind(person.0)
+            .bind(OPEN_WORK_TERM)
+            .bind(i64::from(pad_below))
+            .bind(person.0)
+            .bind(i64::from(pad_below))
+            .bind(person.0)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
         let mut kept = rows
             .iter()
             .map(|r| {
@@ -162,7 +181,7 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
             .await
             .map_err(backend)?;
             if after.fields != stored {
-                super::terms::write_terms(conn, id, &c.record_id, &after.fields).await?;
+                super::terms::write_terms(conn, id, &c.record_id, &after.fields, after.open_work).await?;
             }
             id
         }
@@ -188,7 +207,7 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
             .fetch_one(&mut *conn)
             .await
             .map_err(backend)?;
-            super::terms::write_terms(conn, id, &c.record_id, &after.fields).await?;
+            super::terms::write_terms(conn, id, &c.record_id, &after.fields, after.open_work).await?;
             id
         }
     };

@@ -1,8 +1,8 @@
-//! Cards' match terms (the engine's `match_terms`), written with the card, so a run's question
-//! finds the cards it may name without reading every card's fields.
+//! Cards' terms (the engine's `stored_terms`: its match terms, and open work), written with the
+//! card, so a run's question finds the cards it may name, or pad with, without reading every card.
 
 use super::backend;
-use engine::cards::select::match_terms;
+use engine::cards::select::stored_terms;
 use engine::cards::source::CardField;
 use engine::store::StoreError;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
@@ -13,9 +13,10 @@ pub(crate) async fn write_terms(
     card: i64,
     record_id: &str,
     fields: &[CardField],
+    open_work: bool,
 ) -> Result<(), StoreError> {
     sqlx::query("DELETE FROM card_terms WHERE card_id = ?").bind(card).execute(&mut *conn).await.map_err(backend)?;
-    let terms = match_terms(record_id, fields);
+    let terms = stored_terms(record_id, fields, open_work);
     if terms.is_empty() {
         return Ok(());
     }
@@ -32,8 +33,8 @@ pub(crate) async fn write_terms(
 pub(crate) async fn index_unindexed(conn: &mut SqliteConnection) -> Result<u64, StoreError> {
     let (mut after, mut done) = (0i64, 0u64);
     loop {
-        let batch: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT id, record_id, fields FROM cards c WHERE id > ? \
+        let batch: Vec<(i64, String, String, bool)> = sqlx::query_as(
+            "SELECT id, record_id, fields, open_work FROM cards c WHERE id > ? \
              AND NOT EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id) ORDER BY id LIMIT 1000",
         )
         .bind(after)
@@ -42,9 +43,9 @@ pub(crate) async fn index_unindexed(conn: &mut SqliteConnection) -> Result<u64, 
         .map_err(backend)?;
         let Some(last) = batch.last() else { return Ok(done) };
         after = last.0;
-        for (id, record_id, fields) in &batch {
+        for (id, record_id, fields, open_work) in &batch {
             let fields: Vec<CardField> = serde_json::from_str(fields).unwrap_or_default();
-            write_terms(conn, *id, record_id, &fields).await?;
+            write_terms(conn, *id, record_id, &fields, *open_work).await?;
         }
         done += batch.len() as u64;
     }

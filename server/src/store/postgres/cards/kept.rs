@@ -3,6 +3,7 @@
 use super::super::{lock, locks};
 use super::*;
 use engine::cards::keep::{plan_keep, Keep, KeepFound, KeepPlan, EVICTED};
+use engine::cards::select::OPEN_WORK_TERM;
 use engine::cards::store::KeptCardStore;
 
 #[async_trait]
@@ -72,19 +73,33 @@ impl KeptCardStore for PgStore {
         kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
     }
 
-    async fn kept_for_question(&self, person: PersonId, terms: &[String]) -> Result<Vec<KeptForQuestion>, StoreError> {
+    async fn kept_for_question(
+        &self,
+        person: PersonId,
+        terms: &[String],
+        pad_below: u32,
+    ) -> Result<Vec<KeptForQuestion>, StoreError> {
         // The named cards first, once, from the person's own terms (`use_terms`): a probe per
-        // term of the question. Then of the person's uses only those a run may load, so a run
-        // reads a few dozen rows, not all 300.
+        // term of the question. The cards that may pad only when few are named: the pinned ones by
+        // their index, the open-work ones by their term. Then each of those cards with its use, so
+        // a run reads a few dozen rows, not all 300.
         let rows = sqlx::query(&format!(
-            "WITH n AS (SELECT DISTINCT card_id FROM use_terms WHERE person_id = $1 AND term = ANY($2)) \
-             SELECT {}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, n.card_id IS NOT NULL AS named \
-             FROM card_uses u JOIN cards c ON c.id = u.card_id LEFT JOIN n ON n.card_id = u.card_id \
-             WHERE u.person_id = $1 AND (n.card_id IS NOT NULL OR u.pinned OR c.open_work) ORDER BY c.id",
+            "WITH n AS (SELECT DISTINCT card_id FROM use_terms WHERE person_id = $1 AND term = ANY($2)), \
+             k AS (SELECT card_id, bool_or(named) AS named FROM (\
+             SELECT card_id, true AS named FROM n \
+             UNION ALL SELECT card_id, false FROM use_terms WHERE person_id = $1 AND term = $4 \
+             AND (SELECT count(*) FROM n) < $3 \
+             UNION ALL SELECT card_id, false FROM card_uses WHERE person_id = $1 AND pinned \
+             AND (SELECT count(*) FROM n) < $3) e GROUP BY card_id) \
+             SELECT {}, u.person_id, u.card_id, u.summary, u.pinned, u.last_use, k.named FROM k \
+             JOIN card_uses u ON u.person_id = $1 AND u.card_id = k.card_id JOIN cards c ON c.id = k.card_id \
+             ORDER BY c.id",
             joined_card_columns()
         ))
         .bind(person.0)
         .bind(terms)
+        .bind(i64::from(pad_below))
+        .bind(OPEN_WORK_TERM)
         .fetch_all(self.pool())
         .await
         .map_err(backend)?;
@@ -186,7 +201,7 @@ async fn upsert_in(conn: &mut PgConnection, c: &NewCard) -> Result<Card, StoreEr
         };
         if let Some(row) = row {
             let card = card_from(&row)?;
-            super::terms::write_terms(conn, card.id, &card.record_id, &card.fields).await?;
+            super::terms::write_terms(conn, card.id, &card.record_id, &card.fields, card.open_work).await?;
             return Ok(card);
         }
     }

@@ -1,8 +1,8 @@
-//! Cards' match terms (the engine's `match_terms`), written with the card, so a run's question
-//! finds the cards it may name without reading every card's fields.
+//! Cards' terms (the engine's `stored_terms`: its match terms, and open work), written with the
+//! card, so a run's question finds the cards it may name, or pad with, without reading every card.
 
 use super::backend;
-use engine::cards::select::match_terms;
+use engine::cards::select::stored_terms;
 use engine::cards::source::CardField;
 use engine::store::StoreError;
 use sqlx::{PgConnection, PgPool};
@@ -13,11 +13,12 @@ pub(crate) async fn write_terms(
     card: i64,
     record_id: &str,
     fields: &[CardField],
+    open_work: bool,
 ) -> Result<(), StoreError> {
     sqlx::query("DELETE FROM card_terms WHERE card_id = $1").bind(card).execute(&mut *conn).await.map_err(backend)?;
     sqlx::query("INSERT INTO card_terms (card_id, term) SELECT $1, UNNEST($2::text[])")
         .bind(card)
-        .bind(match_terms(record_id, fields))
+        .bind(stored_terms(record_id, fields, open_work))
         .execute(conn)
         .await
         .map_err(backend)?;
@@ -29,8 +30,8 @@ pub(crate) async fn write_terms(
 pub(crate) async fn index_unindexed(conn: &mut PgConnection) -> Result<u64, StoreError> {
     let (mut after, mut done) = (0i64, 0u64);
     loop {
-        let batch: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT id, record_id, fields FROM cards c WHERE id > $1 \
+        let batch: Vec<(i64, String, String, bool)> = sqlx::query_as(
+            "SELECT id, record_id, fields, open_work FROM cards c WHERE id > $1 \
              AND NOT EXISTS (SELECT 1 FROM card_terms t WHERE t.card_id = c.id) ORDER BY id LIMIT 1000",
         )
         .bind(after)
@@ -40,9 +41,9 @@ pub(crate) async fn index_unindexed(conn: &mut PgConnection) -> Result<u64, Stor
         let Some(last) = batch.last() else { return Ok(done) };
         after = last.0;
         let (mut ids, mut terms) = (Vec::new(), Vec::new());
-        for (id, record_id, fields) in &batch {
+        for (id, record_id, fields, open_work) in &batch {
             let fields: Vec<CardField> = serde_json::from_str(fields).unwrap_or_default();
-            for t in match_terms(record_id, &fields) {
+            for t in stored_terms(record_id, &fields, *open_work) {
                 ids.push(*id);
                 terms.push(t);
             }
