@@ -29,6 +29,7 @@ mod nightly;
 mod org;
 mod people;
 mod persona;
+mod pool;
 mod row_security;
 mod runs;
 mod secrets;

@@ -161,6 +161,13 @@ pub(crate) async fn audit(
     Ok(())
 }
 
+/// How long a pooled connection may lie idle and still be handed out without a ping first. A ping
+/// is a round trip of its own, which a run's twenty or so reads would each wait for. A connection
+/// in use less than a second ago is alive but for a rare mishap, which fails one read and closes
+/// the connection when it is released (the pool pings it then); after a restart of the database,
+/// which takes longer than that, every connection is pinged before it is handed out again.
+const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
+
 impl PgStore {
     /// Connects and applies migrations.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
@@ -168,6 +175,15 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for > IDLE_BEFORE_PING {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            })
             .connect_with(options)
             .await
             .map_err(backend)?;
