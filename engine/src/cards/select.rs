@@ -8,6 +8,12 @@ use std::collections::HashSet;
 
 pub const MAX_SELECTED: usize = 25;
 pub const PAD_TO: usize = 10;
+/// A run reads the cards that may pad with the named ones unless its question names this many.
+/// A word often names a few dozen cards of which one matches whole (a company's first word), and
+/// such a question would pad; reading its pads at once costs a few rows, a second read costs all
+/// of them again. A question naming forty or more is one of stage and city, which mostly matches
+/// ten.
+pub const READ_PADS_BELOW: usize = 4 * PAD_TO;
 
 /// A kept card as the selection sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,8 +124,8 @@ pub fn stored_terms(record_id: &str, fields: &[CardField], open_work: bool) -> V
 
 /// Whether a selection made from the named cards alone must be made again with the pinned and
 /// open-work ones. Those only pad, and a selection pads only when it matched some cards but fewer
-/// than [`PAD_TO`]; the store reads them at once when fewer than that are named, so this is for a
-/// question naming enough cards of which too few match whole or may be shown.
+/// than [`PAD_TO`]; the store reads them at once when fewer than [`READ_PADS_BELOW`] are named, so
+/// this is for a question naming many cards of which too few match whole or may be shown.
 pub fn wants_padding(s: &Selection) -> bool {
     let matched = s.cards.iter().filter(|c| c.why == Why::Matched).count();
     matched > 0 && matched < PAD_TO
@@ -371,12 +377,14 @@ mod tests {
         fn reading_the_cards_that_pad_only_when_few_are_named_selects_the_same(
             cards in arb_candidates(),
             q in "(acme|glow salon|glow|salon|l-3|l-12|qualified|stage|notes|zenith|orbit| |x|, ){0,8}",
+            pad_below in 0..=80usize,
         ) {
-            // As a run reads: the named cards, with those that may pad only when fewer than ten
-            // are named; and again with them when the selection wants padding.
+            // As a run reads: the named cards, with those that may pad only when few are named;
+            // and again with them when the selection wants padding. Any threshold up to the most
+            // cards generated, the run's among them, must select the same.
             let q_terms: HashSet<String> = question_terms(&q).into_iter().collect();
             let named = |c: &Candidate| match_terms(&c.record_id, &c.fields).iter().any(|t| q_terms.contains(t));
-            let first: Vec<Candidate> = if cards.iter().filter(|c| named(c)).count() < PAD_TO {
+            let first: Vec<Candidate> = if cards.iter().filter(|c| named(c)).count() < pad_below {
                 narrowed(&q, &cards)
             } else {
                 cards.iter().filter(|c| named(c)).cloned().collect()

@@ -368,10 +368,11 @@ async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
         .find(|card| card.id != nimbus.id && !card.open_work)
         .expect("another card of Alice's");
     c.app.memory.pin(&alice_person, pinned.id, true).await.unwrap();
-    // Twelve more cards with "Glow" in a company name of several words: "glow" names each of them,
-    // and none matches "glow" alone, as a value of several words matches only as a whole.
+    // More cards than a run reads its pads beside, with "Glow" in a company name of several
+    // words: "glow" names each of them, and none matches "glow" alone, as a value of several
+    // words matches only as a whole. So the pads are read again once the selection wants them.
     let mut glow = Vec::new();
-    for i in 0..12 {
+    for i in 0..engine::cards::select::READ_PADS_BELOW + 2 {
         let new = NewCard {
             connector: nimbus.connector,
             tool: nimbus.tool.clone(),

@@ -4,7 +4,9 @@
 
 use super::*;
 use crate::cards::access::{DataLabel, RunningAgent};
-use crate::cards::select::{question_terms, select_cards, wants_padding, Candidate, Selection, PAD_TO};
+use crate::cards::select::{
+    question_terms, select_cards, wants_padding, Candidate, Selection, PAD_TO, READ_PADS_BELOW,
+};
 use crate::cards::store::KeptForQuestion;
 use crate::runs::block::BlockCard;
 use std::collections::HashSet;
@@ -79,12 +81,12 @@ impl PersonMemory {
     ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
         let terms = question_terms(question);
         let (kept, deciding) = futures_util::try_join!(
-            async { Ok(self.store.kept_for_question(person.id, &terms, PAD_TO as u32).await?) },
+            async { Ok(self.store.kept_for_question(person.id, &terms, READ_PADS_BELOW as u32).await?) },
             self.deciding(person)
         )?;
-        let pads_read = kept.iter().filter(|k| k.named).count() < PAD_TO;
+        let pads_read = kept.iter().filter(|k| k.named).count() < READ_PADS_BELOW;
         let (mut shown, mut selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
-        // The cards that pad were left unread, as the question named enough cards; too few of
+        // The cards that pad were left unread, as the question named many cards; too few of
         // them matched, so the selection is made again with those cards.
         if !pads_read && wants_padding(&selection) {
             let kept = self.store.kept_for_question(person.id, &terms, u32::MAX).await?;
