@@ -193,33 +193,27 @@ async fn the_migration_gives_uses_kept_before_it_their_terms(store: AnyStore) {
     let glow = db.upsert_card(&lead(c.id, "D-2", "Glow Salon", "won")).await.unwrap();
     db.save_use(&use_of(o.alice.id, acme.id, false)).await.unwrap();
     db.save_use(&use_of(o.bob.id, glow.id, false)).await.unwrap();
-    let dir = |backend: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations").join(backend);
     let forget_version = format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}");
-    match &store {
-        AnyStore::Sqlite(s) => {
-            let mut undo = vec!["DROP TABLE use_terms".to_string(), "DROP INDEX card_uses_by_card".to_string()];
+    let mut back = match &store {
+        AnyStore::Sqlite(_) => {
+            let mut back = vec!["DROP TABLE use_terms".to_string(), "DROP INDEX card_uses_by_card".to_string()];
             for t in ["use_added", "use_removed", "term_added", "term_removed"] {
-                undo.push(format!("DROP TRIGGER use_terms_{t}"));
+                back.push(format!("DROP TRIGGER use_terms_{t}"));
             }
-            undo.push(forget_version);
-            for sql in undo {
-                s.pool().execute(sql.as_str()).await.unwrap();
-            }
-            Migrator::new(dir("sqlite")).await.unwrap().run(s.pool()).await.unwrap();
+            back
         }
-        AnyStore::Postgres(s) => {
-            for sql in [
-                "DROP FUNCTION use_terms_use_changed() CASCADE",
-                "DROP FUNCTION use_terms_term_changed() CASCADE",
-                "DROP TABLE use_terms",
-                "DROP INDEX card_uses_by_card",
-                forget_version.as_str(),
-            ] {
-                s.pool().execute(sql).await.unwrap();
-            }
-            Migrator::new(dir("postgres")).await.unwrap().run(s.pool()).await.unwrap();
-        }
-    }
+        AnyStore::Postgres(_) => [
+            "DROP FUNCTION use_terms_use_changed() CASCADE",
+            "DROP FUNCTION use_terms_term_changed() CASCADE",
+            "DROP TABLE use_terms",
+            "DROP INDEX card_uses_by_card",
+        ]
+        .map(String::from)
+        .to_vec(),
+    };
+    back.push(forget_version);
+    run_all(&store, &back).await;
+    migrate_again(&store).await;
     let named = |r: &str| vec![(r.to_string(), true)];
     assert_eq!(asked(&db, o.alice.id, "acme").await, named("D-1"), "a use kept before has its terms");
     assert_eq!(asked(&db, o.bob.id, "glow salon").await, named("D-2"));
@@ -242,32 +236,46 @@ async fn the_migration_gives_open_work_kept_before_it_its_term(store: AnyStore) 
     for card in [&open, &unindexed, &closed] {
         db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
     }
-    let dir = |backend: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations").join(backend);
-    let undo = [
-        "DELETE FROM card_terms WHERE term = ' open work'".to_string(),
-        format!("DELETE FROM card_terms WHERE card_id = {}", unindexed.id),
-        "DROP INDEX card_uses_pinned".to_string(),
-        format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}"),
-    ];
-    let terms_of_unindexed = format!("SELECT COUNT(*) FROM card_terms WHERE card_id = {}", unindexed.id);
-    let left: i64 = match &store {
-        AnyStore::Sqlite(s) => {
-            for sql in &undo {
-                s.pool().execute(sql.as_str()).await.unwrap();
-            }
-            assert_eq!(asked(&db, o.alice.id, "").await, vec![], "undone: no open work is found");
-            Migrator::new(dir("sqlite")).await.unwrap().run(s.pool()).await.unwrap();
-            sqlx::query_scalar(&terms_of_unindexed).fetch_one(s.pool()).await.unwrap()
-        }
-        AnyStore::Postgres(s) => {
-            for sql in &undo {
-                s.pool().execute(sql.as_str()).await.unwrap();
-            }
-            assert_eq!(asked(&db, o.alice.id, "").await, vec![], "undone: no open work is found");
-            Migrator::new(dir("postgres")).await.unwrap().run(s.pool()).await.unwrap();
-            sqlx::query_scalar(&terms_of_unindexed).fetch_one(s.pool()).await.unwrap()
-        }
-    };
+    run_all(
+        &store,
+        &[
+            "DELETE FROM card_terms WHERE term = ' open work'".to_string(),
+            format!("DELETE FROM card_terms WHERE card_id = {}", unindexed.id),
+            "DROP INDEX card_uses_pinned".to_string(),
+            format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}"),
+        ],
+    )
+    .await;
+    assert_eq!(asked(&db, o.alice.id, "").await, vec![], "undone: no open work is found");
+    migrate_again(&store).await;
+    let left = count(&store, &format!("SELECT COUNT(*) FROM card_terms WHERE card_id = {}", unindexed.id)).await;
     assert_eq!(asked(&db, o.alice.id, "").await, vec![("D-1".to_string(), false)], "open work kept before pads");
     assert_eq!(left, 0, "a card with no terms is left for start-up to find by having none");
+}
+
+/// Puts a database back as it was before a migration, statement by statement.
+async fn run_all(store: &AnyStore, statements: &[String]) {
+    for sql in statements {
+        match store {
+            AnyStore::Sqlite(s) => s.pool().execute(sql.as_str()).await.map(drop),
+            AnyStore::Postgres(s) => s.pool().execute(sql.as_str()).await.map(drop),
+        }
+        .unwrap();
+    }
+}
+
+/// Applies the migrations still to be applied, as a server's start-up does.
+async fn migrate_again(store: &AnyStore) {
+    let dir = |backend: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations").join(backend);
+    match store {
+        AnyStore::Sqlite(s) => Migrator::new(dir("sqlite")).await.unwrap().run(s.pool()).await.unwrap(),
+        AnyStore::Postgres(s) => Migrator::new(dir("postgres")).await.unwrap().run(s.pool()).await.unwrap(),
+    }
+}
+
+async fn count(store: &AnyStore, sql: &str) -> i64 {
+    match store {
+        AnyStore::Sqlite(s) => sqlx::query_scalar(sql).fetch_one(s.pool()).await.unwrap(),
+        AnyStore::Postgres(s) => sqlx::query_scalar(sql).fetch_one(s.pool()).await.unwrap(),
+    }
 }

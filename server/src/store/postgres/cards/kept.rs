@@ -79,10 +79,9 @@ impl KeptCardStore for PgStore {
         terms: &[String],
         pad_below: u32,
     ) -> Result<Vec<KeptForQuestion>, StoreError> {
-        // The named cards first, once, from the person's own terms (`use_terms`): a probe per
-        // term of the question. The cards that may pad only when few are named: the pinned ones by
-        // their index, the open-work ones by their term. Then each of those cards with its use, so
-        // a run reads a few dozen rows, not all 300.
+        // As on SQLite: the named cards from the person's own terms, the ones that may pad only
+        // when fewer than `pad_below` are named, then each card with its use. The question's terms
+        // go as one array, so the statement is the same whatever their number.
         let rows = sqlx::query(&format!(
             "WITH n AS (SELECT DISTINCT card_id FROM use_terms WHERE person_id = $1 AND term = ANY($2)), \
              k AS (SELECT card_id, bool_or(named) AS named FROM (\
