@@ -9,10 +9,10 @@ use std::collections::HashSet;
 pub const MAX_SELECTED: usize = 25;
 pub const PAD_TO: usize = 10;
 /// A run reads the cards that may pad with the named ones unless its question names this many.
-/// A word often names a few dozen cards of which one matches whole (a company's first word), and
-/// such a question would pad; reading its pads at once costs a few rows, a second read costs all
-/// of them again. A question naming forty or more is one of stage and city, which mostly matches
-/// ten.
+/// One word of a value often names a few dozen cards of which one matches whole (a company's
+/// first word), and such a question pads: reading its pads at once costs a few rows, where a
+/// second read costs every row again. A question naming more names them by values many cards
+/// share, such as a stage, and seldom matches fewer than ten.
 pub const READ_PADS_BELOW: usize = 4 * PAD_TO;
 
 /// A kept card as the selection sees it.

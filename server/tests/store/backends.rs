@@ -205,3 +205,35 @@ pub async fn org(db: &Db) -> Org {
         .expect("create the agent");
     Org { sales, support, team, admin, alice, bob, agent }
 }
+
+/// Runs one statement written with `?` placeholders, numbered for PostgreSQL.
+pub async fn exec(store: &AnyStore, sql: &str, args: &[&str]) {
+    match store {
+        AnyStore::Sqlite(s) => {
+            let mut q = sqlx::query(sql);
+            for a in args {
+                q = q.bind(*a);
+            }
+            q.execute(s.pool()).await.expect(sql);
+        }
+        AnyStore::Postgres(s) => {
+            let mut n = 0;
+            let numbered: String = sql
+                .chars()
+                .map(|c| {
+                    if c == '?' {
+                        n += 1;
+                        format!("${n}")
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            let mut q = sqlx::query(&numbered);
+            for a in args {
+                q = q.bind(*a);
+            }
+            q.execute(s.pool()).await.expect(sql);
+        }
+    }
+}

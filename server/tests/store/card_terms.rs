@@ -3,7 +3,7 @@
 //! work among them) follow the card through every write, and an archive's cards get theirs on
 //! import.
 
-use crate::backends::{on_both, on_both_stores, org, Db};
+use crate::backends::{exec, on_both, on_both_stores, org, Db};
 use crate::cards::use_of;
 use crate::connectors::{card, connector};
 use chrono::{TimeZone, Utc};
@@ -14,7 +14,6 @@ use engine::cards::store::{KeptForQuestion, NewCard, OpenWhen};
 use engine::org::PersonId;
 use server::store::AnyStore;
 use sqlx::migrate::Migrator;
-use sqlx::Executor;
 use std::path::Path;
 
 on_both! {
@@ -212,7 +211,9 @@ async fn the_migration_gives_uses_kept_before_it_their_terms(store: AnyStore) {
         .to_vec(),
     };
     back.push(forget_version);
-    run_all(&store, &back).await;
+    for sql in &back {
+        exec(&store, sql, &[]).await;
+    }
     migrate_again(&store).await;
     let named = |r: &str| vec![(r.to_string(), true)];
     assert_eq!(asked(&db, o.alice.id, "acme").await, named("D-1"), "a use kept before has its terms");
@@ -236,32 +237,19 @@ async fn the_migration_gives_open_work_kept_before_it_its_term(store: AnyStore) 
     for card in [&open, &unindexed, &closed] {
         db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
     }
-    run_all(
-        &store,
-        &[
-            "DELETE FROM card_terms WHERE term = ' open work'".to_string(),
-            format!("DELETE FROM card_terms WHERE card_id = {}", unindexed.id),
-            "DROP INDEX card_uses_pinned".to_string(),
-            format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}"),
-        ],
-    )
-    .await;
+    for sql in [
+        "DELETE FROM card_terms WHERE term = ' open work'".to_string(),
+        format!("DELETE FROM card_terms WHERE card_id = {}", unindexed.id),
+        "DROP INDEX card_uses_pinned".to_string(),
+        format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}"),
+    ] {
+        exec(&store, &sql, &[]).await;
+    }
     assert_eq!(asked(&db, o.alice.id, "").await, vec![], "undone: no open work is found");
     migrate_again(&store).await;
     let left = count(&store, &format!("SELECT COUNT(*) FROM card_terms WHERE card_id = {}", unindexed.id)).await;
     assert_eq!(asked(&db, o.alice.id, "").await, vec![("D-1".to_string(), false)], "open work kept before pads");
     assert_eq!(left, 0, "a card with no terms is left for start-up to find by having none");
-}
-
-/// Puts a database back as it was before a migration, statement by statement.
-async fn run_all(store: &AnyStore, statements: &[String]) {
-    for sql in statements {
-        match store {
-            AnyStore::Sqlite(s) => s.pool().execute(sql.as_str()).await.map(drop),
-            AnyStore::Postgres(s) => s.pool().execute(sql.as_str()).await.map(drop),
-        }
-        .unwrap();
-    }
 }
 
 /// Applies the migrations still to be applied, as a server's start-up does.

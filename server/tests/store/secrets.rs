@@ -2,7 +2,7 @@
 //! only in its own row, start-up seals keys kept in plain text and refuses a wrong key, and a
 //! rotation re-seals everything so that the old key opens nothing.
 
-use crate::backends::{at, on_both_stores, org, suite_key, Org};
+use crate::backends::{at, exec, on_both_stores, org, suite_key, Org};
 use crate::connectors::connector;
 use engine::cards::source::KeyMode;
 use server::secrets::{SecretBox, SecretKey};
@@ -22,38 +22,6 @@ on_both_stores! {
         postgres_a_rotation_reseals_everything_and_the_old_key_opens_nothing;
     a_replaced_company_key_is_sealed_in_its_row: sqlite_a_replaced_company_key_is_sealed_in_its_row,
         postgres_a_replaced_company_key_is_sealed_in_its_row;
-}
-
-/// Runs one statement written with `?` placeholders, numbered for PostgreSQL.
-async fn exec(store: &AnyStore, sql: &str, args: &[&str]) {
-    match store {
-        AnyStore::Sqlite(s) => {
-            let mut q = sqlx::query(sql);
-            for a in args {
-                q = q.bind(*a);
-            }
-            q.execute(s.pool()).await.expect(sql);
-        }
-        AnyStore::Postgres(s) => {
-            let mut n = 0;
-            let numbered: String = sql
-                .chars()
-                .map(|c| {
-                    if c == '?' {
-                        n += 1;
-                        format!("${n}")
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect();
-            let mut q = sqlx::query(&numbered);
-            for a in args {
-                q = q.bind(*a);
-            }
-            q.execute(s.pool()).await.expect(sql);
-        }
-    }
 }
 
 /// Every stored key as the database holds it: company keys by connector, then person keys.
