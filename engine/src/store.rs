@@ -3,7 +3,7 @@
 
 pub use crate::cards::snapshots::SnapshotStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
-use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion};
+use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion};
 pub use crate::lessons::LessonStore;
 pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::import::ImportStore;
@@ -93,6 +93,8 @@ pub trait OrgStore: Send + Sync {
     async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError>;
     async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError>;
     async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError>;
+    /// The team with its role, in one read.
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError>;
     async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError>;
 
     async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError>;
@@ -126,6 +128,9 @@ pub trait OrgStore: Send + Sync {
 #[async_trait]
 pub trait CoreStore: Send + Sync {
     async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError>;
+    /// The role and the team with the current version of each one's core, in one read: what a
+    /// run's cores are chosen from. `None` when there is no such role.
+    async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError>;
     /// Versions newest first: those older than `before` when it is given, at most `limit`. Keyset
     /// paging, so a page costs the same however long the history grows.
     async fn core_versions(

@@ -15,6 +15,10 @@ pub const TEAM_CORE_LIMIT: u32 = 1_000;
 /// "What changed" is a short note, not a second core.
 pub const NOTE_MAX_CHARS: usize = 500;
 
+/// How a company core's key begins; the role's slug follows. The store finds a role's company
+/// core by it in the same read as the role.
+pub const COMPANY_KEY_PREFIX: &str = "company:role:";
+
 /// Which core: a role's company core, or a team's core.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CoreScope {
@@ -26,7 +30,7 @@ impl CoreScope {
     /// Parses the key used in URLs, the CLI and the API: `company:role:sales` or `team:3`.
     pub fn parse(s: &str) -> Result<Self, CoreError> {
         let bad = || CoreError::NotFound(format!("There is no core called {s:?}"));
-        if let Some(slug) = s.strip_prefix("company:role:") {
+        if let Some(slug) = s.strip_prefix(COMPANY_KEY_PREFIX) {
             return RoleSlug::parse(slug).map(CoreScope::Company).map_err(|_| bad());
         }
         if let Some(id) = s.strip_prefix("team:") {
@@ -43,10 +47,19 @@ impl CoreScope {
 impl fmt::Display for CoreScope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CoreScope::Company(slug) => write!(f, "company:{slug}"),
+            CoreScope::Company(slug) => write!(f, "{COMPANY_KEY_PREFIX}{}", slug.as_str()),
             CoreScope::Team(id) => write!(f, "team:{id}"),
         }
     }
+}
+
+/// What a run's cores are chosen from, read at once: a role with its company core's current
+/// version, and a team with its own core's current version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunCores {
+    pub role: Role,
+    pub company: Option<CoreVersion>,
+    pub team: Option<(Team, Option<CoreVersion>)>,
 }
 
 /// One saved version of a core. Versions are never changed or removed.

@@ -1,8 +1,12 @@
 //! Cores on SQLite: versions appended under a unique (scope, version) key, and suggestions.
 
 use super::sqlite::{backend, is_unique_violation, SqliteStore};
+use crate::store::run_cores_from;
 use async_trait::async_trait;
-use engine::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, Suggestion, SuggestionState};
+use engine::cores::{
+    CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion, SuggestionState, COMPANY_KEY_PREFIX,
+};
+use engine::org::{RoleId, TeamId};
 use engine::store::{Actor, CoreStore, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
@@ -101,6 +105,26 @@ impl CoreStore for SqliteStore {
             .await
             .map_err(backend)?;
         row.as_ref().map(version_from).transpose()
+    }
+
+    async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT r.id AS role_id, r.slug AS role_slug, r.name AS role_name, r.company_core_limit AS role_limit, \
+             t.id AS team_id, t.name AS team_name, t.lead_id AS team_lead_id, t.role_id AS team_role_id, c.* \
+             FROM roles r LEFT JOIN teams t ON t.id = ?2 LEFT JOIN (\
+             SELECT * FROM ({VERSION_SELECT} WHERE v.scope_key = ?3 || (SELECT slug FROM roles WHERE id = ?1) \
+             ORDER BY v.version DESC LIMIT 1) UNION ALL \
+             SELECT * FROM ({VERSION_SELECT} WHERE v.scope_key = ?4 ORDER BY v.version DESC LIMIT 1)) c ON 1 \
+             WHERE r.id = ?1"
+        ))
+        .bind(role.0)
+        .bind(team.map(|t| t.0))
+        .bind(COMPANY_KEY_PREFIX)
+        .bind(team.map(|t| CoreScope::Team(t).key()))
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        run_cores_from(role, &rows, version_from)
     }
 
     async fn core_versions(

@@ -106,6 +106,64 @@ pub(crate) fn agent_access_from(
     Ok(Some((clearance, rows.iter().filter_map(|(_, c)| *c).collect())))
 }
 
+/// A team read beside something else, left-joined (`team_id`, `team_name`, `team_lead_id`,
+/// `team_role_id`), on either backend: `None` when there is none.
+pub(crate) fn joined_team_from<'r, R: sqlx::Row>(row: &'r R) -> Option<engine::org::Team>
+where
+    &'static str: sqlx::ColumnIndex<R>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    use engine::org::{PersonId, RoleId, TeamId};
+    row.get::<Option<i64>, _>("team_id").map(|id| engine::org::Team {
+        id: TeamId(id),
+        name: row.get("team_name"),
+        lead: row.get::<Option<i64>, _>("team_lead_id").map(PersonId),
+        role: row.get::<Option<i64>, _>("team_role_id").map(RoleId),
+    })
+}
+
+/// What a run's cores are chosen from, from the rows both backends read for it in one statement:
+/// the role and the team beside each current core version found, or one row without a version.
+pub(crate) fn run_cores_from<R: sqlx::Row>(
+    role: engine::org::RoleId,
+    rows: &[R],
+    version_from: impl Fn(&R) -> Result<engine::cores::CoreVersion, StoreError>,
+) -> Result<Option<engine::cores::RunCores>, StoreError>
+where
+    &'static str: sqlx::ColumnIndex<R>,
+    for<'r> Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let Some(first) = rows.first() else { return Ok(None) };
+    let role = joined_role_from(Some(role), first.get("role_slug"), first.get("role_name"), first.get("role_limit"))?
+        .ok_or_else(|| StoreError::Backend("unreadable role".into()))?;
+    let mut versions = Vec::new();
+    for row in rows.iter().filter(|r| r.get::<Option<i64>, _>("version").is_some()) {
+        versions.push(version_from(row)?);
+    }
+    let company = versions
+        .iter()
+        .position(|v| matches!(v.scope, engine::cores::CoreScope::Company(_)))
+        .map(|i| versions.remove(i));
+    let team = joined_team_from(first).map(|t| (t, versions.pop()));
+    Ok(Some(engine::cores::RunCores { role, company, team }))
+}
+
+/// A role from its columns as both backends read them beside something else (`role_slug`,
+/// `role_name`, `role_limit`, left-joined): `None` when there is no role.
+pub(crate) fn joined_role_from(
+    id: Option<engine::org::RoleId>,
+    slug: Option<String>,
+    name: Option<String>,
+    limit: Option<i64>,
+) -> Result<Option<engine::org::Role>, StoreError> {
+    let (Some(id), Some(slug), Some(name), Some(limit)) = (id, slug, name, limit) else { return Ok(None) };
+    let slug = engine::org::RoleSlug::parse(&slug).map_err(|e| StoreError::Backend(e.to_string()))?;
+    Ok(Some(engine::org::Role { id, slug, name, company_core_limit: limit as u32 }))
+}
+
 /// The people around a person from the union both backends read, each row labelled with who it
 /// is to them: `manager`, `lead` or `teammate`.
 pub(crate) fn around_from<'a>(

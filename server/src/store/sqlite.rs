@@ -309,6 +309,28 @@ impl OrgStore for SqliteStore {
         Ok(row.as_ref().map(team_from))
     }
 
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
+        let Some(row) = sqlx::query(
+            "SELECT t.id, t.name, t.lead_id, t.role_id, r.slug AS role_slug, r.name AS role_name, \
+             r.company_core_limit AS role_limit FROM teams t LEFT JOIN roles r ON r.id = t.role_id WHERE t.id = ?",
+        )
+        .bind(id.0)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?
+        else {
+            return Ok(None);
+        };
+        let team = team_from(&row);
+        let role = crate::store::joined_role_from(
+            team.role,
+            row.get("role_slug"),
+            row.get("role_name"),
+            row.get("role_limit"),
+        )?;
+        Ok(Some((team, role)))
+    }
+
     async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
         let row = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = ?"))
             .bind(id.0)

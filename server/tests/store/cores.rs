@@ -2,6 +2,7 @@
 
 use crate::backends::{on_both, org, slug, Db, Org};
 use engine::cores::{CoreScope, NewCoreVersion, NewSuggestion, SuggestionState};
+use engine::org::{RoleId, TeamId};
 use engine::store::StoreError;
 
 on_both! {
@@ -28,6 +29,39 @@ on_both! {
         postgres_racing_accepts_on_one_version_make_exactly_one;
     versions_page_by_key_newest_first: sqlite_versions_page_by_key_newest_first,
         postgres_versions_page_by_key_newest_first;
+    a_run_reads_the_role_and_the_team_with_their_current_cores:
+        sqlite_a_run_reads_the_role_and_the_team_with_their_current_cores,
+        postgres_a_run_reads_the_role_and_the_team_with_their_current_cores;
+}
+
+async fn a_run_reads_the_role_and_the_team_with_their_current_cores(db: Db) {
+    let o = org(&db).await;
+    let team = CoreScope::Team(o.team.id);
+    // Nothing written yet: the role and the team, without cores.
+    let read = db.cores_for_run(o.sales.id, Some(o.team.id)).await.unwrap().unwrap();
+    assert_eq!((read.role, read.company, read.team), (o.sales.clone(), None, Some((o.team.clone(), None))));
+
+    db.append_core_version(&save(&o, &sales(), 0, "company one", 1)).await.unwrap();
+    let current = db.append_core_version(&save(&o, &sales(), 1, "company two", 2)).await.unwrap();
+    let read = db.cores_for_run(o.sales.id, Some(o.team.id)).await.unwrap().unwrap();
+    assert_eq!((read.company, read.team), (Some(current.clone()), Some((o.team.clone(), None))));
+
+    db.append_core_version(&save(&o, &team, 0, "team one", 3)).await.unwrap();
+    let team_current = db.append_core_version(&save(&o, &team, 1, "team two", 4)).await.unwrap();
+    let read = db.cores_for_run(o.sales.id, Some(o.team.id)).await.unwrap().unwrap();
+    assert_eq!(read.company, Some(current.clone()));
+    assert_eq!(read.team, Some((o.team.clone(), Some(team_current.clone()))));
+
+    // Another role reads its own company core (none yet), whatever the team's role; no team, no
+    // team core; a team or a role that does not exist reads as none.
+    let read = db.cores_for_run(o.support.id, Some(o.team.id)).await.unwrap().unwrap();
+    assert_eq!((read.role, read.company), (o.support.clone(), None));
+    assert_eq!(read.team, Some((o.team.clone(), Some(team_current))));
+    let read = db.cores_for_run(o.sales.id, None).await.unwrap().unwrap();
+    assert_eq!((read.company, read.team), (Some(current.clone()), None));
+    let read = db.cores_for_run(o.sales.id, Some(TeamId(o.team.id.0 + 100))).await.unwrap().unwrap();
+    assert_eq!((read.company, read.team), (Some(current), None));
+    assert_eq!(db.cores_for_run(RoleId(o.support.id.0 + 100), Some(o.team.id)).await.unwrap(), None);
 }
 
 async fn versions_page_by_key_newest_first(db: Db) {

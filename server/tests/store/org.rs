@@ -72,6 +72,9 @@ async fn lookups_find_what_was_created(db: Db) {
     assert_eq!(db.team(o.team.id).await.unwrap(), Some(o.team.clone()));
     assert_eq!(o.team.role, Some(o.sales.id));
     assert_eq!(o.team.lead, None);
+    assert_eq!(db.team_with_role(o.team.id).await.unwrap(), Some((o.team.clone(), Some(o.sales.clone()))));
+    let roleless = db.create_team("Ops", None, o.by_admin(1)).await.unwrap();
+    assert_eq!(db.team_with_role(roleless.id).await.unwrap(), Some((roleless, None)));
     assert_eq!(db.agent(o.agent.id).await.unwrap(), Some(o.agent.clone()));
 }
 
@@ -81,6 +84,7 @@ async fn lookups_of_missing_rows_find_nothing(db: Db) {
     assert_eq!(db.role(&slug("finance")).await.unwrap(), None);
     assert_eq!(db.role_by_id(RoleId(9_999)).await.unwrap(), None);
     assert_eq!(db.team(TeamId(9_999)).await.unwrap(), None);
+    assert_eq!(db.team_with_role(TeamId(9_999)).await.unwrap(), None);
     assert_eq!(db.agent(AgentId(9_999)).await.unwrap(), None);
     assert_eq!(db.credentials("nobody@acme.test").await.unwrap(), None);
 }

@@ -140,10 +140,9 @@ impl PersonMemory {
         self.store.connector(id).await?.ok_or_else(|| MemoryError::NotFound("There is no such connector".into()))
     }
 
-    /// The slug of the person's department role, read with their team alone.
+    /// The slug of the person's department role.
     pub async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
-        let Some(role) = self.role_id(person).await? else { return Ok(None) };
-        Ok(self.store.role_by_id(role).await?.map(|r| r.slug.as_str().to_string()))
+        Ok(self.department_role(person).await?.map(|r| r.slug.as_str().to_string()))
     }
 
     async fn reader(&self, person: &Person) -> Result<Reader, MemoryError> {
@@ -151,14 +150,18 @@ impl PersonMemory {
     }
 
     /// The person's department role, read with their team alone: a run reads it on every ask,
-    /// so it must not read the whole directory.
-    async fn role_id(&self, person: &Person) -> Result<Option<crate::org::RoleId>, MemoryError> {
-        let teams: Vec<crate::org::Team> = match (person.role_override, person.main_team) {
-            (None, Some(t)) => self.store.team(t).await?.into_iter().collect(),
-            _ => Vec::new(),
+    /// so it must not read the whole directory. A team's role comes with the team, in one read.
+    async fn department_role(&self, person: &Person) -> Result<Option<crate::org::Role>, MemoryError> {
+        let (teams, team_role) = match (person.role_override, person.main_team) {
+            (None, Some(t)) => match self.store.team_with_role(t).await? {
+                Some((team, role)) => (vec![team], role),
+                None => (vec![], None),
+            },
+            _ => (vec![], None),
         };
         Ok(match person.department_role(&teams) {
-            RoleSource::Own(r) | RoleSource::FromTeam(r) => Some(r),
+            RoleSource::Own(r) => self.store.role_by_id(r).await?,
+            RoleSource::FromTeam(_) => team_role,
             RoleSource::None => None,
         })
     }

@@ -106,7 +106,7 @@ impl PersonMemory {
                 continue;
             }
             let mut kept = 0;
-            if let Some(role) = self.role_id(&person).await? {
+            if let Some(role) = self.department_role(&person).await?.map(|r| r.id) {
                 for q in self.store.my_work_queries(role).await? {
                     match self.run_query(&person, &q).await {
                         Ok(n) => kept += n,

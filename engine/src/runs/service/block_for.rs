@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::cards::access::RunningAgent;
-use crate::cores::CoreScope;
 use crate::lessons::select::lessons_for;
 use crate::org::{Agent, TeamId};
 use crate::runs::block::{
@@ -196,26 +195,13 @@ impl Runs {
     async fn cores_for(&self, agent: &Agent, person: Option<&Person>) -> Result<Vec<LoadedCore>, RunError> {
         let Some(role_id) = agent.role else { return Ok(vec![]) };
         let team_id: Option<TeamId> = person.and_then(|p| agent.team_copy.or(p.main_team));
-        let (role, team) = futures_util::try_join!(self.store.role_by_id(role_id), async {
-            match team_id {
-                Some(t) => self.store.team(t).await,
-                None => Ok(None),
-            }
-        })?;
-        let Some(role) = role else { return Ok(vec![]) };
-        let team = team.filter(|t| agent.team_copy.is_some() || t.role == Some(role_id));
-        let company_scope = CoreScope::Company(role.slug.clone());
-        let (company, team_core) = futures_util::try_join!(self.store.current_core(&company_scope), async {
-            match &team {
-                Some(t) => self.store.current_core(&CoreScope::Team(t.id)).await,
-                None => Ok(None),
-            }
-        })?;
+        let Some(read) = self.store.cores_for_run(role_id, team_id).await? else { return Ok(vec![]) };
         let mut out = Vec::new();
-        if let Some(v) = company {
-            out.push(LoadedCore { scope: v.scope, name: role.name.clone(), version: v.version, text: v.text });
+        if let Some(v) = read.company {
+            out.push(LoadedCore { scope: v.scope, name: read.role.name.clone(), version: v.version, text: v.text });
         }
-        if let (Some(v), Some(team)) = (team_core, team) {
+        let team = read.team.filter(|(t, _)| agent.team_copy.is_some() || t.role == Some(role_id));
+        if let Some((team, Some(v))) = team {
             out.push(LoadedCore { scope: v.scope, name: team.name, version: v.version, text: v.text });
         }
         Ok(out)

@@ -183,6 +183,28 @@ impl OrgStore for PgStore {
         Ok(row.as_ref().map(team_from))
     }
 
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
+        let Some(row) = sqlx::query(
+            "SELECT t.id, t.name, t.lead_id, t.role_id, r.slug AS role_slug, r.name AS role_name, \
+             r.company_core_limit AS role_limit FROM teams t LEFT JOIN roles r ON r.id = t.role_id WHERE t.id = $1",
+        )
+        .bind(id.0)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?
+        else {
+            return Ok(None);
+        };
+        let team = team_from(&row);
+        let role = crate::store::joined_role_from(
+            team.role,
+            row.get("role_slug"),
+            row.get("role_name"),
+            row.get("role_limit"),
+        )?;
+        Ok(Some((team, role)))
+    }
+
     async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
         let row = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = $1"))
             .bind(id.0)
@@ -448,37 +470,31 @@ impl OrgStore for PgStore {
     }
 
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
-        // Two reads, whatever the team's size: the person with their main team and its role, then
-        // everyone around them, each row saying who it is to them.
-        let row = sqlx::query(
-            "SELECT p.manager_id, t.id, t.name, t.lead_id, t.role_id, r.name AS role_name FROM people p \
-             LEFT JOIN teams t ON t.id = p.main_team_id LEFT JOIN roles r ON r.id = t.role_id WHERE p.id = $1",
-        )
-        .bind(person.0)
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(backend)?
-        .ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
-        let team = row.get::<Option<i64>, _>("id").map(|_| team_from(&row));
-        // The (main_team_id, name COLLATE "C") index serves the teammates' filter and order; the
-        // limit bounds them.
+        // One round trip, whatever the team's size: the person's manager and main team with its
+        // role beside everyone around them, each row saying who it is to them (one row with no
+        // one when nobody is). The (main_team_id, name COLLATE "C") index serves the teammates'
+        // filter and order; the limit bounds them.
         let rows = sqlx::query(&format!(
-            "SELECT 'manager' AS who, {PERSON_COLUMNS} FROM people WHERE id = $1 AND left_at IS NULL \
-             UNION ALL SELECT 'lead', {PERSON_COLUMNS} FROM people WHERE id = $2 AND left_at IS NULL \
+            "WITH me AS (SELECT p.manager_id AS me_manager_id, t.id AS team_id, t.name AS team_name, \
+             t.lead_id AS team_lead_id, t.role_id AS team_role_id, r.name AS team_role_name FROM people p \
+             LEFT JOIN teams t ON t.id = p.main_team_id LEFT JOIN roles r ON r.id = t.role_id WHERE p.id = $1) \
+             SELECT me.*, x.* FROM me LEFT JOIN LATERAL (\
+             SELECT 'manager' AS who, {PERSON_COLUMNS} FROM people WHERE id = me.me_manager_id AND left_at IS NULL \
+             UNION ALL SELECT 'lead', {PERSON_COLUMNS} FROM people WHERE id = me.team_lead_id AND left_at IS NULL \
              UNION ALL SELECT * FROM (SELECT 'teammate', {PERSON_COLUMNS} FROM people \
-             WHERE main_team_id = $3 AND id <> $4 AND left_at IS NULL ORDER BY name COLLATE \"C\" LIMIT $5) AS teammates"
+             WHERE main_team_id = me.team_id AND id <> $1 AND left_at IS NULL ORDER BY name COLLATE \"C\" LIMIT $2) \
+             AS teammates) x ON true"
         ))
-        .bind(row.get::<Option<i64>, _>("manager_id"))
-        .bind(team.as_ref().and_then(|t| t.lead).map(|p| p.0))
-        .bind(team.as_ref().map(|t| t.id.0))
         .bind(person.0)
         .bind(i64::from(teammates))
-        .fetch_all(&mut *conn)
+        .fetch_all(self.pool())
         .await
         .map_err(backend)?;
-        let team_role = team.as_ref().and_then(|_| row.get("role_name"));
-        Ok(crate::store::around_from(team, team_role, rows.iter().map(|r| (r.get::<&str, _>("who"), person_from(r)))))
+        let first = rows.first().ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
+        let team = crate::store::joined_team_from(first);
+        let team_role = team.as_ref().and_then(|_| first.get("team_role_name"));
+        let people = rows.iter().filter_map(|r| Some((r.get::<Option<&str>, _>("who")?, person_from(r))));
+        Ok(crate::store::around_from(team, team_role, people))
     }
 
     async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
