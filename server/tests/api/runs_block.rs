@@ -51,6 +51,35 @@ async fn add_agent(app: &TestApp, name: &str, role: &str, team_copy: Option<Team
     app.store.create_agent(&new, actor).await.unwrap().id
 }
 
+/// Keeps a card for the person of `like`'s use, from the same connector and tool as `like`, with
+/// these fields: a card the test shapes itself.
+async fn keep_like(
+    app: &TestApp,
+    like: &engine::cards::store::Card,
+    like_use: &engine::cards::store::CardUse,
+    record_id: String,
+    fields: Vec<engine::cards::source::CardField>,
+) -> i64 {
+    let new = engine::cards::store::NewCard {
+        connector: like.connector,
+        tool: like.tool.clone(),
+        kind: like.kind.clone(),
+        record_id,
+        version: None,
+        fields,
+        missing: vec![],
+        read_with: like.read_with,
+        read_as: like.read_as,
+        label_when_read: like.label_when_read,
+        open_when: None,
+        read_at: like.read_at,
+    };
+    let card = app.store.upsert_card(&new).await.unwrap();
+    let usage = engine::cards::store::CardUse { card: card.id, pinned: false, ..like_use.clone() };
+    app.store.save_use(&usage).await.unwrap();
+    card.id
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_loads_its_roles_company_core_and_a_team_core_only_of_the_same_role() {
     let model = AgentModelServer::start().await;
@@ -353,7 +382,6 @@ async fn a_pinned_card_the_question_does_not_name_pads_the_block_with_its_fields
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
     use engine::cards::source::CardField;
-    use engine::cards::store::{CardUse, NewCard};
     let model = AgentModelServer::start().await;
     let c = spawn_runs(&model).await;
     let alice_person = person(&c.app, "alice").await;
@@ -373,23 +401,9 @@ async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
     // words matches only as a whole. So the pads are read again once the selection wants them.
     let mut glow = Vec::new();
     for i in 0..engine::cards::select::READ_PADS_BELOW + 2 {
-        let new = NewCard {
-            connector: nimbus.connector,
-            tool: nimbus.tool.clone(),
-            kind: nimbus.kind.clone(),
-            record_id: format!("L-9{i:03}"),
-            version: None,
-            fields: vec![CardField { name: "company".into(), value: format!("Glow Works {i}"), free_text: false }],
-            missing: vec![],
-            read_with: nimbus.read_with,
-            read_as: nimbus.read_as,
-            label_when_read: nimbus.label_when_read,
-            open_when: None,
-            read_at: nimbus.read_at,
-        };
-        let card = c.app.store.upsert_card(&new).await.unwrap();
-        c.app.store.save_use(&CardUse { card: card.id, pinned: false, ..nimbus_use.clone() }).await.unwrap();
-        glow.push(card.id);
+        let fields = vec![CardField { name: "company".into(), value: format!("Glow Works {i}"), free_text: false }];
+        let card = keep_like(&c.app, nimbus, nimbus_use, format!("L-9{i:03}"), fields).await;
+        glow.push(card);
     }
 
     let alice = c.app.sign_in("alice").await;
@@ -399,4 +413,52 @@ async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
     assert!(refs.contains(&card_ref(nimbus.id)), "the card the question matches: {refs:?}");
     assert!(refs.contains(&card_ref(pinned.id)), "the pinned card pads: {refs:?}");
     assert!(glow.iter().all(|id| !refs.contains(&card_ref(*id))), "named, not matched, not loaded: {refs:?}");
+}
+
+/// The owners named on the cards a run loads join who's who, whether they are already around
+/// the person (a teammate, read with the team) or not (someone in another team, read by email).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owners_named_on_the_loaded_cards_join_whos_who_around_the_person_or_not() {
+    use engine::cards::source::CardField;
+    let model = AgentModelServer::start().await;
+    let c = spawn_runs(&model).await;
+    let alice_person = person(&c.app, "alice").await;
+    let dir = c.app.store.directory().await.unwrap();
+    let teammate = dir
+        .people
+        .iter()
+        .find(|p| p.id != alice_person.id && p.main_team.is_some() && p.main_team == alice_person.main_team)
+        .expect("a teammate of Alice's");
+    let lead_of = |t| dir.teams.iter().find(|team| Some(team.id) == t).and_then(|team| team.lead);
+    let outside = dir
+        .people
+        .iter()
+        .find(|p| {
+            p.main_team != alice_person.main_team
+                && Some(p.id) != alice_person.manager
+                && Some(p.id) != lead_of(alice_person.main_team)
+        })
+        .expect("someone outside Alice's team");
+    let (nimbus, nimbus_use) = c.app.store.kept(alice_person.id).await.unwrap().remove(0);
+    let field = |name: &str, value: &str| CardField { name: name.into(), value: value.into(), free_text: false };
+    let fields = vec![
+        field("company", "Orbit Freight"),
+        field("owner", &teammate.email),
+        field("co_owner", &outside.email.to_uppercase()),
+    ];
+    let card = keep_like(&c.app, &nimbus, &nimbus_use, "L-7001".into(), fields).await;
+
+    let alice = c.app.sign_in("alice").await;
+    let run = ask(&c.app, &alice, "Sales Assistant", "What stage is Orbit Freight at?").await;
+    assert!(run["run"]["memory_used"].as_array().unwrap().contains(&json!({"card": format!("card:{card}")})));
+    let (_, user) = last_request(&model);
+    let why = |p: &engine::org::Person| {
+        let line = user
+            .lines()
+            .find(|l| l.contains(&format!(">{}, {}: ", p.name, p.email)))
+            .unwrap_or_else(|| panic!("{user}"));
+        line.split(": ").nth(1).unwrap().trim_end_matches("</data>").to_string()
+    };
+    assert!(why(teammate).ends_with("a teammate and named as owner on a card below"), "{user}");
+    assert_eq!(why(outside), "named as owner on a card below", "{user}");
 }

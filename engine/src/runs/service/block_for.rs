@@ -237,7 +237,21 @@ impl Runs {
             .collect();
         emails.sort();
         emails.dedup();
-        let owners = if emails.is_empty() { vec![] } else { self.store.people_by_emails(&emails).await? };
+        // An owner already read around the person is not read again: a card's owner is often a
+        // teammate, and then the run does not wait for a second read of people.
+        let known: Vec<&Person> = around.lead.iter().chain(&around.manager).chain(&around.teammates).collect();
+        let (mut owners, mut unknown) = (Vec::new(), Vec::new());
+        for e in &emails {
+            match known.iter().find(|p| p.email.eq_ignore_ascii_case(e)) {
+                Some(p) => owners.push((*p).clone()),
+                None => unknown.push(e.clone()),
+            }
+        }
+        if !unknown.is_empty() {
+            owners.extend(self.store.people_by_emails(&unknown).await?);
+        }
+        // By name, as the store lists people.
+        owners.sort_by(|a, b| a.name.cmp(&b.name));
         self.refetch_unknown(&emails, &owners, &entries);
         let input = SliceInput { person: person.clone(), around, owners, entries, now: self.now() };
         Ok(build_slice(&input, SLICE_TOKENS))
