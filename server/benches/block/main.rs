@@ -13,6 +13,7 @@
 mod naive;
 mod seed;
 
+use engine::cards::select::{question_terms, READ_PADS_BELOW};
 use engine::cards::service::PersonMemory;
 use engine::cards::source::Source;
 use engine::org::Agent;
@@ -220,6 +221,7 @@ async fn run(postgres: bool) {
     ));
     // Where a block's time goes: its largest parts, each timed alone over the same runs.
     let (mut agent_t, mut cards_t, mut around_t, mut lists_t) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut kept_t = Vec::new();
     for (k, person) in seeded.sampled.iter().enumerate() {
         let q = question(k, person.id.0);
         let t = Instant::now();
@@ -228,6 +230,9 @@ async fn run(postgres: bool) {
         let t = Instant::now();
         memory.cards_for_run(person, &q, &running).await.expect("cards");
         cards_t.push(t.elapsed());
+        let t = Instant::now();
+        shared.kept_for_question(person.id, &question_terms(&q), READ_PADS_BELOW as u32).await.expect("kept");
+        kept_t.push(t.elapsed());
         let t = Instant::now();
         shared.around(person.id, 60).await.expect("around");
         around_t.push(t.elapsed());
@@ -238,6 +243,7 @@ async fn run(postgres: bool) {
     for (name, mut times) in [
         ("the agent's access", agent_t),
         ("the cards for the question", cards_t),
+        ("the cards' read from the store alone", kept_t),
         ("the people around the person", around_t),
         ("who's-who list entries", lists_t),
     ] {
