@@ -137,8 +137,7 @@ where
     for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
 {
     let Some(first) = rows.first() else { return Ok(None) };
-    let role = joined_role_from(Some(role), first.get("role_slug"), first.get("role_name"), first.get("role_limit"))?
-        .ok_or_else(|| StoreError::Backend("unreadable role".into()))?;
+    let role = joined_role_from(first, Some(role))?.ok_or_else(|| StoreError::Backend("unreadable role".into()))?;
     let mut versions = Vec::new();
     for row in rows.iter().filter(|r| r.get::<Option<i64>, _>("version").is_some()) {
         versions.push(version_from(row)?);
@@ -151,15 +150,25 @@ where
     Ok(Some(engine::cores::RunCores { role, company, team }))
 }
 
-/// A role from its columns as both backends read them beside something else (`role_slug`,
-/// `role_name`, `role_limit`, left-joined): `None` when there is no role.
-pub(crate) fn joined_role_from(
+/// A role read beside something else, left-joined (`role_slug`, `role_name`, `role_limit`), on
+/// either backend, given its id: `None` when there is no role.
+pub(crate) fn joined_role_from<'r, R: sqlx::Row>(
+    row: &'r R,
     id: Option<engine::org::RoleId>,
-    slug: Option<String>,
-    name: Option<String>,
-    limit: Option<i64>,
-) -> Result<Option<engine::org::Role>, StoreError> {
-    let (Some(id), Some(slug), Some(name), Some(limit)) = (id, slug, name, limit) else { return Ok(None) };
+) -> Result<Option<engine::org::Role>, StoreError>
+where
+    &'static str: sqlx::ColumnIndex<R>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let (Some(id), Some(slug), Some(name), Some(limit)) = (
+        id,
+        row.get::<Option<String>, _>("role_slug"),
+        row.get::<Option<String>, _>("role_name"),
+        row.get::<Option<i64>, _>("role_limit"),
+    ) else {
+        return Ok(None);
+    };
     let slug = engine::org::RoleSlug::parse(&slug).map_err(|e| StoreError::Backend(e.to_string()))?;
     Ok(Some(engine::org::Role { id, slug, name, company_core_limit: limit as u32 }))
 }

@@ -322,12 +322,7 @@ impl OrgStore for SqliteStore {
             return Ok(None);
         };
         let team = team_from(&row);
-        let role = crate::store::joined_role_from(
-            team.role,
-            row.get("role_slug"),
-            row.get("role_name"),
-            row.get("role_limit"),
-        )?;
+        let role = crate::store::joined_role_from(&row, team.role)?;
         Ok(Some((team, role)))
     }
 
