@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::cards::access::RunningAgent;
-use crate::cards::snapshots::{snapshots_for, ListChange, NewSnapshot, SNAPSHOT_RECORDS};
+use crate::cards::snapshots::{snapshots_for, ListChange, ListSnapshot, NewSnapshot, SNAPSHOT_RECORDS};
 use crate::runs::block::BlockSnapshot;
 use crate::runs::check::ListChecked;
 
@@ -51,17 +51,22 @@ impl PersonMemory {
         }
     }
 
-    /// The snapshots a run acting for `person` loads for `question`: those it asks again, of
-    /// connectors the agent holds and whose toolset still admits the person.
+    /// The list snapshots kept for `person`, read for a run before its agent is known.
+    pub async fn kept_snapshots(&self, person: &Person) -> Result<Vec<ListSnapshot>, MemoryError> {
+        Ok(self.store.snapshots_of(person.id).await?)
+    }
+
+    /// Of the snapshots kept for `person`, those a run loads for `question`: those it asks again,
+    /// of connectors the agent holds and whose toolset still admits the person.
     pub async fn snapshots_for_run(
         &self,
         person: &Person,
         question: &str,
         agent: &RunningAgent,
+        kept: &[ListSnapshot],
     ) -> Result<Vec<BlockSnapshot>, MemoryError> {
-        let kept = self.store.snapshots_of(person.id).await?;
         let mut out = Vec::new();
-        for s in snapshots_for(question, &kept) {
+        for s in snapshots_for(question, kept) {
             if !agent.holds_toolsets.contains(&s.connector) {
                 continue;
             }

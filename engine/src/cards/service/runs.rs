@@ -14,6 +14,14 @@ use std::collections::HashSet;
 /// A kept card a run may be shown, with its connector and its class.
 type Shown = (Card, CardUse, Arc<Connector>, DataLabel);
 
+/// The person's cards a question names, read before the run's agent is known: see
+/// [`PersonMemory::read_cards_for_run`].
+pub struct CardsRead {
+    terms: Vec<String>,
+    kept: Vec<KeptForQuestion>,
+    deciding: super::views::Deciding,
+}
+
 /// A tool a run's agent may call: a ticked tool of a connector its toolsets hold. A read runs in
 /// the run; a tool that acts waits in the person's Inbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,11 +87,31 @@ impl PersonMemory {
         question: &str,
         agent: &RunningAgent,
     ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
+        let read = self.read_cards_for_run(person, question).await?;
+        self.cards_from_read(person, question, agent, read).await
+    }
+
+    /// What `cards_for_run` reads from the store first: the person's cards `question` names, with
+    /// the ones that may pad when it names few, and what deciding them needs. None of it depends
+    /// on the agent, so a run reads it while it reads the agent.
+    pub async fn read_cards_for_run(&self, person: &Person, question: &str) -> Result<CardsRead, MemoryError> {
         let terms = question_terms(question);
         let (kept, deciding) = futures_util::try_join!(
             async { Ok(self.store.kept_for_question(person.id, &terms, READ_PADS_BELOW as u32).await?) },
             self.deciding(person)
         )?;
+        Ok(CardsRead { terms, kept, deciding })
+    }
+
+    /// `cards_for_run` from what `read_cards_for_run` read for the same person and question.
+    pub async fn cards_from_read(
+        &self,
+        person: &Person,
+        question: &str,
+        agent: &RunningAgent,
+        read: CardsRead,
+    ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
+        let CardsRead { terms, kept, deciding } = read;
         let pads_read = kept.iter().filter(|k| k.named).count() < READ_PADS_BELOW;
         let (mut shown, mut selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
         // The cards that pad were left unread, as the question named many cards; too few of

@@ -148,15 +148,22 @@ impl Runs {
         asker: Option<&Person>,
         question: &str,
     ) -> Result<(RunningAgent, Vec<BlockSnapshot>, Vec<BlockCard>, bool), RunError> {
-        let running = self.running_agent(agent).await?;
-        let Some(p) = asker else { return Ok((running, vec![], vec![], false)) };
-        let snapshots =
-            self.memory.snapshots_for_run(p, question, &running).await.map_err(|e| RunError::Store(e.to_string()))?;
+        let Some(p) = asker else { return Ok((self.running_agent(agent).await?, vec![], vec![], false)) };
+        let memory = |e: crate::cards::service::MemoryError| RunError::Store(e.to_string());
+        // The cards the question names are read with the agent and the snapshots, as they wait
+        // on neither; a list asked again names more records, and its cards are read again.
+        let (running, kept, read) = futures_util::try_join!(
+            self.running_agent(agent),
+            async { self.memory.kept_snapshots(p).await.map_err(memory) },
+            async { self.memory.read_cards_for_run(p, question).await.map_err(memory) },
+        )?;
+        let snapshots = self.memory.snapshots_for_run(p, question, &running, &kept).await.map_err(memory)?;
         let (cards, review_mode) = if snapshots.is_empty() {
-            self.cards_for(p, question, &running).await?
+            self.memory.cards_from_read(p, question, &running, read).await.map_err(memory)?
         } else {
             let listed: Vec<&str> = snapshots.iter().flat_map(|s| s.records.iter().map(String::as_str)).collect();
-            self.cards_for(p, &format!("{question} {}", listed.join(" ")), &running).await?
+            let question = format!("{question} {}", listed.join(" "));
+            self.memory.cards_for_run(p, &question, &running).await.map_err(memory)?
         };
         Ok((running, snapshots, cards, review_mode))
     }
@@ -179,15 +186,6 @@ impl Runs {
             .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
             .collect();
         Ok(lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect())
-    }
-
-    async fn cards_for(
-        &self,
-        person: &Person,
-        question: &str,
-        agent: &RunningAgent,
-    ) -> Result<(Vec<BlockCard>, bool), RunError> {
-        self.memory.cards_for_run(person, question, agent).await.map_err(|e| RunError::Store(e.to_string()))
     }
 
     /// The company core of the agent's role; the team core of the person's main team when that
