@@ -52,7 +52,7 @@ impl PersonMemory {
     }
 
     /// The list snapshots kept for `person`, read for a run before its agent is known.
-    pub async fn kept_snapshots(&self, person: &Person) -> Result<Vec<ListSnapshot>, MemoryError> {
+    pub(crate) async fn kept_snapshots(&self, person: &Person) -> Result<Vec<ListSnapshot>, MemoryError> {
         Ok(self.store.snapshots_of(person.id).await?)
     }
 

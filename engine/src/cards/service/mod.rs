@@ -18,7 +18,7 @@ pub use connectors::{parse_shape_fields, SettingsForm, ShapeForm, Sheet, DRAFT_R
 pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
 pub use prepare::{due_today, PREPARE_WINDOW_MINS};
 pub use reading::{FieldChange, RefreshOutcome};
-pub use runs::{CardsRead, RunRead, RunTool};
+pub use runs::{RunRead, RunTool};
 pub use toolsets::admits_line;
 pub use views::CardView;
 

@@ -16,7 +16,7 @@ type Shown = (Card, CardUse, Arc<Connector>, DataLabel);
 
 /// The person's cards a question names, read before the run's agent is known: see
 /// [`PersonMemory::read_cards_for_run`].
-pub struct CardsRead {
+pub(crate) struct CardsRead {
     terms: Vec<String>,
     kept: Vec<KeptForQuestion>,
     deciding: super::views::Deciding,
@@ -94,7 +94,7 @@ impl PersonMemory {
     /// What `cards_for_run` reads from the store first: the person's cards `question` names, with
     /// the ones that may pad when it names few, and what deciding them needs. None of it depends
     /// on the agent, so a run reads it while it reads the agent.
-    pub async fn read_cards_for_run(&self, person: &Person, question: &str) -> Result<CardsRead, MemoryError> {
+    pub(crate) async fn read_cards_for_run(&self, person: &Person, question: &str) -> Result<CardsRead, MemoryError> {
         let terms = question_terms(question);
         let (kept, deciding) = futures_util::try_join!(
             async { Ok(self.store.kept_for_question(person.id, &terms, READ_PADS_BELOW as u32).await?) },
@@ -104,7 +104,7 @@ impl PersonMemory {
     }
 
     /// `cards_for_run` from what `read_cards_for_run` read for the same person and question.
-    pub async fn cards_from_read(
+    pub(crate) async fn cards_from_read(
         &self,
         person: &Person,
         question: &str,
