@@ -106,8 +106,15 @@ pub(crate) fn agent_access_from(
     Ok(Some((clearance, rows.iter().filter_map(|(_, c)| *c).collect())))
 }
 
-/// A team read beside something else, left-joined (`team_id`, `team_name`, `team_lead_id`,
-/// `team_role_id`), on either backend: `None` when there is none.
+/// The columns [`joined_team_from`] reads, for a team `t` read beside something else.
+pub(crate) const JOINED_TEAM_COLUMNS: &str =
+    "t.id AS team_id, t.name AS team_name, t.lead_id AS team_lead_id, t.role_id AS team_role_id";
+/// The columns [`joined_role_from`] reads, for a role `r` read beside something else.
+pub(crate) const JOINED_ROLE_COLUMNS: &str =
+    "r.slug AS role_slug, r.name AS role_name, r.company_core_limit AS role_limit";
+
+/// A team read beside something else, left-joined ([`JOINED_TEAM_COLUMNS`]), on either backend:
+/// `None` when there is none.
 pub(crate) fn joined_team_from<'r, R: sqlx::Row>(row: &'r R) -> Option<engine::org::Team>
 where
     &'static str: sqlx::ColumnIndex<R>,
@@ -150,8 +157,24 @@ where
     Ok(Some(engine::cores::RunCores { role, company, team }))
 }
 
-/// A role read beside something else, left-joined (`role_slug`, `role_name`, `role_limit`), on
-/// either backend, given its id: `None` when there is no role.
+/// A team with its role, from a row with [`JOINED_TEAM_COLUMNS`] and [`JOINED_ROLE_COLUMNS`], on
+/// either backend.
+pub(crate) fn team_with_role_from<'r, R: sqlx::Row>(
+    row: &'r R,
+) -> Result<(engine::org::Team, Option<engine::org::Role>), StoreError>
+where
+    &'static str: sqlx::ColumnIndex<R>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let team = joined_team_from(row).ok_or_else(|| StoreError::Backend("unreadable team".into()))?;
+    let role = joined_role_from(row, team.role)?;
+    Ok((team, role))
+}
+
+/// A role read beside something else, left-joined ([`JOINED_ROLE_COLUMNS`]), on either backend,
+/// given its id: `None` when there is no role.
 pub(crate) fn joined_role_from<'r, R: sqlx::Row>(
     row: &'r R,
     id: Option<engine::org::RoleId>,

@@ -310,20 +310,16 @@ impl OrgStore for SqliteStore {
     }
 
     async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
-        let Some(row) = sqlx::query(
-            "SELECT t.id, t.name, t.lead_id, t.role_id, r.slug AS role_slug, r.name AS role_name, \
-             r.company_core_limit AS role_limit FROM teams t LEFT JOIN roles r ON r.id = t.role_id WHERE t.id = ?",
-        )
+        use crate::store::{team_with_role_from, JOINED_ROLE_COLUMNS, JOINED_TEAM_COLUMNS};
+        let row = sqlx::query(&format!(
+            "SELECT {JOINED_TEAM_COLUMNS}, {JOINED_ROLE_COLUMNS} FROM teams t LEFT JOIN roles r ON r.id = t.role_id \
+             WHERE t.id = ?"
+        ))
         .bind(id.0)
         .fetch_optional(&self.pool)
         .await
-        .map_err(backend)?
-        else {
-            return Ok(None);
-        };
-        let team = team_from(&row);
-        let role = crate::store::joined_role_from(&row, team.role)?;
-        Ok(Some((team, role)))
+        .map_err(backend)?;
+        row.as_ref().map(team_with_role_from).transpose()
     }
 
     async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {

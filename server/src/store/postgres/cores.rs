@@ -1,7 +1,7 @@
 //! Cores on PostgreSQL: versions appended under a unique (scope, version) key, and suggestions.
 
 use super::{backend, is_unique_violation, PgStore};
-use crate::store::run_cores_from;
+use crate::store::{run_cores_from, JOINED_ROLE_COLUMNS, JOINED_TEAM_COLUMNS};
 use async_trait::async_trait;
 use engine::cores::{
     CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion, SuggestionState, COMPANY_KEY_PREFIX,
@@ -107,8 +107,7 @@ impl CoreStore for PgStore {
 
     async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT r.id AS role_id, r.slug AS role_slug, r.name AS role_name, r.company_core_limit AS role_limit, \
-             t.id AS team_id, t.name AS team_name, t.lead_id AS team_lead_id, t.role_id AS team_role_id, c.* \
+            "SELECT r.id AS role_id, {JOINED_ROLE_COLUMNS}, {JOINED_TEAM_COLUMNS}, c.* \
              FROM roles r LEFT JOIN teams t ON t.id = $2 LEFT JOIN (\
              (SELECT * FROM ({VERSION_SELECT} WHERE v.scope_key = $3 || (SELECT slug FROM roles WHERE id = $1) \
              ORDER BY v.version DESC LIMIT 1) company) UNION ALL \
