@@ -25,6 +25,7 @@ fn card(i: usize) -> RememberedCard {
     let company = format!("{} {}", COMPANIES[i % COMPANIES.len()], i);
     RememberedCard {
         card: i as i64,
+        source: "Acme ATS".into(),
         record_id: format!("L-{}", 10_000 + i),
         fields: vec![
             field("company", company.clone(), false),
@@ -52,6 +53,7 @@ fn lesson(i: usize) -> RememberedLesson {
     RememberedLesson {
         id: format!("lesson:{i}"),
         claim: None,
+        source: None,
         text: format!(
             "Renewals at {} over {} need the finance lead's sign-off before a quote goes out; write to \
              finance{i}@acme.example and keep the thread on the lead.",
@@ -115,7 +117,11 @@ fn main() {
         let mut p = Provenance::new(&cards, &lessons, Some(("person:3", "alice@acme.example")), "follow up my leads");
         let mut n = 0;
         for (kind, args, read) in &steps {
-            n += usize::from(p.check(*kind, black_box(args)).is_err());
+            let checked = match kind {
+                StepKind::Read => p.check_read("Acme ATS", black_box(args)),
+                _ => p.check(*kind, black_box(args)),
+            };
+            n += usize::from(checked.is_err());
             if let Some(r) = read {
                 p.read_value(r);
             }

@@ -6,6 +6,7 @@
 pub mod archive;
 #[cfg(feature = "server")]
 pub mod auth;
+pub mod canon;
 pub mod cards;
 pub mod clock;
 pub mod cores;

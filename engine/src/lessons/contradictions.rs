@@ -25,9 +25,10 @@ pub enum Contradiction {
 
 /// Whether a claim names the record: by its id ("L-1004") or its kind and id ("lead L-1004").
 pub fn names_record(claimed: &str, record_id: &str) -> bool {
+    // Compared as the gate compares values: "L1004" and "l-1004" name L-1004 too.
     let claimed = claimed.trim();
-    claimed.eq_ignore_ascii_case(record_id)
-        || claimed.rsplit_once(' ').is_some_and(|(_, id)| id.eq_ignore_ascii_case(record_id))
+    crate::canon::same_value(claimed, record_id)
+        || claimed.rsplit_once(' ').is_some_and(|(_, id)| crate::canon::same_value(id, record_id))
 }
 
 /// What a read of `record_id` (its fields, or `None` when it is gone) does to one lesson, for a
@@ -40,7 +41,7 @@ pub fn decide(person: PersonId, record_id: &str, read: Option<&[CardField]>, les
     }
     let Some(fields) = read else { return Some(Contradiction::SourceRemoved) };
     let field = fields.iter().find(|f| f.name.eq_ignore_ascii_case(claim.field.trim()))?;
-    if field.value.trim().eq_ignore_ascii_case(claim.value.trim()) {
+    if crate::canon::same_value(&field.value, &claim.value) {
         return None;
     }
     Some(match lesson.scope {

@@ -1,21 +1,36 @@
 //! Never act from memory: where each value of a planned step came from, and the refusal of a step
-//! that would write, send, pay, act or hand on a value the run only remembered.
+//! that would write, send, pay, act or hand on a value that was not read in this run.
 //!
-//! Seed 001, "Never act from memory": what counts as from memory is any value naming a record (its
-//! id, name, email, phone, any id-like value), a loaded lesson's claim, and the ids, emails and
-//! numbers of three digits or more in a lesson's text; a card's other values count only in a step
-//! that names that card's record. A value the run read, or that is in the person's own request,
-//! counts as read. "me", "today", "now" and the person's own id and email never count.
+//! The gate decides by provenance, never by how a value looks. Every identifying value in an
+//! acting step's arguments (an email, a phone number, a record id or id-like code, a number of
+//! three digits or more, an amount, a name standing in a name's argument, and any name the run
+//! remembers, wherever it stands, free text included) must trace to a value read in this run (a
+//! tool result) or to the person's own words in this ask. Anything else is refused:
+//! - a value the run remembers (a card, a lesson, a list snapshot, a kept who's-who entry) with
+//!   "This uses a remembered value; read the source first";
+//! - a value from nowhere (the model made it up, or an outside text suggested it) with "This value
+//!   was not read in this run; read the source first".
 //!
-//! Values are matched normalised: emails by case and whitespace, phone numbers by their digits.
-//! A remembered value that the run has since read is read: memory only decides what to read.
+//! A value both remembered and read in this run is read: memory only decides what to read. A
+//! read may carry a value of the same source's cards (that is how memory decides what to read),
+//! but never a lesson's text, a list's or another source's remembered values: that would send
+//! remembered text to another source.
+//!
+//! Values are compared by `canon`, the one canonical form the lessons' claims and the check use
+//! too. "me", "today", "now" and the person's own id and email never count.
 
+use crate::canon::{self, Key};
 use crate::cards::source::CardField;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
-/// The sentence a refused step shows, and the model is told so that it can read first.
+/// The sentence a step refused for a remembered value shows, and the model is told, so that it
+/// can read first.
 pub const REFUSED: &str = "This uses a remembered value; read the source first";
+/// The sentence for a value that neither a read of this run nor the person's words hold.
+pub const NOT_READ: &str = "This value was not read in this run; read the source first";
+/// The sentence for a read that would carry remembered text to a source it did not come from.
+pub const SENDS_REMEMBERED: &str = "This sends remembered text to another source";
 
 /// What a planned step does with its arguments. Only a read may take a remembered value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,115 +47,131 @@ pub enum StepKind {
     HandOn,
 }
 
-impl StepKind {
-    fn guarded(self) -> bool {
-        self != StepKind::Read
-    }
-}
-
 /// A card a run's block carried, as provenance needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RememberedCard {
     pub card: i64,
+    /// The connector's name: a read of the same source may carry the card's values.
+    pub source: String,
     pub record_id: String,
     pub fields: Vec<CardField>,
 }
 
-/// A lesson a run's block carried (or a list snapshot's record ids, remembered the same way).
+/// A lesson a run's block carried, or what a list snapshot or a kept who's-who entry remembers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RememberedLesson {
-    /// `lesson:<id>` or `snapshot:<id>`, as a refusal names it.
+    /// `lesson:<id>`, `snapshot:<id>` or a who's-who line's id, as a refusal names it.
     pub id: String,
     pub text: String,
     /// The value its claim says a record holds.
     pub claim: Option<String>,
+    /// The connector a list's entries were read from; `None` for a lesson, whose text goes to
+    /// no source.
+    pub source: Option<String>,
+}
+
+/// Why a step was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    Remembered,
+    NotRead,
+    SendsRemembered,
 }
 
 /// Why a step was refused: the sentence, and for the run's details which value and whence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    /// The argument's value that came from memory, as the plan gave it.
+    /// The argument's value that holds it, as the plan gave it.
     pub value: String,
-    /// `card:<id>` or `lesson:<id>`.
-    pub from: String,
+    /// `card:<id>`, `lesson:<id>`, `snapshot:<id>`: where it was remembered; `None` for a value
+    /// from nowhere.
+    pub from: Option<String>,
+    pub why: Why,
 }
 
 impl Refusal {
     pub fn sentence(&self) -> &'static str {
-        REFUSED
+        match self.why {
+            Why::Remembered => REFUSED,
+            Why::NotRead => NOT_READ,
+            Why::SendsRemembered => SENDS_REMEMBERED,
+        }
     }
 }
 
-/// One value, in the form it is compared in.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Atom {
-    /// Lowercased, without whitespace.
-    Email(String),
-    /// Its digits, seven or more.
-    Phone(String),
-    /// Lowercased: a token mixing letters and digits, or digits joined by dashes.
-    Id(String),
-    /// Digits alone, three or more.
-    Number(String),
-    /// Lowercased words joined by one space: a name, or a value compared whole.
-    Text(String),
-}
-
-/// Where a remembered value sits: on a card (naming its record, or another of its values) or in
-/// a lesson; `order` keeps the order values were remembered in, so the refusal named is always
-/// the same one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Place {
-    /// (card, 0 naming or 1 other)
-    Card(usize, u8),
-    Lesson(usize),
-}
-
+/// Where a remembered value came from.
 #[derive(Debug, Clone)]
-struct Hit {
-    place: Place,
-    order: usize,
-    /// The whole remembered atom, when the index holds only its first words (a long claim).
-    long: Option<Atom>,
+struct Origin {
+    id: String,
+    /// The connector, for a card's or a list's values.
+    source: Option<String>,
 }
+
+/// How many words of a lesson's text, in a row, make a read carry that text. Shorter lessons
+/// count whole, from `SHORT_TEXT` words.
+const TEXT_RUN: usize = 5;
+const SHORT_TEXT: usize = 3;
+
+/// Words that never count as a name's: the person themself and the moment.
+const NEVER: [&str; 3] = ["me", "today", "now"];
 
 /// What a run remembers and what it has read, so far. Built from the run's block; each read the
 /// run makes is added as it returns. Remembered values are indexed once, so checking a step
 /// costs what its arguments hold, not what the block holds.
 #[derive(Debug, Clone)]
 pub struct Provenance {
-    index: HashMap<Atom, Vec<Hit>>,
-    /// `card:<id>` of each card, `lesson:<id>` of each lesson.
-    cards: Vec<String>,
-    lessons: Vec<String>,
-    /// The most words a remembered name has, up to `MAX_GRAM`: the longest run of an argument's
-    /// words worth looking up.
-    longest: usize,
-    read: HashSet<Atom>,
-    /// Everything read, as lowercased words, for names and claims read inside longer text.
-    read_text: String,
-    never: HashSet<Atom>,
+    /// Each key of each remembered value, with every place it was remembered, first first.
+    remembered: HashMap<Key, Vec<usize>>,
+    /// The names the run remembers (a card's naming fields), as their words.
+    names: Vec<(Vec<String>, usize)>,
+    /// Runs of `TEXT_RUN` words of each remembered text (a lesson, a list), for reads.
+    texts: HashMap<String, usize>,
+    origins: Vec<Origin>,
+    read: HashSet<Key>,
+    read_words: HashSet<String>,
+    /// Everything read and the person's words, as folded words, for texts read whole.
+    read_sequence: String,
 }
 
-/// A text as the words it is compared by: lowercased tokens joined by one space. A token keeps
-/// the characters that join an email, an id or a domain, so "litware" is not a word of
-/// "dana@litware.example".
-fn words(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for token in s.split(|c: char| !(c.is_alphanumeric() || "@.-_+'".contains(c))) {
-        let token = token.trim_matches(|c: char| !c.is_alphanumeric());
-        if token.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.extend(token.chars().flat_map(char::to_lowercase));
+/// Whether a field names its record by what it is called, whatever its value looks like.
+fn names_by_field(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.ends_with("name")
+        || [
+            "company",
+            "contact",
+            "attendee",
+            "attendees",
+            "assignee",
+            "owner",
+            "customer",
+            "client",
+            "recipient",
+            "person",
+            "account_holder",
+            "payee",
+            "vendor",
+        ]
+        .contains(&n.as_str())
+}
+
+/// The leaves of a plan's arguments or a read's result, each with the name of the field it stands
+/// in; numbers as written.
+fn leaves(v: &Value, field: Option<&str>, out: &mut Vec<(Option<String>, String)>) {
+    match v {
+        Value::String(s) => out.push((field.map(str::to_string), s.clone())),
+        Value::Number(n) => out.push((field.map(str::to_string), n.to_string())),
+        Value::Array(a) => a.iter().for_each(|v| leaves(v, field, out)),
+        Value::Object(m) => m.iter().for_each(|(k, v)| leaves(v, Some(k), out)),
+        Value::Bool(_) | Value::Null => {}
     }
-    out
 }
 
-/// Whether `hay` (words) holds `needle` (words) as whole words.
+fn joined(words: &[String]) -> String {
+    words.join(" ")
+}
+
+/// Whether `hay` (words joined by one space) holds `needle` (the same) as whole words.
 fn has_words(hay: &str, needle: &str) -> bool {
     !needle.is_empty()
         && hay.match_indices(needle).any(|(i, _)| {
@@ -148,142 +179,6 @@ fn has_words(hay: &str, needle: &str) -> bool {
             let after = hay[i + needle.len()..].chars().next();
             before.is_none_or(|c| c == ' ' || c == '\n') && after.is_none_or(|c| c == ' ' || c == '\n')
         })
-}
-
-fn email(s: &str) -> Option<String> {
-    if !s.contains('@') {
-        return None;
-    }
-    let e = s.trim().to_lowercase();
-    let e = e.trim_matches(|c: char| !c.is_alphanumeric());
-    let (local, domain) = e.split_once('@')?;
-    let ok = !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !domain.contains('@')
-        && e.chars().all(|c| c.is_alphanumeric() || "@.-_+".contains(c));
-    ok.then(|| e.to_string())
-}
-
-/// A phone number's digits, the last ten of them: the same number is written with its country
-/// code or without it.
-fn phone(s: &str) -> Option<String> {
-    let s = s.trim();
-    // Most values are not phone-like at all: decided before any digit is copied.
-    if !s.bytes().all(|b| b.is_ascii_digit() || b" +-().".contains(&b)) {
-        return None;
-    }
-    // Counted first, so an amount or a short code is never copied.
-    let count = s.bytes().filter(u8::is_ascii_digit).count();
-    if count < 7 {
-        return None;
-    }
-    let mut digits: String = s.bytes().filter(u8::is_ascii_digit).map(char::from).collect();
-    digits.drain(..count.saturating_sub(10));
-    Some(digits)
-}
-
-fn id_like(s: &str) -> Option<String> {
-    let s = s.trim();
-    if !s.bytes().any(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let allowed = s.chars().all(|c| c.is_alphanumeric() || "-_:/.#".contains(c));
-    let digit = s.chars().any(|c| c.is_ascii_digit());
-    let letter = s.chars().any(|c| c.is_alphabetic());
-    let joined = s.chars().any(|c| "-_:/#".contains(c)) && s.chars().filter(char::is_ascii_digit).count() >= 2;
-    (allowed && s.len() >= 3 && digit && (letter || joined)).then(|| s.to_lowercase())
-}
-
-fn number(s: &str) -> Option<String> {
-    let s = s.trim();
-    (s.len() >= 3 && s.chars().all(|c| c.is_ascii_digit())).then(|| s.to_string())
-}
-
-/// A whole value as one atom: the most specific kind it is.
-fn whole(s: &str) -> Option<Atom> {
-    if s.trim().is_empty() {
-        return None;
-    }
-    email(s)
-        .map(Atom::Email)
-        .or_else(|| phone(s).map(Atom::Phone))
-        .or_else(|| number(s).map(Atom::Number))
-        .or_else(|| id_like(s).map(Atom::Id))
-        .or_else(|| Some(Atom::Text(words(s))))
-}
-
-/// The emails, phone numbers, ids and numbers inside a longer text.
-fn atoms_in(text: &str) -> Vec<Atom> {
-    let mut out = Vec::new();
-    for token in text.split(|c: char| c.is_whitespace() || ",;<>\"'()[]{}".contains(c)) {
-        let token = token.trim_end_matches(['.', '!', '?', ':']);
-        // Emails, ids and numbers all hold an @ or a digit; most words hold neither.
-        if token.is_empty() || !token.bytes().any(|b| b == b'@' || b.is_ascii_digit()) {
-            continue;
-        }
-        if let Some(e) = email(token) {
-            out.push(Atom::Email(e));
-        } else if let Some(n) = number(token) {
-            out.push(Atom::Number(n));
-        } else if let Some(id) = id_like(token) {
-            out.push(Atom::Id(id));
-        }
-    }
-    // A phone number is often written with spaces, so it is looked for across tokens.
-    if text.bytes().filter(u8::is_ascii_digit).count() < 7 {
-        return out;
-    }
-    let mut run = String::new();
-    let mut digits = 0;
-    for c in text.chars().chain(std::iter::once('\n')) {
-        if c.is_ascii_digit() || (!run.is_empty() && " +-().".contains(c)) || (run.is_empty() && c == '+') {
-            run.push(c);
-            digits += usize::from(c.is_ascii_digit());
-        } else {
-            if digits >= 7 {
-                if let Some(p) = phone(&run) {
-                    out.push(Atom::Phone(p));
-                }
-            }
-            run.clear();
-            digits = 0;
-        }
-    }
-    out
-}
-
-/// Whether a field names its record by what it is called, whatever its value looks like.
-fn names_by_field(name: &str) -> bool {
-    let n = name.as_bytes();
-    (n.len() >= 4 && n[n.len() - 4..].eq_ignore_ascii_case(b"name"))
-        || ["company", "contact", "email", "phone"].iter().any(|f| name.eq_ignore_ascii_case(f))
-}
-
-fn naming_atom(f: &CardField) -> Option<Atom> {
-    let v = f.value.trim();
-    if let Some(e) = email(v) {
-        return Some(Atom::Email(e));
-    }
-    if let Some(p) = phone(v) {
-        return Some(Atom::Phone(p));
-    }
-    if let Some(id) = id_like(v) {
-        return Some(Atom::Id(id));
-    }
-    (names_by_field(&f.name) && !v.is_empty()).then(|| Atom::Text(words(v)))
-}
-
-/// The string leaves of a plan's arguments or a read's result; numbers as written.
-fn leaves(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Array(a) => a.iter().for_each(|v| leaves(v, out)),
-        Value::Object(m) => m.values().for_each(|v| leaves(v, out)),
-        Value::Bool(_) | Value::Null => {}
-    }
 }
 
 impl Provenance {
@@ -298,183 +193,187 @@ impl Provenance {
         // Sized for what a block usually holds, so the index is not grown again while it is built.
         let fields: usize = cards.iter().map(|c| c.fields.len() + 1).sum();
         let mut p = Self {
-            index: HashMap::with_capacity(fields + lessons.len() * 4),
-            cards: cards.iter().map(|c| format!("card:{}", c.card)).collect(),
-            lessons: lessons.iter().map(|l| l.id.clone()).collect(),
-            longest: 1,
+            remembered: HashMap::with_capacity(fields + lessons.len() * 4),
+            names: Vec::new(),
+            texts: HashMap::new(),
+            origins: Vec::with_capacity(cards.len() + lessons.len()),
             read: HashSet::new(),
-            read_text: String::new(),
-            never: HashSet::new(),
+            read_words: NEVER.iter().map(|w| (*w).to_string()).collect(),
+            read_sequence: String::new(),
         };
-        let mut order = 0;
-        for (i, c) in cards.iter().enumerate() {
-            p.remember(
-                whole(&c.record_id).unwrap_or(Atom::Id(c.record_id.to_lowercase())),
-                Place::Card(i, 0),
-                &mut order,
-            );
+        for c in cards {
+            let at = p.origin(format!("card:{}", c.card), Some(c.source.clone()));
+            p.remember_values(&c.record_id, at);
             for f in &c.fields {
-                if f.free_text {
-                    // Text someone outside wrote: what it names is remembered, not its words.
-                    for atom in atoms_in(&f.value) {
-                        p.remember(atom, Place::Card(i, 1), &mut order);
+                p.remember_values(&f.value, at);
+                // Text someone outside wrote: what it names is remembered, not its words.
+                if !f.free_text && names_by_field(&f.name) && !f.value.contains('@') {
+                    let words = canon::name_words(&f.value);
+                    if !words.is_empty() && !words.iter().all(|w| w.bytes().all(|b| b.is_ascii_digit())) {
+                        p.names.push((words, at));
                     }
-                } else if let Some(atom) = naming_atom(f) {
-                    p.remember(atom, Place::Card(i, 0), &mut order);
-                } else if let Some(atom) = whole(&f.value).filter(|_| f.value.trim().chars().count() >= 3) {
-                    // Shorter values ("no", "2") would match almost any message.
-                    p.remember(atom, Place::Card(i, 1), &mut order);
                 }
             }
         }
-        for (i, l) in lessons.iter().enumerate() {
-            p.remember(Atom::Text(words(&l.text)), Place::Lesson(i), &mut order);
-            for atom in atoms_in(&l.text) {
-                p.remember(atom, Place::Lesson(i), &mut order);
+        for l in lessons {
+            let at = p.origin(l.id.clone(), l.source.clone());
+            p.remember_values(&l.text, at);
+            if let Some(claim) = &l.claim {
+                p.remember_values(claim, at);
             }
-            if let Some(atom) = l.claim.as_deref().and_then(whole) {
-                p.remember(atom, Place::Lesson(i), &mut order);
+            let words = canon::words(&l.text);
+            if words.len() < SHORT_TEXT {
+                // Too few words to be anyone's text rather than everyone's.
+            } else if words.len() <= TEXT_RUN {
+                p.texts.entry(joined(&words)).or_insert(at);
+            } else {
+                for run in words.windows(TEXT_RUN) {
+                    p.texts.entry(joined(run)).or_insert(at);
+                }
             }
         }
-        p.never = ["me", "today", "now"].iter().map(|w| Atom::Text((*w).to_string())).collect();
         if let Some((id, mail)) = person {
-            p.never.extend(whole(id));
-            p.never.extend(email(mail).map(Atom::Email));
+            p.read.extend(canon::keys_in(id));
+            p.read.extend(canon::keys_in(mail));
         }
         p.read_text(request);
         p
     }
 
-    fn remember(&mut self, atom: Atom, place: Place, order: &mut usize) {
-        *order += 1;
-        let (key, long) = match &atom {
-            Atom::Text(t) if t.is_empty() => return,
-            Atom::Text(t) => {
-                let n = t.split(' ').count();
-                self.longest = self.longest.max(n.min(MAX_GRAM));
-                if n > MAX_GRAM {
-                    let prefix = t.split(' ').take(MAX_GRAM).collect::<Vec<_>>().join(" ");
-                    (Atom::Text(prefix), Some(atom.clone()))
-                } else {
-                    (atom, None)
-                }
+    fn origin(&mut self, id: String, source: Option<String>) -> usize {
+        self.origins.push(Origin { id, source });
+        self.origins.len() - 1
+    }
+
+    fn remember_values(&mut self, text: &str, at: usize) {
+        for key in canon::keys_in(text) {
+            let places = self.remembered.entry(key).or_default();
+            if places.last() != Some(&at) {
+                places.push(at);
             }
-            _ => (atom, None),
-        };
-        self.index.entry(key).or_default().push(Hit { place, order: *order, long });
+        }
     }
 
     /// A text the run read, or the person wrote: its values count as read from now on.
     pub fn read_text(&mut self, text: &str) {
-        self.read.extend(whole(text));
-        self.read.extend(atoms_in(text));
-        self.read_text.push_str(&words(text));
-        self.read_text.push('\n');
+        self.read.extend(canon::keys_in(text));
+        let words = canon::words(text);
+        self.read_sequence.push_str(&joined(&words));
+        self.read_sequence.push('\n');
+        self.read_words.extend(canon::name_words(text));
     }
 
     /// What a read in the run returned: every value in it counts as read from now on.
     pub fn read_value(&mut self, value: &Value) {
         let mut all = Vec::new();
-        leaves(value, &mut all);
-        for s in all {
+        leaves(value, None, &mut all);
+        for (_, s) in all {
             self.read_text(&s);
         }
     }
 
-    fn is_read(&self, atom: &Atom) -> bool {
-        self.never.contains(atom)
-            || self.read.contains(atom)
-            || match atom {
-                Atom::Text(t) => has_words(&self.read_text, t),
-                _ => false,
-            }
-    }
-
-    /// Checks a planned step's arguments. A read may take any value: memory decides what to read.
+    /// Checks a planned step's arguments. A read is checked by `check_read`, with its source.
     pub fn check(&self, kind: StepKind, args: &Value) -> Result<(), Refusal> {
-        if !kind.guarded() || self.index.is_empty() {
+        if kind == StepKind::Read {
             return Ok(());
         }
-        let args = Args::of(args, self.longest);
-        // Every remembered value the arguments hold: (where, its order, the value holding it, read).
-        let mut found: Vec<(Place, usize, usize, bool)> = Vec::new();
-        for (key, at) in args.keys() {
-            let Some(hits) = self.index.get(key) else { continue };
-            for hit in hits {
-                let atom = match &hit.long {
-                    // Only the first words matched: the whole claim must be in that same value.
-                    Some(long @ Atom::Text(t)) if has_words(&args.texts[at], t) => long,
-                    Some(_) => continue,
-                    None => key,
-                };
-                found.push((hit.place, hit.order, at, self.is_read(atom)));
-            }
-        }
-        // A card's other values count only when the step names its record, read or not.
-        let named: HashSet<usize> = found
-            .iter()
-            .filter_map(|(place, ..)| match place {
-                Place::Card(i, 0) => Some(*i),
-                _ => None,
-            })
-            .collect();
-        found
-            .into_iter()
-            .filter(|(place, _, _, read)| {
-                !read
-                    && match place {
-                        Place::Card(i, 1) => named.contains(i),
-                        _ => true,
-                    }
-            })
-            .min_by_key(|(place, order, at, _)| (*place, *order, *at))
-            .map_or(Ok(()), |(place, _, at, _)| {
-                let from = match place {
-                    Place::Card(i, _) => self.cards[i].clone(),
-                    Place::Lesson(i) => self.lessons[i].clone(),
-                };
-                Err(Refusal { value: args.values[at].clone(), from })
-            })
-    }
-}
-
-/// The longest name looked up by its words at once; a longer text (a lesson's claim) is looked
-/// for inside each value's words.
-const MAX_GRAM: usize = 6;
-
-/// A planned step's arguments, indexed once, so each remembered value is a lookup: the atoms of
-/// each value, and its runs of up to `MAX_GRAM` words.
-struct Args {
-    values: Vec<String>,
-    atoms: HashMap<Atom, usize>,
-    grams: HashMap<Atom, usize>,
-    texts: Vec<String>,
-}
-
-impl Args {
-    fn of(args: &Value, longest: usize) -> Self {
         let mut values = Vec::new();
-        leaves(args, &mut values);
-        let (mut atoms, mut grams, mut texts) = (HashMap::new(), HashMap::new(), Vec::new());
-        for (i, v) in values.iter().enumerate() {
-            for atom in whole(v).into_iter().chain(atoms_in(v)) {
-                atoms.entry(atom).or_insert(i);
+        leaves(args, None, &mut values);
+        // The first refusal by where its value was remembered, then by the argument holding it; a
+        // remembered value is named before one from nowhere.
+        let mut refusals: Vec<((u8, usize, usize), Refusal)> = Vec::new();
+        let refuse = |at: usize, text: &str, from: Option<usize>| {
+            let (why, rank) = match from {
+                Some(o) => (Why::Remembered, (0, o, at)),
+                None => (Why::NotRead, (1, 0, at)),
+            };
+            (rank, Refusal { value: text.to_string(), from: from.map(|o| self.origins[o].id.clone()), why })
+        };
+        let mut all_words: HashSet<String> = HashSet::new();
+        let mut leaf_words = Vec::with_capacity(values.len());
+        for (at, (field, text)) in values.iter().enumerate() {
+            for alternatives in canon::values_in(text) {
+                if alternatives.iter().any(|k| self.read.contains(k)) {
+                    continue;
+                }
+                let from = alternatives.iter().filter_map(|k| self.remembered.get(k).map(|p| p[0])).min();
+                refusals.push(refuse(at, text, from));
             }
-            let text = words(v);
-            let tokens: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
-            for start in 0..tokens.len() {
-                for end in start + 1..=(start + longest).min(tokens.len()) {
-                    grams.entry(Atom::Text(tokens[start..end].join(" "))).or_insert(i);
+            let words = canon::name_words(text);
+            // A name stands in a name's argument: it must be read, whatever it is.
+            if field.as_deref().is_some_and(names_by_field) && !text.contains('@') {
+                let name: Vec<String> =
+                    words.iter().filter(|w| !w.bytes().all(|b| b.is_ascii_digit())).cloned().collect();
+                if !name.is_empty() && !canon::name_within(&name, &self.read_words) {
+                    let set: HashSet<String> = name.iter().cloned().collect();
+                    let from = self.names.iter().find(|(n, _)| canon::name_within(n, &set)).map(|(_, o)| *o);
+                    refusals.push(refuse(at, text, from));
                 }
             }
-            texts.push(text);
+            all_words.extend(words.iter().cloned());
+            leaf_words.push(words);
         }
-        Self { values, atoms, grams, texts }
+        // A remembered name, wherever its words stand: "Dana" in one argument and "Brooks" in
+        // another still name Dana Brooks.
+        for (name, o) in &self.names {
+            if canon::name_within(name, &all_words) && !canon::name_within(name, &self.read_words) {
+                let at = leaf_words.iter().position(|w| w.iter().any(|x| name.contains(x))).unwrap_or(0);
+                refusals.push(refuse(at, &values[at].1, Some(*o)));
+            }
+        }
+        refusals.into_iter().min_by_key(|(rank, _)| *rank).map_or(Ok(()), |(_, r)| Err(r))
     }
 
-    /// Every atom and run of words in the arguments, with the first value holding it.
-    fn keys(&self) -> impl Iterator<Item = (&Atom, usize)> {
-        self.atoms.iter().chain(self.grams.iter()).map(|(a, i)| (a, *i))
+    /// Checks a read's arguments, for a read of `source`: it may carry what the run read, what the
+    /// person wrote, and the values of that same source's cards, but never a lesson's text or
+    /// values, nor a list's or another source's remembered values.
+    pub fn check_read(&self, source: &str, args: &Value) -> Result<(), Refusal> {
+        let mut values = Vec::new();
+        leaves(args, None, &mut values);
+        let from_elsewhere = |places: &[usize]| -> Option<usize> {
+            if places.iter().any(|o| self.origins[*o].source.as_deref() == Some(source)) {
+                return None;
+            }
+            places.first().copied()
+        };
+        let refuse = |text: &str, o: usize| Refusal {
+            value: text.to_string(),
+            from: Some(self.origins[o].id.clone()),
+            why: Why::SendsRemembered,
+        };
+        let mut all_words: HashSet<String> = HashSet::new();
+        for (_, text) in &values {
+            for alternatives in canon::values_in(text) {
+                if alternatives.iter().any(|k| self.read.contains(k)) {
+                    continue;
+                }
+                let places: Vec<usize> =
+                    alternatives.iter().filter_map(|k| self.remembered.get(k)).flatten().copied().collect();
+                if let Some(o) = from_elsewhere(&places) {
+                    return Err(refuse(text, o));
+                }
+            }
+            let words = canon::words(text);
+            all_words.extend(canon::name_words(text));
+            let runs = (SHORT_TEXT..=TEXT_RUN).flat_map(|n| words.windows(n).map(joined));
+            for run in runs {
+                if let Some(&o) = self.texts.get(&run) {
+                    if !has_words(&self.read_sequence, &run) && from_elsewhere(&[o]).is_some() {
+                        return Err(refuse(text, o));
+                    }
+                }
+            }
+        }
+        for (name, o) in &self.names {
+            if canon::name_within(name, &all_words)
+                && !canon::name_within(name, &self.read_words)
+                && from_elsewhere(&[*o]).is_some()
+            {
+                let text = values.iter().find(|(_, t)| canon::name_words(t).iter().any(|w| name.contains(w)));
+                return Err(refuse(text.map_or("", |(_, t)| t.as_str()), *o));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -46,7 +46,9 @@ pub(crate) fn compare_fields(
             continue;
         }
         let was = was.map(|o| o.value.clone()).unwrap_or_default();
-        let changed = was != f.value;
+        // The same value spelled anew at the source ("48,000" for "48000") is no change: the
+        // check compares values as the gate does.
+        let changed = !crate::canon::same_value(&was, &f.value);
         if !f.free_text {
             let kind = FactKind::of(&f.name, &was);
             match kinds.iter_mut().find(|(k, _)| *k == kind) {

@@ -24,6 +24,18 @@ pub(crate) struct Loaded {
     pub lessons: Vec<BlockLesson>,
     /// The list snapshots the block carried: the check runs their queries once more.
     pub snapshots: Vec<BlockSnapshot>,
+    /// Who's who's lines read from the organisation's directory as the block was made: current.
+    pub directory: Vec<String>,
+    /// Who's who's lines kept from a connector's lists: remembered, as cards are.
+    pub listed: Vec<ListedLine>,
+}
+
+/// A who's-who line kept from a connector's list.
+pub(crate) struct ListedLine {
+    pub id: String,
+    /// The connector's name.
+    pub source: String,
+    pub text: String,
 }
 
 /// A lesson as the block quotes it: its id, where it came from and when it became valid.
@@ -90,6 +102,8 @@ impl Runs {
                 cards: vec![],
                 lessons: vec![],
                 snapshots: vec![],
+                directory: vec![],
+                listed: vec![],
             });
         }
         let person = person.filter(|_| kind != RunKind::Schedule);
@@ -118,6 +132,17 @@ impl Runs {
             (Some(p), Some((around, entries))) => Some(self.slice_for(p, &cards, around, entries).await?),
             _ => None,
         };
+        let (mut directory, mut listed) = (Vec::new(), Vec::new());
+        for line in slice.iter().flat_map(|s| &s.lines) {
+            match line.read_at {
+                None => directory.push(line.text.clone()),
+                Some(_) => listed.push(ListedLine {
+                    id: line.id.clone(),
+                    source: line.source.clone(),
+                    text: line.text.clone(),
+                }),
+            }
+        }
         let block = assemble(BlockInput {
             cores,
             slice,
@@ -133,7 +158,15 @@ impl Runs {
         let lessons = lessons.into_iter().filter(|l| block.refs.contains(&MemoryRef::Lesson(l.id.clone()))).collect();
         let snapshots =
             snapshots.into_iter().filter(|s| block.refs.contains(&MemoryRef::Snapshot(s.id.to_string()))).collect();
-        Ok(Loaded { review_mode: review_mode || block.review_mode, block, cards: carried, lessons, snapshots })
+        Ok(Loaded {
+            review_mode: review_mode || block.review_mode,
+            block,
+            cards: carried,
+            lessons,
+            snapshots,
+            directory,
+            listed,
+        })
     }
 
     async fn running_agent(&self, agent: &Agent) -> Result<RunningAgent, RunError> {

@@ -79,26 +79,44 @@ impl Runs {
             None => None,
         };
         let question = message.text.clone();
-        let Loaded { block, review_mode, cards, lessons, snapshots } =
+        let Loaded { block, review_mode, cards, lessons, snapshots, directory, listed } =
             self.load(r.kind, &agent, person.as_ref(), &question).await?;
         // What the run remembers, for the gate on tools that act: its cards and its notes.
         let remembered: Vec<RememberedCard> = cards
             .iter()
-            .map(|c| RememberedCard { card: c.card, record_id: c.record_id.clone(), fields: c.fields.clone() })
+            .map(|c| RememberedCard {
+                card: c.card,
+                source: c.source.clone(),
+                record_id: c.record_id.clone(),
+                fields: c.fields.clone(),
+            })
             .collect();
         let own = person.as_ref().map(|p| (format!("person:{}", p.id.0), p.email.clone()));
-        // A list snapshot's record ids are remembered as a lesson's ids are.
+        // A list snapshot's record ids, and a kept who's-who entry, are remembered as a lesson's
+        // values are; a read of the list's own source may carry them.
         let lessons: Vec<RememberedLesson> = lessons
             .into_iter()
-            .map(|l| RememberedLesson { id: l.id, text: l.text, claim: l.claim })
+            .map(|l| RememberedLesson { id: l.id, text: l.text, claim: l.claim, source: None })
             .chain(snapshots.iter().map(|s| RememberedLesson {
                 id: format!("snapshot:{}", s.id),
                 text: s.records.join(" "),
                 claim: None,
+                source: Some(s.source.clone()),
+            }))
+            .chain(listed.into_iter().map(|l| RememberedLesson {
+                id: l.id,
+                text: l.text,
+                claim: None,
+                source: Some(l.source),
             }))
             .collect();
         let mut provenance =
             Provenance::new(&remembered, &lessons, own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);
+        // The directory's lines are read from the organisation as the block is made: current, so
+        // a teammate's address in them counts as read in this run.
+        for line in &directory {
+            provenance.read_text(line);
+        }
         let now = self.now();
         if let Some(line) = &block.step_line {
             if !r.steps.iter().any(|s| s.kind == StepKind::MemoryUsed) {
@@ -245,8 +263,20 @@ impl Runs {
                 format!("Asked for {}, which this agent does not hold", call.name),
                 format!("There is no tool called {}", call.name),
             ),
-            Some(t) => {
-                match self.memory.read_for_run(person, running, t.connector, &t.tool, &call.arguments, question).await {
+            Some(t) => match provenance.check_read(&t.connector_name, &call.arguments) {
+                Err(refusal) => {
+                    let line = format!("Refused {} on {}: {}", t.tool, t.connector_name, refusal.sentence());
+                    let detail = json!({"call": call, "result": refusal.sentence(), "remembered": refusal.from});
+                    let step =
+                        NewStep { kind: StepKind::Refused, line, words: vec![], refs: vec![], detail: Some(detail) };
+                    self.store.add_step(r.id, &step, self.now()).await?;
+                    return Ok(refusal.sentence().to_string());
+                }
+                Ok(()) => match self
+                    .memory
+                    .read_for_run(person, running, t.connector, &t.tool, &call.arguments, question)
+                    .await
+                {
                     Ok(read) => {
                         provenance.read_value(&read.value);
                         carried.add(read.label, &read.source, read.outside_text);
@@ -267,8 +297,8 @@ impl Runs {
                         format!("Not read with {} from {}: {why}", t.tool, t.connector_name),
                         format!("Not read: {why}"),
                     ),
-                }
-            }
+                },
+            },
         };
         let step = NewStep {
             kind: StepKind::ToolCall,
@@ -276,7 +306,8 @@ impl Runs {
             words: vec![],
             refs: vec![],
             detail: Some(json!({"call": call, "result": result})),
-        };
+        }
+        .masked();
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)
     }
@@ -329,7 +360,7 @@ impl Runs {
                     )
                 }
             };
-        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
+        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) }.masked();
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)
     }
@@ -412,7 +443,7 @@ impl Runs {
                 }
             },
         };
-        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) };
+        let step = NewStep { kind, line, words: vec![], refs: vec![], detail: Some(detail) }.masked();
         self.store.add_step(r.id, &step, self.now()).await?;
         Ok(result)
     }
