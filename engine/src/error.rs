@@ -53,9 +53,10 @@ impl UserSafe for CoreError {
     fn kind(&self) -> ErrorKind {
         match self {
             CoreError::NotAllowed(_) => ErrorKind::NotAllowed,
-            CoreError::OverLimit { .. } | CoreError::SuggestionOverLimit { .. } | CoreError::Invalid(_) => {
-                ErrorKind::Invalid
-            }
+            CoreError::OverLimit { .. }
+            | CoreError::SuggestionOverLimit { .. }
+            | CoreError::Invalid(_)
+            | CoreError::Secret(_) => ErrorKind::Invalid,
             CoreError::Changed { .. } | CoreError::SuggestionStale { .. } | CoreError::SuggestionDecided(_) => {
                 ErrorKind::Conflict
             }
@@ -75,6 +76,7 @@ impl UserSafe for CoreError {
             CoreError::SuggestionDecided(_) => "already_decided",
             CoreError::NotFound(_) => "not_found",
             CoreError::Invalid(_) => "invalid",
+            CoreError::Secret(_) => "secret",
             CoreError::BadBefore => "invalid_before",
             CoreError::Internal(_) => "internal",
         }
@@ -130,6 +132,7 @@ impl UserSafe for MemoryError {
     fn code(&self) -> &'static str {
         match self {
             MemoryError::Internal(_) => "internal",
+            MemoryError::Secret(_) => "secret",
             _ => "refused",
         }
     }
@@ -148,9 +151,10 @@ impl UserSafe for PersonaError {
             PersonaError::Vault(_) => ErrorKind::Unavailable,
             PersonaError::NotOnRoster(_) | PersonaError::NotFound(_) => ErrorKind::NotFound,
             PersonaError::NotAllowed(_) => ErrorKind::NotAllowed,
-            PersonaError::Invalid(_) | PersonaError::Refused(_) | PersonaError::TranscriptRefused { .. } => {
-                ErrorKind::Invalid
-            }
+            PersonaError::Invalid(_)
+            | PersonaError::Secret(_)
+            | PersonaError::Refused(_)
+            | PersonaError::TranscriptRefused { .. } => ErrorKind::Invalid,
             PersonaError::Changed(_) => ErrorKind::Conflict,
             PersonaError::Internal(_) => ErrorKind::Internal,
         }
@@ -163,6 +167,7 @@ impl UserSafe for PersonaError {
             PersonaError::NotAllowed(_) => "not_allowed",
             PersonaError::Invalid(_) => "invalid",
             PersonaError::NotFound(_) => "not_found",
+            PersonaError::Secret(_) => "secret",
             PersonaError::Changed(_) => "changed",
             PersonaError::Refused(_) => "proposal_refused",
             PersonaError::TranscriptRefused { .. } => "transcript_refused",

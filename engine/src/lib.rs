@@ -17,6 +17,7 @@ pub mod org;
 pub mod persona;
 pub mod runs;
 pub mod store;
+pub mod secrets;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};

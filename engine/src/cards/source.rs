@@ -298,7 +298,13 @@ pub fn keep_fields(shape: &RecordShape, record: &Value) -> Option<KeptRecord> {
     let mut missing = Vec::new();
     for f in &shape.fields {
         match record.get(&f.name) {
-            Some(v) => fields.push(CardField { name: f.name.clone(), value: text(v), free_text: f.free_text }),
+            // A credential a record happens to hold is kept masked, never whole; a refresh masks
+            // alike, so it reads as no change.
+            Some(v) => fields.push(CardField {
+                name: f.name.clone(),
+                value: crate::secrets::masked(&text(v)).into_owned(),
+                free_text: f.free_text,
+            }),
             None => missing.push(f.name.clone()),
         }
     }
@@ -400,5 +406,11 @@ mod tests {
         assert_eq!(partial.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["company", "notes"]);
         assert_eq!(partial.fields[0].value, "");
         assert_eq!(partial.missing, vec!["value_inr"]);
+        // A credential in a record is kept masked, in whichever field it stands.
+        let key = ["AKIA", "IOSFODNN7EXAMPLE"].concat();
+        let leaky = json!({"id": "L-1", "company": "Zeta", "notes": format!("portal key {key}, rotate monthly")});
+        let kept = keep_fields(&shape, &leaky).unwrap();
+        assert_eq!(kept.fields[1].value, "portal key AKIA…MPLE, rotate monthly");
+        assert_eq!(kept.fields[0].value, "Zeta");
     }
 }

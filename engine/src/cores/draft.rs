@@ -204,6 +204,7 @@ impl CoreDrafter {
             return Err(CoreError::NotAllowed(format!("Only {}'s owner or an admin can change its playbook", a.name)));
         }
         check_source_text("A playbook", text).map_err(CoreError::Invalid)?;
+        crate::secrets::refuse("The playbook", text).map_err(CoreError::Secret)?;
         self.store.save_playbook(agent, text.trim(), Actor { person: Some(me.id), at: self.clock.now() }).await?;
         Ok(())
     }
@@ -226,6 +227,7 @@ impl CoreDrafter {
             .await?
             .ok_or_else(|| CoreError::NotFound("There is no such connector".into()))?;
         check_source_text("A connector's notes", text).map_err(CoreError::Invalid)?;
+        crate::secrets::refuse("The notes for agents", text).map_err(CoreError::Secret)?;
         let actor = Actor { person: Some(me.id), at: self.clock.now() };
         self.store.save_connector_notes(connector, text.trim(), actor).await?;
         Ok(())

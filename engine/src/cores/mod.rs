@@ -287,6 +287,9 @@ pub enum CoreError {
     NotFound(String),
     #[error("{0}")]
     Invalid(String),
+    /// The text holds a secret; nothing was saved.
+    #[error("{0}")]
+    Secret(crate::secrets::SecretRefusal),
     /// `?before=` that is not a version number.
     #[error("Older versions are asked for with a version number from 1, such as ?before=21")]
     BadBefore,

@@ -256,6 +256,8 @@ impl CoreService {
         let subject = self.core_subject(scope).await?;
         subject.may_edit(actor)?;
         let note = parse_note(note)?;
+        crate::secrets::refuse("The core", text).map_err(CoreError::Secret)?;
+        crate::secrets::refuse("\"What changed\"", &note).map_err(CoreError::Secret)?;
         let tokens = count_tokens(text);
         subject.check_fits(tokens)?;
         let new = NewCoreVersion {
@@ -336,6 +338,8 @@ impl CoreService {
         if line.is_empty() || line.contains('\n') {
             return Err(CoreError::Invalid("A suggestion is one non-empty line".to_string()));
         }
+        crate::secrets::refuse("The suggested line", line).map_err(CoreError::Secret)?;
+        crate::secrets::refuse("Why it is suggested", why).map_err(CoreError::Secret)?;
         let based_on = self.store.current_core(scope).await?.map(|c| c.version).unwrap_or(0);
         self.store
             .add_suggestion(&NewSuggestion {

@@ -121,6 +121,7 @@ impl Lessons {
             }
         };
         let text = lesson_text(text).map_err(MemoryError::Invalid)?;
+        crate::secrets::refuse("The lesson", &text).map_err(MemoryError::Secret)?;
         let mut lesson = self.written(person, text);
         lesson.scope = scope;
         if scope != LessonScope::Personal {
@@ -273,6 +274,7 @@ impl Lessons {
     /// Correct: the person's words supersede the lesson, which stays in their history.
     pub async fn correct(&self, person: &Person, id: i64, text: &str) -> Result<Lesson, MemoryError> {
         let text = lesson_text(text).map_err(MemoryError::Invalid)?;
+        crate::secrets::refuse("The lesson", &text).map_err(MemoryError::Secret)?;
         let old = self.owned(person, id).await?;
         if let Some(why) = shared_by(&old) {
             return Err(MemoryError::Invalid(why.into()));

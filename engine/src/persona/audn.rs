@@ -94,6 +94,9 @@ fn one_line(text: &str, index: usize, what: &str, max: usize) -> Result<String, 
     if t.chars().count() > max {
         return Err(bad(format!("the {what} is over {max} characters")));
     }
+    if let Some(f) = crate::secrets::find(t).into_iter().next() {
+        return Err(bad(format!("the {what} holds {}", f.describe())));
+    }
     Ok(t.to_string())
 }
 
@@ -183,6 +186,23 @@ mod tests {
         assert_eq!(r.ops[1], AudnOp::Repeat { id: 7 });
         assert!(matches!(r.ops[2], AudnOp::Reword { id: 9, .. }));
         assert!(matches!(r.ops[3], AudnOp::Delete { id: 7, .. }));
+    }
+
+    #[test]
+    fn a_line_holding_a_secret_refuses_the_whole_reply() {
+        let key = ["ghp_", "16C7e42F292c6912E7710c838347Ae178B4a"].concat();
+        let reply = format!(
+            r#"{{"operations": [{{"op": "update", "id": 7}}, {{"op": "add", "kind": "lesson", "text": "I push with {key}"}}]}}"#
+        );
+        let err = parse(&reply).unwrap_err();
+        assert_eq!(
+            err,
+            AudnError::Invalid {
+                index: 1,
+                problem: "the text holds a GitHub token (ghp_…8B4a) at line 1, column 13".into()
+            }
+        );
+        assert!(!err.to_string().contains(&key));
     }
 
     #[test]

@@ -161,6 +161,10 @@ fn text(s: &str, what: &str, max: usize, lines: bool) -> Result<String, String> 
     if t.chars().count() > max {
         return Err(format!("{what} is over {max} characters"));
     }
+    // Each text becomes a recorded self-edit request; one holding a secret refuses the reply.
+    if let Some(f) = crate::secrets::find(t).into_iter().next() {
+        return Err(format!("{what} holds {}", f.describe()));
+    }
     if !lines && t.contains('\n') {
         return Err(format!("{what} is more than one line"));
     }

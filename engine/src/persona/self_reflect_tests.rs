@@ -103,6 +103,10 @@ fn a_bad_reply_is_refused_whole() {
         (base("missing", &serde_json::to_string(&vec!["x"; 13]).unwrap()), "at most 12"),
         (base("missing", &serde_json::to_string(&["two\nlines"]).unwrap()), "more than one line"),
         ("x".repeat(MAX_REPLY_BYTES + 1), "at most 16 KiB"),
+        (
+            base("profile", &serde_json::to_string(&["I deploy with ", "AKIA", "IOSFODNN7EXAMPLE"].concat()).unwrap()),
+            "the profile holds an AWS access key (AKIA…MPLE) at line 1, column 15",
+        ),
     ];
     for (reply, says) in table {
         let e = parse(&reply, &rows()).unwrap_err();

@@ -209,6 +209,21 @@ pub struct NewStep {
     pub detail: Option<serde_json::Value>,
 }
 
+impl NewStep {
+    /// The step with every secret in its line, words and detail masked (`AKIA…MPLE`): a tool's
+    /// result may hold a credential the source kept, and a run's steps are kept for good.
+    pub fn masked(mut self) -> Self {
+        self.line = crate::secrets::masked(&self.line).into_owned();
+        for w in &mut self.words {
+            *w = crate::secrets::masked(w).into_owned();
+        }
+        if let Some(detail) = &mut self.detail {
+            crate::secrets::mask_json(detail);
+        }
+        self
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     pub id: RunId,
@@ -378,5 +393,32 @@ impl From<crate::store::StoreError> for RunError {
             crate::store::StoreError::NotFound(s) => RunError::NotFound(s),
             other => RunError::Store(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod step_tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_result_holding_a_secret_is_kept_masked_in_its_step() {
+        let key = ["AKIA", "IOSFODNN7EXAMPLE"].concat();
+        let step = NewStep {
+            kind: StepKind::ToolCall,
+            line: format!("Read with get_lead from Acme ATS: {key}"),
+            words: vec![format!("key {key}")],
+            refs: vec![],
+            detail: Some(serde_json::json!({
+                "call": {"name": "acme_ats.get_lead", "arguments": {"id": "L-1042"}},
+                "result": format!("<data>{{\"notes\": \"portal {key}\"}}</data>"),
+            })),
+        }
+        .masked();
+        assert_eq!(step.line, "Read with get_lead from Acme ATS: AKIA…MPLE");
+        assert_eq!(step.words, ["key AKIA…MPLE"]);
+        let detail = step.detail.unwrap();
+        assert_eq!(detail["result"], "<data>{\"notes\": \"portal AKIA…MPLE\"}</data>");
+        assert_eq!(detail["call"]["arguments"]["id"], "L-1042");
+        assert!(!detail.to_string().contains(&key));
     }
 }

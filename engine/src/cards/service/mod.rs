@@ -43,6 +43,9 @@ pub enum MemoryError {
     NotAllowed(String),
     #[error("{0}")]
     Invalid(String),
+    /// The text holds a secret; nothing was saved.
+    #[error("{0}")]
+    Secret(crate::secrets::SecretRefusal),
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
 }

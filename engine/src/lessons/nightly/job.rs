@@ -388,6 +388,14 @@ impl Nightly {
             if runs.is_empty() || text.is_empty() || text.chars().count() > crate::lessons::LESSON_MAX_CHARS {
                 continue;
             }
+            // A secret the day's work came across never becomes a lesson; only its kind is logged.
+            if let Err(refused) = crate::secrets::refuse("The lesson", text) {
+                tracing::warn!(
+                    kind = refused.finding.kind.words(),
+                    "a lesson from the nightly job held a secret and was not written"
+                );
+                continue;
+            }
             let (scope, state) = match (l.scope.as_str(), batch.kind) {
                 // What private agents' work teaches stays with the person's private agents.
                 ("personal", WorkKind::Private) => (LessonScope::Agent(runs[0].agent), LessonState::Accepted),
@@ -438,6 +446,14 @@ impl Nightly {
             let text = s.text.trim();
             let Some(old) = own.iter().find(|l| l.id == s.lesson) else { continue };
             if runs.is_empty() || text.is_empty() || batch.kind == WorkKind::Shared {
+                continue;
+            }
+            if let Err(refused) = crate::secrets::refuse("The lesson", text) {
+                tracing::warn!(
+                    kind = refused.finding.kind.words(),
+                    lesson = old.id,
+                    "a correction from the nightly job held a secret and was not written"
+                );
                 continue;
             }
             let new = NewLesson {

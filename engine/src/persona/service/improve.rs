@@ -197,6 +197,9 @@ impl Bots {
         if rationale.is_empty() || rationale.chars().count() > 600 {
             return Ok(ProposalOutcome::Refused("the model's rationale was empty or over 600 characters".into()));
         }
+        if let Err(refused) = crate::secrets::refuse("The model's rationale", &rationale) {
+            return Ok(ProposalOutcome::Refused(refused.to_string()));
+        }
         let change = self.check_change(a, &parsed.path, &parsed.diff).await?;
         let (current, valid) = change;
         if dry_run {

@@ -50,6 +50,9 @@ pub enum PersonaError {
     NotAllowed(String),
     #[error("{0}")]
     Invalid(String),
+    /// The text holds a secret; nothing was saved or recorded.
+    #[error("{0}")]
+    Secret(crate::secrets::SecretRefusal),
     #[error("{0}")]
     NotFound(String),
     /// Someone else changed it first; nothing was written.
@@ -117,6 +120,8 @@ fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
 
 impl Bots {
     pub fn new(
+    // Every line a person or a bot writes here is kept in a bot's memory or its log.
+    crate::secrets::refuse(&format!("The {what}"), t).map_err(PersonaError::Secret)?;
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         vault: Option<Arc<dyn Vault>>,

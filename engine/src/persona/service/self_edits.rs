@@ -78,6 +78,9 @@ impl Bots {
         let name = Self::bot_only(caller)?;
         let (_, a) = self.agent(name).await?;
         let policy = &Self::valid_config(&a).map_err(PersonaError::Invalid)?.self_edit;
+        // Refused before it is recorded: a refused request keeps its text, and a secret is never kept.
+        crate::secrets::refuse("The content", req.content.as_deref().unwrap_or("")).map_err(PersonaError::Secret)?;
+        crate::secrets::refuse("The reason", &req.reason).map_err(PersonaError::Secret)?;
         let edit = self.store.self_edit(name, policy, req, self.now()).await?;
         if edit.state == EditState::Applied {
             self.render(&a).await;
