@@ -156,6 +156,7 @@ impl UserSafe for PersonaError {
             | PersonaError::Refused(_)
             | PersonaError::TranscriptRefused { .. } => ErrorKind::Invalid,
             PersonaError::Changed(_) => ErrorKind::Conflict,
+            PersonaError::Throttled(_) => ErrorKind::Throttled,
             PersonaError::Internal(_) => ErrorKind::Internal,
         }
     }
@@ -169,6 +170,7 @@ impl UserSafe for PersonaError {
             PersonaError::NotFound(_) => "not_found",
             PersonaError::Secret(_) => "secret",
             PersonaError::Changed(_) => "changed",
+            PersonaError::Throttled(_) => "throttled",
             PersonaError::Refused(_) => "proposal_refused",
             PersonaError::TranscriptRefused { .. } => "transcript_refused",
             PersonaError::Internal(_) => "internal",

@@ -15,6 +15,7 @@ pub mod error;
 pub mod lessons;
 pub mod org;
 pub mod persona;
+pub mod quoting;
 pub mod runs;
 pub mod store;
 pub mod secrets;

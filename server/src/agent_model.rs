@@ -2,7 +2,8 @@
 //! with function tools, and Ollama's `/api/chat` with tools. Failures map to `ModelError` as the
 //! reflect step's clients map them (`llm.rs`), with the same timeout.
 
-use crate::llm::{client, failed, ModelSettings};
+use crate::llm::{failed, read_json, ModelSettings};
+use crate::outbound::Outbound;
 use async_trait::async_trait;
 use engine::org::Agent;
 use engine::runs::model::{AgentModel, AgentModelChoice, ModelError, Reply, ToolCall, ToolSpec, Turn, TurnRole};
@@ -35,12 +36,12 @@ fn function_tools(tools: &[ToolSpec]) -> Vec<Value> {
 }
 
 /// Sends a chat request and reads the JSON answer, failing as the reflect step's clients do.
-async fn post_json(req: reqwest::RequestBuilder, timeout: Duration) -> Result<Value, ModelError> {
+async fn post_json(req: reqwest::RequestBuilder, timeout: Duration, outbound: &Outbound) -> Result<Value, ModelError> {
     let resp = req.send().await.map_err(|e| failed(e, timeout))?;
     if !resp.status().is_success() {
         return Err(ModelError::Status(resp.status().as_u16()));
     }
-    resp.json().await.map_err(|e| failed(e, timeout))
+    read_json(outbound, resp, timeout).await
 }
 
 /// An OpenAI-compatible chat-completions API with function tools.
@@ -51,17 +52,19 @@ pub struct OpenAiAgent {
     timeout: Duration,
     demo: bool,
     http: reqwest::Client,
+    outbound: Outbound,
 }
 
 impl OpenAiAgent {
-    pub fn new(base_url: &str, api_key: Option<String>, model: &str, timeout: Duration) -> Self {
+    pub fn new(base_url: &str, api_key: Option<String>, model: &str, timeout: Duration, outbound: &Outbound) -> Self {
         Self {
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key,
             model: model.to_string(),
             timeout,
             demo: false,
-            http: client(timeout),
+            http: outbound.client(timeout),
+            outbound: outbound.clone(),
         }
     }
 
@@ -160,7 +163,7 @@ impl AgentModel for OpenAiAgent {
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
-        let v = post_json(req, self.timeout).await?;
+        let v = post_json(req, self.timeout, &self.outbound).await?;
         let message =
             v.pointer("/choices/0/message").ok_or_else(|| ModelError::BadResponse("no choices[0].message".into()))?;
         reply_from(message, |i| format!("call_{}_{i}", turns.len()))
@@ -173,11 +176,18 @@ pub struct OllamaAgent {
     model: String,
     timeout: Duration,
     http: reqwest::Client,
+    outbound: Outbound,
 }
 
 impl OllamaAgent {
-    pub fn new(host: &str, model: &str, timeout: Duration) -> Self {
-        Self { host: host.trim_end_matches('/').to_string(), model: model.to_string(), timeout, http: client(timeout) }
+    pub fn new(host: &str, model: &str, timeout: Duration, outbound: &Outbound) -> Self {
+        Self {
+            host: host.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            timeout,
+            http: outbound.client(timeout),
+            outbound: outbound.clone(),
+        }
     }
 
     /// The request body. Ollama takes a call's arguments as an object, and names the tool a tool
@@ -223,7 +233,7 @@ impl AgentModel for OllamaAgent {
 
     async fn reply(&self, turns: &[Turn], tools: &[ToolSpec]) -> Result<Reply, ModelError> {
         let req = self.http.post(format!("{}/api/chat", self.host)).json(&self.body(turns, tools));
-        let v = post_json(req, self.timeout).await?;
+        let v = post_json(req, self.timeout, &self.outbound).await?;
         let message = v.get("message").ok_or_else(|| ModelError::BadResponse("no message".into()))?;
         // Ollama gives its calls no ids; the run needs one per call to pair each result with it.
         reply_from(message, |i| format!("call_{}_{i}", turns.len()))
@@ -282,9 +292,9 @@ fn resolve(s: &ModelSettings) -> AgentModelChoice {
         ));
     };
     match provider {
-        "ollama" => AgentModelChoice::Use(Arc::new(OllamaAgent::new(&s.ollama_host, model, s.timeout))),
+        "ollama" => AgentModelChoice::Use(Arc::new(OllamaAgent::new(&s.ollama_host, model, s.timeout, &s.outbound))),
         "openai" if s.agent_model_is_demo => AgentModelChoice::Use(Arc::new(
-            OpenAiAgent::new(&s.openai_base_url, s.openai_api_key.clone(), model, s.timeout).demo(),
+            OpenAiAgent::new(&s.openai_base_url, s.openai_api_key.clone(), model, s.timeout, &s.outbound).demo(),
         )),
         "openai" => match &s.openai_api_key {
             Some(key) => AgentModelChoice::Use(Arc::new(OpenAiAgent::new(
@@ -292,6 +302,7 @@ fn resolve(s: &ModelSettings) -> AgentModelChoice {
                 Some(key.clone()),
                 model,
                 s.timeout,
+                &s.outbound,
             ))),
             None => AgentModelChoice::Off("ENGRAM_AGENT_MODEL names openai but OPENAI_API_KEY is not set".into()),
         },
@@ -395,7 +406,7 @@ mod tests {
 
     #[test]
     fn the_openai_body_carries_tools_and_tool_turns() {
-        let m = OpenAiAgent::new("http://x/v1/", None, "m", Duration::from_secs(1));
+        let m = OpenAiAgent::new("http://x/v1/", None, "m", Duration::from_secs(1), &Outbound::default());
         let body = m.body(&sample_turns(), &sample_tools());
         assert_eq!(body["temperature"], 0);
         assert_eq!(body["tools"][0]["type"], "function");
@@ -413,7 +424,7 @@ mod tests {
 
     #[test]
     fn the_ollama_body_carries_arguments_as_objects_and_names_the_tool_answered() {
-        let m = OllamaAgent::new("http://x:11434", "qwen3", Duration::from_secs(1));
+        let m = OllamaAgent::new("http://x:11434", "qwen3", Duration::from_secs(1), &Outbound::default());
         let body = m.body(&sample_turns(), &sample_tools());
         assert_eq!(body["options"]["temperature"], 0);
         assert_eq!(body["stream"], false);

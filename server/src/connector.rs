@@ -1,5 +1,6 @@
 //! The connector protocol's client: lists a source's tools and calls them over HTTP.
 
+use crate::outbound::{Outbound, OutboundError};
 use async_trait::async_trait;
 use engine::cards::source::{ReadKey, Source, SourceError, ToolInfo};
 use reqwest::StatusCode;
@@ -8,34 +9,49 @@ use std::time::Duration;
 
 pub const ACTING_FOR_HEADER: &str = "X-Acting-For";
 
+/// How long a connector has to answer.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
 pub struct HttpSource {
     http: reqwest::Client,
+    outbound: Outbound,
 }
 
 impl HttpSource {
-    pub fn new(timeout: Duration) -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(Duration::from_secs(3).min(timeout))
-            .build()
-            .unwrap_or_default();
-        Self { http }
+    /// A connector is an address an admin configured, so it may be internal; its redirects and
+    /// the size of its answers are held to the outbound policy.
+    pub fn new(outbound: &Outbound) -> Self {
+        Self { http: outbound.client(TIMEOUT), outbound: outbound.clone() }
     }
 }
 
 impl Default for HttpSource {
     fn default() -> Self {
-        Self::new(Duration::from_secs(10))
+        Self::new(&Outbound::default())
     }
 }
 
 fn sent(e: reqwest::Error) -> SourceError {
-    SourceError::Down(if e.is_timeout() { "it did not answer in time".into() } else { e.to_string() })
+    SourceError::Down(if e.is_timeout() {
+        "it did not answer in time".into()
+    } else if e.is_redirect() {
+        // The policy's own reason: another host, or too many hops.
+        std::error::Error::source(&e).map_or_else(|| "it redirected too often".into(), |why| why.to_string())
+    } else {
+        e.to_string()
+    })
 }
 
-async fn answer(resp: reqwest::Response) -> Result<Value, SourceError> {
+async fn answer(outbound: &Outbound, resp: reqwest::Response) -> Result<Value, SourceError> {
     let status = resp.status();
-    let body: Value = resp.json().await.unwrap_or(Value::Null);
+    // An answer that is not JSON is judged by its status alone, as before; one past the cap is
+    // refused whatever its status.
+    let body: Value = match outbound.read_json(resp).await {
+        Ok(v) => v,
+        Err(e @ OutboundError::TooLarge { .. }) => return Err(SourceError::Invalid(e.to_string())),
+        Err(OutboundError::Http(e)) => return Err(sent(e)),
+        Err(_) => Value::Null,
+    };
     let code = body.get("error").and_then(Value::as_str).unwrap_or("");
     match status {
         s if s.is_success() => Ok(body),
@@ -52,7 +68,7 @@ impl Source for HttpSource {
     async fn tools(&self, base_url: &str, company_key: &str) -> Result<Vec<ToolInfo>, SourceError> {
         let url = format!("{}/tools", base_url.trim_end_matches('/'));
         let resp = self.http.get(url).bearer_auth(company_key).send().await.map_err(sent)?;
-        let body = answer(resp).await?;
+        let body = answer(&self.outbound, resp).await?;
         serde_json::from_value(body.get("tools").cloned().unwrap_or(Value::Null))
             .map_err(|e| SourceError::Invalid(format!("its tool list: {e}")))
     }
@@ -74,7 +90,7 @@ impl Source for HttpSource {
             }
             ReadKey::OwnKey(secret) => req.bearer_auth(secret),
         };
-        let body = answer(req.send().await.map_err(sent)?).await?;
+        let body = answer(&self.outbound, req.send().await.map_err(sent)?).await?;
         // A body that says "not found" is as good as a 404.
         if body.get("error").and_then(Value::as_str) == Some("not_found") {
             return Err(SourceError::NotFound);

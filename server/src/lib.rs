@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod memory_audit_cli;
 pub mod org_api;
 pub mod org_cli;
+pub mod outbound;
 pub mod outbox;
 pub mod password;
 pub mod people_api;

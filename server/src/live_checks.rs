@@ -1,29 +1,28 @@
 //! The memory audit's checks against live systems (seed 004's `verify_endpoint` and
-//! `verify_model`), each a bounded request: a short timeout, no redirects followed, and only
-//! http and https.
+//! `verify_model`), each a bounded request with a short timeout. A URL in a memory file was
+//! written by a bot, so it is called as an untrusted address (see `outbound`): http and https
+//! only, never this machine or an internal network, pinned to the address checked, no redirects.
+//! The provider's model list is at an address the admin configured, so it is called as any
+//! provider call is.
 
 use crate::llm::ModelSettings;
+use crate::outbound::OutboundError;
 use async_trait::async_trait;
-use engine::persona::memory_audit_checks::{LiveChecks, ProviderModels};
+use engine::persona::memory_audit_checks::{LiveChecks, ProviderModels, Reach};
 use serde_json::Value;
 use std::time::Duration;
 
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct HttpLiveChecks {
+    /// For the provider's list only: memory's URLs get a client of their own, pinned.
     client: reqwest::Client,
     models: ModelSettings,
 }
 
 impl HttpLiveChecks {
     pub fn new(models: ModelSettings) -> Self {
-        let client = reqwest::Client::builder()
-            .timeout(CHECK_TIMEOUT)
-            .connect_timeout(CHECK_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_default();
-        Self { client, models }
+        Self { client: models.outbound.client(CHECK_TIMEOUT), models }
     }
 
     /// The names a provider lists: each `{list}[].{name}` of its answer.
@@ -52,23 +51,34 @@ impl HttpLiveChecks {
         if !resp.status().is_success() {
             return Err(format!("{url} answered {}", resp.status().as_u16()));
         }
-        resp.json().await.map_err(|_| format!("{url} did not answer with JSON"))
+        self.models.outbound.read_json(resp).await.map_err(|e| match e {
+            e @ OutboundError::TooLarge { .. } => format!("{url}: {e}"),
+            _ => format!("{url} did not answer with JSON"),
+        })
     }
 }
 
 #[async_trait]
 impl LiveChecks for HttpLiveChecks {
-    async fn reachable(&self, url: &str) -> bool {
-        let Ok(parsed) = reqwest::Url::parse(url) else { return false };
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return false;
-        }
+    async fn reachable(&self, url: &str) -> Reach {
+        let (client, parsed) = match self.models.outbound.untrusted(url, CHECK_TIMEOUT).await {
+            Ok(c) => c,
+            // A name that resolves to nothing is as good as a service that does not answer.
+            Err(e @ OutboundError::Unresolved { .. }) => {
+                tracing::info!(url, why = %e, "a URL in a memory file did not resolve");
+                return Reach::Silent;
+            }
+            Err(e) => {
+                tracing::info!(url, why = %e, "a URL in a memory file was not called");
+                return Reach::NotAsked(e.to_string());
+            }
+        };
         // Any answer, whatever its status, means the service is there.
-        match self.client.head(parsed).send().await {
-            Ok(_) => true,
+        match client.head(parsed).send().await {
+            Ok(_) => Reach::Answered,
             Err(e) => {
                 tracing::info!(url, error = %e, "a URL in a memory file did not answer");
-                false
+                Reach::Silent
             }
         }
     }

@@ -3,6 +3,7 @@
 //! json` holds the reply to JSON). Every call has a timeout; a failure is the caller's to log and
 //! skip.
 
+use crate::outbound::{Outbound, OutboundError};
 use async_trait::async_trait;
 use engine::cards::access::DataLabel;
 use engine::persona::model::{call_millicents, not_cleared, ChatModel, ModelChoice, ModelError, Models, Priced};
@@ -42,6 +43,10 @@ pub struct ModelSettings {
     /// The OpenAI-compatible endpoint is the demo's scripted model, which needs no key. Only
     /// `engram demo` sets it.
     pub agent_model_is_demo: bool,
+    /// The policy every outbound call follows (`ENGRAM_OUTBOUND_MAX_BYTES`). It lives here, with
+    /// the providers it mostly governs; the connectors, the outbox and the live checks take the
+    /// same one from here.
+    pub outbound: Outbound,
 }
 
 impl Default for ModelSettings {
@@ -59,6 +64,7 @@ impl Default for ModelSettings {
             probe_timeout: Duration::from_millis(1500),
             agent_model: None,
             agent_model_is_demo: false,
+            outbound: Outbound::default(),
         }
     }
 }
@@ -85,6 +91,7 @@ impl ModelSettings {
             probe_timeout: d.probe_timeout,
             agent_model: env("ENGRAM_AGENT_MODEL"),
             agent_model_is_demo: false,
+            outbound: Outbound::from_env(),
         }
     }
 }
@@ -103,12 +110,16 @@ pub fn ollama_url(host: &str) -> String {
     }
 }
 
-pub(crate) fn client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(Duration::from_secs(3).min(timeout))
-        .build()
-        .unwrap_or_default()
+/// A provider's answer, read within the outbound policy's cap.
+pub(crate) async fn read_json(
+    outbound: &Outbound,
+    resp: reqwest::Response,
+    timeout: Duration,
+) -> Result<Value, ModelError> {
+    outbound.read_json(resp).await.map_err(|e| match e {
+        OutboundError::Http(e) => failed(e, timeout),
+        e => ModelError::BadResponse(e.to_string()),
+    })
 }
 
 pub(crate) fn failed(e: reqwest::Error, timeout: Duration) -> ModelError {
@@ -127,18 +138,20 @@ pub struct OpenAiChat {
     model: String,
     timeout: Duration,
     http: reqwest::Client,
+    outbound: Outbound,
     /// Cents per million tokens, sent and received alike, for the spend ledger.
     price: u32,
 }
 
 impl OpenAiChat {
-    pub fn new(base_url: &str, api_key: Option<String>, model: &str, timeout: Duration) -> Self {
+    pub fn new(base_url: &str, api_key: Option<String>, model: &str, timeout: Duration, outbound: &Outbound) -> Self {
         Self {
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key,
             model: model.to_string(),
             timeout,
-            http: client(timeout),
+            http: outbound.client(timeout),
+            outbound: outbound.clone(),
             price: 0,
         }
     }
@@ -170,7 +183,7 @@ impl ChatModel for OpenAiChat {
         if !resp.status().is_success() {
             return Err(ModelError::Status(resp.status().as_u16()));
         }
-        let v: Value = resp.json().await.map_err(|e| failed(e, self.timeout))?;
+        let v = read_json(&self.outbound, resp, self.timeout).await?;
         v.pointer("/choices/0/message/content")
             .and_then(Value::as_str)
             .map(str::to_string)
@@ -189,11 +202,18 @@ pub struct OllamaChat {
     model: String,
     timeout: Duration,
     http: reqwest::Client,
+    outbound: Outbound,
 }
 
 impl OllamaChat {
-    pub fn new(host: &str, model: &str, timeout: Duration) -> Self {
-        Self { host: host.trim_end_matches('/').to_string(), model: model.to_string(), timeout, http: client(timeout) }
+    pub fn new(host: &str, model: &str, timeout: Duration, outbound: &Outbound) -> Self {
+        Self {
+            host: host.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            timeout,
+            http: outbound.client(timeout),
+            outbound: outbound.clone(),
+        }
     }
 }
 
@@ -220,7 +240,7 @@ impl ChatModel for OllamaChat {
         if !resp.status().is_success() {
             return Err(ModelError::Status(resp.status().as_u16()));
         }
-        let v: Value = resp.json().await.map_err(|e| failed(e, self.timeout))?;
+        let v = read_json(&self.outbound, resp, self.timeout).await?;
         v.pointer("/message/content")
             .and_then(Value::as_str)
             .map(str::to_string)
@@ -240,8 +260,8 @@ pub enum Probe {
 }
 
 /// Asks Ollama once which models it has (`GET /api/tags`), within `timeout`.
-pub async fn probe_ollama(host: &str, model: &str, timeout: Duration) -> Probe {
-    let answer = client(timeout).get(format!("{host}/api/tags")).send().await;
+pub async fn probe_ollama(host: &str, model: &str, timeout: Duration, outbound: &Outbound) -> Probe {
+    let answer = outbound.client(timeout).get(format!("{host}/api/tags")).send().await;
     let resp = match answer {
         Ok(r) if r.status().is_success() => r,
         Ok(r) => return Probe::Down(format!("status {}", r.status().as_u16())),
@@ -249,7 +269,11 @@ pub async fn probe_ollama(host: &str, model: &str, timeout: Duration) -> Probe {
         Err(e) if e.is_connect() => return Probe::Down("nothing listens there".into()),
         Err(e) => return Probe::Down(e.to_string()),
     };
-    let Ok(v) = resp.json::<Value>().await else { return Probe::Down("not an Ollama answer".into()) };
+    let v: Value = match outbound.read_json(resp).await {
+        Ok(v) => v,
+        Err(e @ OutboundError::TooLarge { .. }) => return Probe::Down(e.to_string()),
+        Err(_) => return Probe::Down("not an Ollama answer".into()),
+    };
     let Some(models) = v.get("models").and_then(Value::as_array) else {
         return Probe::Down("not an Ollama answer".into());
     };
@@ -284,7 +308,9 @@ impl Cheap {
     async fn probed(&self) -> &Probe {
         self.probe
             .get_or_init(|| async {
-                let probe = probe_ollama(&self.ollama.host, &self.ollama.model, self.probe_timeout).await;
+                let probe =
+                    probe_ollama(&self.ollama.host, &self.ollama.model, self.probe_timeout, &self.ollama.outbound)
+                        .await;
                 match &probe {
                     Probe::Ready => tracing::info!(ollama = self.ollama_label, "the local Ollama answers"),
                     Probe::NoModel => tracing::warn!(
@@ -400,11 +426,11 @@ impl ConfiguredModels {
         let s = &settings;
         let probe = Arc::new(tokio::sync::OnceCell::new());
         let chain = |with_provider: bool| Cheap {
-            ollama: OllamaChat::new(&s.ollama_host, &s.ollama_model, s.timeout),
+            ollama: OllamaChat::new(&s.ollama_host, &s.ollama_model, s.timeout, &s.outbound),
             ollama_label: format!("ollama/{} at {}", s.ollama_model, s.ollama_host.trim_end_matches('/')),
             openai: s.openai_api_key.as_ref().filter(|_| with_provider).map(|key| {
                 (
-                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout)
+                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), &s.openai_model, s.timeout, &s.outbound)
                         .priced_at(s.openai_price),
                     format!("openai/{} at {}", s.openai_model, s.openai_base_url.trim_end_matches('/')),
                 )
@@ -440,11 +466,11 @@ impl ConfiguredModels {
             return ModelChoice::Off(format!("{spec:?} is not cheap, off or <provider>/<model>"));
         };
         match provider {
-            "ollama" => ModelChoice::Use(Arc::new(OllamaChat::new(&s.ollama_host, model, s.timeout))),
+            "ollama" => ModelChoice::Use(Arc::new(OllamaChat::new(&s.ollama_host, model, s.timeout, &s.outbound))),
             "openai" => match &s.openai_api_key {
                 Some(key) => {
                     ModelChoice::Use(Arc::new(
-                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), model, s.timeout).priced_at(s.openai_price),
+                    OpenAiChat::new(&s.openai_base_url, Some(key.clone()), model, s.timeout, &s.outbound).priced_at(s.openai_price),
                 ))
                 }
                 None => ModelChoice::Off("openai is named but OPENAI_API_KEY is not set".into()),
@@ -489,7 +515,13 @@ impl Models for ConfiguredModels {
         if self.settings.agent_model_is_demo && self.settings.openai_api_key.is_none() {
             let s = &self.settings;
             let model = s.agent_model.as_deref().and_then(|m| m.strip_prefix("openai/")).unwrap_or(&s.openai_model);
-            return ModelChoice::Use(Arc::new(OpenAiChat::new(&s.openai_base_url, None, model, s.timeout)));
+            return ModelChoice::Use(Arc::new(OpenAiChat::new(
+                &s.openai_base_url,
+                None,
+                model,
+                s.timeout,
+                &s.outbound,
+            )));
         }
         self.resolve("cheap")
     }

@@ -1,6 +1,7 @@
 //! The outbox approved messages go to, over HTTP: `POST <ENGRAM_OUTBOX_URL>/messages` with
 //! `{"from", "to", "subject", "body"}`. The demo serves one that keeps them in memory.
 
+use crate::outbound::Outbound;
 use async_trait::async_trait;
 use engine::runs::outbox::{Outbox, OutgoingMessage};
 use std::time::Duration;
@@ -11,12 +12,10 @@ pub struct HttpOutbox {
 }
 
 impl HttpOutbox {
-    pub fn new(url: &str) -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .connect_timeout(Duration::from_secs(3))
-            .build()
-            .expect("an HTTP client");
+    /// The outbox is an address the operator configured; its redirects are held to the outbound
+    /// policy, and its answer is never read beyond the status.
+    pub fn new(url: &str, outbound: &Outbound) -> Self {
+        let http = outbound.client(Duration::from_secs(10));
         Self { url: url.trim_end_matches('/').to_string(), http }
     }
 }

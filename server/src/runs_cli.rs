@@ -23,7 +23,7 @@ pub async fn ask(
     // does under `engram demo`; it lives as long as this command.
     let crate::cli::Opened { store, settings, demo_model: _demo_model } =
         crate::cli::open_for_command(settings).await?;
-    let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
+    let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::new(&settings.models.outbound));
     let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone());
     let models: Arc<dyn engine::persona::model::Models> =
         Arc::new(crate::llm::ConfiguredModels::start(settings.models.clone()));

@@ -96,7 +96,7 @@ impl Application {
         let org = OrgService::new(store.clone(), clock.clone()).sharing_throttle(auth.throttle());
         let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
         let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
-        let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::default());
+        let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::new(&settings.models.outbound));
         let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models.clone());
         let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
         let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source, bots.clone());
@@ -268,7 +268,7 @@ pub fn build_runs(
         runs = runs.with_tasks(Arc::new(crate::task_desk::BotBoards(bots)));
     }
     match &settings.outbox_url {
-        Some(url) => runs.with_outbox(Arc::new(crate::outbox::HttpOutbox::new(url))),
+        Some(url) => runs.with_outbox(Arc::new(crate::outbox::HttpOutbox::new(url, &settings.models.outbound))),
         None => runs,
     }
 }

@@ -2,7 +2,7 @@
 //! refused before the file system is touched.
 
 use async_trait::async_trait;
-use engine::persona::vault::{Vault, VaultError};
+use engine::persona::vault::{Link, Vault, VaultError};
 use std::path::{Component, Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -54,6 +54,33 @@ impl FsVault {
         }
         Ok(false)
     }
+
+    /// Whether the path may open another file than it spells: a symbolic link on the way, or a
+    /// file with more than one name, whose other name may lie outside the vault or in a
+    /// protected area.
+    fn link_of(&self, path: &str) -> Result<Option<Link>, VaultError> {
+        if self.through_link(path)? {
+            return Ok(Some(Link::Symbolic));
+        }
+        match std::fs::metadata(self.root.join(path)) {
+            Ok(m) if m.is_file() && hard_linked(&m) => Ok(Some(Link::Hard)),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io(path, e)),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn hard_linked(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink() > 1
+}
+
+/// The standard library reads a file's link count only on Unix, where Engram is served.
+#[cfg(not(unix))]
+fn hard_linked(_: &std::fs::Metadata) -> bool {
+    false
 }
 
 fn read_text(full: &Path, path: &str) -> Result<Option<String>, VaultError> {
@@ -100,11 +127,11 @@ impl Vault for FsVault {
         Ok(Some(text[start..].to_string()))
     }
 
-    async fn is_symlink(&self, path: &str) -> Result<bool, VaultError> {
+    async fn link(&self, path: &str) -> Result<Option<Link>, VaultError> {
         self.resolve(path)?;
         let me = self.clone();
         let path = path.to_string();
-        Self::blocking(move || me.through_link(&path)).await
+        Self::blocking(move || me.link_of(&path)).await
     }
 
     async fn markdown_under(&self, dir: &str) -> Result<Vec<String>, VaultError> {
@@ -193,7 +220,13 @@ mod tests {
         assert_eq!(v.read("a/new.md").await.unwrap().as_deref(), Some("created\n"));
         assert_eq!(v.read_tail("a/b.md", 2).await.unwrap().as_deref(), Some("o\n"));
         std::os::unix::fs::symlink("/etc", dir.path().join("link")).unwrap();
-        assert!(v.is_symlink("link/passwd").await.unwrap());
+        assert_eq!(v.link("link/passwd").await.unwrap(), Some(Link::Symbolic));
         assert!(matches!(v.read("link/passwd").await, Err(VaultError::Outside { .. })));
+        assert_eq!(v.link("a/b.md").await.unwrap(), None, "a file with one name");
+        assert_eq!(v.link("a/missing.md").await.unwrap(), None);
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "s\n").unwrap();
+        std::fs::hard_link(outside.path().join("secret.md"), dir.path().join("a/twin.md")).unwrap();
+        assert_eq!(v.link("a/twin.md").await.unwrap(), Some(Link::Hard), "a second name for a file elsewhere");
     }
 }

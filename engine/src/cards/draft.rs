@@ -123,7 +123,7 @@ pub fn read_model_draft(
 pub fn draft_prompt(tool: &str, sample: &Value) -> String {
     let text = sample.to_string();
     let cut: String = text.chars().take(SAMPLE_BYTES).collect();
-    format!("Tool: {tool}\n<data source=\"one sample answer of {tool}\">{}</data>", cut.replace("</data>", "</ data>"))
+    format!("Tool: {tool}\n<data source=\"one sample answer of {tool}\">{}</data>", crate::quoting::escape_data(&cut))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::lessons::states::expired_by;
 use crate::lessons::{Lesson, WrittenBy};
 use crate::org::{AgentId, Person, RoleSlug};
 use crate::persona::model::Models;
-use crate::runs::block::quote_item;
+use crate::quoting::quote_item;
 use crate::store::{Actor, Store, StoreError};
 use crate::tokens::count_tokens;
 use async_trait::async_trait;

@@ -8,11 +8,24 @@ pub const MAX_URLS: usize = 10;
 
 #[async_trait]
 pub trait LiveChecks: Send + Sync {
-    /// Whether anything answers at the URL within the bounded request (any HTTP status counts).
-    async fn reachable(&self, url: &str) -> bool;
+    /// Whether anything answers at the URL within the bounded request (any HTTP status counts),
+    /// or why the URL was not asked at all.
+    async fn reachable(&self, url: &str) -> Reach;
     /// The configured provider's model names and the model it is configured with, or why they
     /// could not be read.
     async fn provider_models(&self) -> Result<ProviderModels, String>;
+}
+
+/// What checking a URL a memory names found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// Something answered, whatever its status.
+    Answered,
+    /// Nothing answered within the bounded request.
+    Silent,
+    /// The URL was not asked: an address taken from memory is never called on this machine or
+    /// an internal network, nor with a scheme other than http and https. The sentence says why.
+    NotAsked(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

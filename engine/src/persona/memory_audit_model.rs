@@ -3,6 +3,7 @@
 //! not exactly what was asked for is not used at all: the plain rules categorise instead.
 
 use super::memory_audit::{AuditFile, Category, CATEGORIES};
+use crate::quoting::escape_data as quote;
 use serde::Deserialize;
 
 pub const PURPOSE: &str = "memory audit";
@@ -26,10 +27,6 @@ Reply with JSON only: {{\"entries\": [{{\"n\": <the entry's number>, \"category\
 one item per entry. Say Unclear when the entry could be two categories that belong in different files.",
         names.join(", ")
     )
-}
-
-fn quote(s: &str) -> String {
-    s.replace("</data>", "</ data>")
 }
 
 /// The user message: each entry numbered and quoted with its file.

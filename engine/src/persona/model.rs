@@ -6,6 +6,7 @@
 
 use super::backlog::{Episode, MemoryRow};
 use crate::cards::access::DataLabel;
+use crate::quoting::escape_data as quote;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -127,10 +128,6 @@ fn age(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
         60..=2879 => format!("{} h ago", mins / 60),
         _ => format!("{} days ago", mins / 1440),
     }
-}
-
-fn quote(s: &str) -> String {
-    s.replace("</data>", "</ data>")
 }
 
 /// The user message for one reflect call.

@@ -30,8 +30,12 @@ pub enum OffLimits {
     EscapesVault,
     #[error("it is a symbolic link, and only plain files are read")]
     Symlink,
+    #[error("it is a hard link, which may be a file outside the vault or a protected one under another name; only files with one name are read")]
+    HardLink,
     #[error("it belongs to the harness or the owner, and nothing the bots remember reads it")]
     Protected,
+    #[error("it is not written the one way the vault opens it; write it without `//`, a trailing `/` or backslashes")]
+    NotNormal,
 }
 
 fn is_protected(components: &[&str]) -> bool {
@@ -47,6 +51,11 @@ fn is_protected(components: &[&str]) -> bool {
 /// The one rule for where a vault path the bots' side touches may lie: a relative path inside the
 /// vault, clear of the harness and the owner's files. Proposal targets and run transcripts both
 /// pass through it; whether the path goes through a link is asked of the disk after it.
+///
+/// The protected areas are judged on the path as the vault opens it: empty folders dropped
+/// (`Areas//Finance` opens `Areas/Finance`), either slash a separator (as on Windows), and
+/// without case. A path spelled any other way than that one form is then refused too, so that
+/// no spelling is judged differently from the file it opens.
 pub fn check_vault_path(path: &str) -> Result<(), OffLimits> {
     let components: Vec<&str> = path.split(['/', '\\']).collect();
     let escapes = path.is_empty()
@@ -57,8 +66,12 @@ pub fn check_vault_path(path: &str) -> Result<(), OffLimits> {
     if escapes {
         return Err(OffLimits::EscapesVault);
     }
-    if is_protected(&components) {
+    let opened: Vec<&str> = components.into_iter().filter(|c| !c.is_empty()).collect();
+    if is_protected(&opened) {
         return Err(OffLimits::Protected);
+    }
+    if opened.join("/") != path {
+        return Err(OffLimits::NotNormal);
     }
     Ok(())
 }
@@ -70,8 +83,12 @@ pub enum ProposalRefusal {
     EscapesVault(String),
     #[error("{0} is a symbolic link; proposals change only plain files")]
     Symlink(String),
+    #[error("{0} is a hard link; proposals change only files with one name")]
+    HardLink(String),
     #[error("{0} belongs to the harness or the owner and is never changed by a proposal")]
     Protected(String),
+    #[error("{0} is not written the one way the vault opens it; write it without `//`, a trailing `/` or backslashes")]
+    NotNormal(String),
     #[error("{0} is not this agent's own file: only its block in .agents/org/org.yaml or a markdown file under its knowledge paths")]
     NotOwnFile(String),
     #[error("the change touches {0}, which is not prose: only personality, goal, perspective, style, voice, principles and description may change")]
@@ -281,7 +298,9 @@ impl ProposalRefusal {
         match why {
             OffLimits::EscapesVault => ProposalRefusal::EscapesVault(path.to_string()),
             OffLimits::Symlink => ProposalRefusal::Symlink(path.to_string()),
+            OffLimits::HardLink => ProposalRefusal::HardLink(path.to_string()),
             OffLimits::Protected => ProposalRefusal::Protected(path.to_string()),
+            OffLimits::NotNormal => ProposalRefusal::NotNormal(path.to_string()),
         }
     }
 }
@@ -500,6 +519,44 @@ agents:
                 ProposalRefusal::Protected(path.into()),
                 "{path}"
             );
+        }
+    }
+
+    #[test]
+    fn a_protected_area_is_judged_as_the_vault_opens_the_path_and_other_spellings_are_refused() {
+        use OffLimits::*;
+        for (path, why) in [
+            ("Areas/Finance/budget.md", Err(Protected)),
+            // The case: an empty folder is skipped when the file is opened.
+            ("Areas//Finance/budget.md", Err(Protected)),
+            ("Areas///Finance/budget.md", Err(Protected)),
+            ("Areas/Finance//budget.md", Err(Protected)),
+            ("Areas/Finance/", Err(Protected)),
+            ("Areas/Finance", Err(Protected)),
+            ("./Areas/Finance/budget.md", Err(EscapesVault)),
+            ("Areas/./Finance/budget.md", Err(EscapesVault)),
+            ("Areas/x/../Finance/budget.md", Err(EscapesVault)),
+            ("Areas\\Finance\\budget.md", Err(Protected)),
+            ("Areas/Finance\\budget.md", Err(Protected)),
+            ("AREAS/finance/budget.md", Err(Protected)),
+            ("areas//FINANCE/budget.md", Err(Protected)),
+            ("knowledge//Areas/Finance/x.md", Err(Protected)),
+            ("a//CURRENT/x.md", Err(Protected)),
+            ("a//.env", Err(Protected)),
+            ("a/.ENV.local", Err(Protected)),
+            // Not protected, but not written the one way the vault opens it either.
+            ("knowledge//builder/a.md", Err(NotNormal)),
+            ("knowledge/builder/a.md/", Err(NotNormal)),
+            ("knowledge/builder/", Err(NotNormal)),
+            ("knowledge\\builder\\a.md", Err(NotNormal)),
+            ("knowledge/builder\\a.md", Err(NotNormal)),
+            ("Areas/Marketing//plan.md", Err(NotNormal)),
+            ("knowledge/builder/a.md", Ok(())),
+            ("Areas/Marketing/plan.md", Ok(())),
+            ("Areas/Financed/x.md", Ok(())),
+            ("MyAreas/Finance/x.md", Ok(())),
+        ] {
+            assert_eq!(check_vault_path(path), why, "{path}");
         }
     }
 

@@ -6,6 +6,7 @@
 use super::backlog::{Episode, MemoryRow};
 use super::render::MemoryKind;
 use super::self_edit::EditRequest;
+use crate::quoting::escape_data as quote;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
@@ -50,10 +51,6 @@ fn age(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
     } else {
         format!("{} days ago", h / 24)
     }
-}
-
-fn quote(s: &str) -> String {
-    s.replace("</data>", "</ data>")
 }
 
 fn is_strategy(r: &MemoryRow) -> bool {

@@ -41,14 +41,24 @@ pub enum VaultError {
     Outside { path: String },
 }
 
+/// How a vault path may name a file other than the one it spells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// The path, or a folder on the way, is a symbolic link.
+    Symbolic,
+    /// The file has more than one name, so it may also be a file outside the vault.
+    Hard,
+}
+
 #[async_trait]
 pub trait Vault: Send + Sync {
     /// A file's text, or `None` when it does not exist.
     async fn read(&self, path: &str) -> Result<Option<String>, VaultError>;
     /// At most the last `max_bytes` of a file, cut at a character boundary.
     async fn read_tail(&self, path: &str, max_bytes: usize) -> Result<Option<String>, VaultError>;
-    /// Whether the path, or any folder on the way to it, is a symbolic link.
-    async fn is_symlink(&self, path: &str) -> Result<bool, VaultError>;
+    /// Whether the path, or any folder on the way to it, is a symbolic link, or the file is a
+    /// hard link (one of several names for the same file).
+    async fn link(&self, path: &str) -> Result<Option<Link>, VaultError>;
     /// The markdown files under a folder, as vault paths, sorted.
     async fn markdown_under(&self, dir: &str) -> Result<Vec<String>, VaultError>;
     /// Writes a whole file (creating folders), atomically.

@@ -12,6 +12,7 @@ use crate::cards::select::MAX_SELECTED;
 use crate::cards::service::age_words;
 use crate::cards::source::CardField;
 use crate::cores::CoreScope;
+use crate::quoting::quote_item;
 use chrono::{DateTime, Utc};
 
 /// The fixed opening of every agent's system prompt: the same bytes in every run.
@@ -340,43 +341,6 @@ fn english_list(parts: &[String]) -> String {
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
-}
-
-/// One item of the memory part, quoted as data with its id, source and age. Stored text may not
-/// close the quote early: any `</data` in it, in any case, is broken up.
-pub fn quote_item(id: &str, source: &str, age: &str, text: &str) -> String {
-    format!(
-        "<data id=\"{}\" source=\"{}\" age=\"{}\">{}</data>",
-        attribute(id),
-        attribute(source),
-        attribute(age),
-        escape_data(text)
-    )
-}
-
-fn attribute(s: &str) -> String {
-    escape_data(s).replace('"', "&quot;").replace(['\n', '\r'], " ")
-}
-
-fn escape_data(s: &str) -> String {
-    const CLOSE: &[u8] = b"</data";
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut from = 0;
-    let mut i = 0;
-    while i + CLOSE.len() <= bytes.len() {
-        // `<` is ASCII, so a match starts on a char boundary.
-        if bytes[i..i + CLOSE.len()].eq_ignore_ascii_case(CLOSE) {
-            out.push_str(&s[from..i]);
-            out.push_str("</ ");
-            from = i + 2;
-            i += CLOSE.len();
-        } else {
-            i += 1;
-        }
-    }
-    out.push_str(&s[from..]);
-    out
 }
 
 /// The running token count of items joined by newlines, as `crate::tokens::count_tokens` counts

@@ -2,9 +2,10 @@
 //! values of the who's-who reference lists that name them. Pure: the store and the list fetch
 //! supply the inputs.
 
-use super::block::{quote_item, TokenTally};
+use super::block::TokenTally;
 use crate::cards::service::age_words;
 use crate::org::{Person, Team};
+use crate::quoting::quote_item;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,6 +1,7 @@
 use super::*;
 use crate::org::{PersonId, TeamId};
-use crate::runs::block::{quote_item, SLICE_TOKENS};
+use crate::quoting::quote_item;
+use crate::runs::block::SLICE_TOKENS;
 use crate::tokens::count_tokens;
 use chrono::TimeZone;
 use serde_json::json;

@@ -32,6 +32,7 @@ mod nightly;
 mod org;
 mod pages;
 mod people;
+mod outbound;
 mod people_import;
 mod poisoned_ticket;
 mod postgres;

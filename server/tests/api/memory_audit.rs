@@ -48,9 +48,10 @@ fn categories(cats: &[(&str, Option<&str>)]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hermes_folder_is_audited_with_every_category_and_action_and_undone() {
     let model = ModelServer::start().await;
-    let app = spawn_bots_app(model.openai_settings(), 200).await;
-    let dir = tempfile::tempdir().unwrap();
     let dead = dead_url();
+    // Both URLs are on this machine, which an audit never calls unless a test allows its stand-ins.
+    let app = spawn_bots_app(with_stand_ins(model.openai_settings(), &[&model.base, &dead]), 200).await;
+    let dir = tempfile::tempdir().unwrap();
     let memory = format!(
         "In this session we compared three CRMs.\n§\nVerbal offer from Zeta Foods, deal pending.\n§\n\
          As of March the pipeline held 40 leads.\n§\nCRM endpoint is {dead}/api\n§\n\
@@ -148,6 +149,14 @@ async fn a_hermes_folder_is_audited_with_every_category_and_action_and_undone() 
     // Only the operator audits a folder.
     let refused = audit_cli(&app, &["--dir", path, "--as", "sam"]).await.unwrap_err();
     assert!(refused.message.contains("Only the host's operator audits a folder"), "{}", refused.message);
+}
+
+/// The settings with these stand-ins (`http://127.0.0.1:<port>`) allowed to the audit's checks.
+fn with_stand_ins(models: server::llm::ModelSettings, urls: &[&str]) -> server::llm::ModelSettings {
+    let mut models = models;
+    models.outbound.stand_ins =
+        urls.iter().map(|u| u.trim_start_matches("http://").parse().expect("a stand-in's address")).collect();
+    models
 }
 
 fn write(app: &TestApp, file: &str, text: &str) {
@@ -296,7 +305,7 @@ async fn the_servers_tick_audits_a_bot_past_the_threshold_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_checks_read_either_providers_list_and_any_answer_is_reachable() {
-    use engine::persona::memory_audit_checks::LiveChecks;
+    use engine::persona::memory_audit_checks::{LiveChecks, Reach};
     use server::live_checks::HttpLiveChecks;
     let model = ModelServer::start().await;
     let ollama = HttpLiveChecks::new(model.ollama_settings()).provider_models().await.unwrap();
@@ -304,10 +313,15 @@ async fn the_live_checks_read_either_providers_list_and_any_answer_is_reachable(
     assert!(ollama.has("llama3.2") && !ollama.has("mistral"), "{ollama:?}");
     let openai = HttpLiveChecks::new(model.openai_settings()).provider_models().await.unwrap();
     assert_eq!(openai.models, vec!["gpt-4o-mini", "gpt-4.1"]);
-    let checks = HttpLiveChecks::new(model.openai_settings());
-    assert!(checks.reachable(&format!("{}/no-such-page", model.base)).await, "a 404 is an answer");
-    assert!(!checks.reachable(&dead_url()).await, "a closed port is not");
-    assert!(!checks.reachable("file:///etc/passwd").await, "only http and https are checked");
+    let dead = dead_url();
+    let checks = HttpLiveChecks::new(with_stand_ins(model.openai_settings(), &[&model.base, &dead]));
+    let page = format!("{}/no-such-page", model.base);
+    assert_eq!(checks.reachable(&page).await, Reach::Answered, "a 404 is an answer");
+    assert_eq!(checks.reachable(&dead).await, Reach::Silent, "a closed port is not");
+    let Reach::NotAsked(why) = checks.reachable("file:///etc/passwd").await else { panic!("a file was asked") };
+    assert!(why.starts_with("only http and https"), "{why}");
+    let unlisted = HttpLiveChecks::new(model.openai_settings());
+    assert!(matches!(unlisted.reachable(&page).await, Reach::NotAsked(_)), "a stand-in not allowed is not asked");
     let down = server::llm::ModelSettings { ollama_host: dead_url(), ..Default::default() };
     let why = HttpLiveChecks::new(down).provider_models().await.unwrap_err();
     assert!(why.ends_with("could not be reached"), "{why}");

@@ -6,7 +6,7 @@
 
 use super::work::WorkKind;
 use crate::lessons::{Claim, Lesson};
-use crate::runs::block::quote_item;
+use crate::quoting::quote_item;
 use crate::runs::RunId;
 use serde::Deserialize;
 

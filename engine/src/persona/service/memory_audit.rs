@@ -19,13 +19,37 @@ use crate::persona::memory_audit_apply::{apply, entry_spans, is_marker, with_mar
 use crate::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, NewAudit, Unresolved};
 use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent, Vault};
 use crate::store::StoreError;
-use chrono::Duration;
-use std::sync::Arc;
+use chrono::{DateTime, Duration, Utc};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// How many audits the agent page lists.
 pub const AUDITS_SHOWN: u32 = 5;
 pub const HERMES_MEMORY: &str = "MEMORY.md";
 pub const HERMES_USER: &str = "USER.md";
+/// The most audits a bot may ask for itself in an hour. Each one may call the URLs in its memory,
+/// so a bot must not be able to make the server call them at will.
+pub const BOT_AUDITS_PER_HOUR: usize = 6;
+
+/// When each bot asked for its own audits within the last hour. Kept in the server's memory: a
+/// restart forgets it, which costs at most one more hour's audits.
+#[derive(Clone, Default)]
+pub(super) struct BotAuditRequests(Arc<Mutex<HashMap<String, Vec<DateTime<Utc>>>>>);
+
+impl BotAuditRequests {
+    /// Counts one request by `bot` at `now`, or says when the next is allowed if the last hour
+    /// has had its fill.
+    fn take(&self, bot: &str, now: DateTime<Utc>) -> Result<(), DateTime<Utc>> {
+        let mut all = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let asked = all.entry(bot.to_string()).or_default();
+        asked.retain(|at| now - *at < Duration::hours(1));
+        if asked.len() >= BOT_AUDITS_PER_HOUR {
+            return Err(asked.iter().min().copied().unwrap_or(now) + Duration::hours(1));
+        }
+        asked.push(now);
+        Ok(())
+    }
+}
 
 /// What is audited: a bot on the roster, or a Hermes memories folder (`MEMORY.md` and `USER.md`
 /// in it) opened by the host's operator.
@@ -132,7 +156,14 @@ impl Bots {
                 let (_, a) = self.agent(&name).await?;
                 match caller {
                     Caller::Operator => {}
-                    Caller::Bot(b) if *b == name => {}
+                    Caller::Bot(b) if *b == name => {
+                        if let Err(next) = self.bot_audits.take(b, self.now()) {
+                            return Err(PersonaError::Throttled(format!(
+                                "A bot may ask for at most {BOT_AUDITS_PER_HOUR} memory audits an hour; {name} may ask again at {} UTC",
+                                next.format("%H:%M:%S")
+                            )));
+                        }
+                    }
                     Caller::Bot(_) => {
                         return Err(PersonaError::NotAllowed("A bot audits only its own memory files".into()))
                     }
@@ -472,5 +503,24 @@ impl Bots {
             StoreError::Changed { .. } => PersonaError::Changed(format!("Memory audit #{id} was undone already")),
             e => e.into(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_gets_six_audits_an_hour_counted_per_bot_over_a_sliding_hour() {
+        let requests = BotAuditRequests::default();
+        let start: DateTime<Utc> = "2026-12-04T10:00:00Z".parse().unwrap();
+        for i in 0..BOT_AUDITS_PER_HOUR as i64 {
+            assert_eq!(requests.take("scout", start + Duration::minutes(i)), Ok(()), "request {i}");
+        }
+        let late = start + Duration::minutes(30);
+        assert_eq!(requests.take("scout", late), Err(start + Duration::hours(1)), "the seventh waits");
+        assert_eq!(requests.take("helper", late), Ok(()), "another bot has its own hour");
+        assert_eq!(requests.take("scout", start + Duration::hours(1)), Ok(()), "the first has left the hour");
+        assert!(requests.take("scout", start + Duration::hours(1)).is_err(), "and its place is taken again");
     }
 }

@@ -4,7 +4,7 @@
 use super::{Bots, PersonaError};
 use crate::persona::backlog::{Improvement, NewTask, TaskKind, STATUS_OPEN};
 use crate::persona::memory_audit::{model_named, urls, AuditFile, Category, Entry, Verified};
-use crate::persona::memory_audit_checks::MAX_URLS;
+use crate::persona::memory_audit_checks::{Reach, MAX_URLS};
 use crate::persona::memory_audit_model::{self as audit_model, PURPOSE};
 use crate::persona::model::ModelChoice;
 use crate::persona::vault::{RosterAgent, VaultError};
@@ -91,8 +91,11 @@ impl Bots {
             to_check.truncate(MAX_URLS);
         }
         for url in to_check {
-            if !checks.reachable(&url).await {
-                verified.unreachable.push(url);
+            match checks.reachable(&url).await {
+                Reach::Answered => {}
+                Reach::Silent => verified.unreachable.push(url),
+                // Not asked is not evidence that it is down, so the entry is left unmarked.
+                Reach::NotAsked(why) => notes.push(format!("{url} was not checked: {why}")),
             }
         }
         if !models.is_empty() {

@@ -11,7 +11,7 @@ use super::memory_audit_checks::LiveChecks;
 use super::model::Models;
 use super::proposal::{check_vault_path, OffLimits, ProposalRefusal};
 use super::render::{render_core, RenderedCore};
-use super::vault::{core_path, load_roster, Roster, RosterAgent, Vault, VaultError};
+use super::vault::{core_path, load_roster, Link, Roster, RosterAgent, Vault, VaultError};
 use crate::clock::Clock;
 use crate::org::Person;
 use crate::store::{Store, StoreError};
@@ -58,6 +58,9 @@ pub enum PersonaError {
     /// Someone else changed it first; nothing was written.
     #[error("{0}")]
     Changed(String),
+    /// Asked for too often; nothing was done.
+    #[error("{0}")]
+    Throttled(String),
     #[error("{0}")]
     Refused(ProposalRefusal),
     /// A wake's transcript the memory steps will not read; nothing was changed.
@@ -102,6 +105,8 @@ pub struct Bots {
     max_per_day: u32,
     /// The memory audit's checks of URLs and models; without them nothing is marked or corrected.
     checks: Option<Arc<dyn LiveChecks>>,
+    /// When each bot last asked for its own audits, for the hourly limit.
+    bot_audits: memory_audit::BotAuditRequests,
 }
 
 fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
@@ -128,7 +133,7 @@ impl Bots {
         models: Arc<dyn Models>,
         max_per_day: u32,
     ) -> Self {
-        Self { store, clock, vault, models, max_per_day, checks: None }
+        Self { store, clock, vault, models, max_per_day, checks: None, bot_audits: Default::default() }
     }
 
     pub fn with_live_checks(mut self, checks: Arc<dyn LiveChecks>) -> Self {
@@ -241,13 +246,15 @@ impl Bots {
     }
 
     /// The validator's path rule on the vault as it is on disk: [`check_vault_path`], then whether
-    /// the path goes through a symbolic link. Proposal targets and transcripts both pass here;
-    /// `refuse` words the refusal for what the path was wanted for.
+    /// the path goes through a symbolic link or is a hard link, either of which may lead out of
+    /// the vault or into a protected file under another name. Proposal targets and transcripts
+    /// both pass here; `refuse` words the refusal for what the path was wanted for.
     async fn gate(&self, path: &str, refuse: impl Fn(OffLimits) -> PersonaError) -> Result<(), PersonaError> {
         check_vault_path(path).map_err(&refuse)?;
-        match self.vault()?.is_symlink(path).await {
-            Ok(false) => Ok(()),
-            Ok(true) => Err(refuse(OffLimits::Symlink)),
+        match self.vault()?.link(path).await {
+            Ok(None) => Ok(()),
+            Ok(Some(Link::Symbolic)) => Err(refuse(OffLimits::Symlink)),
+            Ok(Some(Link::Hard)) => Err(refuse(OffLimits::HardLink)),
             Err(VaultError::Outside { .. }) => Err(refuse(OffLimits::EscapesVault)),
             Err(e) => Err(PersonaError::Vault(e)),
         }
