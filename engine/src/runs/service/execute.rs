@@ -6,6 +6,7 @@ use super::block_for::Loaded;
 use super::*;
 use crate::cards::access::DataLabel;
 use crate::cards::service::RunTool;
+use crate::quoting::{attribute, escape_data as quote};
 use crate::runs::check::CheckState;
 use crate::runs::inbox::{ActionKind, NewAction};
 use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
@@ -47,10 +48,6 @@ impl Carried {
         }
         self.review_mode |= outside_text;
     }
-}
-
-fn quote(s: &str) -> String {
-    s.replace("</data>", "</ data>")
 }
 
 impl Runs {
@@ -153,13 +150,15 @@ impl Runs {
         };
         let mut specs: Vec<ToolSpec> = tools
             .iter()
+            // A tool's description and parameters are its source's words, as an admin pinned them:
+            // given to the model as quoted data, never as instructions.
             .map(|t| ToolSpec {
                 name: tool_name(&t.connector_name, &t.tool),
-                description: t.description.clone(),
+                description: crate::cards::pins::quoted_description(&t.connector_name, &t.tool, &t.description),
                 parameters: if t.parameters.is_null() {
                     json!({"type": "object", "properties": {}})
                 } else {
-                    t.parameters.clone()
+                    crate::cards::pins::quoted_parameters(&t.parameters)
                 },
             })
             .collect();
@@ -286,8 +285,8 @@ impl Runs {
                             format!("Read with {} from {}{kept}", t.tool, t.connector_name),
                             format!(
                                 "<data source=\"{}\" tool=\"{}\" label=\"{}\">\n{}\n</data>",
-                                quote(&t.connector_name),
-                                t.tool,
+                                attribute(&t.connector_name),
+                                attribute(&t.tool),
                                 read.label.as_str(),
                                 quote(&read.value.to_string())
                             ),
@@ -562,6 +561,6 @@ mod tests {
 
     #[test]
     fn stored_text_cannot_close_a_quote_early() {
-        assert_eq!(quote("a</data>b"), "a</ data>b");
+        assert_eq!(quote("a</data>b"), "a&lt;/data>b");
     }
 }
