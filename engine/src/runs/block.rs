@@ -30,6 +30,10 @@ pub const CARD_TOKENS: u32 = 3_000;
 pub const LESSON_TOKENS: u32 = 2_000;
 pub const LIST_TOKENS: u32 = 1_000;
 
+/// The age the block gives a card past its hard limit whose record could not be read before the
+/// model was asked: its values are too old to answer from, so none is shown.
+pub const NOT_READ: &str = "past its limit, not read just now";
+
 /// A core the run loads, at its current version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedCore {
@@ -53,6 +57,10 @@ pub struct BlockCard {
     pub fields: Vec<CardField>,
     /// The card's data class now.
     pub label: DataLabel,
+    /// Past its hard limit, its record was to be read before the model is asked, and could not
+    /// be: why. Its remembered values are then left out (`fields` is empty), and the block says
+    /// it could not be read instead.
+    pub not_read: Option<String>,
 }
 
 /// A lesson as the block carries it.
@@ -169,8 +177,14 @@ pub fn assemble(input: BlockInput) -> Block {
         if card.label > input.cleared_for {
             continue;
         }
-        let age = format!("read {}", age_words(card.read_at, input.now));
         let mut text = format!("{} {}", card.kind, card.record_id);
+        let age = match &card.not_read {
+            Some(why) => {
+                text.push_str(&format!("\nnot read: {why}; what memory held is past its limit and left out"));
+                NOT_READ.to_string()
+            }
+            None => format!("read {}", age_words(card.read_at, input.now)),
+        };
         for field in &card.fields {
             text.push_str(&format!("\n{}: {}", field.name, field.value));
         }

@@ -75,6 +75,7 @@ fn card(id: i64, record: &str) -> BlockCard {
         read_at: now() - Duration::minutes(130),
         fields: vec![CardField { name: "stage".into(), value: "Qualified".into(), free_text: false }],
         label: DataLabel::Internal,
+        not_read: None,
     }
 }
 
@@ -188,6 +189,27 @@ fn cards_are_quoted_with_id_source_and_age() {
          id: T-7, owner_email: alice@acme.test</data>"
     ));
     assert_eq!(b.sources, ["directory", "Acme ATS"]);
+}
+
+#[test]
+fn a_card_past_its_limit_that_could_not_be_read_says_so_and_shows_no_value() {
+    let mut unread = card(12, "L-1001");
+    unread.fields.clear();
+    unread.not_read = Some("Acme ATS: the source could not be reached".into());
+    let b = assemble(input(vec![], None, vec![unread, card(13, "L-1002")]));
+    assert_eq!(b.step_line.as_deref(), Some("Read from memory: 2 cards"));
+    assert_eq!(b.words[0], format!("lead L-1001 · Acme ATS · {NOT_READ}"));
+    assert_eq!(b.refs[0], MemoryRef::Card("card:12".into()));
+    let memory = b.memory.unwrap();
+    assert!(
+        memory.contains(&format!(
+            "<data id=\"card:12\" source=\"Acme ATS\" age=\"{NOT_READ}\">lead L-1001\n\
+             not read: Acme ATS: the source could not be reached; \
+             what memory held is past its limit and left out</data>"
+        )),
+        "{memory}"
+    );
+    assert!(memory.contains("age=\"read 2 h ago\">lead L-1002\nstage: Qualified</data>"), "the others as before");
 }
 
 #[test]

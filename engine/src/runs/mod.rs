@@ -265,9 +265,11 @@ impl Run {
         self.check.as_ref().is_some_and(|c| c.state == check::CheckState::Checking)
     }
 
-    /// Its answer shows only once checked, and the check has not finished.
+    /// Its answer shows only once checked, and the check has not finished: nobody watches it (an
+    /// API token's or a command's ask), or its role or team shows only checked answers. Every
+    /// reader of a run (the run and thread APIs, the pages, the command) goes through this.
     pub fn held_for_check(&self) -> bool {
-        self.checked_only && self.checking()
+        (self.checked_only || self.unwatched) && self.checking()
     }
 }
 

@@ -85,6 +85,7 @@ pub async fn block(
                 read_at: card.read_at,
                 fields: s.fields,
                 label: *class,
+                not_read: None,
             })
         })
         .collect();

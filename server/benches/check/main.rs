@@ -51,6 +51,7 @@ async fn shown(store: &dyn Store, alice: engine::org::PersonId, names: &[(i64, S
             read_at: card.read_at,
             fields: card.fields.clone(),
             label: DataLabel::Internal,
+            not_read: None,
         })
         .collect()
 }

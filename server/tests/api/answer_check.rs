@@ -1,7 +1,9 @@
 //! The check after an answer, against the running server, the demo's Acme ATS over HTTP and a
 //! stand-in model: a change shown as its line, no change, a record gone at the source, a source
 //! that is down, the kill switch and the hourly limit, a field left out, an unwatched ask checked
-//! before it returns, and `message_checked` carrying ids only.
+//! before it returns, and `message_checked` carrying ids only. An unwatched or checked-only answer
+//! shows on no path while its check is under way (a stand-in in front of Acme ATS holds the check's
+//! read), and a card past its hard limit is read from its source before the model is asked.
 
 use crate::agent_model_server::{AgentModelServer, AgentReply};
 use crate::cards::{admin, audited, card_of, lead, person, spawn_cards_with, spawn_partial, Cards};
@@ -509,4 +511,348 @@ async fn a_record_gone_at_the_source_takes_the_lessons_claiming_it_out_of_use() 
     }
     let (_, mine) = c.app.get_json(&alice, "/api/memory/lessons").await;
     assert_eq!(mine["in_use"], json!([]), "it no longer loads");
+}
+
+/// The demo's Acme ATS behind a real HTTP stand-in that passes every call on, except that while
+/// it is held each read of one lead (`get_lead`) waits until it is let go: a check's read is
+/// then observably under way, with no race against its end.
+pub(crate) struct HeldSource {
+    pub(crate) base: String,
+    held: tokio::sync::watch::Sender<bool>,
+    waiting: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for HeldSource {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+#[derive(Clone)]
+struct Held {
+    ats: String,
+    held: tokio::sync::watch::Sender<bool>,
+    waiting: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+async fn pass_on(
+    axum::extract::State(s): axum::extract::State<Held>,
+    req: axum::extract::Request,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    use std::sync::atomic::Ordering;
+    let (parts, body) = req.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    if parts.uri.path() == "/tools/get_lead" {
+        let mut held = s.held.subscribe();
+        s.waiting.fetch_add(1, Ordering::SeqCst);
+        let _ = held.wait_for(|held| !held).await;
+        s.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
+    let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let method = reqwest::Method::from_bytes(parts.method.as_str().as_bytes()).unwrap();
+    let mut out = reqwest::Client::new().request(method, format!("{}{path}", s.ats)).body(body.to_vec());
+    for h in ["authorization", "x-acting-for", "content-type"] {
+        if let Some(v) = parts.headers.get(h) {
+            out = out.header(h, v.as_bytes());
+        }
+    }
+    let resp = out.send().await.unwrap();
+    let status = axum::http::StatusCode::from_u16(resp.status().as_u16()).unwrap();
+    (status, [("content-type", "application/json")], resp.bytes().await.unwrap_or_default()).into_response()
+}
+
+impl HeldSource {
+    async fn start(ats: &str) -> Self {
+        let (held, _) = tokio::sync::watch::channel(false);
+        let waiting = std::sync::Arc::default();
+        let state = Held { ats: ats.to_string(), held: held.clone(), waiting: std::sync::Arc::clone(&waiting) };
+        let router = axum::Router::new().fallback(pass_on).with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Self { base, held, waiting, task }
+    }
+
+    /// From now on each read of a lead waits.
+    fn hold(&self) {
+        self.held.send_replace(true);
+    }
+
+    /// Lets every waiting read, and each one after, through.
+    fn release(&self) {
+        self.held.send_replace(false);
+    }
+
+    /// Waits until a read of a lead is waiting here.
+    async fn until_a_read_waits(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while self.waiting.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            assert!(std::time::Instant::now() < deadline, "no read of a lead reached the source");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// As `spawn_checking`, with the connector reading Acme ATS through a `HeldSource`.
+async fn spawn_held(model: &AgentModelServer) -> (Cards, HeldSource) {
+    let models = model.openai_settings();
+    let app = spawn_app_with(move |s| s.models = models).await;
+    model.set_default(AgentReply::answer(ANSWER));
+    let (ats, ats_task) = demo::acme_ats::spawn(AtsConfig::demo(), 0).await.expect("the demo source");
+    let source = HeldSource::start(&ats).await;
+    demo::cards::seed(&*app.store, &app.memory, app.clock.clone() as std::sync::Arc<dyn engine::Clock>, &source.base)
+        .await
+        .expect("connect the source");
+    (Cards { app, ats, ats_task, connector: 1 }, source)
+}
+
+const ANSWER: &str = "L-1001 is at Proposal.";
+
+/// The run as `GET /api/runs/{id}` shows it to `token`, once its check has ended.
+async fn once_checked(app: &TestApp, token: &str, run: i64) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (_, r) = bearer_get(app, token, &format!("/api/runs/{run}")).await;
+        if r["state"] == "answered" && r["check"]["state"] != "checking" {
+            return r;
+        }
+        assert!(std::time::Instant::now() < deadline, "the check did not end: {r}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// What a page's server function answers `c`, as the page's own script calls it.
+async fn server_fn(app: &TestApp, c: &reqwest::Client, path: &str, fields: &[(&str, &str)]) -> String {
+    let r = c
+        .post(app.url(path))
+        .header("origin", &app.base)
+        .header("sec-fetch-site", "same-origin")
+        .form(fields)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{path}: {}", r.status());
+    r.text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unwatched_answer_shows_on_no_path_until_its_check_has_ended() {
+    use engine::runs::RunId;
+    let model = AgentModelServer::start().await;
+    let (c, source) = spawn_held(&model).await;
+    let (alice, ada) = (c.app.sign_in("alice").await, c.app.sign_in("ada").await);
+    let token = token_for(&c.app, "alice").await;
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::minutes(61));
+    source.hold();
+    let question = json!({"agent": "Sales Assistant", "question": WHERE});
+    let (status, asked) = bearer_post(&c.app, &token, "/api/ask?wait=false", question).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(asked["run"]["answer"], Value::Null, "{asked}");
+    let (run, thread) = (asked["run"]["id"].as_i64().unwrap(), asked["thread"].as_i64().unwrap());
+
+    // The model has answered and the check's read of L-1001 waits at the source.
+    source.until_a_read_waits().await;
+    let stored = c.app.store.run(RunId(run)).await.unwrap().unwrap();
+    assert_eq!(stored.answer.as_deref(), Some(ANSWER), "the answer is recorded");
+    assert!(stored.unwatched && stored.checking() && !stored.checked_only, "{stored:?}");
+
+    // No path shows it: the run and thread APIs with the token and in a session, the Ask and
+    // thread pages and their server functions, the Inbox, the events, and the engine's own
+    // answer to a second `execute` (what `engram ask` prints, and what a wait returns).
+    let mut shown: Vec<(String, String)> = Vec::new();
+    for path in
+        [format!("/api/runs/{run}"), format!("/api/threads/{thread}"), "/api/threads".into(), "/api/inbox".into()]
+    {
+        // The Inbox is read in a session only.
+        if path != "/api/inbox" {
+            let (status, v) = bearer_get(&c.app, &token, &path).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            shown.push((format!("{path} with the token"), v.to_string()));
+        }
+        let (status, v) = c.app.get_json(&alice, &path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        shown.push((format!("{path} in a session"), v.to_string()));
+    }
+    for page in [format!("/threads/{thread}"), "/ask".into()] {
+        let (status, html) = c.app.page(&alice, &page).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        shown.push((page, html));
+    }
+    let id = thread.to_string();
+    for (f, fields) in [
+        ("/fn/load_thread", vec![("id", id.as_str())]),
+        ("/fn/load_thread_page", vec![("id", id.as_str())]),
+        ("/fn/load_ask", vec![]),
+    ] {
+        shown.push((f.to_string(), server_fn(&c.app, &alice, f, &fields).await));
+    }
+    let (_, events) = c.app.get_json(&ada, "/api/events").await;
+    shown.push(("/api/events".into(), events.to_string()));
+    let again = c.app.runs.execute(RunId(run)).await.unwrap();
+    shown.push(("execute".into(), serde_json::to_string(&again).unwrap()));
+    for (path, text) in &shown {
+        assert!(!text.contains(ANSWER), "{path} shows the answer before its check ended: {text}");
+    }
+
+    // What they show instead is the state.
+    let (_, r) = bearer_get(&c.app, &token, &format!("/api/runs/{run}")).await;
+    assert_eq!(
+        (&r["state"], &r["answer"], &r["check"]["state"]),
+        (&json!("answered"), &Value::Null, &json!("checking"))
+    );
+    let (_, t) = bearer_get(&c.app, &token, &format!("/api/threads/{thread}")).await;
+    assert_eq!(t["working"], true, "the page looks again while it is checked");
+    let texts: Vec<&str> = t["messages"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, [WHERE], "the answer is not in the thread yet");
+    let (_, html) = c.app.page(&alice, &format!("/threads/{thread}")).await;
+    assert!(html.contains("Checking: the answer shows once it is checked"));
+
+    // Once the read goes through, the answer shows with what its check found.
+    source.release();
+    let r = once_checked(&c.app, &token, run).await;
+    assert_eq!(r["answer"], ANSWER);
+    let (state, lines) = check(&r);
+    assert_eq!(state, "changed");
+    assert_eq!(lines, [format!("stage: {before} → Won (Acme ATS, read just now)")]);
+    let (_, t) = c.app.get_json(&alice, &format!("/api/threads/{thread}")).await;
+    assert!(t["messages"].as_array().unwrap().iter().any(|m| m["text"] == ANSWER), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checked_only_answer_is_not_readable_through_the_api_while_it_is_checked() {
+    use engine::runs::RunId;
+    let model = AgentModelServer::start().await;
+    let (c, source) = spawn_held(&model).await;
+    let (alice, ada) = (c.app.sign_in("alice").await, c.app.sign_in("ada").await);
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::minutes(61));
+    // A session's ask, watched: with no setting its answer shows while it is checked.
+    let ask_held = |question: &'static str| {
+        let (alice, url) = (alice.clone(), c.app.url("/api/ask?wait=false"));
+        let source = &source;
+        async move {
+            source.hold();
+            let r =
+                alice.post(url).json(&json!({"agent": "Sales Assistant", "question": question})).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::CREATED);
+            let asked = body(r).await;
+            source.until_a_read_waits().await;
+            (asked["run"]["id"].as_i64().unwrap(), asked["thread"].as_i64().unwrap())
+        }
+    };
+    let (run, _) = ask_held(WHERE).await;
+    let (_, r) = c.app.get_json(&alice, &format!("/api/runs/{run}")).await;
+    assert_eq!((&r["answer"], &r["check"]["state"]), (&json!(ANSWER), &json!("checking")), "{r}");
+    source.release();
+    let token = token_for(&c.app, "alice").await;
+    once_checked(&c.app, &token, run).await;
+
+    // Alice's Sales role is set to see only checked answers.
+    let on = json!({"scope": "role:sales", "on": true});
+    let r = ada.post(c.app.url("/api/checked-only")).json(&on).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    c.app.clock.advance(Duration::minutes(61));
+    // Another answer, so the first thread's shows nothing of this one.
+    const HELD: &str = "L-1001 waits at Proposal.";
+    model.set_default(AgentReply::answer(HELD));
+    let (run, thread) = ask_held(WHERE).await;
+    let stored = c.app.store.run(RunId(run)).await.unwrap().unwrap();
+    assert!(stored.checked_only && !stored.unwatched && stored.checking(), "{stored:?}");
+    assert_eq!(stored.answer.as_deref(), Some(HELD));
+    for path in [format!("/api/runs/{run}"), format!("/api/threads/{thread}"), "/api/threads".into()] {
+        let (status, v) = c.app.get_json(&alice, &path).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(!v.to_string().contains(HELD), "{path} shows the answer before its check ended: {v}");
+    }
+    let (_, r) = c.app.get_json(&alice, &format!("/api/runs/{run}")).await;
+    assert_eq!((&r["answer"], &r["check"]["state"]), (&Value::Null, &json!("checking")));
+    source.release();
+    let r = once_checked(&c.app, &token, run).await;
+    assert_eq!(r["answer"], HELD, "once checked, it shows");
+}
+
+/// The memory part of the person's turn of the model's latest request.
+fn last_user_turn(model: &AgentModelServer) -> String {
+    crate::runs::messages(model.requests().last().expect("a request")).1
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_past_its_hard_limit_is_read_from_its_source_before_the_model_is_asked() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let p = person(&c.app, "alice").await;
+    let before = lead(&c.ats, "L-1001").await["stage"].as_str().unwrap().to_string();
+    assert_ne!(before, "Won");
+    set_stage(&c.ats, "Won").await;
+    // Past the demo connector's hard limits of 14 days for amounts, dates and states; a session
+    // signed in before would have ended.
+    c.app.clock.advance(Duration::days(15));
+    let alice = c.app.sign_in("alice").await;
+    let calls = crate::cards::ats_calls(&c.ats).await;
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let run = &asked["run"];
+    assert_eq!(run["state"], "answered", "{run}");
+    let user = last_user_turn(&model);
+    assert!(user.contains("lead L-1001\n") && user.contains("stage: Won"), "the value read now: {user}");
+    assert!(!user.contains(&format!("stage: {before}")), "not the one remembered: {user}");
+    assert!(crate::cards::ats_calls(&c.ats).await > calls, "the source was read");
+    let memory = run["steps"].as_array().unwrap().iter().find(|s| s["kind"] == "memory_used").unwrap();
+    assert!(
+        memory["words"].as_array().unwrap().iter().any(|w| w == "lead L-1001 · Acme ATS · read just now"),
+        "{memory}"
+    );
+    // The read kept what it found, as Refresh does, so the answer's check has nothing due.
+    let kept = c.app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
+    assert!(kept.fields.iter().any(|f| f.name == "stage" && f.value == "Won"), "{:?}", kept.fields);
+    assert_eq!(check(run).0, "not_needed", "{run}");
+
+    // Past its hard limit again with the source down: the card goes to the model with no value,
+    // saying it could not be read, and the run still answers.
+    c.app.clock.advance(Duration::days(15));
+    stop(&c).await;
+    let alice = c.app.sign_in("alice").await;
+    let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    assert_eq!(asked["run"]["state"], "answered", "{}", asked["run"]);
+    assert_eq!(asked["run"]["answer"], ANSWER);
+    let user = last_user_turn(&model);
+    assert!(user.contains("lead L-1001\nnot read: Acme ATS: the source could not be reached"), "{user}");
+    assert!(!user.contains("stage: Won") && !user.contains(&format!("stage: {before}")), "no stale value: {user}");
+    let memory = asked["run"]["steps"].as_array().unwrap().iter().find(|s| s["kind"] == "memory_used").unwrap();
+    let not_read = format!("lead L-1001 · Acme ATS · {}", engine::runs::block::NOT_READ);
+    assert!(memory["words"].as_array().unwrap().iter().any(|w| *w == not_read), "{memory}");
+    assert!(card_of(&c.app, &p, "L-1001").await.is_some(), "a source that is down removes nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_past_its_hard_limit_reads_through_the_kill_switch_and_the_hourly_limit() {
+    let model = AgentModelServer::start().await;
+    let c = spawn_checking(&model).await;
+    let ada = person(&c.app, "ada").await;
+    set_stage(&c.ats, "Won").await;
+    c.app.clock.advance(Duration::days(15));
+    let alice = c.app.sign_in("alice").await;
+    let mut ats = c.app.store.connector(c.connector).await.unwrap().unwrap();
+    ats.killed = true;
+    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let user = last_user_turn(&model);
+    assert!(user.contains("lead L-1001\nnot read: Acme ATS is switched off"), "{user}");
+    assert!(!user.contains("stage: "), "no card's stale value goes to the model: {user}");
+
+    ats.killed = false;
+    ats.hourly_limit = 1;
+    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    let p = person(&c.app, "alice").await;
+    let other = card_of(&c.app, &p, "L-1002").await.unwrap();
+    c.app.memory.refresh(&p, other).await.unwrap();
+    ask(&c.app, &alice, "Sales Assistant", WHERE).await;
+    let user = last_user_turn(&model);
+    assert!(user.contains("lead L-1001\nnot read: Acme ATS's hourly limit of 1 reads is spent"), "{user}");
+    assert!(!user.contains("stage: Won"), "{user}");
 }

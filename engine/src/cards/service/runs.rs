@@ -7,6 +7,7 @@ use crate::cards::access::{DataLabel, RunningAgent};
 use crate::cards::select::{
     question_terms, select_cards, wants_padding, Candidate, Selection, PAD_TO, READ_PADS_BELOW,
 };
+use crate::cards::source::FreshnessNow;
 use crate::cards::store::KeptForQuestion;
 use crate::runs::block::BlockCard;
 use std::collections::HashSet;
@@ -62,6 +63,44 @@ fn candidates_of<T>(
     pad.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let pad: HashSet<i64> = pad.into_iter().take(PAD_TO).map(|(_, id)| id).collect();
     shown.into_iter().filter(|(card, ..)| named.contains(&card.id) || pad.contains(&card.id)).collect()
+}
+
+/// What reading a card past its hard limit found before its run's model was asked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ReadFirst {
+    /// Read just now: the record's fields as the source returned them, and when.
+    Read { fields: Vec<CardField>, at: DateTime<Utc> },
+    /// No longer at its source: the card was removed.
+    Gone,
+    /// Not read: why, in words.
+    NotRead(String),
+}
+
+/// A card past its hard limit as the block carries it once its record was read: each field the
+/// selection loaded at the value just read (one the source left out is unknown now, so it is
+/// left out, not shown at its old value); nothing once gone; and when it could not be read, no
+/// value at all, only why.
+pub(crate) fn carried_after_read(mut card: BlockCard, read: ReadFirst) -> Option<BlockCard> {
+    match read {
+        ReadFirst::Read { fields, at } => {
+            card.fields = card
+                .fields
+                .into_iter()
+                .filter_map(|f| {
+                    let now = fields.iter().find(|n| n.name == f.name)?;
+                    Some(CardField { value: now.value.clone(), ..f })
+                })
+                .collect();
+            card.read_at = at;
+            Some(card)
+        }
+        ReadFirst::Gone => None,
+        ReadFirst::NotRead(why) => {
+            card.fields.clear();
+            card.not_read = Some(why);
+            Some(card)
+        }
+    }
 }
 
 /// A run's agent may be given a connector's data only up to the label its model is cleared for.
@@ -120,12 +159,16 @@ impl PersonMemory {
             let kept = self.store.kept_for_question(person.id, &terms, u32::MAX).await?;
             (shown, selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
         }
-        let cards = selection
+        let now = self.now();
+        // A card past its hard limit is too old to answer from: its record is read first, and
+        // the block carries what that read found.
+        let picked: Vec<(BlockCard, Option<(&Card, &Connector)>)> = selection
             .cards
             .into_iter()
             .filter_map(|s| {
                 let (card, _, c, class) = shown.iter().find(|(card, ..)| card.id == s.card_id)?;
-                Some(BlockCard {
+                let past_hard = c.freshness(card.read_at, now, &s.fields) == FreshnessNow::PastHard;
+                let carried = BlockCard {
                     card: card.id,
                     kind: card.kind.clone(),
                     record_id: card.record_id.clone(),
@@ -133,10 +176,71 @@ impl PersonMemory {
                     read_at: card.read_at,
                     fields: s.fields,
                     label: *class,
-                })
+                    not_read: None,
+                };
+                Some((carried, past_hard.then_some((card, c.as_ref()))))
             })
             .collect();
+        // One after another, as the check after the answer reads: past-hard cards are few, as
+        // every read and every check keeps what it read.
+        let mut cards = Vec::with_capacity(picked.len());
+        for (carried, past_hard) in picked {
+            match past_hard {
+                Some((card, c)) => {
+                    let read = self.read_first(person, agent, c, card, &carried.fields).await;
+                    cards.extend(carried_after_read(carried, read));
+                }
+                None => cards.push(carried),
+            }
+        }
         Ok((cards, selection.review_mode))
+    }
+
+    /// Reads the record of a card past its hard limit from its source, as the person, before the
+    /// model is asked: the read the check after an answer makes, through the same gate (the agent
+    /// still holds the connector and is cleared for it, the key the card was kept with, the kill
+    /// switch and the hourly limit). What it reads is kept on the card as Refresh keeps it,
+    /// without counting a use. A source that fails or is slow leaves the card not read, logged;
+    /// the run goes on.
+    async fn read_first(
+        &self,
+        person: &Person,
+        agent: &RunningAgent,
+        c: &Connector,
+        card: &Card,
+        shown: &[CardField],
+    ) -> ReadFirst {
+        let not_read = |why: String| {
+            let (card, connector) = (card.id, c.id);
+            tracing::warn!(card, connector, reason = %why, "a card past its hard limit was not read before its run");
+            ReadFirst::NotRead(why)
+        };
+        if !agent.holds_toolsets.contains(&c.id) {
+            return not_read(format!("this agent no longer holds {}", c.name));
+        }
+        if let Err(why) = cleared(c, agent) {
+            return not_read(why);
+        }
+        let outcome = match self.reread(person, c, card, Some(shown), "run").await {
+            Ok((outcome, _)) => outcome,
+            Err(e) => {
+                tracing::warn!(card = card.id, error = %e, "a card past its hard limit could not be read again");
+                return ReadFirst::NotRead("its record could not be read".into());
+            }
+        };
+        match outcome {
+            RefreshOutcome::Gone(_) => ReadFirst::Gone,
+            RefreshOutcome::NotChecked(why) => not_read(why),
+            // The card now holds what was read, and when.
+            RefreshOutcome::Changed(_) | RefreshOutcome::NoChange => match self.store.card(card.id).await {
+                Ok(Some(read)) => ReadFirst::Read { fields: read.fields, at: read.read_at },
+                Ok(None) => ReadFirst::Gone,
+                Err(e) => {
+                    tracing::warn!(card = card.id, error = %e, "a card read before its run could not be loaded again");
+                    ReadFirst::NotRead("its record could not be read".into())
+                }
+            },
+        }
     }
 
     /// The selection for a run's question from the kept cards read for it, each decided now for
@@ -169,42 +273,6 @@ impl PersonMemory {
             .collect();
         let selection = select_cards(question, &candidates);
         Ok((shown, selection))
-    }
-
-    /// The ticked tools the agent's toolsets hold, reads and tools that act, as each live
-    /// connector lists them. A connector that cannot list its tools now is left out, and logged.
-    pub async fn run_tools(&self, agent: &RunningAgent) -> Result<Vec<RunTool>, MemoryError> {
-        let mut out = Vec::new();
-        for id in &agent.holds_toolsets {
-            let Some(c) = self.store.connector(*id).await? else { continue };
-            if c.killed || (c.ticked.is_empty() && c.acting.is_empty()) || c.label > agent.cleared_for {
-                continue;
-            }
-            let Some(key) = self.store.company_key(c.id).await? else { continue };
-            let listed = match self.source.tools(&c.base_url, &key).await {
-                Ok(t) => t,
-                Err(e) => {
-                    tracing::warn!(connector = c.id, error = %e, "the connector's tools were not listed for a run");
-                    continue;
-                }
-            };
-            let ticked = |t: &crate::cards::source::ToolInfo| match t.access.as_str() {
-                "read" => c.ticked.contains(&t.name),
-                "write" => c.acting.contains(&t.name),
-                _ => false,
-            };
-            for t in listed.into_iter().filter(ticked) {
-                out.push(RunTool {
-                    connector: c.id,
-                    connector_name: c.name.clone(),
-                    acts: t.access == "write",
-                    tool: t.name,
-                    description: t.description,
-                    parameters: t.parameters,
-                });
-            }
-        }
-        Ok(out)
     }
 
     /// Carries out a tool that acts, approved by the person a run acted for, through the same
@@ -357,5 +425,70 @@ impl PersonMemory {
             }
         }
         Ok(RunRead { value, label: c.label, source: c.name.clone(), outside_text, kept })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn field(name: &str, value: &str, free_text: bool) -> CardField {
+        CardField { name: name.into(), value: value.into(), free_text }
+    }
+
+    fn stale() -> BlockCard {
+        BlockCard {
+            card: 7,
+            kind: "lead".into(),
+            record_id: "L-1001".into(),
+            source: "Acme ATS".into(),
+            read_at: Utc.with_ymd_and_hms(2026, 1, 1, 9, 0, 0).unwrap(),
+            fields: vec![
+                field("stage", "Qualified", false),
+                field("value", "12000", false),
+                field("notes", "old", true),
+            ],
+            label: DataLabel::Internal,
+            not_read: None,
+        }
+    }
+
+    #[test]
+    fn a_card_read_first_carries_the_values_read_and_when() {
+        let at = Utc.with_ymd_and_hms(2026, 2, 1, 9, 0, 0).unwrap();
+        let read = ReadFirst::Read {
+            fields: vec![
+                field("stage", "Won", false),
+                field("value", "15000", false),
+                field("notes", "signed", true),
+                field("owner_email", "sam@acme.example", false),
+            ],
+            at,
+        };
+        let carried = carried_after_read(stale(), read).unwrap();
+        assert_eq!(
+            carried.fields,
+            vec![field("stage", "Won", false), field("value", "15000", false), field("notes", "signed", true)],
+            "the fields the selection loaded, each at its new value; nothing it did not load"
+        );
+        assert_eq!(carried.read_at, at);
+        assert_eq!(carried.not_read, None);
+    }
+
+    #[test]
+    fn a_field_the_read_left_out_is_not_carried_at_its_old_value() {
+        let read = ReadFirst::Read { fields: vec![field("stage", "Won", false)], at: stale().read_at };
+        let carried = carried_after_read(stale(), read).unwrap();
+        assert_eq!(carried.fields, vec![field("stage", "Won", false)]);
+    }
+
+    #[test]
+    fn a_card_that_could_not_be_read_carries_why_and_no_value_and_a_gone_one_nothing() {
+        let carried = carried_after_read(stale(), ReadFirst::NotRead("Acme ATS is switched off".into())).unwrap();
+        assert!(carried.fields.is_empty(), "no stale value goes to the model");
+        assert_eq!(carried.not_read.as_deref(), Some("Acme ATS is switched off"));
+        assert_eq!((carried.card, carried.record_id.as_str()), (7, "L-1001"));
+        assert_eq!(carried_after_read(stale(), ReadFirst::Gone), None);
     }
 }
