@@ -19,6 +19,7 @@ mod core_draft;
 mod cores;
 mod dana;
 mod hand_on;
+mod gate;
 mod helpers;
 mod http;
 mod idempotency;
