@@ -43,6 +43,7 @@ mod runs;
 mod runs_block;
 mod secrets;
 mod self_edit;
+mod secrets_refused;
 mod send_email;
 mod setup;
 mod snapshots;
