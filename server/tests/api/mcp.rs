@@ -20,7 +20,7 @@ fn client_python() -> PathBuf {
     python
 }
 
-async fn mcp_client(url: String, token: String, calls: Value) -> Value {
+pub(crate) async fn mcp_client(url: String, token: String, calls: Value) -> Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/mcp-client/call.py");
     let python = client_python();
     let out = tokio::task::spawn_blocking(move || {

@@ -1,7 +1,7 @@
 //! The outbound policy and the protected-path rule against the running server: a URL a bot wrote
 //! into its memory is never called on this machine, a connector's redirect to another host is not
-//! followed, an answer past the cap is refused, a bot's own audits are limited to six an hour, and
-//! a transcript path is judged as the vault opens it.
+//! followed, an answer past the cap is refused, a bot's own audits are limited to six an hour (over
+//! the API and MCP alike), and a transcript path is judged as the vault opens it.
 
 use crate::helpers::*;
 use axum::http::{header, StatusCode as AxumStatus};
@@ -132,6 +132,19 @@ async fn a_bot_asks_for_at_most_six_audits_an_hour() {
     assert!(
         message.starts_with("A bot may ask for at most 6 memory audits an hour; scout may ask again at "),
         "{message}"
+    );
+    // Over MCP, the bot's other way to ask, the same hour is spent.
+    let out = crate::mcp::mcp_client(
+        app.url("/mcp"),
+        scout.clone(),
+        json!([{"tool": "memory_audit", "arguments": {"dry_run": true}}]),
+    )
+    .await;
+    let call = &out["calls"][0];
+    assert_eq!(call["is_error"], true, "{out}");
+    assert!(
+        call["text"][0].as_str().unwrap().starts_with("A bot may ask for at most 6 memory audits an hour"),
+        "{out}"
     );
     // The limit is on the bot's own requests: its owner still audits it.
     let (s, r) = bearer_post(&app, &sam, path, json!({"dry_run": true})).await;
