@@ -33,19 +33,99 @@ pub enum Key {
 
 /// NFKC and case folded: the form every comparison starts from.
 pub fn fold(s: &str) -> String {
-    s.nfkc().flat_map(char::to_lowercase).collect()
+    // NFKC leaves ASCII as it is, and most values are ASCII.
+    if s.is_ascii() {
+        s.to_ascii_lowercase()
+    } else {
+        s.nfkc().flat_map(char::to_lowercase).collect()
+    }
+}
+
+/// A text folded once, with its emails found, so its values and words are read from one pass.
+pub struct Folded {
+    text: String,
+    emails: Vec<(usize, usize, String)>,
+}
+
+impl Folded {
+    pub fn new(s: &str) -> Self {
+        let mut text = fold(s);
+        if text.contains('%') {
+            text = text.replace("%40", "@");
+        }
+        let emails = if text.contains('@') { email_spans(&text) } else { Vec::new() };
+        Self { text, emails }
+    }
+
+    /// Every identifying value, each as its alternative keys (the first the most specific): a
+    /// phone number is also the number its digits make, an id's lone run of digits is that number
+    /// too. Two spellings name the same value when one's keys meet the other's.
+    pub fn values(&self) -> Vec<Vec<Key>> {
+        let mut out: Vec<Vec<Key>> = self.emails.iter().map(|(_, _, e)| vec![Key::Email(e.clone())]).collect();
+        if !self.text.bytes().any(|b| b.is_ascii_digit()) {
+            return out;
+        }
+        // An email's own letters and digits, and a phone number's groups, are not ids of their own.
+        let rest = self.without_emails();
+        let (phones, rest) = phones_in(&rest);
+        out.extend(phones);
+        out.extend(codes_in(&rest));
+        out
+    }
+
+    /// Every key of every identifying value.
+    pub fn keys(&self) -> Vec<Key> {
+        let mut out: Vec<Key> = self.values().into_iter().flatten().collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Its words: runs of letters and digits.
+    pub fn words(&self) -> Vec<String> {
+        split_words(&self.text)
+    }
+
+    /// The words a name may be made of: its words outside its emails, so the domain of
+    /// `dana@litware.example` does not name Litware.
+    pub fn name_words(&self) -> Vec<String> {
+        if self.emails.is_empty() {
+            self.words()
+        } else {
+            split_words(&self.without_emails())
+        }
+    }
+
+    fn without_emails(&self) -> String {
+        if self.emails.is_empty() {
+            return self.text.clone();
+        }
+        let mut out = String::with_capacity(self.text.len());
+        let mut last = 0;
+        for (start, end, _) in &self.emails {
+            if *start >= last {
+                out.push_str(&self.text[last..*start]);
+                out.push(' ');
+                last = *end;
+            }
+        }
+        out.push_str(&self.text[last..]);
+        out
+    }
+}
+
+fn split_words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
 /// The words of a text, folded: runs of letters and digits. What names are compared by.
 pub fn words(s: &str) -> Vec<String> {
-    fold(s).split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
+    Folded::new(s).words()
 }
 
-/// The words a name may be made of: a text's words outside its emails, so the domain of
-/// `dana@litware.example` does not name Litware.
+/// The words a name may be made of: a text's words outside its emails.
 pub fn name_words(s: &str) -> Vec<String> {
-    let folded = without_emails(&fold(s).replace("%40", "@"));
-    folded.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
+    Folded::new(s).name_words()
 }
 
 /// Whether every word of `name` is among `have`.
@@ -53,26 +133,14 @@ pub fn name_within(name: &[String], have: &HashSet<String>) -> bool {
     !name.is_empty() && name.iter().all(|w| have.contains(w))
 }
 
-/// Every identifying value in a text, each as its alternative keys (the first the most specific):
-/// a phone number is also the number its digits make, an id's lone run of digits is that
-/// number too. Two spellings name the same value when one's keys meet the other's.
+/// Every identifying value in a text, each as its alternative keys (see `Folded::values`).
 pub fn values_in(text: &str) -> Vec<Vec<Key>> {
-    let folded = fold(text).replace("%40", "@");
-    let mut out: Vec<Vec<Key>> = emails_in(&folded).into_iter().map(|e| vec![Key::Email(e)]).collect();
-    // An email's own letters and digits, and a phone number's groups, are not ids of their own.
-    let rest = without_emails(&folded);
-    let (phones, rest) = phones_in(&rest);
-    out.extend(phones);
-    out.extend(codes_in(&rest));
-    out
+    Folded::new(text).values()
 }
 
 /// Every key of every identifying value in a text.
 pub fn keys_in(text: &str) -> Vec<Key> {
-    let mut out: Vec<Key> = values_in(text).into_iter().flatten().collect();
-    out.sort();
-    out.dedup();
-    out
+    Folded::new(text).keys()
 }
 
 /// Two spellings of one value: the same identifying keys, or, where neither holds one, the same
@@ -89,7 +157,7 @@ pub fn same_value(a: &str, b: &str) -> bool {
 /// The words of a value that are not part of an identifying value: "48,000 INR" and "48000 inr"
 /// agree on them, "48000 INR" and "48000 USD" do not.
 fn words_outside_keys(s: &str) -> Vec<String> {
-    let folded = without_emails(&fold(s).replace("%40", "@"));
+    let folded = Folded::new(s).without_emails();
     // A token holding a digit is a number's or an id's, letters and all.
     folded
         .split_whitespace()
@@ -168,24 +236,6 @@ fn email_spans(folded: &str) -> Vec<(usize, usize, String)> {
         let end = chars.get(k).map_or(folded.len(), |(b, _)| *b);
         out.push((start, end, format!("{local}@{domain}")));
     }
-    out
-}
-
-fn emails_in(folded: &str) -> Vec<String> {
-    email_spans(folded).into_iter().map(|(_, _, e)| e).collect()
-}
-
-fn without_emails(folded: &str) -> String {
-    let mut out = String::with_capacity(folded.len());
-    let mut last = 0;
-    for (start, end, _) in email_spans(folded) {
-        if start >= last {
-            out.push_str(&folded[last..start]);
-            out.push(' ');
-            last = end;
-        }
-    }
-    out.push_str(&folded[last..]);
     out
 }
 

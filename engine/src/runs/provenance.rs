@@ -19,10 +19,11 @@
 //! Values are compared by `canon`, the one canonical form the lessons' claims and the check use
 //! too. "me", "today", "now" and the person's own id and email never count.
 
-use crate::canon::{self, Key};
+use crate::canon::{self, Folded, Key};
 use crate::cards::source::CardField;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 
 /// The sentence a step refused for a remembered value shows, and the model is told, so that it
 /// can read first.
@@ -124,8 +125,10 @@ pub struct Provenance {
     remembered: HashMap<Key, Vec<usize>>,
     /// The names the run remembers (a card's naming fields), as their words.
     names: Vec<(Vec<String>, usize)>,
-    /// Runs of `TEXT_RUN` words of each remembered text (a lesson, a list), for reads.
-    texts: HashMap<String, usize>,
+    /// Runs of `TEXT_RUN` words of each remembered text (a lesson, a list), by their hash, for
+    /// reads: a collision can only refuse a read, never let one through.
+    texts: HashMap<u64, usize>,
+    hasher: RandomState,
     origins: Vec<Origin>,
     read: HashSet<Key>,
     read_words: HashSet<String>,
@@ -196,6 +199,7 @@ impl Provenance {
             remembered: HashMap::with_capacity(fields + lessons.len() * 4),
             names: Vec::new(),
             texts: HashMap::new(),
+            hasher: RandomState::new(),
             origins: Vec::with_capacity(cards.len() + lessons.len()),
             read: HashSet::new(),
             read_words: NEVER.iter().map(|w| (*w).to_string()).collect(),
@@ -208,7 +212,7 @@ impl Provenance {
                 p.remember_values(&f.value, at);
                 // Text someone outside wrote: what it names is remembered, not its words.
                 if !f.free_text && names_by_field(&f.name) && !f.value.contains('@') {
-                    let words = canon::name_words(&f.value);
+                    let words = Folded::new(&f.value).name_words();
                     if !words.is_empty() && !words.iter().all(|w| w.bytes().all(|b| b.is_ascii_digit())) {
                         p.names.push((words, at));
                     }
@@ -225,10 +229,12 @@ impl Provenance {
             if words.len() < SHORT_TEXT {
                 // Too few words to be anyone's text rather than everyone's.
             } else if words.len() <= TEXT_RUN {
-                p.texts.entry(joined(&words)).or_insert(at);
+                let h = p.hash_run(&words);
+                p.texts.entry(h).or_insert(at);
             } else {
                 for run in words.windows(TEXT_RUN) {
-                    p.texts.entry(joined(run)).or_insert(at);
+                    let h = p.hash_run(run);
+                    p.texts.entry(h).or_insert(at);
                 }
             }
         }
@@ -238,6 +244,12 @@ impl Provenance {
         }
         p.read_text(request);
         p
+    }
+
+    fn hash_run(&self, words: &[String]) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        words.hash(&mut h);
+        h.finish()
     }
 
     fn origin(&mut self, id: String, source: Option<String>) -> usize {
@@ -256,11 +268,11 @@ impl Provenance {
 
     /// A text the run read, or the person wrote: its values count as read from now on.
     pub fn read_text(&mut self, text: &str) {
-        self.read.extend(canon::keys_in(text));
-        let words = canon::words(text);
-        self.read_sequence.push_str(&joined(&words));
+        let folded = Folded::new(text);
+        self.read.extend(folded.values().into_iter().flatten());
+        self.read_sequence.push_str(&joined(&folded.words()));
         self.read_sequence.push('\n');
-        self.read_words.extend(canon::name_words(text));
+        self.read_words.extend(folded.name_words());
     }
 
     /// What a read in the run returned: every value in it counts as read from now on.
@@ -292,14 +304,15 @@ impl Provenance {
         let mut all_words: HashSet<String> = HashSet::new();
         let mut leaf_words = Vec::with_capacity(values.len());
         for (at, (field, text)) in values.iter().enumerate() {
-            for alternatives in canon::values_in(text) {
+            let folded = Folded::new(text);
+            for alternatives in folded.values() {
                 if alternatives.iter().any(|k| self.read.contains(k)) {
                     continue;
                 }
                 let from = alternatives.iter().filter_map(|k| self.remembered.get(k).map(|p| p[0])).min();
                 refusals.push(refuse(at, text, from));
             }
-            let words = canon::name_words(text);
+            let words = folded.name_words();
             // A name stands in a name's argument: it must be read, whatever it is.
             if field.as_deref().is_some_and(names_by_field) && !text.contains('@') {
                 let name: Vec<String> =
@@ -343,7 +356,8 @@ impl Provenance {
         };
         let mut all_words: HashSet<String> = HashSet::new();
         for (_, text) in &values {
-            for alternatives in canon::values_in(text) {
+            let folded = Folded::new(text);
+            for alternatives in folded.values() {
                 if alternatives.iter().any(|k| self.read.contains(k)) {
                     continue;
                 }
@@ -353,12 +367,11 @@ impl Provenance {
                     return Err(refuse(text, o));
                 }
             }
-            let words = canon::words(text);
-            all_words.extend(canon::name_words(text));
-            let runs = (SHORT_TEXT..=TEXT_RUN).flat_map(|n| words.windows(n).map(joined));
-            for run in runs {
-                if let Some(&o) = self.texts.get(&run) {
-                    if !has_words(&self.read_sequence, &run) && from_elsewhere(&[o]).is_some() {
+            let words = folded.words();
+            all_words.extend(folded.name_words());
+            for run in (SHORT_TEXT..=TEXT_RUN).flat_map(|n| words.windows(n)) {
+                if let Some(&o) = self.texts.get(&self.hash_run(run)) {
+                    if !has_words(&self.read_sequence, &joined(run)) && from_elsewhere(&[o]).is_some() {
                         return Err(refuse(text, o));
                     }
                 }

@@ -114,6 +114,10 @@ impl Runs {
         for line in &directory {
             provenance.read_text(line);
         }
+        // The person's own name never counts, as their id and email do not.
+        if let Some(p) = &person {
+            provenance.read_text(&p.name);
+        }
         let now = self.now();
         if let Some(line) = &block.step_line {
             if !r.steps.iter().any(|s| s.kind == StepKind::MemoryUsed) {
