@@ -2,6 +2,7 @@ use super::add_my_work_query::AddMyWorkQuery;
 use super::confirm_shape::ConfirmShape;
 use super::draft_shapes::DraftShapes;
 use super::load_sheet::{load_sheet, SheetData};
+use super::reapprove_tool::ReapproveTool;
 use super::save_connector::SaveConnector;
 use super::save_connector_notes::SaveConnectorNotes;
 use super::set_company_key::SetCompanyKey;
@@ -10,6 +11,7 @@ use super::set_write_target::SetWriteTarget;
 use super::tick_tool::TickTool;
 use super::toolset_access::{AdmitsRoles, OwnKeys};
 use crate::components::{loaded, NoticeLine};
+use engine::cards::pins::{Listed, ToolPin};
 use engine::cards::source::{FactKind, RecordShape};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -205,6 +207,7 @@ fn SheetView(data: SheetData) -> impl IntoView {
         </section>
         <section>
             <h2>"Tools"</h2>
+            <ChangedTools id changed=sheet.changed_tools.clone()/>
             {tools_view}
         </section>
         <section>
@@ -279,6 +282,62 @@ fn WriteTargetForm(
             <label>" named by the argument " <input type="text" name="id_argument" value=argument/></label>
             <button type="submit">"Save the write target"</button>
         </form>
+    }
+    .into_any()
+}
+
+/// Ticked tools whose listing changed since an admin approved them: the approved text and the
+/// listing's, each with its button. Runs are given the approved copy until one is pressed.
+#[component]
+fn ChangedTools(id: i64, changed: Vec<ToolPin>) -> impl IntoView {
+    if changed.is_empty() {
+        return ().into_any();
+    }
+    let schema = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    view! {
+        <div class="changed-tools" role="status">
+            <p class="notice warn">"The source now lists these ticked tools differently from what was approved. \
+                Runs are still given the approved copy; a tool no longer listed is not offered."</p>
+            {changed.into_iter().map(|p| {
+                let seen = p.seen().to_string();
+                let approved = view! {
+                    <p class="meta">"Approved:"</p>
+                    <blockquote class="approved">{p.copy.description.clone()}</blockquote>
+                    <pre class="approved">{schema(&p.copy.parameters)}</pre>
+                };
+                let now = match p.drift.map(|d| d.listed) {
+                    Some(Listed::Changed { description, parameters }) => view! {
+                        <p class="meta">"Listed now:"</p>
+                        <blockquote class="listed">{description}</blockquote>
+                        <pre class="listed">{schema(&parameters)}</pre>
+                        <form method="post" action=ReapproveTool::url() class="inline">
+                            <input type="hidden" name="id" value=id.to_string()/>
+                            <input type="hidden" name="tool" value=p.copy.tool.clone()/>
+                            <input type="hidden" name="seen" value=seen/>
+                            <button type="submit">{format!("Approve {} as listed now", p.copy.tool)}</button>
+                        </form>
+                    }
+                    .into_any(),
+                    _ => view! {
+                        <p class="meta">"No longer listed: runs do not offer it."</p>
+                        <form method="post" action=TickTool::url() class="inline">
+                            <input type="hidden" name="id" value=id.to_string()/>
+                            <input type="hidden" name="tool" value=p.copy.tool.clone()/>
+                            <input type="hidden" name="on" value="false"/>
+                            <button type="submit">{format!("Untick {}", p.copy.tool)}</button>
+                        </form>
+                    }
+                    .into_any(),
+                };
+                view! {
+                    <article class="changed-tool">
+                        <h3><code>{p.copy.tool.clone()}</code>" changed"</h3>
+                        {approved}
+                        {now}
+                    </article>
+                }
+            }).collect_view()}
+        </div>
     }
     .into_any()
 }

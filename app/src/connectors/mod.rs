@@ -9,6 +9,7 @@ pub mod create_connector;
 pub mod draft_shapes;
 pub mod load_connectors;
 pub mod load_sheet;
+pub mod reapprove_tool;
 pub mod save_connector;
 pub mod save_connector_notes;
 pub mod set_admits_roles;

@@ -303,6 +303,21 @@ pub const TABLES: &[Table] = &[
         ],
         &["connector_id", "tool"],
     ),
+    joined(
+        "tool_pins",
+        &[
+            c("connector_id", Int),
+            c("tool", Text),
+            c("description", Text),
+            c("parameters", Text),
+            c("pinned_at", Time),
+            n("listed_description", Text),
+            n("listed_parameters", Text),
+            c("listed_gone", Bool),
+            n("listed_at", Time),
+        ],
+        &["connector_id", "tool"],
+    ),
     plain(
         "cards",
         &[

@@ -2,6 +2,7 @@
 
 use super::access::{CardOrigin, DataLabel, KeyKind};
 use super::activation::UseSummary;
+use super::pins::{Listed, ToolCopy, ToolPin};
 use super::source::CardField;
 use super::source::{Connector, Freshness, KeyMode, RecordShape};
 use crate::org::{PersonId, RoleId};
@@ -185,6 +186,21 @@ pub trait ConnectorStore: Send + Sync {
     async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError>;
     /// The settings that remove nothing: ticked tools, label, who is admitted, freshness, limit.
     async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError>;
+    /// The pinned copies of the connector's tools, with what the live listing said when it
+    /// last differed from each.
+    async fn tool_pins(&self, connector: i64) -> Result<Vec<ToolPin>, StoreError>;
+    /// Pins a tool's copy as approved now (replacing any earlier copy and clearing what was
+    /// noted of the listing), audited.
+    async fn pin_tool(&self, connector: i64, copy: &ToolCopy, actor: Actor) -> Result<(), StoreError>;
+    /// Notes what the live listing says of a pinned tool now (`None`: it agrees again), audited;
+    /// the pinned copy stays. A tool with no pin is NotFound.
+    async fn note_listing(
+        &self,
+        connector: i64,
+        tool: &str,
+        listed: Option<&Listed>,
+        actor: Actor,
+    ) -> Result<(), StoreError>;
     /// Takes one read from the connector's hourly limit; false when it is spent.
     async fn claim_read(
         &self,

@@ -48,5 +48,6 @@ mod send_email;
 mod setup;
 mod snapshots;
 mod teams;
+mod tool_pins;
 mod tracing;
 mod whos_who;

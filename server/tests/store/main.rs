@@ -38,4 +38,5 @@ mod setup;
 mod snapshots;
 mod teams;
 mod tokens;
+mod tool_pins;
 mod whoswho;

@@ -3,6 +3,7 @@
 use super::*;
 use crate::secrets::{Place, SecretBox};
 use crate::store::sealing::{check_still_opens, open_stored, sealer};
+use engine::cards::pins::{Drift, Listed, ToolCopy, ToolPin};
 use engine::cards::store::ConnectorStore;
 
 impl PgStore {
@@ -308,6 +309,77 @@ impl ConnectorStore for PgStore {
         tx.commit().await.map_err(backend)
     }
 
+    async fn tool_pins(&self, connector: i64) -> Result<Vec<ToolPin>, StoreError> {
+        let rows = sqlx::query("SELECT * FROM tool_pins WHERE connector_id = $1 ORDER BY tool")
+            .bind(connector)
+            .fetch_all(self.pool())
+            .await
+            .map_err(backend)?;
+        rows.iter().map(tool_pin_from).collect()
+    }
+
+    async fn pin_tool(&self, connector: i64, copy: &ToolCopy, actor: Actor) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        sqlx::query(
+            "INSERT INTO tool_pins (connector_id, tool, description, parameters, pinned_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (connector_id, tool) DO UPDATE SET description = excluded.description, \
+             parameters = excluded.parameters, pinned_at = excluded.pinned_at, listed_description = NULL, \
+             listed_parameters = NULL, listed_gone = FALSE, listed_at = NULL",
+        )
+        .bind(connector)
+        .bind(&copy.tool)
+        .bind(&copy.description)
+        .bind(to_json(&copy.parameters))
+        .bind(actor.at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let by = if actor.person.is_some() { "approved" } else { "pinned from the first listing read" };
+        audit(&mut tx, actor, "connector.tool_pin", &format!("connector:{connector}"), &format!("{} {by}", copy.tool))
+            .await?;
+        tx.commit().await.map_err(backend)
+    }
+
+    async fn note_listing(
+        &self,
+        connector: i64,
+        tool: &str,
+        listed: Option<&Listed>,
+        actor: Actor,
+    ) -> Result<(), StoreError> {
+        let (description, parameters, gone) = match listed {
+            None => (None, None, false),
+            Some(Listed::Gone) => (None, None, true),
+            Some(Listed::Changed { description, parameters }) => {
+                (Some(description.as_str()), Some(to_json(parameters)), false)
+            }
+        };
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let done = sqlx::query(
+            "UPDATE tool_pins SET listed_description = $1, listed_parameters = $2, listed_gone = $3, listed_at = $4 \
+             WHERE connector_id = $5 AND tool = $6",
+        )
+        .bind(description)
+        .bind(parameters)
+        .bind(gone)
+        .bind(listed.map(|_| actor.at))
+        .bind(connector)
+        .bind(tool)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!("the pin of {tool} on connector {connector}")));
+        }
+        let detail = match listed {
+            None => format!("{tool}: the listing agrees with the pinned copy again"),
+            Some(Listed::Gone) => format!("{tool}: no longer listed"),
+            Some(Listed::Changed { .. }) => format!("{tool}: listed differently from the pinned copy"),
+        };
+        audit(&mut tx, actor, "connector.tool_listing", &format!("connector:{connector}"), &detail).await?;
+        tx.commit().await.map_err(backend)
+    }
+
     async fn claim_read(
         &self,
         connector: i64,
@@ -365,4 +437,28 @@ impl ConnectorStore for PgStore {
         audit(&mut tx, actor, "agent.access", &format!("agent:{}", agent.0), &detail).await?;
         tx.commit().await.map_err(backend)
     }
+}
+
+/// A pinned tool as its row holds it.
+fn tool_pin_from(r: &sqlx::postgres::PgRow) -> Result<ToolPin, StoreError> {
+    let json = |col: &str| -> Result<serde_json::Value, StoreError> {
+        serde_json::from_str(&r.get::<String, _>(col)).map_err(|_| bad("tool parameters"))
+    };
+    let listed_at: Option<DateTime<Utc>> = r.get("listed_at");
+    let listed = if r.get::<bool, _>("listed_gone") {
+        Some(Listed::Gone)
+    } else {
+        match (r.get::<Option<String>, _>("listed_description"), listed_at) {
+            (Some(description), Some(_)) => {
+                Some(Listed::Changed { description, parameters: json("listed_parameters")? })
+            }
+            _ => None,
+        }
+    };
+    Ok(ToolPin {
+        connector: r.get("connector_id"),
+        copy: ToolCopy { tool: r.get("tool"), description: r.get("description"), parameters: json("parameters")? },
+        pinned_at: r.get("pinned_at"),
+        drift: listed.zip(listed_at).map(|(listed, seen_at)| Drift { listed, seen_at }),
+    })
 }
