@@ -111,6 +111,8 @@ pub enum ProposalRefusal {
     Malformed(String),
     #[error("the diff does not apply cleanly to the current text: {0}")]
     DoesNotApply(String),
+    #[error("{0}")]
+    Secret(crate::secrets::SecretRefusal),
 }
 
 /// What passed: the new text, and how many lines changed.
@@ -128,8 +130,6 @@ pub struct Target<'a> {
     /// Whether the path or any folder on the way is a symbolic link.
     pub is_symlink: bool,
     /// The file's exact current text.
-    #[error("{0}")]
-    Secret(crate::secrets::SecretRefusal),
     pub current_text: &'a str,
 }
 
@@ -334,6 +334,8 @@ pub fn validate_proposal(
     if target.is_symlink {
         return Err(ProposalRefusal::Symlink(target.path.to_string()));
     }
+    // The diff is kept on the improve card and written into the vault when applied.
+    crate::secrets::refuse("The proposed change", diff).map_err(ProposalRefusal::Secret)?;
     let hunks = parse_diff(diff)?;
     let Applied { new_text, changed, added } = apply(target.current_text, &hunks)?;
     if changed == 0 {
@@ -353,8 +355,6 @@ mod tests {
     use super::*;
 
     const ORG: &str = "\
-    // The diff is kept on the improve card and written into the vault when applied.
-    crate::secrets::refuse("The proposed change", diff).map_err(ProposalRefusal::Secret)?;
 agents:
   builder:
     personality: Careful and brief.
@@ -391,6 +391,22 @@ agents:
     }
 
     #[test]
+    fn a_prose_change_holding_a_secret_is_refused() {
+        let key = ["sk-", "proj-", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"].concat();
+        let diff = format!(
+            "@@ -3,2 +3,2 @@\n-    personality: Careful and brief.\n+    personality: Careful; my key is {key}\n     goal: Ship small, tested changes.\n"
+        );
+        match org(&diff).unwrap_err() {
+            ProposalRefusal::Secret(refused) => {
+                assert_eq!(refused.finding.kind, crate::secrets::SecretKind::OpenAiKey);
+                assert_eq!(refused.finding.line, 3);
+                assert!(!refused.to_string().contains(&key));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn file_headers_are_accepted_before_the_hunks() {
         let diff = "--- a/.agents/org/org.yaml\n+++ b/.agents/org/org.yaml\n@@ -4,1 +4,1 @@\n-    goal: Ship small, tested changes.\n+    goal: Ship small changes with tests.\n";
         assert!(org(diff).unwrap().new_text.contains("goal: Ship small changes with tests."));
@@ -409,22 +425,6 @@ agents:
         assert_eq!(org(diff).unwrap_err(), ProposalRefusal::NotProse("tools".into()));
         assert!(org(diff).unwrap_err().to_string().contains("touches tools"));
     }
-    #[test]
-    fn a_prose_change_holding_a_secret_is_refused() {
-        let key = ["sk-", "proj-", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"].concat();
-        let diff = format!(
-            "@@ -3,2 +3,2 @@\n-    personality: Careful and brief.\n+    personality: Careful; my key is {key}\n     goal: Ship small, tested changes.\n"
-        );
-        match org(&diff).unwrap_err() {
-            ProposalRefusal::Secret(refused) => {
-                assert_eq!(refused.finding.kind, crate::secrets::SecretKind::OpenAiKey);
-                assert_eq!(refused.finding.line, 3);
-                assert!(!refused.to_string().contains(&key));
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
 
     #[test]
     fn adding_a_non_prose_key_is_refused() {

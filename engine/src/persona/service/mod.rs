@@ -120,13 +120,13 @@ fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
     if t.chars().count() > MAX_TEXT_CHARS {
         return Err(PersonaError::Invalid(format!("The {what} can be at most {MAX_TEXT_CHARS} characters")));
     }
+    // Every line a person or a bot writes here is kept in a bot's memory or its log.
+    crate::secrets::refuse(&format!("The {what}"), t).map_err(PersonaError::Secret)?;
     Ok(t.to_string())
 }
 
 impl Bots {
     pub fn new(
-    // Every line a person or a bot writes here is kept in a bot's memory or its log.
-    crate::secrets::refuse(&format!("The {what}"), t).map_err(PersonaError::Secret)?;
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         vault: Option<Arc<dyn Vault>>,
