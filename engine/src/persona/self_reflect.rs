@@ -158,12 +158,12 @@ fn text(s: &str, what: &str, max: usize, lines: bool) -> Result<String, String> 
     if t.chars().count() > max {
         return Err(format!("{what} is over {max} characters"));
     }
+    if !lines && t.contains('\n') {
+        return Err(format!("{what} is more than one line"));
+    }
     // Each text becomes a recorded self-edit request; one holding a secret refuses the reply.
     if let Some(f) = crate::secrets::find(t).into_iter().next() {
         return Err(format!("{what} holds {}", f.describe()));
-    }
-    if !lines && t.contains('\n') {
-        return Err(format!("{what} is more than one line"));
     }
     Ok(t.to_string())
 }
