@@ -11,6 +11,7 @@ use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use engine::persona::bot_tokens::TokenCheck;
 use engine::persona::self_edit::EditRequest;
 use engine::persona::self_edit_store::EditState;
 use engine::persona::service::{AuditTarget, Bots, Caller};
@@ -185,13 +186,15 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     req = Request::from_parts(parts, body);
     let Some(token) = token else { return refuse("Call /mcp with the bot's own token as a bearer token") };
     match state.bots.agent_for_token(&token).await {
-        Ok(Some(agent)) => {
+        Ok(TokenCheck::Live(agent)) => {
             req.extensions_mut().insert(Bot(agent));
             next.run(req).await
         }
-        Ok(None) => refuse("That token is not a bot's own live token"),
+        Ok(TokenCheck::Unknown) => refuse("That token is not a bot's own live token"),
+        Ok(refused) => refuse(&refused.refusal().map(|(_, why)| why).unwrap_or_default()),
         Err(e) => {
-            tracing::error!(error = %e, "could not read a bot token");
+            let detail = e.internal_detail().unwrap_or_else(|| e.to_string());
+            tracing::error!(error = %detail, "could not read a bot token");
             (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Try again.").into_response()
         }
     }

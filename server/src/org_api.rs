@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use engine::org::PersonId;
+use engine::persona::bot_tokens::TokenCheck;
 use engine::persona::self_edit::EditRequest;
 use engine::persona::self_edit_store::EditState;
 use engine::persona::service::{AuditTarget, Caller as BotCaller, ProposalOutcome, WakeReport};
@@ -42,6 +43,8 @@ pub fn router() -> Router<AppState> {
         .route("/self-edits/{id}/decline", post(decline_self_edit))
         .route("/agents/{name}/memory-audit", get(memory_audit_state).post(memory_audit))
         .route("/memory-audits/{id}/undo", post(undo_memory_audit))
+        .route("/agents/{name}/tokens", get(agent_tokens))
+        .route("/agents/{name}/tokens/{id}/revoke", post(revoke_agent_token))
 }
 
 /// The people routes under /api: an admin sets a person's manager.
@@ -87,14 +90,34 @@ impl FromRequestParts<AppState> for OrgCaller {
                 return Ok(OrgCaller(BotCaller::Person(p)));
             }
             return match state.bots.agent_for_token(token).await? {
-                Some(agent) => Ok(OrgCaller(BotCaller::Bot(agent))),
-                None => {
-                    Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "That API token is unknown or revoked"))
+                TokenCheck::Live(agent) => Ok(OrgCaller(BotCaller::Bot(agent))),
+                refused => {
+                    let (code, message) = refused.refusal().unwrap_or(("bad_token", String::new()));
+                    Err(ApiError::new(StatusCode::UNAUTHORIZED, code, message))
                 }
             };
         }
         session_person(parts, state).await.map(|p| OrgCaller(BotCaller::Person(p)))
     }
+}
+
+/// A bot's tokens (never their secrets), for its owner or lead.
+async fn agent_tokens(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(ok(s.bots.agent_tokens(&c, &name).await?))
+}
+
+async fn revoke_agent_token(
+    State(s): State<AppState>,
+    OrgCaller(c): OrgCaller,
+    Path((name, id)): Path<(String, i64)>,
+) -> Result<StatusCode, ApiError> {
+    s.bots.revoke_agent_token(&c, &name, id).await?;
+    tracing::info!(agent = %name, token = id, "revoked a bot token");
+    Ok(StatusCode::NO_CONTENT)
 }
 
 fn ok(v: impl serde::Serialize) -> Response {

@@ -8,6 +8,7 @@ use crate::startup::build_bots;
 use crate::store::AnyStore;
 use clap::{Args, Subcommand};
 use engine::persona::backlog::{Episode, MemoryRow};
+use engine::persona::bot_tokens::{AgentToken, REVOKED_OWNER_CHANGED};
 use engine::persona::self_edit::EditRequest;
 use engine::persona::self_edit_store::{EditState, SelfEdit};
 use engine::persona::service::{
@@ -101,12 +102,16 @@ pub enum OrgCommand {
     /// approve and decline by its owner or lead
     #[command(subcommand, name = "self")]
     SelfEdit(SelfCommand),
-    /// Print a token for the bot itself
+    /// Print a token for the bot itself; it works for ENGRAM_BOT_TOKEN_DAYS days (90 unless set)
     Token {
         agent: String,
         #[arg(long, default_value = "dispatcher")]
         name: String,
     },
+    /// A bot's tokens, newest first, never their secrets; for its owner or lead (`--as`)
+    Tokens { agent: String },
+    /// Revoke one of a bot's tokens; for its owner or lead (`--as`)
+    RevokeToken { agent: String, id: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -273,6 +278,22 @@ fn person_caller(c: Caller) -> Result<Caller, CliError> {
         Caller::Person(_) => Ok(c),
         _ => Err(usage("--as <person> is required: name the owner or lead who makes this change")),
     }
+}
+
+/// A bot token as a line: its name, who made it, when, and whether it still works.
+fn agent_token_line(t: &AgentToken) -> String {
+    let at = |d: &chrono::DateTime<chrono::Utc>| d.format("%Y-%m-%d %H:%M UTC").to_string();
+    let mut s =
+        format!("#{} {} — made by {} {}, expires {}", t.id, t.name, t.made_by, at(&t.created_at), at(&t.expires_at));
+    if let Some(u) = &t.last_used_at {
+        s.push_str(&format!(", last used {}", at(u)));
+    }
+    match (&t.revoked_at, t.revoked_why.as_deref()) {
+        (Some(r), Some(REVOKED_OWNER_CHANGED)) => s.push_str(&format!(" — stopped {}: the owner changed", at(r))),
+        (Some(r), _) => s.push_str(&format!(" — revoked {}", at(r))),
+        (None, _) => {}
+    }
+    s
 }
 
 fn memory_line(r: &MemoryRow) -> String {
@@ -464,8 +485,21 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
         OrgCommand::SelfEdit(cmd) => lines.extend(self_command(&bots, &who, cmd).await?),
         OrgCommand::Token { agent, name } => {
             let Caller::Person(owner) = person_caller(who)? else { unreachable!("person_caller returns a person") };
-            let secret = bots.create_agent_token(&owner, agent, name).await.map_err(refused)?;
+            let (secret, _) =
+                bots.create_agent_token(&owner, agent, name, settings.bot_token_days).await.map_err(refused)?;
             lines.push(secret);
+        }
+        OrgCommand::Tokens { agent } => {
+            let tokens = bots.agent_tokens(&person_caller(who)?, agent).await.map_err(refused)?;
+            if tokens.is_empty() {
+                lines.push(format!("{agent} has no tokens"));
+            }
+            lines.extend(tokens.iter().map(agent_token_line));
+        }
+        OrgCommand::RevokeToken { agent, id: n } => {
+            let n = id(n, "the token")?;
+            bots.revoke_agent_token(&person_caller(who)?, agent, n).await.map_err(refused)?;
+            lines.push(format!("revoked {agent}'s token #{n}; it no longer works"));
         }
     }
     for l in lines {

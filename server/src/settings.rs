@@ -36,6 +36,8 @@ pub struct Settings {
     /// `ENGRAM_OUTBOX_URL`: where approved emails go (`POST <url>/messages`). Without it, agents
     /// are not offered `send_email`. The demo serves its own outbox.
     pub outbox_url: Option<String>,
+    /// `ENGRAM_BOT_TOKEN_DAYS`: how many days a bot's own token works after it is made.
+    pub bot_token_days: u32,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/engram.db";
@@ -82,6 +84,24 @@ impl Settings {
             trust_forwarded_for: env("ENGRAM_TRUST_FORWARDED_FOR").is_some_and(|v| v == "1" || v == "true"),
             secret_key: KeySetting::from_env(),
             outbox_url: env("ENGRAM_OUTBOX_URL"),
+            bot_token_days: bot_token_days(env("ENGRAM_BOT_TOKEN_DAYS")),
+        }
+    }
+}
+
+/// The longest lifetime `ENGRAM_BOT_TOKEN_DAYS` may set: ten years.
+const MAX_BOT_TOKEN_DAYS: u32 = 3650;
+
+/// A whole number of days from 1 to ten years; anything else keeps the default, and says so in the
+/// log, so a typo never makes tokens that last for ever or expire at once.
+fn bot_token_days(value: Option<String>) -> u32 {
+    let default = engine::persona::bot_tokens::DEFAULT_BOT_TOKEN_DAYS;
+    let Some(v) = value else { return default };
+    match v.trim().parse::<u32>() {
+        Ok(days) if (1..=MAX_BOT_TOKEN_DAYS).contains(&days) => days,
+        _ => {
+            tracing::warn!(value = %v, default, "ENGRAM_BOT_TOKEN_DAYS must be a whole number of days from 1 to 3650");
+            default
         }
     }
 }
@@ -99,4 +119,19 @@ fn hashed_site(pkg: &std::path::Path, output_name: &str) -> bool {
         .filter_map(|line| line.split_once(':'))
         .find(|(kind, _)| kind.trim() == "js")
         .is_some_and(|(_, hash)| pkg.join(format!("{output_name}.{}.js", hash.trim())).exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bot_token_days;
+
+    #[test]
+    fn bot_token_days_default_to_ninety_and_refuse_nonsense() {
+        assert_eq!(bot_token_days(None), 90);
+        assert_eq!(bot_token_days(Some("30".into())), 30);
+        assert_eq!(bot_token_days(Some(" 7 ".into())), 7);
+        for bad in ["0", "-3", "ninety", "3651", "1.5"] {
+            assert_eq!(bot_token_days(Some(bad.into())), 90, "{bad}");
+        }
+    }
 }

@@ -1,3 +1,4 @@
+use super::agent_tokens_view::AgentTokens;
 use super::edit_memory_line::EditMemoryLine;
 use super::improve_card::ImproveCardView;
 use super::load_agent_page::{load_agent_page, AgentPageData};
@@ -45,7 +46,7 @@ fn age(e: &Episode) -> String {
 
 #[component]
 fn Agent(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { page, notice, drafts, decline_drafts, audit_preview } = data;
+    let AgentPageData { page, notice, drafts, decline_drafts, audit_preview, tokens, now } = data;
     let name = page.agent.name.clone();
     let back = paths::org_agent(&name);
     let budget = page.budget;
@@ -224,6 +225,7 @@ fn Agent(data: AgentPageData) -> impl IntoView {
         </section>
 
         <MemoryAuditPanel state=page.audit agent=name.clone() may_run=may_correct preview=audit_preview/>
+        {tokens.map(|tokens| view! { <AgentTokens agent=name.clone() tokens now/> })}
     }
 }
 

@@ -13,6 +13,10 @@ pub struct AgentPageData {
     pub decline_drafts: Vec<(i64, String)>,
     /// A dry run's report, shown once.
     pub audit_preview: Option<engine::persona::service::AuditReport>,
+    /// The bot's own tokens, for its owner or lead only; none for anyone else.
+    pub tokens: Option<Vec<engine::persona::bot_tokens::AgentToken>>,
+    /// When the page was read, to mark the tokens that have expired.
+    pub now: chrono::DateTime<chrono::Utc>,
 }
 
 /// A name not on the roster answers 404.
@@ -24,7 +28,7 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
     use engine::persona::service::{Caller, PersonaError};
     let me = signed_in().await?;
     let bots = bots()?;
-    let page = match bots.agent_page(&Caller::Person(me), &name).await {
+    let page = match bots.agent_page(&Caller::Person(me.clone()), &name).await {
         Ok(p) => p,
         Err(e) => {
             if matches!(e, PersonaError::NotOnRoster(_)) {
@@ -47,5 +51,11 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
         }
     }
     let audit_preview = take_flash(&super::memory_audit_view::audit_preview_key(&name)).await?;
-    Ok(AgentPageData { page, notice, drafts, decline_drafts, audit_preview })
+    let tokens = match bots.agent_tokens(&Caller::Person(me), &name).await {
+        Ok(tokens) => Some(tokens),
+        Err(PersonaError::NotAllowed(_)) => None,
+        Err(e) => return Err(ServerFnError::new(refusal(&e))),
+    };
+    let now = bots.clock().now();
+    Ok(AgentPageData { page, notice, drafts, decline_drafts, audit_preview, tokens, now })
 }

@@ -2,6 +2,7 @@
 //! cards and self-edits a person applies, approves, closes or undoes.
 
 pub mod agent_page;
+pub mod agent_tokens_view;
 pub mod apply_improvement;
 pub mod close_improvement;
 pub mod decide_self_edit;
@@ -13,6 +14,7 @@ pub mod load_improve_cards;
 pub mod load_roster;
 pub mod memory_audit_view;
 pub mod retire_memory_line;
+pub mod revoke_agent_token;
 pub mod roster_page;
 pub mod run_memory_audit;
 pub mod self_edit_view;

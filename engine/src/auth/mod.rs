@@ -70,7 +70,7 @@ pub fn hash_api_token(secret: &str) -> String {
     digest.iter().take(32).map(|b| format!("{b:02x}")).collect()
 }
 
-fn new_api_token() -> String {
+pub(crate) fn new_api_token() -> String {
     let mut bytes = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let body: String = bytes.iter().map(|b| format!("{b:02x}")).collect();

@@ -107,38 +107,3 @@ impl AuthService {
         self.store.person_by_token(&hash_api_token(secret), self.now()).await.map_err(Into::into)
     }
 }
-
-/// A bot's own token: it reads only that bot's rows. Only the bot's owner makes one.
-impl crate::persona::service::Bots {
-    pub async fn create_agent_token(
-        &self,
-        owner: &Person,
-        agent: &str,
-        name: &str,
-    ) -> Result<String, crate::persona::service::PersonaError> {
-        use crate::persona::service::PersonaError;
-        let roster = self.roster().await?;
-        let a = roster.get(agent).ok_or_else(|| PersonaError::NotOnRoster(agent.to_string()))?;
-        if !a.is_owner(&owner.email) {
-            return Err(PersonaError::NotAllowed(format!("Only {agent}'s owner can make a token for it")));
-        }
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 80 {
-            return Err(PersonaError::Invalid("Give the token a name of at most 80 characters".to_string()));
-        }
-        let secret = new_api_token();
-        self.store()
-            .create_agent_token(agent, owner.id, name, &hash_api_token(&secret), self.clock().now())
-            .await
-            .map_err(|e| PersonaError::Internal(e.to_string()))?;
-        Ok(secret)
-    }
-
-    /// The bot a bearer token acts as, if it is a live bot token.
-    pub async fn agent_for_token(&self, secret: &str) -> Result<Option<String>, StoreError> {
-        if !secret.starts_with(TOKEN_PREFIX) {
-            return Ok(None);
-        }
-        self.store().agent_by_token(&hash_api_token(secret), self.clock().now()).await
-    }
-}

@@ -8,6 +8,7 @@
 pub mod apply;
 pub mod audn;
 pub mod backlog;
+pub mod bot_tokens;
 pub mod config;
 pub mod memory_audit;
 pub mod memory_audit_apply;

@@ -2,8 +2,9 @@
 
 use super::audn::AudnOp;
 use super::backlog::{AppliedOps, Episode, MemoryRow, NewEpisode, NewTask, StatusEntry, Task, Wakeup};
+use super::bot_tokens::{AgentToken, PresentedToken};
 use crate::org::PersonId;
-use crate::store::StoreError;
+use crate::store::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -104,6 +105,7 @@ pub trait PersonaStore: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<(), StoreError>;
 
+    /// A bot's own token, made at `at` by its owner and working until `expires_at`; audited.
     async fn create_agent_token(
         &self,
         agent: &str,
@@ -111,7 +113,15 @@ pub trait PersonaStore: Send + Sync {
         name: &str,
         secret_hash: &str,
         at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
     ) -> Result<i64, StoreError>;
-    /// The bot a live token acts as, marking it used.
-    async fn agent_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<String>, StoreError>;
+    /// The bot token with this hash, live or not, and who made it; the engine judges it.
+    async fn agent_token(&self, secret_hash: &str) -> Result<Option<PresentedToken>, StoreError>;
+    /// Marks a token used at `at`.
+    async fn agent_token_used(&self, id: i64, at: DateTime<Utc>) -> Result<(), StoreError>;
+    /// A bot's tokens, newest first, revoked and expired ones included.
+    async fn agent_tokens(&self, agent: &str) -> Result<Vec<AgentToken>, StoreError>;
+    /// Revokes a live token of this bot, saying why (`bot_tokens::REVOKED_*`); audited. False
+    /// (and nothing written) when the bot has no such live token.
+    async fn revoke_agent_token(&self, agent: &str, id: i64, why: &str, actor: Actor) -> Result<bool, StoreError>;
 }

@@ -6,6 +6,7 @@ mod agents;
 mod answer_check;
 mod archive;
 mod auth;
+mod bot_tokens;
 mod bots;
 mod bots_models;
 mod bots_proposals;

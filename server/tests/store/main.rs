@@ -12,6 +12,7 @@
 mod agents;
 mod archive;
 mod backends;
+mod bot_tokens;
 mod card_terms;
 mod cards;
 mod checks;

@@ -461,19 +461,21 @@ async fn settle_task_settles_an_open_task_once(db: Db) {
 
 async fn a_bot_token_finds_its_bot(db: Db) {
     let o = org(&db).await;
-    let id = db.create_agent_token("dealbot", o.alice.id, "runner", "bot-secret", at(1)).await.unwrap();
-    let other = db.create_agent_token("scout", o.alice.id, "runner", "scout-secret", at(2)).await.unwrap();
+    let until = at(1) + chrono::Duration::days(90);
+    let id = db.create_agent_token("dealbot", o.alice.id, "runner", "bot-secret", at(1), until).await.unwrap();
+    let other = db.create_agent_token("scout", o.alice.id, "runner", "scout-secret", at(2), until).await.unwrap();
     assert_ne!(id, other);
-    assert_eq!(db.agent_by_token("bot-secret", at(3)).await.unwrap().as_deref(), Some("dealbot"));
-    assert_eq!(db.agent_by_token("scout-secret", at(3)).await.unwrap().as_deref(), Some("scout"));
-    assert_eq!(db.agent_by_token("no-such-secret", at(3)).await.unwrap(), None);
+    let found = db.agent_token("bot-secret").await.unwrap().expect("the token");
+    assert_eq!((found.id, found.agent.as_str(), found.expires_at), (id, "dealbot", until));
+    assert_eq!(db.agent_token("scout-secret").await.unwrap().map(|t| t.agent).as_deref(), Some("scout"));
+    assert_eq!(db.agent_token("no-such-secret").await.unwrap(), None);
     let entry = &db.audit_log(1).await.unwrap()[0];
     assert_eq!(
         (entry.action.as_str(), entry.subject.as_str(), entry.detail.as_str()),
-        ("agent_token.create", "agent:scout", "runner")
+        ("agent_token.create", "agent:scout", format!("token:{other} runner until {}", until.to_rfc3339()).as_str())
     );
     assert_eq!((entry.actor, entry.at), (Some(o.alice.id), at(2)));
-    let clash = db.create_agent_token("dealbot", o.bob.id, "copy", "bot-secret", at(4)).await;
+    let clash = db.create_agent_token("dealbot", o.bob.id, "copy", "bot-secret", at(4), until).await;
     assert!(clash.is_err(), "a secret is held by one token only: {clash:?}");
 }
 

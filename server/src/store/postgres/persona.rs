@@ -31,6 +31,7 @@ use engine::persona::backlog::{
     AppliedOps, Episode, Improvement, MemoryRow, NewEpisode, NewTask, Outcome, StatusEntry, Task, TaskKind, Wakeup,
     STATUS_OPEN, WAKE_STATUSES,
 };
+use engine::persona::bot_tokens::{AgentToken, PresentedToken};
 use engine::persona::store::{FinishedWake, PersonaStore};
 use engine::store::{Actor, StoreError};
 use sqlx::postgres::PgRow;
@@ -613,34 +614,103 @@ impl PersonaStore for PgStore {
         name: &str,
         secret_hash: &str,
         at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
     ) -> Result<i64, StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO agent_tokens (agent, created_by, name, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
-             RETURNING id",
+            "INSERT INTO agent_tokens (agent, created_by, name, secret_hash, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
         .bind(agent)
         .bind(by.0)
         .bind(name)
         .bind(secret_hash)
         .bind(at)
+        .bind(expires_at)
         .fetch_one(&mut *tx)
         .await
         .map_err(backend)?;
-        audit(&mut tx, Actor { person: Some(by), at }, "agent_token.create", &format!("agent:{agent}"), name).await?;
+        let detail = format!("token:{id} {name} until {}", expires_at.to_rfc3339());
+        audit(&mut tx, Actor { person: Some(by), at }, "agent_token.create", &format!("agent:{agent}"), &detail)
+            .await?;
         tx.commit().await.map_err(backend)?;
         Ok(id)
     }
 
-    async fn agent_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<String>, StoreError> {
-        let agent: Option<String> = sqlx::query_scalar(
-            "UPDATE agent_tokens SET last_used_at = $1 WHERE secret_hash = $2 AND revoked_at IS NULL RETURNING agent",
+    async fn agent_token(&self, secret_hash: &str) -> Result<Option<PresentedToken>, StoreError> {
+        let row = sqlx::query(
+            "SELECT t.id, t.agent, p.email, t.expires_at, t.revoked_at, t.revoked_why FROM agent_tokens t \
+             JOIN people p ON p.id = t.created_by WHERE t.secret_hash = $1",
         )
-        .bind(at)
         .bind(secret_hash)
         .fetch_optional(self.pool())
         .await
         .map_err(backend)?;
-        Ok(agent)
+        Ok(row.map(|r| PresentedToken {
+            id: r.get("id"),
+            agent: r.get("agent"),
+            made_by_email: r.get("email"),
+            expires_at: r.get("expires_at"),
+            revoked_at: r.get("revoked_at"),
+            revoked_why: r.get("revoked_why"),
+        }))
+    }
+
+    async fn agent_token_used(&self, id: i64, at: DateTime<Utc>) -> Result<(), StoreError> {
+        sqlx::query("UPDATE agent_tokens SET last_used_at = $1 WHERE id = $2")
+            .bind(at)
+            .bind(id)
+            .execute(self.pool())
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn agent_tokens(&self, agent: &str) -> Result<Vec<AgentToken>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT t.id, t.agent, t.name, p.name AS made_by, t.created_at, t.expires_at, t.last_used_at, \
+             t.revoked_at, t.revoked_why FROM agent_tokens t JOIN people p ON p.id = t.created_by \
+             WHERE t.agent = $1 ORDER BY t.id DESC",
+        )
+        .bind(agent)
+        .fetch_all(self.pool())
+        .await
+        .map_err(backend)?;
+        Ok(rows
+            .iter()
+            .map(|r| AgentToken {
+                id: r.get("id"),
+                agent: r.get("agent"),
+                name: r.get("name"),
+                made_by: r.get("made_by"),
+                created_at: r.get("created_at"),
+                expires_at: r.get("expires_at"),
+                last_used_at: r.get("last_used_at"),
+                revoked_at: r.get("revoked_at"),
+                revoked_why: r.get("revoked_why"),
+            })
+            .collect())
+    }
+
+    async fn revoke_agent_token(&self, agent: &str, id: i64, why: &str, actor: Actor) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let done = sqlx::query(
+            "UPDATE agent_tokens SET revoked_at = $1, revoked_why = $2, revoked_by = $3 \
+             WHERE id = $4 AND agent = $5 AND revoked_at IS NULL",
+        )
+        .bind(actor.at)
+        .bind(why)
+        .bind(actor.person.map(|p| p.0))
+        .bind(id)
+        .bind(agent)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        audit(&mut tx, actor, "agent_token.revoke", &format!("agent:{agent}"), &format!("token:{id} {why}")).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(true)
     }
 }
