@@ -172,13 +172,52 @@ pub fn go_to(path: &str) {
     leptos_axum::redirect(path);
 }
 
-/// A redirect target from a form must stay on this site.
+/// A redirect target from a form must stay on this site; anything else leads to `fallback`.
 pub fn local_path(path: &str, fallback: &str) -> String {
-    if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') {
+    if is_local_path(path) {
         path.to_string()
     } else {
         fallback.to_string()
     }
+}
+
+/// Whether `path` can only ever be read as a path of this server, by a browser and by anything
+/// between it and us. Browsers drop tabs and newlines from a URL and read `\` as `/`, so
+/// `/<TAB>/evil.example` is `//evil.example`, another site; a proxy or a later redirect may decode
+/// `%2F` or `%5C` into one of those. So: one leading `/`, then only visible ASCII (no spaces, no
+/// control characters, nothing a lookalike such as the fullwidth solidus could hide in), no `\`,
+/// no `//` and no `.` or `..` segment anywhere, and no percent-escape that decodes to any of those
+/// or to another `%` (a second decoding).
+pub fn is_local_path(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    if bytes.first() != Some(&b'/') || !bytes.iter().all(|b| b.is_ascii_graphic()) {
+        return false;
+    }
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = |b: u8| (b as char).to_digit(16);
+            let (Some(hi), Some(lo)) = (bytes.get(i + 1).and_then(|b| hex(*b)), bytes.get(i + 2).and_then(|b| hex(*b)))
+            else {
+                return false;
+            };
+            let b = (hi * 16 + lo) as u8;
+            if b.is_ascii_control() || matches!(b, b'/' | b'\\' | b'%' | b'.') {
+                return false;
+            }
+            decoded.push(b);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    if decoded.contains(&b'\\') || decoded.windows(2).any(|w| w == b"//") {
+        return false;
+    }
+    let route = decoded.split(|b| matches!(b, b'?' | b'#')).next().unwrap_or_default();
+    !route.split(|b| *b == b'/').any(|segment| segment == b"." || segment == b"..")
 }
 
 /// A role picked from a list: empty means none.
@@ -198,9 +237,76 @@ mod tests {
 
     #[test]
     fn redirects_stay_on_this_site() {
-        assert_eq!(local_path("/company/roles", "/"), "/company/roles");
-        for outside in ["//evil.example/", "https://evil.example/", "/\\evil.example", "", "javascript:alert(1)"] {
-            assert_eq!(local_path(outside, "/"), "/", "{outside}");
+        for inside in [
+            "/",
+            "/company/roles",
+            "/company/roles/sales",
+            "/signin?next=/company/roles",
+            "/company/improve?card=3#top",
+            "/people/Jos%C3%A9",
+            "/ask?q=a%20b",
+            "/v1.2/notes",
+            "/a/...",
+        ] {
+            assert_eq!(local_path(inside, "/"), inside, "{inside:?} is a path of this server");
+        }
+        let outside = [
+            "",
+            "x",
+            "company/roles",
+            "//evil.example/",
+            "///evil.example",
+            "https://evil.example/",
+            "http:/evil.example",
+            "javascript:alert(1)",
+            // What browsers drop or turn into `/`.
+            "/\tevil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\r/evil.example",
+            "/\r\n/evil.example",
+            "\t//evil.example",
+            "/\u{0}/evil.example",
+            "/\u{7f}/evil.example",
+            "/\\evil.example",
+            "\\\\evil.example",
+            "\\/evil.example",
+            "/a\\b",
+            " /x",
+            "/x ",
+            "/x y",
+            "/\u{a0}/evil.example",
+            // Lookalikes of `/` and `.`.
+            "/\u{ff0f}evil.example",
+            "\u{ff0f}\u{ff0f}evil.example",
+            "/\u{2215}evil.example",
+            "/\u{3002}evil.example",
+            // Percent-escapes that decode into a slash, a backslash, a control or a second escape.
+            "/%2F%2Fevil.example",
+            "/%2f/evil.example",
+            "/%5Cevil.example",
+            "/%5cevil.example",
+            "/%09/evil.example",
+            "/%0a/evil.example",
+            "/%0D%0A/evil.example",
+            "/%00",
+            "/%7F",
+            "/%252F%252Fevil.example",
+            "/%2e%2e/evil.example",
+            "/%",
+            "/%2",
+            "/%zz",
+            // Doubled slashes and dot segments anywhere.
+            "/.//evil.example",
+            "/./evil.example",
+            "/../evil.example",
+            "/company/..",
+            "/company/.",
+            "/company//roles",
+            "/signin?next=//evil.example",
+        ];
+        for path in outside {
+            assert_eq!(local_path(path, "/"), "/", "{path:?} must fall back");
         }
     }
 

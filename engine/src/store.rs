@@ -166,6 +166,15 @@ pub trait TokenStore: Send + Sync {
     async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError>;
     /// The owner of a live token, marking it used.
     async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError>;
+    /// Wrong passwords locked `person`'s account for sign-in from new addresses until `until`: an
+    /// audit row and a `sign_in_locked` event naming their email (what admins read on Events), in
+    /// one write.
+    async fn record_sign_in_lock(
+        &self,
+        person: &Person,
+        until: DateTime<Utc>,
+        at: DateTime<Utc>,
+    ) -> Result<crate::runs::Event, StoreError>;
 }
 
 /// What claiming an `Idempotency-Key` found.

@@ -51,8 +51,20 @@ pub async fn sign_in(
             tracing::error!(error = %e, "could not keep the sign-in form");
         }
     };
+    // A refusal keeps the form in the session for the sign-in page after the redirect; but a
+    // session that holds nothing yet (no cookie, or one the server does not know) is not created
+    // for it, or every cookieless post would add a row to the sessions table. A browser then gets
+    // the sign-in page with the sentence at once; anything else just the redirect.
     let refused = |message: String| async {
-        keep_form(message).await;
+        if session.is_empty().await {
+            if wants_html(&headers) {
+                keep_form(message).await;
+                // The page takes the form back out of the session, which is left empty and unsaved.
+                return sign_in_page(&state, &session, &next).await;
+            }
+        } else {
+            keep_form(message).await;
+        }
         Redirect::to(&format!("/signin?next={}", encode_component(&next))).into_response()
     };
     let client = client_address(peer, &headers, state.trust_forwarded_for);
@@ -67,8 +79,8 @@ pub async fn sign_in(
                 refused(INTERNAL_MESSAGE.to_string()).await
             }
         },
-        Err(e @ AuthError::Throttled { retry_after_secs }) => {
-            tracing::warn!(%client, "sign-in throttled");
+        Err(e @ AuthError::Throttled { retry_after_secs, cause }) => {
+            tracing::warn!(%client, ?cause, "sign-in throttled");
             let message = e.to_string();
             let mut response = if wants_html(&headers) {
                 // A form post shows the sentence on the sign-in page itself, with the email kept.
@@ -146,6 +158,106 @@ pub async fn sign_out(session: Session) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use app::ssr::is_local_path;
+    use rand::{Rng, SeedableRng};
+
+    /// What a browser does to a `Location` before it resolves it: tabs and newlines go, and
+    /// (for http) `\` is `/`; and what a proxy that decodes once would make of it.
+    fn as_browsers_and_proxies_read(value: &str) -> [String; 3] {
+        let browser: String = value.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+        let browser = browser.replace('\\', "/");
+        let bytes = value.as_bytes();
+        let mut decoded = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let escape =
+                bytes.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+            match (bytes[i], escape) {
+                (b'%', Some(b)) => {
+                    decoded.push(b);
+                    i += 3;
+                }
+                (b, _) => {
+                    decoded.push(b);
+                    i += 1;
+                }
+            }
+        }
+        [value.to_string(), browser, String::from_utf8_lossy(&decoded).into_owned()]
+    }
+
+    /// Any `next` that sign-in accepts, resolved against this server's address as it is, as a
+    /// browser reads it, or decoded once more, stays on this server.
+    #[test]
+    fn every_accepted_next_keeps_the_host() {
+        const PIECES: &[&str] = &[
+            "/",
+            "//",
+            "\\",
+            ".",
+            "..",
+            "%",
+            "2F",
+            "2f",
+            "5C",
+            "5c",
+            "09",
+            "0A",
+            "0d",
+            "25",
+            "2e",
+            "20",
+            "%2F",
+            "%5C",
+            "%09",
+            "%25",
+            "%2e",
+            "\t",
+            "\n",
+            "\r",
+            " ",
+            "evil.example",
+            "a",
+            "x",
+            ":",
+            "@",
+            "?",
+            "#",
+            "=",
+            "&",
+            "http:",
+            "https:",
+            "javascript:",
+            "\u{ff0f}",
+            "\u{3002}",
+            "\u{2215}",
+            "\u{0}",
+            "\u{7f}",
+            "%C3%A9",
+        ];
+        let base = reqwest::Url::parse("http://engram.local/").unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(34);
+        let mut accepted = 0;
+        for _ in 0..50_000 {
+            // Most start as a path does, so that the rest of the value decides.
+            let mut value = if rng.gen_bool(0.8) { "/".to_string() } else { String::new() };
+            for _ in 0..rng.gen_range(0..8) {
+                value.push_str(PIECES[rng.gen_range(0..PIECES.len())]);
+            }
+            if !is_local_path(&value) {
+                assert_eq!(local_path(&value, "/"), "/");
+                continue;
+            }
+            accepted += 1;
+            assert!(axum::http::HeaderValue::from_str(&value).is_ok(), "{value:?} is a valid Location");
+            for read in as_browsers_and_proxies_read(&value) {
+                let url = base.join(&read).unwrap_or_else(|e| panic!("{value:?} read as {read:?}: {e}"));
+                assert_eq!(url.host_str(), Some("engram.local"), "{value:?} read as {read:?} left: {url}");
+                assert_eq!(url.scheme(), "http", "{value:?} read as {read:?}");
+            }
+        }
+        assert!(accepted > 1_000, "the pieces make enough accepted paths to say something: {accepted}");
+    }
 
     #[test]
     fn the_client_address_is_the_peer_unless_a_trusted_proxy_names_it() {

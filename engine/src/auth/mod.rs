@@ -4,9 +4,11 @@ use crate::store::StoreError;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use blake2::{Blake2b512, Digest};
+use gate::BUSY_RETRY_AFTER_SECS;
 use rand::RngCore;
 use throttle::throttled_message;
 
+pub mod gate;
 pub mod invite;
 pub mod rules;
 pub mod service;
@@ -23,9 +25,36 @@ pub enum AuthError {
     Invalid(String),
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
-    /// Too many attempts for this account or from this address; nothing was checked.
-    #[error("{}", throttled_message(*retry_after_secs))]
-    Throttled { retry_after_secs: u64 },
+    /// Too many attempts for this account or from this address, or too many passwords being
+    /// hashed at once on this server; nothing was checked.
+    #[error("{}", turned_away(*retry_after_secs, *cause))]
+    Throttled { retry_after_secs: u64, cause: Throttle },
+}
+
+/// Why an attempt was turned away before its password was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Throttle {
+    /// Too many attempts for the account or from the address (`throttle`).
+    Attempts,
+    /// As many passwords as this server hashes at once are being hashed (`gate`).
+    Busy,
+}
+
+pub const BUSY_MESSAGE: &str =
+    "Engram is checking many passwords right now. Wait a moment, then try again; nothing was changed.";
+
+fn turned_away(retry_after_secs: u64, cause: Throttle) -> String {
+    match cause {
+        Throttle::Attempts => throttled_message(retry_after_secs),
+        Throttle::Busy => BUSY_MESSAGE.to_string(),
+    }
+}
+
+impl AuthError {
+    /// Too many passwords are being hashed at once.
+    pub fn busy() -> Self {
+        AuthError::Throttled { retry_after_secs: BUSY_RETRY_AFTER_SECS, cause: Throttle::Busy }
+    }
 }
 
 /// OWASP's argon2id parameters: m = 19 MiB, t = 2, p = 1.
@@ -34,28 +63,32 @@ fn hasher() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-/// Hashes off the async executor: argon2 takes tens of milliseconds of one core.
-pub async fn hash_password(password: String) -> Result<String, AuthError> {
-    tokio::task::spawn_blocking(move || {
-        let mut salt = [0u8; 16];
-        rand::rngs::OsRng.fill_bytes(&mut salt);
-        let salt = SaltString::encode_b64(&salt).map_err(|e| AuthError::Internal(e.to_string()))?;
-        hasher()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(|e| AuthError::Internal(e.to_string()))
-    })
-    .await
-    .map_err(|e| AuthError::Internal(e.to_string()))?
+fn hash_now(password: &str) -> Result<String, AuthError> {
+    let mut salt = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut salt);
+    let salt = SaltString::encode_b64(&salt).map_err(|e| AuthError::Internal(e.to_string()))?;
+    hasher()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| AuthError::Internal(e.to_string()))
 }
 
+fn verify_now(password: &str, hash: &str) -> Result<bool, AuthError> {
+    let parsed = PasswordHash::new(hash).map_err(|e| AuthError::Internal(e.to_string()))?;
+    Ok(hasher().verify_password(password.as_bytes(), &parsed).is_ok())
+}
+
+/// Hashes off the async executor, outside any server's gate: for the command line and the demo's
+/// seed. A request hashes through its server's `gate::HashingGate`.
+pub async fn hash_password(password: String) -> Result<String, AuthError> {
+    tokio::task::spawn_blocking(move || hash_now(&password)).await.map_err(|e| AuthError::Internal(e.to_string()))?
+}
+
+/// Checks a password off the async executor, outside any server's gate, as `hash_password`.
 pub async fn verify_password(password: String, hash: String) -> Result<bool, AuthError> {
-    tokio::task::spawn_blocking(move || {
-        let parsed = PasswordHash::new(&hash).map_err(|e| AuthError::Internal(e.to_string()))?;
-        Ok(hasher().verify_password(password.as_bytes(), &parsed).is_ok())
-    })
-    .await
-    .map_err(|e| AuthError::Internal(e.to_string()))?
+    tokio::task::spawn_blocking(move || verify_now(&password, &hash))
+        .await
+        .map_err(|e| AuthError::Internal(e.to_string()))?
 }
 
 /// A fixed hash verified when the email is unknown, so both refusals take the same time.
@@ -93,8 +126,8 @@ mod tests {
     async fn passwords_verify_and_refuse() {
         let hash = hash_password("correct horse".into()).await.unwrap();
         assert!(hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
-        assert!(verify_password("correct horse".into(), hash.clone()).await.unwrap());
-        assert!(!verify_password("wrong".into(), hash).await.unwrap());
+        assert!(verify_now("correct horse", &hash).unwrap());
+        assert!(!verify_now("wrong", &hash).unwrap());
     }
 
     #[test]

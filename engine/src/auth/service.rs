@@ -1,7 +1,7 @@
 //! Sign-in, with its throttle, and the personal and bot API tokens.
 
 use super::throttle::{Admission, SignInThrottle};
-use super::{hash_api_token, new_api_token, verify_password, AuthError, DUMMY_HASH, TOKEN_PREFIX};
+use super::{hash_api_token, new_api_token, AuthError, Throttle, DUMMY_HASH, TOKEN_PREFIX};
 use crate::clock::Clock;
 use crate::org::{Person, PersonId};
 use crate::store::{Actor, ApiTokenInfo, Store, StoreError};
@@ -43,31 +43,51 @@ impl AuthService {
     }
 
     /// Checks a password typed at `client`, slowing down and then refusing repeated attempts
-    /// for one account or from one address (see `super::throttle`).
+    /// for one account or from one address (see `super::throttle`). When this attempt's wrong
+    /// password locks a person's account, the lock is audited and shown to admins as an event.
     pub async fn sign_in(&self, email: &str, password: &str, client: IpAddr) -> Result<Person, AuthError> {
-        match self.throttle.begin(email, client, self.now()) {
-            Admission::Refuse { retry_after_secs } => return Err(AuthError::Throttled { retry_after_secs }),
+        let attempt = self.throttle.begin(email, client, self.now());
+        match attempt.admission {
+            Admission::Refuse { retry_after_secs } => {
+                return Err(AuthError::Throttled { retry_after_secs, cause: Throttle::Attempts })
+            }
             Admission::Check { delay_ms: 0 } => {}
             Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
         }
-        let person = self.check_password(email, password).await?;
-        self.throttle.succeeded(email, client);
-        Ok(person)
-    }
-
-    async fn check_password(&self, email: &str, password: &str) -> Result<Person, AuthError> {
-        match self.store.credentials(email).await? {
-            Some((person, hash)) => {
-                if verify_password(password.to_string(), hash).await? {
-                    Ok(person)
-                } else {
-                    Err(AuthError::Refused)
-                }
+        match self.check_password(email, password).await {
+            Ok(person) => {
+                self.throttle.succeeded(email, client, self.now());
+                Ok(person)
             }
-            None => {
-                let _ = verify_password(password.to_string(), DUMMY_HASH.to_string()).await;
+            Err(Checked::Wrong(Some(person))) if attempt.locks_account => {
+                let now = self.now();
+                let until = now + chrono::Duration::seconds(super::throttle::LOCKOUT_SECS);
+                // The refusal stands whether or not the record is written; a failure is ours to log.
+                if let Err(e) = self.store.record_sign_in_lock(&person, until, now).await {
+                    tracing::error!(error = %e, person = %person.id, "could not record a sign-in lock");
+                }
                 Err(AuthError::Refused)
             }
+            Err(Checked::Wrong(_)) => Err(AuthError::Refused),
+            Err(Checked::Failed(e)) => Err(e),
+        }
+    }
+
+    /// The person whose password this is, or why not. A wrong password names whose account it
+    /// was for (if anyone's) for the caller to act on; it is never shown.
+    async fn check_password(&self, email: &str, password: &str) -> Result<Person, Checked> {
+        let credentials = self.store.credentials(email).await.map_err(|e| Checked::Failed(e.into()))?;
+        match credentials {
+            Some((person, hash)) => match self.throttle.hashing().verify(password.to_string(), hash).await {
+                Ok(true) => Ok(person),
+                Ok(false) => Err(Checked::Wrong(Some(person))),
+                Err(e) => Err(Checked::Failed(e)),
+            },
+            // The same work and the same answers as for a known account, a full gate included.
+            None => match self.throttle.hashing().verify(password.to_string(), DUMMY_HASH.to_string()).await {
+                Err(e @ AuthError::Throttled { .. }) => Err(Checked::Failed(e)),
+                _ => Err(Checked::Wrong(None)),
+            },
         }
     }
 
@@ -106,4 +126,11 @@ impl AuthService {
         }
         self.store.person_by_token(&hash_api_token(secret), self.now()).await.map_err(Into::into)
     }
+}
+
+/// Why a password did not sign anyone in.
+enum Checked {
+    /// The password is not this account's (`None`: the email names nobody who can sign in).
+    Wrong(Option<Person>),
+    Failed(AuthError),
 }

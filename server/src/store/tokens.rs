@@ -4,6 +4,7 @@ use super::sqlite::{audit, backend, SqliteStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::{Person, PersonId};
+use engine::runs::{Event, NewEvent};
 use engine::store::{Actor, ApiTokenInfo, OrgStore, StoreError, TokenStore};
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
@@ -90,5 +91,22 @@ impl TokenStore for SqliteStore {
             Some(r) => Ok(self.person(PersonId(r.get("person_id"))).await?.filter(|p| p.left_at.is_none())),
             None => Ok(None),
         }
+    }
+
+    async fn record_sign_in_lock(
+        &self,
+        person: &Person,
+        until: DateTime<Utc>,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let detail = format!("wrong passwords; new addresses wait until {}", until.to_rfc3339());
+        audit(&mut tx, Actor { person: None, at }, "person.sign_in_locked", &format!("person:{}", person.id), &detail)
+            .await?;
+        let event =
+            NewEvent { name: "sign_in_locked".into(), state: Some(person.email.clone()), ..NewEvent::default() };
+        let recorded = super::runs::insert_event(&mut tx, &event, at).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(recorded)
     }
 }

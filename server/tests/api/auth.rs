@@ -1,5 +1,5 @@
 use crate::helpers::*;
-use demo::company::demo_email;
+use demo::company::{demo_email, DEMO_PASSWORD};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -16,16 +16,25 @@ fn session_cookie(r: &reqwest::Response) -> Option<String> {
 async fn unknown_email_and_wrong_password_get_the_same_message() {
     let app = spawn_app().await;
     for (email, password) in [("nobody@acme.example", "engram-demo"), (demo_email("ada").as_str(), "wrong")] {
+        // Without a session yet, the browser gets the sign-in page itself.
         let c = client();
-        let r = app.post_sign_in(&c, email, password).await;
-        assert_eq!(r.status(), StatusCode::SEE_OTHER);
-        assert!(r.headers()["location"].to_str().unwrap().starts_with("/signin"));
-        let (_, html) = app.page(&c, "/signin").await;
+        let r = app.form_post(&c, "/auth/sign-in", &[("email", email), ("password", password), ("next", "/")]).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        let html = plain(&r.text().await.unwrap());
         assert!(html.contains("That email and password do not match an account"), "{html}");
         // The email typed stays in the form.
         assert!(html.contains(&format!("value=\"{email}\"")));
         let (status, _) = app.get_json(&c, "/api/me").await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+        // With a session, the refusal waits in it for the sign-in page the redirect leads to.
+        let c = app.sign_in("bob").await;
+        let r = app.post_sign_in(&c, email, password).await;
+        assert_eq!(r.status(), StatusCode::SEE_OTHER);
+        assert!(r.headers()["location"].to_str().unwrap().starts_with("/signin"));
+        let (_, html) = app.page(&c, "/signin").await;
+        assert!(html.contains("That email and password do not match an account"), "{html}");
+        assert!(html.contains(&format!("value=\"{email}\"")));
     }
 }
 
@@ -33,8 +42,8 @@ async fn unknown_email_and_wrong_password_get_the_same_message() {
 async fn sign_in_rotates_the_session_id_and_sign_out_ends_it_on_the_server() {
     let app = spawn_app().await;
     let c = client();
-    // A refused attempt leaves a session (holding the form's flash) before sign-in.
-    let before = app.post_sign_in(&c, &demo_email("ada"), "wrong").await;
+    // A session held before this sign-in (here, someone else's on the same browser).
+    let before = app.post_sign_in(&c, &demo_email("alice"), "engram-demo").await;
     let before_id = session_cookie(&before).expect("a session before sign-in");
     let r = app.post_sign_in(&c, &demo_email("ada"), "engram-demo").await;
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
@@ -305,19 +314,218 @@ async fn one_address_guessing_many_accounts_is_refused() {
             let url = app.url("/auth/sign-in");
             tokio::spawn(async move {
                 let email = format!("guess{i}@acme.example");
-                client()
-                    .post(url)
-                    .form(&[("email", email.as_str()), ("password", "wrong")])
-                    .send()
-                    .await
-                    .unwrap()
-                    .status()
+                let r =
+                    client().post(url).form(&[("email", email.as_str()), ("password", "wrong")]).send().await.unwrap();
+                (r.status(), r.text().await.unwrap())
             })
         })
         .collect();
+    // Sent all at once, some find the server's hashing gate full; each is counted all the same.
     for g in guesses {
-        assert_eq!(g.await.unwrap(), StatusCode::SEE_OTHER);
+        match g.await.unwrap() {
+            (StatusCode::SEE_OTHER, _) => {}
+            (StatusCode::TOO_MANY_REQUESTS, text) => assert_eq!(text, engine::auth::BUSY_MESSAGE),
+            other => panic!("{other:?}"),
+        }
     }
     // An account never tried before is refused too: the address is locked.
     assert_throttled(app.post_sign_in(&client(), &demo_email("bob"), "engram-demo").await, "bob").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_next_that_a_browser_could_read_as_another_site_leads_home() {
+    let app = spawn_app().await;
+    let ada = demo_email("ada");
+    let sign_in_with = |next: &'static str| {
+        let (url, ada) = (app.url("/auth/sign-in"), ada.clone());
+        async move {
+            let r = client()
+                .post(url)
+                .form(&[("email", ada.as_str()), ("password", DEMO_PASSWORD), ("next", next)])
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::SEE_OTHER, "{next:?}");
+            r.headers()["location"].to_str().unwrap().to_string()
+        }
+    };
+    for next in [
+        "/\t/evil.example",
+        "/\n/evil.example",
+        "/\r\n/evil.example",
+        "/\\evil.example",
+        "\\\\evil.example",
+        "/%2F%2Fevil.example",
+        "/%5Cevil.example",
+        "/%09/evil.example",
+        "https://evil.example",
+        "//evil.example",
+        " /x",
+        "/\u{ff0f}evil.example",
+        "/.//evil.example",
+    ] {
+        assert_eq!(sign_in_with(next).await, "/", "{next:?}");
+    }
+    assert_eq!(sign_in_with("/company/roles").await, "/company/roles", "a path of this server is kept");
+}
+
+/// A sign-in form post as sent from `address`, as the trusted proxy in front names it.
+async fn sign_in_from(
+    app: &TestApp,
+    c: &reqwest::Client,
+    address: &str,
+    email: &str,
+    password: &str,
+) -> reqwest::Response {
+    c.post(app.url("/auth/sign-in"))
+        .header("x-forwarded-for", address)
+        .form(&[("email", email), ("password", password), ("next", "/")])
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_passwords_from_elsewhere_do_not_lock_the_owner_out_where_they_signed_in_before() {
+    let app = spawn_app_with(|s| s.trust_forwarded_for = true).await;
+    let alice = demo_email("alice");
+    let (home, attacker, fresh) = ("198.51.100.7", "203.0.113.66", "192.0.2.44");
+    let r = sign_in_from(&app, &client(), home, &alice, DEMO_PASSWORD).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], "/", "Alice signed in from home before");
+
+    let mut statuses = Vec::new();
+    for _ in 0..10 {
+        statuses.push(sign_in_from(&app, &client(), attacker, &alice, "wrong").await.status());
+    }
+    assert_eq!(statuses[..6], [StatusCode::SEE_OTHER; 6], "six wrong passwords are checked: {statuses:?}");
+    assert_eq!(statuses[6..], [StatusCode::TOO_MANY_REQUESTS; 4], "then refused: {statuses:?}");
+
+    // From home, Alice's right password still signs her in...
+    let c = client();
+    let r = sign_in_from(&app, &c, home, &alice, DEMO_PASSWORD).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], "/");
+    assert_eq!(body(c.get(app.url("/api/me")).send().await.unwrap()).await["name"], "Alice Chen");
+    // ...while an address she never signed in from still waits out the lock, right password or not.
+    assert_throttled(sign_in_from(&app, &client(), fresh, &alice, DEMO_PASSWORD).await, "a fresh address").await;
+    assert_throttled(sign_in_from(&app, &client(), attacker, &alice, DEMO_PASSWORD).await, "the attacker").await;
+
+    // The lock is audited once, naming Alice, and the admins see it among the events.
+    let alice_id = app.store.credentials(&alice).await.unwrap().unwrap().0.id;
+    let locks: Vec<_> =
+        app.store.audit_log(1000).await.unwrap().into_iter().filter(|a| a.action == "person.sign_in_locked").collect();
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    assert_eq!((locks[0].subject.as_str(), locks[0].actor), (format!("person:{alice_id}").as_str(), None));
+    let ada = app.sign_in("ada").await;
+    let (status, events) = app.get_json(&ada, "/api/events").await;
+    assert_eq!(status, StatusCode::OK);
+    let locked: Vec<_> = events.as_array().unwrap().iter().filter(|e| e["name"] == "sign_in_locked").collect();
+    assert_eq!(locked.len(), 1, "{events}");
+    assert_eq!(locked[0]["state"], alice.as_str());
+    let (_, html) = app.page(&ada, "/company/events").await;
+    assert!(html.contains("Sign-in locked after wrong passwords") && html.contains(&alice), "{html}");
+    // Alice herself is no admin: the events are not hers to read.
+    assert_eq!(app.get_json(&c, "/api/events").await.0, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_sign_ins_at_once_are_turned_away_quickly_not_queued() {
+    let app = spawn_app_with(|s| s.trust_forwarded_for = true).await;
+    // Each from an address and for an account of its own, so only the hashing gate can refuse.
+    let attempts: Vec<_> = (0..200u32)
+        .map(|i| {
+            let url = app.url("/auth/sign-in");
+            tokio::spawn(async move {
+                let start = std::time::Instant::now();
+                let r = client()
+                    .post(url)
+                    .header("x-forwarded-for", format!("10.1.{}.{}", i / 200, i % 200 + 1))
+                    .form(&[("email", format!("crowd{i}@acme.example").as_str()), ("password", "wrong")])
+                    .send()
+                    .await
+                    .unwrap();
+                let (status, retry) = (r.status(), r.headers().get("retry-after").cloned());
+                (status, retry, r.text().await.unwrap(), start.elapsed())
+            })
+        })
+        .collect();
+    let mut busy = Vec::new();
+    for a in attempts {
+        let (status, retry, text, took) = a.await.unwrap();
+        match status {
+            StatusCode::SEE_OTHER => {}
+            StatusCode::TOO_MANY_REQUESTS => {
+                assert_eq!(retry.as_ref().map(|v| v.to_str().unwrap()), Some("1"));
+                assert_eq!(text, engine::auth::BUSY_MESSAGE);
+                busy.push(took);
+            }
+            other => panic!("a sign-in in the crowd answered {other}: {text}"),
+        }
+    }
+    assert!(!busy.is_empty(), "some of 200 sign-ins at once find the gate full");
+    busy.sort();
+    // Turned away without waiting for a hash: the quickest refusals take no hashing time at all.
+    assert!(busy[0] < std::time::Duration::from_secs(2), "{:?}", &busy[..busy.len().min(5)]);
+    // And the server still serves: the right password signs in.
+    let c = app.sign_in("ada").await;
+    assert_eq!(app.get_json(&c, "/api/me").await.0, StatusCode::OK);
+}
+
+/// The rows of the sessions table, read behind the server's back.
+async fn session_rows(app: &TestApp) -> i64 {
+    use sqlx::Connection;
+    if app.database_url.starts_with("sqlite:") {
+        let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
+        sqlx::query_scalar("SELECT COUNT(*) FROM tower_sessions").fetch_one(&mut conn).await.unwrap()
+    } else {
+        let mut conn = sqlx::PgConnection::connect(&app.database_url).await.unwrap();
+        sqlx::query_scalar("SELECT COUNT(*) FROM tower_sessions.session").fetch_one(&mut conn).await.unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cookieless_request_never_stores_a_session() {
+    let app = spawn_app().await;
+    let token = token_for(&app, "ada").await;
+    let before = session_rows(&app).await;
+    let raw = || reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    for path in ["/", "/signin", "/signin?next=/company/roles", "/company/roles", "/ask", "/setup", "/api/me"] {
+        let r = raw().get(app.url(path)).send().await.unwrap();
+        assert!(session_cookie(&r).is_none(), "GET {path} set a session: {:?}", r.headers());
+    }
+    let r = raw().get(app.url("/api/me")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(session_cookie(&r).is_none());
+    // A refused sign-in: a script is sent back to the sign-in page, a browser gets the page itself
+    // with the sentence and the email typed.
+    let r = app.post_sign_in(&raw(), &demo_email("alice"), "wrong").await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert!(session_cookie(&r).is_none());
+    let r = app
+        .form_post(
+            &raw(),
+            "/auth/sign-in",
+            &[("email", "nobody@acme.example"), ("password", "wrong"), ("next", "/ask")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(session_cookie(&r).is_none());
+    let html = plain(&r.text().await.unwrap());
+    assert!(html.contains("That email and password do not match an account"), "{html}");
+    assert!(html.contains("value=\"nobody@acme.example\"") && html.contains("value=\"/ask\""), "{html}");
+    assert!(html.contains("history.replaceState(null, \"\", \"/signin?next=/ask\")"), "{html}");
+    // A cookie the server never gave stores nothing either.
+    let r = raw()
+        .post(app.url("/auth/sign-in"))
+        .header("cookie", "engram_session=made-up")
+        .form(&[("email", "nobody@acme.example"), ("password", "wrong")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(session_rows(&app).await, before, "no cookieless request stored a session");
+    // The count does see sessions: a sign-in stores one.
+    app.sign_in("bob").await;
+    assert_eq!(session_rows(&app).await, before + 1);
 }

@@ -13,6 +13,8 @@ on_both! {
         postgres_revoke_refuses_another_persons_or_a_missing_token;
     a_secret_is_held_by_one_token_only: sqlite_a_secret_is_held_by_one_token_only,
         postgres_a_secret_is_held_by_one_token_only;
+    a_sign_in_lock_is_audited_and_an_event_for_the_admins: sqlite_a_sign_in_lock_is_audited_and_an_event_for_the_admins,
+        postgres_a_sign_in_lock_is_audited_and_an_event_for_the_admins;
 }
 
 async fn a_new_token_is_listed_to_its_owner_newest_first(db: Db) {
@@ -82,4 +84,28 @@ async fn a_secret_is_held_by_one_token_only(db: Db) {
     assert_eq!(db.api_tokens(o.bob.id).await.unwrap(), []);
     let found = db.person_by_token("secret-1", o.by_admin(3).at).await.unwrap();
     assert_eq!(found.map(|p| p.id), Some(o.alice.id));
+}
+
+async fn a_sign_in_lock_is_audited_and_an_event_for_the_admins(db: Db) {
+    let o = org(&db).await;
+    let at = o.by_admin(1).at;
+    let until = at + chrono::Duration::minutes(5);
+    let event = db.record_sign_in_lock(&o.alice, until, at).await.unwrap();
+    assert_eq!(
+        (event.name.as_str(), event.state.as_deref(), event.at),
+        ("sign_in_locked", Some(o.alice.email.as_str()), at)
+    );
+    assert_eq!((event.run, event.thread, event.message, event.connector), (None, None, None, None));
+    assert!(event.refs.is_empty());
+    assert_eq!(db.events_after(0, 100).await.unwrap(), std::slice::from_ref(&event), "the admins' events show it");
+    let entry = &db.audit_log(1).await.unwrap()[0];
+    assert_eq!(
+        (entry.action.as_str(), entry.subject.clone(), entry.actor, entry.at),
+        ("person.sign_in_locked", format!("person:{}", o.alice.id), None, at)
+    );
+    assert_eq!(entry.detail, format!("wrong passwords; new addresses wait until {}", until.to_rfc3339()));
+    // A second lock is a second row of each, after the first.
+    let again = db.record_sign_in_lock(&o.alice, until + chrono::Duration::minutes(6), at).await.unwrap();
+    assert!(again.id > event.id);
+    assert_eq!(db.events_after(event.id, 100).await.unwrap(), [again]);
 }

@@ -5,7 +5,6 @@ use super::OrgService;
 use crate::auth::invite::{hash_invite_secret, new_invite_secret, INVITE_DAYS, INVITE_PREFIX};
 use crate::auth::rules::NewPassword;
 use crate::auth::throttle::{password_throttled_message, Admission};
-use crate::auth::{hash_password, verify_password};
 use crate::org::names::{parse_display_name, EmailAddress};
 use crate::org::people::{Invite, InviteState, NewInvite, LAST_ADMIN};
 use crate::org::{OrgError, Person, PersonId, RoleId, TeamId};
@@ -50,13 +49,18 @@ fn password_rules(password: &str) -> Result<NewPassword, OrgError> {
     NewPassword::parse(password).map_err(|e| OrgError::Invalid(e.to_string()))
 }
 
+/// A full hashing gate is a refusal with its own sentence (nothing was changed); anything else
+/// is ours.
 fn hashing_failed(e: crate::auth::AuthError) -> OrgError {
-    OrgError::Internal(format!("password hashing: {e:?}"))
+    match e {
+        busy @ crate::auth::AuthError::Throttled { .. } => OrgError::Invalid(busy.to_string()),
+        e => OrgError::Internal(format!("password hashing: {e:?}")),
+    }
 }
 
 /// A real hash of a secret nobody keeps: sign-in reads it as any other, and no password matches.
-async fn unusable_hash() -> Result<String, OrgError> {
-    hash_password(new_invite_secret()).await.map_err(hashing_failed)
+async fn unusable_hash(gate: &std::sync::Arc<crate::auth::gate::HashingGate>) -> Result<String, OrgError> {
+    gate.hash(new_invite_secret()).await.map_err(hashing_failed)
 }
 
 impl OrgService {
@@ -83,7 +87,7 @@ impl OrgService {
         let person = NewPerson {
             name,
             email: email.as_str().to_string(),
-            password_hash: unusable_hash().await?,
+            password_hash: unusable_hash(self.throttle.hashing()).await?,
             is_admin: false,
             main_team: new.main_team,
         };
@@ -109,12 +113,13 @@ impl OrgService {
             return Err(OrgError::Invalid(format!("{} has left, so their password cannot be reset", p.name)));
         }
         let (secret, invite) = self.new_invite();
-        self.store.reset_password(person, &unusable_hash().await?, &invite, self.actor(by)).await.map_err(
-            |e| match e {
+        self.store
+            .reset_password(person, &unusable_hash(self.throttle.hashing()).await?, &invite, self.actor(by))
+            .await
+            .map_err(|e| match e {
                 StoreError::NotFound(_) => OrgError::Invalid(format!("{} has left", p.name)),
                 other => other.into(),
-            },
-        )?;
+            })?;
         Ok(InviteLink { person: p, secret, expires_at: invite.expires_at })
     }
 
@@ -161,7 +166,7 @@ impl OrgService {
     pub async fn accept_invite(&self, secret: &str, password: &str) -> Result<Person, OrgError> {
         self.open_invite(secret).await?;
         let password = password_rules(password)?;
-        let hash = hash_password(password.into_string()).await.map_err(hashing_failed)?;
+        let hash = self.throttle.hashing().hash(password.into_string()).await.map_err(hashing_failed)?;
         match self.store.use_invite(&hash_invite_secret(secret.trim()), &hash, self.clock.now()).await? {
             Some(person) => Ok(person),
             // Closed between the first look and now (a second tab, a reset): say what closed it.
@@ -185,7 +190,7 @@ impl OrgService {
             Admission::Check { delay_ms: 0 } => {}
             Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
         }
-        if !verify_password(current.to_string(), hash).await.map_err(hashing_failed)? {
+        if !self.throttle.hashing().verify(current.to_string(), hash).await.map_err(hashing_failed)? {
             return Err(OrgError::Invalid("Your current password is not right, so nothing was changed".to_string()));
         }
         self.throttle.account_succeeded(&me.email);
@@ -193,7 +198,7 @@ impl OrgService {
             return Err(OrgError::Invalid("The new password is the same as the current one".to_string()));
         }
         let new = password_rules(new)?;
-        let hash = hash_password(new.into_string()).await.map_err(hashing_failed)?;
+        let hash = self.throttle.hashing().hash(new.into_string()).await.map_err(hashing_failed)?;
         self.store.change_password(me.id, &hash, self.actor(me)).await.map_err(|e| match e {
             StoreError::NotFound(_) => OrgError::NotFound("There is no such person".to_string()),
             other => other.into(),

@@ -37,9 +37,10 @@ impl OrgService {
         let admin_name = parse_display_name(request.admin_name, "The admin").map_err(invalid)?;
         let email = EmailAddress::parse(request.admin_email).map_err(invalid)?;
         let password = NewPassword::parse(request.password).map_err(|e| SetupError::Invalid(e.to_string()))?;
-        let password_hash = crate::auth::hash_password(password.into_string())
-            .await
-            .map_err(|e| SetupError::Internal(format!("hashing the first admin's password: {e:?}")))?;
+        let password_hash = self.throttle.hashing().hash(password.into_string()).await.map_err(|e| match e {
+            busy @ crate::auth::AuthError::Throttled { .. } => SetupError::Invalid(busy.to_string()),
+            e => SetupError::Internal(format!("hashing the first admin's password: {e:?}")),
+        })?;
         let company = Company { name, time_zone };
         let admin = FirstAdmin { name: admin_name, email: email.as_str().to_string(), password_hash };
         match self.store.set_up_company(&company, &admin, self.clock.now()).await {
