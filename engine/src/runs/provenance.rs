@@ -23,7 +23,7 @@ use crate::canon::{self, Folded, Key};
 use crate::cards::source::CardField;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, RandomState};
 
 /// The sentence a step refused for a remembered value shows, and the model is told, so that it
 /// can read first.
@@ -247,9 +247,7 @@ impl Provenance {
     }
 
     fn hash_run(&self, words: &[String]) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        words.hash(&mut h);
-        h.finish()
+        self.hasher.hash_one(words)
     }
 
     fn origin(&mut self, id: String, source: Option<String>) -> usize {
