@@ -1,9 +1,10 @@
 //! Adding people and what admins do for them, under /api: `POST /api/people` adds someone and
 //! answers with their one-time invite link, `POST /api/people/{id}/invite` resets a password with a
 //! new link, and `POST /api/people/{id}/admin` makes someone an admin or takes it away. Each takes a
-//! session or a personal API token; the engine decides who may.
+//! session or a personal API token, but a reset only a session and the admin's own password again;
+//! the engine decides who may.
 
-use crate::api::{ApiError, Caller};
+use crate::api::{ApiError, Caller, SessionCaller};
 use crate::state::AppState;
 use app::people::invite_link::{invite_link, site_origin};
 use axum::extract::{Path, State};
@@ -58,13 +59,23 @@ async fn add_person(
     Ok((StatusCode::CREATED, Json(invite_json(&headers, &link))).into_response())
 }
 
+#[derive(Deserialize)]
+struct ResetBody {
+    /// The admin's own current password, typed again.
+    #[serde(default)]
+    password: String,
+}
+
+/// Only a signed-in session may reset: a token gets `session_required`, since a token leaked from
+/// a script must not be able to take over someone's account.
 async fn reset_password(
     State(s): State<AppState>,
-    Caller(by): Caller,
+    SessionCaller(by): SessionCaller,
     headers: HeaderMap,
     Path(id): Path<i64>,
+    Json(b): Json<ResetBody>,
 ) -> Result<Response, ApiError> {
-    let link = s.org.reset_password(&by, PersonId(id)).await?;
+    let link = s.org.reset_password(&by, &b.password, PersonId(id)).await?;
     tracing::info!(person = id, by = %by.id, "reset a password");
     Ok((StatusCode::CREATED, Json(invite_json(&headers, &link))).into_response())
 }

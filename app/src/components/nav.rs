@@ -1,4 +1,5 @@
 use crate::paths;
+use crate::people::take_reset_notice::take_reset_notice;
 use engine::org::Person;
 use leptos::prelude::*;
 
@@ -13,6 +14,7 @@ pub async fn who_am_i() -> Result<Option<Person>, ServerFnError> {
 #[component]
 pub fn Nav() -> impl IntoView {
     let me = Resource::new(|| (), |_| who_am_i());
+    let reset = Resource::new(|| (), |_| take_reset_notice());
     view! {
         <header class="top">
             <a class="brand" href="/">"Engram"</a>
@@ -46,5 +48,12 @@ pub fn Nav() -> impl IntoView {
                 })}
             </Suspense>
         </header>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                reset.await.ok().flatten().map(|sentence| view! {
+                    <p class="notice reset-notice" role="status">{sentence}</p>
+                })
+            })}
+        </Suspense>
     }
 }

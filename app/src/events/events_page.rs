@@ -25,6 +25,7 @@ pub fn event_name(name: &str) -> String {
         "limit_may_be_too_long" => "A limit may be too long".to_string(),
         "lessons_to_review" => "Lessons to review".to_string(),
         "memory_budget_spent" => "Memory's daily budget spent".to_string(),
+        "password_reset" => "Password reset by an admin".to_string(),
         "sign_in_locked" => "Sign-in locked after wrong passwords".to_string(),
         other => other.to_string(),
     }
@@ -99,6 +100,7 @@ mod tests {
     fn events_show_ids_and_names_only() {
         assert_eq!(event_name("memory_used"), "Memory used");
         assert_eq!(event_name("message_checked"), "Answer checked");
+        assert_eq!(event_name("password_reset"), "Password reset by an admin");
         assert_eq!(event_name("sign_in_locked"), "Sign-in locked after wrong passwords");
         let core = MemoryRef::Core(CoreRef { scope: CoreRefScope::Company("role:sales".into()), version: 1 });
         assert_eq!(ref_id(&core), "core company role:sales v1");

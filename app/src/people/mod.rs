@@ -20,3 +20,4 @@ pub mod password_page;
 pub mod people_admin;
 pub mod reset_password;
 pub mod set_admin;
+pub mod take_reset_notice;

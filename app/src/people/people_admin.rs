@@ -80,9 +80,14 @@ pub fn PersonAccess(person: Person, me: Option<i64>) -> impl IntoView {
                 {(!is_me).then(|| view! {
                     <form method="post" action=ResetPassword::url() class="inline">
                         <input type="hidden" name="person" value=id.clone()/>
+                        <label>"Your password "
+                            <input type="password" name="password" required autocomplete="current-password"/>
+                        </label>
                         <button type="submit" class="secondary">"Reset password"</button>
                     </form>
-                    <span class="hint">" Makes a new invite link and signs them out everywhere."</span>
+                    <span class="hint">
+                        " Makes a new invite link and signs them out everywhere; they are told at their next sign-in that you did."
+                    </span>
                 })}
                 <form method="post" action=SetAdmin::url() class="inline">
                     <input type="hidden" name="person" value=id.clone()/>

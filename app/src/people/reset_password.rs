@@ -1,9 +1,9 @@
 use leptos::prelude::*;
 
 /// The drawer's "Reset password": a new invite link replaces any older one, and the person's
-/// sessions end at once.
+/// sessions end at once. The admin types their own password again (`password`).
 #[server(prefix = "/fn", endpoint = "reset_password")]
-pub async fn reset_password(person: i64) -> Result<(), ServerFnError> {
+pub async fn reset_password(person: i64, password: String) -> Result<(), ServerFnError> {
     use super::add_person::{NewInviteLink, NEW_INVITE_LINK_KEY};
     use super::invite_link::{invite_link, site_origin};
     use crate::flash::Notice;
@@ -11,7 +11,7 @@ pub async fn reset_password(person: i64) -> Result<(), ServerFnError> {
     use crate::ssr::*;
     use engine::org::PersonId;
     let me = signed_in().await?;
-    let notice = match org()?.reset_password(&me, PersonId(person)).await {
+    let notice = match org()?.reset_password(&me, &password, PersonId(person)).await {
         Ok(made) => {
             let headers: http::HeaderMap = leptos_axum::extract().await.map_err(internal)?;
             let link = invite_link(&site_origin(&headers), &made.secret);

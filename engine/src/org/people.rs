@@ -32,6 +32,23 @@ pub struct Invite {
     pub person_left: bool,
 }
 
+/// What a person reads once, at their next sign-in, after an admin reset their password.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetNotice {
+    /// The admin's name.
+    pub by: String,
+    pub at: DateTime<Utc>,
+}
+
+impl ResetNotice {
+    pub fn sentence(&self) -> String {
+        format!("An admin ({}) reset your password on {}.", self.by, self.at.format("%Y-%m-%d %H:%M UTC"))
+    }
+}
+
+/// The event admins see on Events for each reset.
+pub const PASSWORD_RESET_EVENT: &str = "password_reset";
+
 /// Whether a link still works, and if not, why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InviteState {
@@ -72,7 +89,9 @@ pub trait PeopleStore: Send + Sync {
     ) -> Result<Person, StoreError>;
     /// An admin's reset, in one transaction: the person's open links are replaced by this new one,
     /// their hash becomes `unusable_hash`, and their session generation goes up, so every session
-    /// of theirs ends. `NotFound` for no such person or one who has left.
+    /// of theirs ends. It is audited, recorded as a `password_reset` event for admins' Events, and
+    /// kept as a notice for the person naming `actor`, who must be a person. `NotFound` for no such
+    /// person or one who has left.
     async fn reset_password(
         &self,
         person: PersonId,
@@ -100,12 +119,22 @@ pub trait PeopleStore: Send + Sync {
     async fn set_admin(&self, person: PersonId, admin: bool, actor: Actor) -> Result<(), StoreError>;
     /// The person a session names, with their current session generation.
     async fn person_with_generation(&self, person: PersonId) -> Result<Option<(Person, i64)>, StoreError>;
+    /// The newest reset of the person's password they have not yet been told of, marking every
+    /// waiting one shown at `at`, so each is told once.
+    async fn take_reset_notice(&self, person: PersonId, at: DateTime<Utc>) -> Result<Option<ResetNotice>, StoreError>;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn a_reset_notice_names_the_admin_and_when() {
+        let at = Utc.with_ymd_and_hms(2026, 12, 4, 21, 5, 0).unwrap();
+        let notice = ResetNotice { by: "Ada Lovelace".into(), at };
+        assert_eq!(notice.sentence(), "An admin (Ada Lovelace) reset your password on 2026-12-04 21:05 UTC.");
+    }
 
     #[test]
     fn a_link_is_closed_by_what_really_closed_it() {

@@ -244,7 +244,7 @@ async fn an_admin_reset_ends_that_persons_sessions_at_once_and_replaces_the_olde
     let sue = app.sign_in("sue").await;
     let bob = app.sign_in("bob").await;
     let sue_id = person_id(&app, "sue").await;
-    let r = ada.post(app.url(&format!("/api/people/{sue_id}/invite"))).send().await.unwrap();
+    let r = ada.post(app.url(&format!("/api/people/{sue_id}/invite"))).json(&own_password()).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     let first = body(r).await;
     assert_eq!(first["person"]["email"], demo_email("sue"));
@@ -256,7 +256,9 @@ async fn an_admin_reset_ends_that_persons_sessions_at_once_and_replaces_the_olde
     assert_eq!(last_actions(&app, 2).await, ["person.invite", "person.password_reset"]);
 
     // The People drawer's "Reset password" makes a newer link, shown once, which replaces the first.
-    let r = app.form_post(&ada, "/fn/reset_password", &[("person", &sue_id.to_string())]).await;
+    let r = app
+        .form_post(&ada, "/fn/reset_password", &[("person", &sue_id.to_string()), ("password", DEMO_PASSWORD)])
+        .await;
     assert_eq!(r.headers()["location"], format!("/company/people?person={sue_id}"));
     let (_, html) = app.page(&ada, &format!("/company/people?person={sue_id}")).await;
     assert!(html.contains("signed out everywhere"), "{html}");
@@ -279,11 +281,16 @@ async fn an_admin_reset_ends_that_persons_sessions_at_once_and_replaces_the_olde
 
     // An admin cannot reset their own password this way, nor that of someone who left.
     let ada_id = person_id(&app, "ada").await;
-    let r = ada.post(app.url(&format!("/api/people/{ada_id}/invite"))).send().await.unwrap();
+    let r = ada.post(app.url(&format!("/api/people/{ada_id}/invite"))).json(&own_password()).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(body(r).await["message"], "Change your own password under Profile → Password");
-    let r = ada.post(app.url("/api/people/99999/invite")).send().await.unwrap();
+    let r = ada.post(app.url("/api/people/99999/invite")).json(&own_password()).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
+}
+
+/// The body of a reset: the demo admin's own password, typed again.
+fn own_password() -> Value {
+    json!({ "password": DEMO_PASSWORD })
 }
 
 async fn set_admin(app: &TestApp, c: &Client, person: PersonId, admin: bool) -> (StatusCode, Value) {
@@ -390,7 +397,7 @@ async fn people_changes_are_refused_to_non_admins_their_tokens_and_the_signed_ou
     let raw = Client::new();
     let refusals = [
         ("/api/people".to_string(), json!({ "name": "X", "email": "x@acme.example" }), "Only an admin can add people"),
-        (format!("/api/people/{sue_id}/invite"), json!({}), "Only an admin can reset a password"),
+        (format!("/api/people/{sue_id}/invite"), own_password(), "Only an admin can reset a password"),
         (
             format!("/api/people/{sue_id}/admin"),
             json!({ "admin": true }),
@@ -402,8 +409,14 @@ async fn people_changes_are_refused_to_non_admins_their_tokens_and_the_signed_ou
         assert_eq!(by_session.status(), StatusCode::FORBIDDEN, "{path}");
         assert_eq!(body(by_session).await, json!({ "error": "not_allowed", "message": why }));
         let by_token = raw.post(app.url(path)).bearer_auth(&alice_token).json(payload).send().await.unwrap();
-        assert_eq!(by_token.status(), StatusCode::FORBIDDEN, "{path}");
-        assert_eq!(body(by_token).await["message"], *why);
+        if path.ends_with("/invite") {
+            // A reset takes a session only, whoever holds the token.
+            assert_eq!(by_token.status(), StatusCode::UNAUTHORIZED, "{path}");
+            assert_eq!(body(by_token).await["error"], "session_required");
+        } else {
+            assert_eq!(by_token.status(), StatusCode::FORBIDDEN, "{path}");
+            assert_eq!(body(by_token).await["message"], *why);
+        }
         let signed_out = raw.post(app.url(path)).json(payload).send().await.unwrap();
         assert_eq!(signed_out.status(), StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(body(signed_out).await["error"], "not_signed_in");
@@ -414,7 +427,7 @@ async fn people_changes_are_refused_to_non_admins_their_tokens_and_the_signed_ou
     let sue = sue_id.to_string();
     for (path, fields) in [
         ("/fn/add_person", vec![("name", "X"), ("email", "x@acme.example"), ("main_team", ""), ("role", "")]),
-        ("/fn/reset_password", vec![("person", sue.as_str())]),
+        ("/fn/reset_password", vec![("person", sue.as_str()), ("password", DEMO_PASSWORD)]),
         ("/fn/set_admin", vec![("person", sue.as_str()), ("admin", "true")]),
     ] {
         app.form_post(&alice, path, &fields).await;
@@ -446,4 +459,90 @@ async fn people_changes_are_refused_to_non_admins_their_tokens_and_the_signed_ou
     let r = post(json!({ "name": "Teamless", "email": "t@acme.example", "main_team": 99999 })).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     assert_eq!(body(r).await["message"], "There is no such team");
+}
+
+async fn reset_by_api(app: &TestApp, c: &Client, person: PersonId, b: Value) -> reqwest::Response {
+    c.post(app.url(&format!("/api/people/{person}/invite"))).json(&b).send().await.unwrap()
+}
+
+async fn password_resets(app: &TestApp) -> usize {
+    let events = app.store.events_after(0, 10_000).await.unwrap();
+    events.iter().filter(|e| e.name == "password_reset").count()
+}
+
+#[tokio::test]
+async fn a_reset_needs_a_session_and_the_admins_own_password_and_changes_nothing_otherwise() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let sue = app.sign_in("sue").await;
+    let sue_id = person_id(&app, "sue").await;
+    let ada_token = crate::helpers::token_for(&app, "ada").await;
+    let audit_before = app.store.audit_log(1).await.unwrap();
+
+    // An admin's token is refused whatever it carries: a reset needs a signed-in session.
+    let r = Client::new()
+        .post(app.url(&format!("/api/people/{sue_id}/invite")))
+        .bearer_auth(&ada_token)
+        .json(&own_password())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(body(r).await["error"], "session_required");
+
+    // A wrong password, or none, is refused and changes nothing.
+    let r = reset_by_api(&app, &ada, sue_id, json!({ "password": "not ada's password" })).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body(r).await["message"], "Your own password is not right, so nothing was changed");
+    let r = reset_by_api(&app, &ada, sue_id, json!({})).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body(r).await["message"], "Type your own password to reset someone else's");
+    let r =
+        app.form_post(&ada, "/fn/reset_password", &[("person", &sue_id.to_string()), ("password", "a guess")]).await;
+    assert_eq!(r.headers()["location"], format!("/company/people?person={sue_id}"));
+    let (_, html) = app.page(&ada, &format!("/company/people?person={sue_id}")).await;
+    assert!(html.contains("Your own password is not right, so nothing was changed"), "{html}");
+
+    assert_eq!(status_of_me(&app, &sue).await, StatusCode::OK, "her session goes on");
+    assert_eq!(app.store.audit_log(1).await.unwrap(), audit_before, "nothing audited");
+    assert_eq!(password_resets(&app).await, 0, "no event");
+    let r = app.post_sign_in(&client(), &demo_email("sue"), DEMO_PASSWORD).await;
+    assert_eq!(r.headers()["location"], "/", "her password still works");
+}
+
+#[tokio::test]
+async fn a_reset_ends_every_session_is_listed_on_events_and_the_member_is_told_once() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let (sue_laptop, sue_phone) = (app.sign_in("sue").await, app.sign_in("sue").await);
+    let sue_id = person_id(&app, "sue").await;
+    let r = reset_by_api(&app, &ada, sue_id, own_password()).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let link = body(r).await;
+    let reset_at = app.clock.now();
+
+    assert_eq!(status_of_me(&app, &sue_laptop).await, StatusCode::UNAUTHORIZED, "every session of hers ended");
+    assert_eq!(status_of_me(&app, &sue_phone).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(status_of_me(&app, &ada).await, StatusCode::OK);
+    assert_eq!(last_actions(&app, 2).await, ["person.invite", "person.password_reset"]);
+
+    // Admins see it on Events, with whose password it was.
+    let (status, events) = app.get_json(&ada, "/api/events").await;
+    assert_eq!(status, StatusCode::OK, "{events}");
+    let reset = events.as_array().unwrap().iter().find(|e| e["name"] == "password_reset").expect("the event");
+    assert_eq!(reset["state"], demo_email("sue"));
+    let (_, html) = app.page(&ada, "/company/events").await;
+    assert!(html.contains("Password reset by an admin"), "{html}");
+
+    // At her next sign-in (through the new link) she reads who reset it and when, once.
+    let sue = client();
+    let r = accept(&app, &sue, &secret_of(&link), "sue's new passphrase", "sue's new passphrase").await;
+    assert_eq!(r.headers()["location"], "/profile/memory");
+    let told = format!("An admin (Ada Lovelace) reset your password on {}.", reset_at.format("%Y-%m-%d %H:%M UTC"));
+    let (_, html) = app.page(&sue, "/profile/memory").await;
+    assert!(html.contains(&told), "{html}");
+    let (_, html) = app.page(&sue, "/profile/memory").await;
+    assert!(!html.contains("reset your password"), "told once: {html}");
+    let (_, html) = app.page(&app.sign_in("bob").await, "/").await;
+    assert!(!html.contains("reset your password"), "nobody else is told: {html}");
 }

@@ -3,7 +3,7 @@
 //! without an admin, even when two admins race.
 
 use crate::backends::{at, new_person, on_both, org, Db};
-use engine::org::people::{InviteState, NewInvite};
+use engine::org::people::{InviteState, NewInvite, ResetNotice, PASSWORD_RESET_EVENT};
 use engine::org::PersonId;
 use engine::store::{NewPerson, StoreError};
 
@@ -18,6 +18,8 @@ on_both! {
         postgres_a_reset_replaces_the_open_link_and_ends_sessions;
     a_password_change_raises_the_generation: sqlite_a_password_change_raises_the_generation,
         postgres_a_password_change_raises_the_generation;
+    a_reset_is_an_event_and_a_notice_told_once: sqlite_a_reset_is_an_event_and_a_notice_told_once,
+        postgres_a_reset_is_an_event_and_a_notice_told_once;
     the_last_admin_cannot_be_removed_or_leave: sqlite_the_last_admin_cannot_be_removed_or_leave,
         postgres_the_last_admin_cannot_be_removed_or_leave;
     two_admins_demoting_each_other_leave_one: sqlite_two_admins_demoting_each_other_leave_one,
@@ -138,6 +140,31 @@ async fn a_reset_replaces_the_open_link_and_ends_sessions(db: Db) {
     assert!(db.use_invite("hash-of-link-fourth", "after-leaving", at(9)).await.unwrap().is_none());
     let missing = db.reset_password(PersonId(cleo.id.0 + 100), "x", &link("sixth", 100), o.by_admin(9)).await;
     assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+}
+
+async fn a_reset_is_an_event_and_a_notice_told_once(db: Db) {
+    let o = org(&db).await;
+    let before = db.events_after(0, 1000).await.unwrap().len();
+    assert_eq!(db.take_reset_notice(o.alice.id, at(1)).await.unwrap(), None, "nothing waits before a reset");
+
+    db.reset_password(o.alice.id, "unusable-1", &link("first", 100), o.by_admin(2)).await.unwrap();
+    db.reset_password(o.alice.id, "unusable-2", &link("second", 100), o.by_admin(3)).await.unwrap();
+    let events = db.events_after(0, 1000).await.unwrap();
+    let resets: Vec<_> = events[before..].iter().filter(|e| e.name == PASSWORD_RESET_EVENT).collect();
+    assert_eq!(resets.len(), 2, "{events:?}");
+    assert_eq!((resets[0].state.as_deref(), resets[0].at), (Some("alice@acme.test"), at(2)));
+
+    assert_eq!(db.take_reset_notice(o.bob.id, at(4)).await.unwrap(), None, "only hers");
+    let notice = db.take_reset_notice(o.alice.id, at(4)).await.unwrap().expect("her notice");
+    assert_eq!(notice, ResetNotice { by: o.admin.name.clone(), at: at(3) }, "the newest reset");
+    assert_eq!(db.take_reset_notice(o.alice.id, at(5)).await.unwrap(), None, "told once, for both resets");
+
+    // A reset the store refuses leaves no event and no notice.
+    let events_before = db.events_after(0, 1000).await.unwrap().len();
+    let missing = db.reset_password(PersonId(o.alice.id.0 + 100), "x", &link("third", 100), o.by_admin(6)).await;
+    assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+    assert_eq!(db.events_after(0, 1000).await.unwrap().len(), events_before);
+    assert_eq!(db.take_reset_notice(o.alice.id, at(7)).await.unwrap(), None);
 }
 
 async fn a_password_change_raises_the_generation(db: Db) {

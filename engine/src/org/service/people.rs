@@ -6,7 +6,7 @@ use crate::auth::invite::{hash_invite_secret, new_invite_secret, INVITE_DAYS, IN
 use crate::auth::rules::NewPassword;
 use crate::auth::throttle::{password_throttled_message, Admission};
 use crate::org::names::{parse_display_name, EmailAddress};
-use crate::org::people::{Invite, InviteState, NewInvite, LAST_ADMIN};
+use crate::org::people::{Invite, InviteState, NewInvite, ResetNotice, LAST_ADMIN};
 use crate::org::{OrgError, Person, PersonId, RoleId, TeamId};
 use crate::store::{NewPerson, StoreError};
 use chrono::{DateTime, Duration, Utc};
@@ -100,8 +100,16 @@ impl OrgService {
     }
 
     /// An admin resets someone's password: a new link replaces any older one, their password stops
-    /// working and their sessions end at once.
-    pub async fn reset_password(&self, by: &Person, person: PersonId) -> Result<InviteLink, OrgError> {
+    /// working and their sessions end at once. The admin types their own password again
+    /// (`admin_password`), so a session left open is not enough to take over someone's account;
+    /// wrong guesses count against the admin's account as sign-in's do. The person is told at
+    /// their next sign-in who reset it and when; admins see it on Events.
+    pub async fn reset_password(
+        &self,
+        by: &Person,
+        admin_password: &str,
+        person: PersonId,
+    ) -> Result<InviteLink, OrgError> {
         if !by.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can reset a password".to_string()));
         }
@@ -112,6 +120,7 @@ impl OrgService {
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has left, so their password cannot be reset", p.name)));
         }
+        self.confirm_admin_password(by, admin_password).await?;
         let (secret, invite) = self.new_invite();
         self.store
             .reset_password(person, &unusable_hash(self.throttle.hashing()).await?, &invite, self.actor(by))
@@ -175,6 +184,34 @@ impl OrgService {
                 Ok(_) => Err(OrgError::Internal("an open invite link could not be used".to_string())),
             },
         }
+    }
+
+    /// The admin's own current password, typed again for a reset; nothing is changed when it is
+    /// wrong or the account is throttled.
+    async fn confirm_admin_password(&self, admin: &Person, password: &str) -> Result<(), OrgError> {
+        if password.is_empty() {
+            return Err(OrgError::Invalid("Type your own password to reset someone else's".to_string()));
+        }
+        let Some((_, hash)) = self.store.credentials(&admin.email).await? else {
+            return Err(OrgError::NotFound("There is no such person".to_string()));
+        };
+        match self.throttle.begin_for_account(&admin.email, self.clock.now()) {
+            Admission::Refuse { retry_after_secs } => {
+                return Err(OrgError::Invalid(password_throttled_message(retry_after_secs)))
+            }
+            Admission::Check { delay_ms: 0 } => {}
+            Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
+        }
+        if !verify_password(password.to_string(), hash).await.map_err(hashing_failed)? {
+            return Err(OrgError::Invalid("Your own password is not right, so nothing was changed".to_string()));
+        }
+        self.throttle.account_succeeded(&admin.email);
+        Ok(())
+    }
+
+    /// What the person reads once after an admin reset their password: who and when.
+    pub async fn take_reset_notice(&self, me: &Person) -> Result<Option<ResetNotice>, OrgError> {
+        Ok(self.store.take_reset_notice(me.id, self.clock.now()).await?)
     }
 
     /// A person changes their own password after giving the current one. Returns the new session

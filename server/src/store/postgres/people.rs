@@ -7,8 +7,9 @@ use super::org::{person_from, PERSON_COLUMNS};
 use super::{audit, backend, is_unique_violation, lock, locks, PgStore};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use engine::org::people::{Invite, NewInvite, PeopleStore};
+use engine::org::people::{Invite, NewInvite, PeopleStore, ResetNotice, PASSWORD_RESET_EVENT};
 use engine::org::{Person, PersonId, RoleId};
+use engine::runs::NewEvent;
 use engine::store::{Actor, NewPerson, StoreError};
 use sqlx::{PgConnection, Row};
 
@@ -105,18 +106,18 @@ impl PeopleStore for PgStore {
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await.map_err(backend)?;
         // The update locks the person's row: a link being used for them waits, then sees the reset.
-        let reset = sqlx::query(
+        let email: Option<String> = sqlx::query_scalar(
             "UPDATE people SET password_hash = $1, session_generation = session_generation + 1 \
-             WHERE id = $2 AND left_at IS NULL",
+             WHERE id = $2 AND left_at IS NULL RETURNING email",
         )
         .bind(unusable_hash)
         .bind(person.0)
-        .execute(&mut *tx)
+        .fetch_optional(&mut *tx)
         .await
         .map_err(backend)?;
-        if reset.rows_affected() == 0 {
+        let Some(email) = email else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
-        }
+        };
         let replaced = sqlx::query(
             "UPDATE invites SET replaced_at = $1 WHERE person_id = $2 AND used_at IS NULL AND replaced_at IS NULL",
         )
@@ -128,6 +129,17 @@ impl PeopleStore for PgStore {
         let detail = format!("sessions ended, {} older link(s) replaced", replaced.rows_affected());
         audit(&mut tx, actor, "person.password_reset", &format!("person:{}", person.0), &detail).await?;
         insert_invite(&mut tx, person, invite, actor).await?;
+        if let Some(by) = actor.person {
+            sqlx::query("INSERT INTO password_reset_notices (person_id, reset_by, reset_at) VALUES ($1, $2, $3)")
+                .bind(person.0)
+                .bind(by.0)
+                .bind(actor.at)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        let event = NewEvent { name: PASSWORD_RESET_EVENT.into(), state: Some(email), ..NewEvent::default() };
+        super::runs::insert_event(&mut tx, &event, actor.at).await?;
         tx.commit().await.map_err(backend)?;
         Ok(())
     }
@@ -252,5 +264,41 @@ impl PeopleStore for PgStore {
             .await
             .map_err(backend)?;
         Ok(row.map(|r| (person_from(&r), r.get("session_generation"))))
+    }
+
+    async fn take_reset_notice(&self, person: PersonId, at: DateTime<Utc>) -> Result<Option<ResetNotice>, StoreError> {
+        // Every signed-in page asks: a plain read first, so only the rare page with a notice writes.
+        let waiting: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM password_reset_notices WHERE person_id = $1 AND shown_at IS NULL LIMIT 1",
+        )
+        .bind(person.0)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(backend)?;
+        if waiting.is_none() {
+            return Ok(None);
+        }
+        let mut tx = self.pool().begin().await.map_err(backend)?;
+        // The update takes the waiting rows' locks: a second page read at once finds them shown.
+        let shown = sqlx::query(
+            "UPDATE password_reset_notices SET shown_at = $1 WHERE person_id = $2 AND shown_at IS NULL \
+             RETURNING id, reset_by, reset_at",
+        )
+        .bind(at)
+        .bind(person.0)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(newest) = shown.iter().max_by_key(|r| r.get::<i64, _>("id")) else {
+            return Ok(None);
+        };
+        let by: String = sqlx::query_scalar("SELECT name FROM people WHERE id = $1")
+            .bind(newest.get::<i64, _>("reset_by"))
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let notice = ResetNotice { by, at: newest.get("reset_at") };
+        tx.commit().await.map_err(backend)?;
+        Ok(Some(notice))
     }
 }

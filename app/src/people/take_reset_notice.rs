@@ -1,0 +1,13 @@
+use leptos::prelude::*;
+
+/// The sentence a person reads once, on the first page after their next sign-in, when an admin
+/// reset their password: who did and when. None for anyone signed out, and almost always.
+#[server(prefix = "/fn", endpoint = "take_reset_notice")]
+pub async fn take_reset_notice() -> Result<Option<String>, ServerFnError> {
+    use crate::ssr::*;
+    let Some(me) = person_in_session(&session().await?, &auth()?).await.map_err(internal)? else {
+        return Ok(None);
+    };
+    let notice = org()?.take_reset_notice(&me).await.map_err(refused)?;
+    Ok(notice.map(|n| n.sentence()))
+}
