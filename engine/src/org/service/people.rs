@@ -202,7 +202,7 @@ impl OrgService {
             Admission::Check { delay_ms: 0 } => {}
             Admission::Check { delay_ms } => tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await,
         }
-        if !verify_password(password.to_string(), hash).await.map_err(hashing_failed)? {
+        if !self.throttle.hashing().verify(password.to_string(), hash).await.map_err(hashing_failed)? {
             return Err(OrgError::Invalid("Your own password is not right, so nothing was changed".to_string()));
         }
         self.throttle.account_succeeded(&admin.email);
