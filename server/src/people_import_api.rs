@@ -56,16 +56,34 @@ pub fn page_router(public_url: Option<String>) -> Router<AppState> {
         .layer(Extension(PublicUrl(public_url)))
 }
 
-/// The request body limit: the settings' for every route, and [`IMPORT_BODY_LIMIT`] for the two
-/// that take a CSV file.
+/// The most a request to the bots' API (`/api/org`, `/mcp`) may carry. What bots send is stored
+/// (a self-edit's content and reason, a task, a wake's summary), refused requests too, so its
+/// size is bounded where it arrives, before anything reads it.
+pub const BOT_BODY_LIMIT: usize = 8 * 1024;
+
+/// The request body limit: the settings' for every route, [`IMPORT_BODY_LIMIT`] for the two that
+/// take a CSV file, and [`BOT_BODY_LIMIT`] for the bots' API.
 pub async fn body_limit(State(limit): State<usize>, req: Request, next: Next) -> Response {
     let path = req.uri().path();
-    let limit = if path == API_PATH || path == UPLOAD { IMPORT_BODY_LIMIT.max(limit) } else { limit };
+    let bots = path.starts_with("/api/org/") || path == "/mcp" || path.starts_with("/mcp/");
+    let limit = if path == API_PATH || path == UPLOAD {
+        IMPORT_BODY_LIMIT.max(limit)
+    } else if bots {
+        BOT_BODY_LIMIT.min(limit)
+    } else {
+        limit
+    };
     let next = tower::util::MapRequestLayer::new(|r: Request<_>| r.map(Body::new)).layer(next);
-    match RequestBodyLimitLayer::new(limit).layer(next).oneshot(req).await {
+    let response = match RequestBodyLimitLayer::new(limit).layer(next).oneshot(req).await {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
+    };
+    if bots && response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        let message = format!("A request to the bots' API can be at most {} KiB", BOT_BODY_LIMIT / 1024);
+        return (StatusCode::PAYLOAD_TOO_LARGE, Json(json!({"error": "too_large", "message": message})))
+            .into_response();
     }
+    response
 }
 
 /// The origin invite links begin with: the configured public address, else the one the browser

@@ -315,3 +315,29 @@ async fn the_reflection_cycle_runs_every_ten_sessions_through_the_policy_and_is_
     let (s, _) = post(&app, &scout, "/api/org/self/reflect", json!({"agent": "builder"})).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "a bot reflects only on its own sessions");
 }
+
+/// What bots send is stored, refused requests too, so a body past 8 KiB is refused where it
+/// arrives: nothing is recorded, and the bot is told the limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bots_request_past_eight_kib_is_refused_and_records_nothing() {
+    let model = ModelServer::start().await;
+    let app = spawn_bots_app(model.openai_settings(), 200).await;
+    learn(&app, &model, "sam", "scout", "r1", &["I check the CRM first."]).await;
+    let scout = app.org_cli(&["token", "scout", "--as", "sam"]).await.unwrap().trim().to_string();
+    let long = "x".repeat(9 * 1024);
+    let (s, v) =
+        edit(&app, &scout, json!({"action": "append", "target": "fact", "content": "ok", "reason": long})).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{v}");
+    assert_eq!(v["message"], "A request to the bots' API can be at most 8 KiB");
+    let (s, v) =
+        edit(&app, &scout, json!({"action": "append", "target": "fact", "content": long, "reason": "r"})).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{v}");
+    let (_, edits) = get(&app, &scout, "/api/org/agents/scout/self-edits").await;
+    assert_eq!(edits, json!([]), "nothing was recorded, refused or not");
+    // Under the limit, a long content is refused for what it says, and recorded as refused.
+    let (s, v) =
+        edit(&app, &scout, json!({"action": "append", "target": "fact", "content": "y".repeat(400), "reason": "r"}))
+            .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["self_edit"]["state"], "refused", "{v}");
+}
