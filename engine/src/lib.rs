@@ -17,8 +17,8 @@ pub mod org;
 pub mod persona;
 pub mod quoting;
 pub mod runs;
-pub mod store;
 pub mod secrets;
+pub mod store;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -141,7 +141,11 @@ async fn insert_step(
 
 /// One writer at a time, so ids are committed in the order they are given: a follower reading
 /// after an id never misses one committed later below it.
-pub(crate) async fn insert_event(conn: &mut SqliteConnection, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+pub(crate) async fn insert_event(
+    conn: &mut SqliteConnection,
+    event: &NewEvent,
+    at: DateTime<Utc>,
+) -> Result<Event, StoreError> {
     let row = sqlx::query(&format!(
         "INSERT INTO events (name, run_id, thread_id, message_id, connector_id, state, refs, at) \
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {EVENT_COLUMNS}"

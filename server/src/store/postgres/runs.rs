@@ -143,7 +143,11 @@ async fn insert_step(
 
 /// Under the ledger's lock, ids are given and committed in one order: a follower reading after
 /// an id never misses one committed later below it. The lock lasts until the caller commits.
-pub(crate) async fn insert_event(conn: &mut PgConnection, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+pub(crate) async fn insert_event(
+    conn: &mut PgConnection,
+    event: &NewEvent,
+    at: DateTime<Utc>,
+) -> Result<Event, StoreError> {
     lock(&mut *conn, locks::EVENTS, 0).await?;
     let row = sqlx::query(&format!(
         "INSERT INTO events (name, run_id, thread_id, message_id, connector_id, state, refs, at) \
