@@ -201,7 +201,8 @@ fn email_spans(folded: &str) -> Vec<(usize, usize, String)> {
                 k -= 1;
             }
             if k > 0 {
-                local = chars[k..j - 1].iter().map(|(_, c)| *c).filter(|c| !c.is_whitespace()).collect();
+                // Only what an unquoted local part may hold, so the key reads back as itself.
+                local = chars[k..j - 1].iter().map(|(_, c)| *c).filter(|c| local_char(*c)).collect();
                 start = chars[k - 1].0;
             }
         } else {
@@ -213,8 +214,9 @@ fn email_spans(folded: &str) -> Vec<(usize, usize, String)> {
             start = chars.get(k).map_or(at, |(b, _)| *b);
         }
         // A comment inside the local part: `dana(sales)@…`, dropped above; one before it too.
-        let local = local.trim_matches(|c: char| c == '.' || c == '\'' || c == '`');
+        // The tag goes first, so what ends the part before it (`dana.+q3`) is trimmed as the end.
         let local = local.split('+').next().unwrap_or_default();
+        let local = local.trim_matches(|c: char| c == '.' || c == '\'' || c == '`');
         // The domain, rightwards, after any comment.
         let mut k = i + 1;
         if chars.get(k).is_some_and(|(_, c)| *c == '(') {
