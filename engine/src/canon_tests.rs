@@ -98,3 +98,23 @@ fn same_value_decides_claims_and_checks() {
     assert!(!same_value("48000 INR", "48000 USD"));
     assert!(!same_value("dana@litware.example", "dana@fabrikam.example"));
 }
+
+/// Found by `fuzz_canonicaliser`: `INR.+dana@litware.example` gave the key `inr.@litware.example`,
+/// which canonicalised again to `inr@litware.example`; the dot before a tag is now trimmed too.
+#[test]
+fn an_email_with_a_dot_before_its_tag_has_a_canonical_key() {
+    let keys = keys_in("INR.+dana@litware.example");
+    assert_eq!(keys, vec![Key::Email("inr@litware.example".into())]);
+    assert_eq!(keys_in(keys[0].as_str()), keys);
+    assert!(same_value("INR.+dana@litware.example", "inr@litware.example"));
+}
+
+/// Found by `fuzz_canonicaliser`: the quoted local part of `"["@x.example` gave the key `[@x.example`,
+/// which no reading finds again; a quoted local part now keeps only what an unquoted one may hold.
+#[test]
+fn a_quoted_local_part_keeps_only_what_a_key_reads_back() {
+    assert_eq!(keys_in("\"[\"@x.example"), vec![]);
+    let keys = keys_in("\"dana [sales]\"@x.example");
+    assert_eq!(keys, vec![Key::Email("danasales@x.example".into())]);
+    assert_eq!(keys_in(keys[0].as_str()), keys);
+}

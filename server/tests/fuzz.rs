@@ -107,7 +107,6 @@ fn same_kind(a: &SourceError, b: &SourceError) -> bool {
 }
 
 #[test]
-#[ignore = "a fuzz target: scripts/check runs its short run, scripts/fuzz a long one"]
 fn fuzz_connector_answers() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let next: Answer = Arc::new(Mutex::new((200, Vec::new())));
