@@ -391,17 +391,7 @@ fn email_spelling(local: &str, domain: &str, how: usize) -> String {
 }
 
 fn number_spelling(n: u64, how: usize) -> (String, Option<Value>) {
-    let grouped = {
-        let digits = n.to_string();
-        let mut out = String::new();
-        for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i).is_multiple_of(3) {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
-    };
+    let grouped = crate::org::import::thousands(n as usize);
     match how % 13 {
         0 => (n.to_string(), None),
         1 => (grouped.clone(), None),
