@@ -92,10 +92,15 @@ async fn openai_models() -> Response {
     Json(json!({"object": "list", "data": [{"id": "gpt-4o-mini"}, {"id": "gpt-4.1"}]})).into_response()
 }
 
-/// An address nothing listens on: a port just bound and let go.
+/// An address nothing listens on, refusing every connection.
 pub fn dead_url() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port())
+    // A socket bound but never listening: a connection is refused, and the port stays taken for
+    // the whole test run, so no other test's server can be given it and answer after all.
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.bind("127.0.0.1:0".parse().unwrap()).expect("bind");
+    let port = socket.local_addr().unwrap().port();
+    std::mem::forget(socket);
+    format!("http://127.0.0.1:{port}")
 }
 
 /// Settings under which no model answers: no local Ollama, no key.
