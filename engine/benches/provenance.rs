@@ -8,6 +8,10 @@ use engine::runs::provenance::{Provenance, RememberedCard, RememberedLesson, Ste
 use engine::tokens::count_tokens;
 use serde_json::{json, Value};
 use std::hint::black_box;
+
+// The allocator the `engram` binary uses, so the figures are the server's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::time::{Duration, Instant};
 
 const RUNS: usize = 2_000;
@@ -106,6 +110,22 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// The same number of runs of fixed arithmetic, timed the same way: the machine's own spread, so
+/// a slow tail of the gate's can be told from a busy machine's.
+fn baseline() -> Vec<Duration> {
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let mut x = 0u64;
+        for i in 0..400_000u64 {
+            x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+        }
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times
+}
+
 fn main() {
     let (cards, lessons, tokens) = block();
     let steps = plan(&cards);
@@ -136,5 +156,12 @@ fn main() {
         ms(percentile(&times, 0.5)),
         ms(percentile(&times, 0.99)),
         ms(times[RUNS - 1])
+    );
+    let base = baseline();
+    println!(
+        "baseline, fixed arithmetic ({RUNS} runs): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        ms(percentile(&base, 0.5)),
+        ms(percentile(&base, 0.99)),
+        ms(base[RUNS - 1])
     );
 }

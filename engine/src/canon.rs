@@ -17,7 +17,9 @@
 //!   `4711`). Dates and times are not ids.
 //! - A name is the set of its words.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 use unicode_normalization::UnicodeNormalization;
 
 /// One identifying value, in the form it is compared in.
@@ -96,9 +98,9 @@ impl Folded {
         }
     }
 
-    fn without_emails(&self) -> String {
+    fn without_emails(&self) -> Cow<'_, str> {
         if self.emails.is_empty() {
-            return self.text.clone();
+            return Cow::Borrowed(&self.text);
         }
         let mut out = String::with_capacity(self.text.len());
         let mut last = 0;
@@ -110,7 +112,7 @@ impl Folded {
             }
         }
         out.push_str(&self.text[last..]);
-        out
+        Cow::Owned(out)
     }
 }
 
@@ -129,7 +131,7 @@ pub fn name_words(s: &str) -> Vec<String> {
 }
 
 /// Whether every word of `name` is among `have`.
-pub fn name_within(name: &[String], have: &HashSet<String>) -> bool {
+pub fn name_within<S: BuildHasher>(name: &[String], have: &HashSet<String, S>) -> bool {
     !name.is_empty() && name.iter().all(|w| have.contains(w))
 }
 
@@ -157,7 +159,8 @@ pub fn same_value(a: &str, b: &str) -> bool {
 /// The words of a value that are not part of an identifying value: "48,000 INR" and "48000 inr"
 /// agree on them, "48000 INR" and "48000 USD" do not.
 fn words_outside_keys(s: &str) -> Vec<String> {
-    let folded = Folded::new(s).without_emails();
+    let whole = Folded::new(s);
+    let folded = whole.without_emails();
     // A token holding a digit is a number's or an id's, letters and all.
     folded
         .split_whitespace()
@@ -170,7 +173,28 @@ fn words_outside_keys(s: &str) -> Vec<String> {
 
 /// The characters an email's local part may hold, as people write them.
 fn local_char(c: char) -> bool {
-    c.is_alphanumeric() || "._%+-'!#$&*=?^`{|}~".contains(c)
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            '.' | '_'
+                | '%'
+                | '+'
+                | '-'
+                | '\''
+                | '!'
+                | '#'
+                | '$'
+                | '&'
+                | '*'
+                | '='
+                | '?'
+                | '^'
+                | '`'
+                | '{'
+                | '|'
+                | '}'
+                | '~'
+        )
 }
 
 fn domain_char(c: char) -> bool {
@@ -241,7 +265,7 @@ fn email_spans(folded: &str) -> Vec<(usize, usize, String)> {
     out
 }
 
-const CURRENCY: &str = "$€£¥₹₩₽₺₪₫₱₦¢";
+const CURRENCY: [char; 13] = ['$', '€', '£', '¥', '₹', '₩', '₽', '₺', '₪', '₫', '₱', '₦', '¢'];
 
 /// Whether a token is a date or a time, which name no record: `2026-12-05`, `05/12/2026`, `09:30`.
 fn date_or_time(t: &str) -> bool {
@@ -292,13 +316,19 @@ fn number(t: &str) -> Option<String> {
 /// The ids and numbers of a folded text without its emails and phone numbers.
 fn codes_in(text: &str) -> Vec<Vec<Key>> {
     let mut out = Vec::new();
-    for raw in text.split(|c: char| c.is_whitespace() || ";<>\"()[]{}|*`!?=&".contains(c)) {
-        let token = raw.trim_matches(|c: char| ",.:'".contains(c));
+    for raw in text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ';' | '<' | '>' | '"' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '*' | '`' | '!' | '?' | '=' | '&'
+            )
+    }) {
+        let token = raw.trim_matches([',', '.', ':', '\'']);
         if token.is_empty() || !token.bytes().any(|b| b.is_ascii_digit()) {
             continue;
         }
         // A currency sign before or after makes it an amount, which counts at any size.
-        let bare = token.trim_matches(|c: char| CURRENCY.contains(c));
+        let bare = token.trim_matches(CURRENCY);
         let amount = bare.len() != token.len();
         let bare = bare.trim_start_matches('#');
         if date_or_time(bare) {
@@ -353,10 +383,10 @@ impl Key {
 /// Phone numbers: runs of seven to fifteen digits joined by spaces, `+`, `-`, `.` or brackets,
 /// standing as words of their own, by their last ten digits (the same number with its country
 /// code or without it) and by all their digits. Returns them, and the text without them.
-fn phones_in(text: &str) -> (Vec<Vec<Key>>, String) {
+fn phones_in(text: &str) -> (Vec<Vec<Key>>, Cow<'_, str>) {
     let mut found = Vec::new();
     if text.bytes().filter(u8::is_ascii_digit).count() < 7 {
-        return (found, text.to_string());
+        return (found, Cow::Borrowed(text));
     }
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut rest = String::with_capacity(text.len());
@@ -366,14 +396,17 @@ fn phones_in(text: &str) -> (Vec<Vec<Key>>, String) {
         let (at, c) = chars[i];
         let prev = if i == 0 { ' ' } else { chars[i - 1].1 };
         // Digits after a letter, or after an id's joiner, belong to an id.
-        let starts =
-            (c.is_ascii_digit() || c == '+' || c == '(') && !prev.is_alphanumeric() && !"-_/#:.".contains(prev);
+        let starts = (c.is_ascii_digit() || c == '+' || c == '(')
+            && !prev.is_alphanumeric()
+            && !matches!(prev, '-' | '_' | '/' | '#' | ':' | '.');
         if !starts {
             i += 1;
             continue;
         }
         let mut j = i;
-        while j < chars.len() && (chars[j].1.is_ascii_digit() || " +-().".contains(chars[j].1)) {
+        while j < chars.len()
+            && (chars[j].1.is_ascii_digit() || matches!(chars[j].1, ' ' | '+' | '-' | '(' | ')' | '.'))
+        {
             j += 1;
         }
         // Trailing joiners are not the number's.
@@ -382,7 +415,7 @@ fn phones_in(text: &str) -> (Vec<Vec<Key>>, String) {
         }
         let end = chars.get(j).map_or(text.len(), |(b, _)| *b);
         let run = &text[at..end];
-        let glued = chars.get(j).is_some_and(|(_, c)| c.is_alphanumeric() || "_/#@:".contains(*c));
+        let glued = chars.get(j).is_some_and(|(_, c)| c.is_alphanumeric() || matches!(c, '_' | '/' | '#' | '@' | ':'));
         let digits: String = run.chars().filter(char::is_ascii_digit).collect();
         let spaced = run.contains(char::is_whitespace);
         let groups_ok = !spaced || run.split(|c: char| !c.is_ascii_digit()).all(|g| g.len() <= 4);
@@ -408,8 +441,11 @@ fn phones_in(text: &str) -> (Vec<Vec<Key>>, String) {
         last = end;
         i = j;
     }
+    if found.is_empty() {
+        return (found, Cow::Borrowed(text));
+    }
     rest.push_str(&text[last..]);
-    (found, rest)
+    (found, Cow::Owned(rest))
 }
 
 #[cfg(test)]

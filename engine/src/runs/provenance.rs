@@ -22,8 +22,12 @@
 use crate::canon::{self, Folded, Key};
 use crate::cards::source::CardField;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, RandomState};
+// A fast hasher, seeded per process: the index is built afresh for every run, and hashing was
+// most of its cost with the standard one.
+use foldhash::fast::RandomState;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::hash_map::Entry;
+use std::hash::BuildHasher;
 
 /// The sentence a step refused for a remembered value shows, and the model is told, so that it
 /// can read first.
@@ -100,6 +104,20 @@ impl Refusal {
     }
 }
 
+/// Every place a key was remembered, in order. Most keys are remembered once, so the first is
+/// kept apart and the rest allocate only when there are any.
+#[derive(Debug, Clone)]
+struct Places {
+    first: usize,
+    more: Vec<usize>,
+}
+
+impl Places {
+    fn all(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(self.first).chain(self.more.iter().copied())
+    }
+}
+
 /// Where a remembered value came from.
 #[derive(Debug, Clone)]
 struct Origin {
@@ -122,7 +140,7 @@ const NEVER: [&str; 3] = ["me", "today", "now"];
 #[derive(Debug, Clone)]
 pub struct Provenance {
     /// Each key of each remembered value, with every place it was remembered, first first.
-    remembered: HashMap<Key, Vec<usize>>,
+    remembered: HashMap<Key, Places>,
     /// The names the run remembers (a card's naming fields), as their words.
     names: Vec<(Vec<String>, usize)>,
     /// Runs of `TEXT_RUN` words of each remembered text (a lesson, a list), by their hash, for
@@ -198,8 +216,9 @@ impl Provenance {
         let mut p = Self {
             remembered: HashMap::with_capacity(fields + lessons.len() * 4),
             names: Vec::new(),
-            texts: HashMap::new(),
-            hasher: RandomState::new(),
+            // About one run of words for every six bytes of text.
+            texts: HashMap::with_capacity(lessons.iter().map(|l| l.text.len() / 6).sum()),
+            hasher: RandomState::default(),
             origins: Vec::with_capacity(cards.len() + lessons.len()),
             read: HashSet::new(),
             read_words: NEVER.iter().map(|w| (*w).to_string()).collect(),
@@ -207,12 +226,14 @@ impl Provenance {
         };
         for c in cards {
             let at = p.origin(format!("card:{}", c.card), Some(c.source.clone()));
-            p.remember_values(&c.record_id, at);
+            p.remember_values(&Folded::new(&c.record_id), at);
             for f in &c.fields {
-                p.remember_values(&f.value, at);
+                // Each value is folded once: its keys and its name's words are read from it.
+                let folded = Folded::new(&f.value);
+                p.remember_values(&folded, at);
                 // Text someone outside wrote: what it names is remembered, not its words.
                 if !f.free_text && names_by_field(&f.name) && !f.value.contains('@') {
-                    let words = Folded::new(&f.value).name_words();
+                    let words = folded.name_words();
                     if !words.is_empty() && !words.iter().all(|w| w.bytes().all(|b| b.is_ascii_digit())) {
                         p.names.push((words, at));
                     }
@@ -221,11 +242,12 @@ impl Provenance {
         }
         for l in lessons {
             let at = p.origin(l.id.clone(), l.source.clone());
-            p.remember_values(&l.text, at);
+            let folded = Folded::new(&l.text);
+            p.remember_values(&folded, at);
             if let Some(claim) = &l.claim {
-                p.remember_values(claim, at);
+                p.remember_values(&Folded::new(claim), at);
             }
-            let words = canon::words(&l.text);
+            let words = folded.words();
             if words.len() < SHORT_TEXT {
                 // Too few words to be anyone's text rather than everyone's.
             } else if words.len() <= TEXT_RUN {
@@ -255,11 +277,19 @@ impl Provenance {
         self.origins.len() - 1
     }
 
-    fn remember_values(&mut self, text: &str, at: usize) {
-        for key in canon::keys_in(text) {
-            let places = self.remembered.entry(key).or_default();
-            if places.last() != Some(&at) {
-                places.push(at);
+    fn remember_values(&mut self, text: &Folded, at: usize) {
+        // A key met twice in one place is kept once: its places are pushed in order.
+        for key in text.values().into_iter().flatten() {
+            match self.remembered.entry(key) {
+                Entry::Vacant(v) => {
+                    v.insert(Places { first: at, more: Vec::new() });
+                }
+                Entry::Occupied(mut o) => {
+                    let places = o.get_mut();
+                    if places.more.last().copied().unwrap_or(places.first) != at {
+                        places.more.push(at);
+                    }
+                }
             }
         }
     }
@@ -307,7 +337,7 @@ impl Provenance {
                 if alternatives.iter().any(|k| self.read.contains(k)) {
                     continue;
                 }
-                let from = alternatives.iter().filter_map(|k| self.remembered.get(k).map(|p| p[0])).min();
+                let from = alternatives.iter().filter_map(|k| self.remembered.get(k).map(|p| p.first)).min();
                 refusals.push(refuse(at, text, from));
             }
             let words = folded.name_words();
@@ -360,7 +390,7 @@ impl Provenance {
                     continue;
                 }
                 let places: Vec<usize> =
-                    alternatives.iter().filter_map(|k| self.remembered.get(k)).flatten().copied().collect();
+                    alternatives.iter().filter_map(|k| self.remembered.get(k)).flat_map(Places::all).collect();
                 if let Some(o) = from_elsewhere(&places) {
                     return Err(refuse(text, o));
                 }
