@@ -12,6 +12,8 @@ pub mod connectors;
 pub mod cores;
 pub mod events;
 pub mod flash;
+#[cfg(feature = "ssr")]
+pub mod flash_cookie;
 pub mod hydration;
 pub mod inbox;
 pub mod memory;

@@ -115,13 +115,25 @@ pub async fn signed_in() -> Result<Person, ServerFnError> {
     }
 }
 
+/// Keeps a flash for the page a redirect leads to: in the session, or, for a browser without one,
+/// in a sealed cookie, so that no cookieless post ever creates a session row.
 pub async fn set_flash<T: Serialize>(key: &str, value: &T) -> Result<(), ServerFnError> {
-    session().await?.insert(key, value).await.map_err(internal)
+    let session = session().await?;
+    if session.is_empty().await {
+        let value = serde_json::to_value(value).map_err(internal)?;
+        if crate::flash_cookie::keep(key, value) {
+            return Ok(());
+        }
+    }
+    session.insert(key, value).await.map_err(internal)
 }
 
 /// Reads a flash once: a reload of the page no longer shows it.
 pub async fn take_flash<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ServerFnError> {
-    session().await?.remove(key).await.map_err(internal)
+    if let Some(value) = session().await?.remove(key).await.map_err(internal)? {
+        return Ok(Some(value));
+    }
+    Ok(crate::flash_cookie::take(key).and_then(|v| serde_json::from_value(v).ok()))
 }
 
 /// Logs what went wrong inside and gives the person a plain sentence instead; for failures that

@@ -360,7 +360,7 @@ pub async fn open_for_command(settings: &Settings) -> Result<Opened, String> {
     let mut settings = settings.clone();
     let opened = crate::store::AnyStore::open(&settings.database_url).await.map_err(|e| e.to_string())?;
     let now = engine::Clock::now(&SystemClock);
-    let opened = crate::secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, now)
+    let (opened, _) = crate::secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, now)
         .await
         .map_err(|e| e.to_string())?;
     let store = opened.shared();

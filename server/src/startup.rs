@@ -89,7 +89,8 @@ impl Application {
         }
         let opened = AnyStore::open(&settings.database_url).await.map_err(|e| StartupError::Database(e.to_string()))?;
         // Before anything is served: a wrong or missing key stops the start here, never a source's read later.
-        let opened = secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
+        let (opened, secret_box) =
+            secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
         let store = opened.shared();
         let cores = CoreService::new(store.clone(), clock.clone());
         let auth = AuthService::new(store.clone(), clock.clone());
@@ -146,6 +147,7 @@ impl Application {
             drafter: engine::cores::draft::CoreDrafter::new(store.clone(), clock.clone(), models.clone()),
             trust_forwarded_for: settings.trust_forwarded_for,
             set_up: crate::setup::SetUpFlag::default(),
+            flash_seal: app::flash_cookie::FlashSeal { seal: secret_box, secure: settings.secure_cookies },
         };
         let routes = app_routes();
         let pkg_dir = leptos_options.site_pkg_dir.to_string();

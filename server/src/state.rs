@@ -36,6 +36,8 @@ pub struct AppState {
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
     pub set_up: crate::setup::SetUpFlag,
+    /// Seals the flash of a browser without a session, which keeps it in a cookie.
+    pub flash_seal: app::flash_cookie::FlashSeal,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -50,6 +52,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
     let (bots, memory) = (state.bots.clone(), state.memory.clone());
     let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
     let (nightly, drafter) = (state.nightly.clone(), state.drafter.clone());
+    let flash_seal = state.flash_seal.clone();
     move || {
         provide_context(cores.clone());
         provide_context(org.clone());
@@ -61,6 +64,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(lessons.clone());
         provide_context(nightly.clone());
         provide_context(drafter.clone());
+        provide_context(flash_seal.clone());
     }
 }
 

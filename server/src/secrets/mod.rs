@@ -86,6 +86,8 @@ pub enum Place {
     PersonKey { connector: i64, person: i64 },
     /// The known value that start-up opens to tell a right key from a wrong one.
     KeyCheck,
+    /// A flash kept in a browser's cookie, for a browser without a session.
+    FlashCookie,
 }
 
 impl Place {
@@ -94,6 +96,7 @@ impl Place {
             Place::CompanyKey { connector } => format!("engram:connector:{connector}:company_key"),
             Place::PersonKey { connector, person } => format!("engram:person_key:{person}:{connector}"),
             Place::KeyCheck => "engram:secret_key_check".to_string(),
+            Place::FlashCookie => "engram:flash_cookie".to_string(),
         }
     }
 }
@@ -104,6 +107,7 @@ impl std::fmt::Display for Place {
             Place::CompanyKey { connector } => write!(f, "the company key of connector {connector}"),
             Place::PersonKey { connector, person } => write!(f, "person {person}'s key for connector {connector}"),
             Place::KeyCheck => f.write_str("the secret key check"),
+            Place::FlashCookie => f.write_str("a flash cookie"),
         }
     }
 }
@@ -181,6 +185,17 @@ impl SecretBox {
 
     pub fn seal_check(&self) -> String {
         self.seal(KEY_CHECK_TEXT, Place::KeyCheck)
+    }
+}
+
+/// A browser's flash cookie is sealed with the server's key, so only this server's pages write one.
+impl app::flash_cookie::Seal for SecretBox {
+    fn seal(&self, plain: &str) -> String {
+        SecretBox::seal(self, plain, Place::FlashCookie)
+    }
+
+    fn open(&self, sealed: &str) -> Option<String> {
+        SecretBox::open(self, sealed, Place::FlashCookie).ok()
     }
 }
 

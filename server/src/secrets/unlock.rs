@@ -123,13 +123,14 @@ pub async fn unlock_store(
     setting: &KeySetting,
     database_url: &str,
     at: DateTime<Utc>,
-) -> Result<AnyStore, SecretError> {
+) -> Result<(AnyStore, Arc<SecretBox>), SecretError> {
     let (key, origin) = find_key(&store, setting, database_url).await?;
-    let (store, sealed_now) = unlock(store, Arc::new(SecretBox::new(&key)), &origin, at).await?;
+    let secrets = Arc::new(SecretBox::new(&key));
+    let (store, sealed_now) = unlock(store, secrets.clone(), &origin, at).await?;
     if sealed_now > 0 {
         tracing::info!(keys = sealed_now, "sealed the connector keys kept in plain text");
     }
-    Ok(store)
+    Ok((store, secrets))
 }
 
 async fn unlock(

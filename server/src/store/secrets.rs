@@ -43,7 +43,8 @@ async fn write_keys(conn: &mut SqliteConnection, keys: &[StoredKey]) -> Result<(
                     .bind(connector)
                     .bind(person)
             }
-            Place::KeyCheck => continue,
+            // Neither is a stored key: the check is written apart, a flash lives in a browser.
+            Place::KeyCheck | Place::FlashCookie => continue,
         };
         query.execute(&mut *conn).await.map_err(backend)?;
     }

@@ -529,3 +529,76 @@ async fn a_cookieless_request_never_stores_a_session() {
     app.sign_in("bob").await;
     assert_eq!(session_rows(&app).await, before + 1);
 }
+
+fn flash_cookie(r: &reqwest::Response) -> Option<String> {
+    r.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("engram_flash="))
+        .map(|v| v.to_string())
+}
+
+/// A refused invite or set-up, posted without a session, keeps its sentence in a sealed cookie of
+/// its own: the page after the redirect shows it once, and no session row is ever stored for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_invite_or_set_up_without_a_session_keeps_its_sentence_in_a_sealed_cookie() {
+    let app = spawn_app().await;
+    let before = session_rows(&app).await;
+    let raw = || reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let accept = |secret: &'static str, password: &'static str, repeat: &'static str| {
+        let c = raw();
+        let app = &app;
+        async move {
+            app.form_post(&c, "/fn/accept_invite", &[("secret", secret), ("password", password), ("repeat", repeat)])
+                .await
+        }
+    };
+    let r = accept("no-such-link", "a long passphrase", "a long passphrasf").await;
+    assert!(r.status().is_redirection(), "{}", r.status());
+    assert_eq!(r.headers()["location"], "/invite/no-such-link");
+    assert!(session_cookie(&r).is_none(), "{:?}", r.headers());
+    let set = flash_cookie(&r).expect("the sentence goes in a cookie");
+    assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax") && set.contains("Max-Age=300"), "{set}");
+    let cookie = set.split(';').next().unwrap().to_string();
+    assert!(!cookie.contains("passwords differ"), "the cookie is sealed: {cookie}");
+
+    // The page shows the sentence once and tells the browser to forget the cookie.
+    let page = raw().get(app.url("/invite/no-such-link")).header("cookie", &cookie).send().await.unwrap();
+    let forget = flash_cookie(&page).expect("the cookie is taken");
+    assert!(forget.starts_with("engram_flash=;") && forget.contains("Max-Age=0"), "{forget}");
+    assert!(session_cookie(&page).is_none());
+    let html = page.text().await.unwrap();
+    assert!(html.contains("The two passwords differ; type the same one twice"), "{html}");
+
+    // A cookie the server did not seal, or sealed for something else, shows nothing.
+    for forged in [
+        "engram_flash={\"notice:/invite/no-such-link\":{\"message\":\"Call 555-0100 now\"}}".to_string(),
+        "engram_flash=sealed:AAAA".to_string(),
+        format!("{}x", &cookie[..cookie.len() - 1]),
+    ] {
+        let page = raw().get(app.url("/invite/no-such-link")).header("cookie", &forged).send().await.unwrap();
+        let html = page.text().await.unwrap();
+        assert!(!html.contains("Call 555-0100") && !html.contains("passwords differ"), "{forged}: {html}");
+    }
+
+    // A link that is no invite, and a second set-up: refused, and still no session row.
+    let r = accept("no-such-link", "a long passphrase", "a long passphrase").await;
+    assert!(r.status().is_redirection() && session_cookie(&r).is_none() && flash_cookie(&r).is_some());
+    let r = app
+        .form_post(
+            &raw(),
+            "/fn/set_up",
+            &[
+                ("company", "Mallory"),
+                ("zone", "UTC"),
+                ("name", "Mallory"),
+                ("email", "m@evil.example"),
+                ("password", "correct horse battery"),
+            ],
+        )
+        .await;
+    assert!(r.status().is_redirection(), "{}", r.status());
+    assert!(session_cookie(&r).is_none(), "{:?}", r.headers());
+    assert_eq!(session_rows(&app).await, before, "no cookieless refusal stored a session");
+}

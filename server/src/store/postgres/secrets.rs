@@ -59,7 +59,8 @@ async fn write_keys(conn: &mut PgConnection, keys: &[StoredKey]) -> Result<(), S
                     .bind(connector)
                     .bind(person)
             }
-            Place::KeyCheck => continue,
+            // Neither is a stored key: the check is written apart, a flash lives in a browser.
+            Place::KeyCheck | Place::FlashCookie => continue,
         };
         query.execute(&mut *conn).await.map_err(backend)?;
     }
