@@ -6,6 +6,7 @@
 //! which only the benchmark turns on, and never on the store traits, so no route can reach it.
 
 use super::{AnyStore, PgStore, SqliteStore};
+use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
 use engine::cards::store::{Card, CardUse};
 use engine::store::StoreError;
@@ -58,13 +59,13 @@ impl SqliteStore {
         per_row: usize,
         push: impl Fn(&mut sqlx::query_builder::Separated<'_, '_, Sqlite, &'static str>, &T),
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         for chunk in rows.chunks(SQLITE_VALUES / per_row) {
             let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(head);
             q.push_values(chunk, |mut b, row| push(&mut b, row));
-            q.build().execute(&mut *tx).await.map_err(backend)?;
+            q.build().execute(&mut *tx).await.or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     #[doc(hidden)]
@@ -137,11 +138,11 @@ impl SqliteStore {
         )
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         sqlx::query("CREATE INDEX IF NOT EXISTS bench_use_log_person ON bench_use_log (person_id)")
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         self.bench_insert("INSERT INTO bench_use_log (person_id, card_id, at, weight) ", uses, 4, |b, u| {
             b.push_bind(u.person).push_bind(u.card).push_bind(u.at).push_bind(u.weight);
         })
@@ -154,7 +155,7 @@ impl SqliteStore {
             .bind(person)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| LoggedUse { person, card: r.get("card_id"), at: r.get("at"), weight: r.get("weight") })
@@ -165,7 +166,7 @@ impl SqliteStore {
 impl PgStore {
     #[doc(hidden)]
     pub async fn bench_insert_people(&self, people: &[SeedPerson], at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         for chunk in people.chunks(PG_ROWS) {
             sqlx::query(
                 "INSERT INTO people (id, name, email, password_hash, is_admin, main_team_id, created_at) \
@@ -179,18 +180,18 @@ impl PgStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         sqlx::query("SELECT setval(pg_get_serial_sequence('people', 'id'), (SELECT MAX(id) FROM people))")
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
-        tx.commit().await.map_err(backend)
+            .or_backend()?;
+        tx.commit().await.or_backend()
     }
 
     #[doc(hidden)]
     pub async fn bench_insert_cards(&self, cards: &[Card]) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         for chunk in cards.chunks(PG_ROWS) {
             sqlx::query(
                 "INSERT INTO cards (id, connector_id, tool, kind, record_id, version, fields, not_returned, read_with, \
@@ -213,7 +214,7 @@ impl PgStore {
             .bind(chunk.iter().map(|c| c.read_at).collect::<Vec<_>>())
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         for chunk in card_terms(cards).chunks(PG_ROWS * 4) {
             sqlx::query("INSERT INTO card_terms (card_id, term) SELECT * FROM UNNEST($1::bigint[], $2::text[])")
@@ -221,18 +222,18 @@ impl PgStore {
                 .bind(chunk.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>())
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         sqlx::query("SELECT setval(pg_get_serial_sequence('cards', 'id'), (SELECT MAX(id) FROM cards))")
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
-        tx.commit().await.map_err(backend)
+            .or_backend()?;
+        tx.commit().await.or_backend()
     }
 
     #[doc(hidden)]
     pub async fn bench_insert_uses(&self, uses: &[CardUse]) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         for chunk in uses.chunks(PG_ROWS) {
             sqlx::query(
                 "INSERT INTO card_uses (person_id, card_id, summary, pinned, last_use) \
@@ -245,25 +246,25 @@ impl PgStore {
             .bind(chunk.iter().map(|u| u.last_use).collect::<Vec<_>>())
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     #[doc(hidden)]
     pub async fn bench_log_uses(&self, uses: &[LoggedUse]) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "CREATE TABLE IF NOT EXISTS bench_use_log (person_id BIGINT NOT NULL, card_id BIGINT NOT NULL, \
              at TIMESTAMPTZ NOT NULL, weight DOUBLE PRECISION NOT NULL)",
         )
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         sqlx::query("CREATE INDEX IF NOT EXISTS bench_use_log_person ON bench_use_log (person_id)")
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for chunk in uses.chunks(PG_ROWS) {
             sqlx::query(
                 "INSERT INTO bench_use_log (person_id, card_id, at, weight) \
@@ -275,9 +276,9 @@ impl PgStore {
             .bind(chunk.iter().map(|u| u.weight).collect::<Vec<_>>())
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     #[doc(hidden)]
@@ -286,7 +287,7 @@ impl PgStore {
             .bind(person)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| LoggedUse { person, card: r.get("card_id"), at: r.get("at"), weight: r.get("weight") })

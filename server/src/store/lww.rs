@@ -5,6 +5,7 @@
 //! on, and never on the store traits, so no route can reach it.
 
 use super::{AnyStore, PgStore, SqliteStore};
+use crate::store::OrBackend;
 use engine::cores::NewCoreVersion;
 use engine::store::StoreError;
 
@@ -31,7 +32,7 @@ impl SqliteStore {
         .bind(new.at)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(version)
     }
 }
@@ -56,7 +57,7 @@ impl PgStore {
         .bind(new.at)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(version)
     }
 }

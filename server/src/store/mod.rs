@@ -2,37 +2,14 @@
 //! default, and PostgreSQL, for several servers on one database. The database URL's scheme picks
 //! the backend.
 
-mod agents;
-mod archive;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;
-mod cards;
-mod cores;
-mod draft_sources;
-mod idempotency;
-mod import;
-mod inbox;
-mod lessons;
-mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
-pub(crate) mod memory_audits;
-mod memory_rows;
-pub(crate) mod memory_scopes;
-mod nightly;
-pub(crate) mod people;
-mod persona;
 pub mod postgres;
 mod run_rows;
-mod runs;
 mod sealing;
-mod secrets;
-pub(crate) mod self_edits;
-mod setup;
-mod snapshots;
 pub mod sqlite;
-mod teams;
-mod tokens;
 
 use engine::store::{Store, StoreError};
 use std::sync::Arc;
@@ -40,6 +17,27 @@ use std::sync::Arc;
 pub use postgres::PgStore;
 pub use sealing::{Sealed, UnlockError};
 pub use sqlite::SqliteStore;
+
+/// A database error as the store reports it: the backend's own words, under `StoreError::Backend`.
+pub(crate) fn backend(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+/// Whether the database refused a write for a unique constraint, on either backend.
+pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// `.or_backend()`: any database error, in a result, as [`backend`] reports it.
+pub(crate) trait OrBackend<T> {
+    fn or_backend(self) -> Result<T, StoreError>;
+}
+
+impl<T, E: std::fmt::Display> OrBackend<T> for Result<T, E> {
+    fn or_backend(self) -> Result<T, StoreError> {
+        self.map_err(backend)
+    }
+}
 
 /// The backend a database URL names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,9 @@
 //! Whole-organisation archives on PostgreSQL. The SQL that both dialects agree on is shared with
 //! the SQLite side (`store::archive`).
 
-use super::{backend, PgStore};
-use crate::store::archive::{hidden_value, insert_sql, late_sql, late_values, loaded, select_sql};
+use super::PgStore;
+use crate::store::sqlite::archive::{hidden_value, insert_sql, late_sql, late_values, loaded, select_sql};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::archive::schema::{Kind, TABLES};
@@ -47,31 +48,30 @@ impl ArchiveStore for PgStore {
 
     async fn export_tables(&self) -> Result<Vec<TableRows>, StoreError> {
         // One snapshot for every table, so servers writing meanwhile cannot tear the archive.
-        let mut tx =
-            self.pool().begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await.or_backend()?;
         let mut out = Vec::with_capacity(TABLES.len());
         for table in TABLES {
-            let rows = sqlx::query(&select_sql(table)).fetch_all(&mut *tx).await.map_err(backend)?;
+            let rows = sqlx::query(&select_sql(table)).fetch_all(&mut *tx).await.or_backend()?;
             let rows = rows
                 .iter()
                 .map(|r| table.columns.iter().enumerate().map(|(i, c)| cell(r, i, c.kind)).collect())
                 .collect::<Result<Vec<Vec<Cell>>, _>>()
-                .map_err(backend)?;
+                .or_backend()?;
             out.push(TableRows { table, rows });
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(out)
     }
 
     async fn import_tables(&self, tables: &[TableRows], unusable_password_hash: &str) -> Result<(), ArchiveError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // A second import (or a server seeding the demo) waits here, then finds the company.
-        sqlx::query("LOCK TABLE company IN EXCLUSIVE MODE").execute(&mut *tx).await.map_err(backend)?;
+        sqlx::query("LOCK TABLE company IN EXCLUSIVE MODE").execute(&mut *tx).await.or_backend()?;
         for table in TABLES {
             let any: bool = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 FROM \"{}\")", table.name))
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             if any {
                 return Err(ArchiveError::NotEmpty { table: table.name.to_string() });
             }
@@ -87,7 +87,7 @@ impl ArchiveStore for PgStore {
                 for (_, hidden) in t.hidden {
                     q = q.bind(hidden_value(*hidden, unusable_password_hash));
                 }
-                q.execute(&mut *tx).await.map_err(backend)?;
+                q.execute(&mut *tx).await.or_backend()?;
             }
         }
         for rows in tables {
@@ -97,7 +97,7 @@ impl ArchiveStore for PgStore {
                     .bind(id)
                     .execute(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
             }
         }
         // An archive carries no match terms: they are made again from the cards.
@@ -111,9 +111,9 @@ impl ArchiveStore for PgStore {
             ))
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 }

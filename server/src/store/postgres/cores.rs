@@ -1,6 +1,7 @@
 //! Cores on PostgreSQL: versions appended under a unique (scope, version) key, and suggestions.
 
 use super::{backend, is_unique_violation, PgStore};
+use crate::store::OrBackend;
 use crate::store::{run_cores_from, JOINED_ROLE_COLUMNS, JOINED_TEAM_COLUMNS};
 use async_trait::async_trait;
 use engine::cores::{
@@ -61,7 +62,7 @@ async fn insert_version(conn: &mut PgConnection, new: &NewCoreVersion) -> Result
         .bind(&key)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let current = current.unwrap_or(0) as u32;
     if current != new.based_on {
         return Err(StoreError::Changed { current });
@@ -90,7 +91,7 @@ async fn insert_version(conn: &mut PgConnection, new: &NewCoreVersion) -> Result
         .bind(i64::from(current + 1))
         .fetch_one(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     version_from(&row)
 }
 
@@ -101,7 +102,7 @@ impl CoreStore for PgStore {
             .bind(scope.key())
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(version_from).transpose()
     }
 
@@ -120,7 +121,7 @@ impl CoreStore for PgStore {
         .bind(team.map(|t| CoreScope::Team(t).key()))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         run_cores_from(role, &rows, version_from)
     }
 
@@ -139,7 +140,7 @@ impl CoreStore for PgStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(version_from)
         .collect()
@@ -151,14 +152,14 @@ impl CoreStore for PgStore {
             .bind(i64::from(version))
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(version_from).transpose()
     }
 
     async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let saved = insert_version(&mut tx, new).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(saved)
     }
 
@@ -167,7 +168,7 @@ impl CoreStore for PgStore {
             .bind(scope.key())
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(suggestion_from)
             .collect()
@@ -178,7 +179,7 @@ impl CoreStore for PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(suggestion_from).transpose()
     }
 
@@ -196,18 +197,18 @@ impl CoreStore for PgStore {
         .bind(new.at)
         .fetch_one(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         self.suggestion(id).await?.ok_or_else(|| StoreError::NotFound(format!("suggestion:{id}")))
     }
 
     async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // Locked so that two accepts of one suggestion cannot both find it open.
         let state: Option<String> = sqlx::query_scalar("SELECT state FROM core_suggestions WHERE id = $1 FOR UPDATE")
             .bind(id)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if state.as_deref() != Some("open") {
             return Err(StoreError::NotFound(format!("open suggestion:{id}")));
         }
@@ -222,8 +223,8 @@ impl CoreStore for PgStore {
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+        .or_backend()?;
+        tx.commit().await.or_backend()?;
         Ok(saved)
     }
 
@@ -237,7 +238,7 @@ impl CoreStore for PgStore {
         .bind(id)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("open suggestion:{id}")));
         }

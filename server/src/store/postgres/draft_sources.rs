@@ -2,7 +2,8 @@
 //! and accepted company lessons.
 
 use super::lessons::{lesson_from, COLUMNS};
-use super::{audit, backend, PgStore};
+use super::{audit, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::cores::draft::DraftSourceStore;
 use engine::lessons::Lesson;
@@ -15,11 +16,11 @@ impl PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)
+            .or_backend()
     }
 
     async fn save_text(&self, table: &str, key: &str, id: i64, text: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let row: i64 = sqlx::query_scalar(&format!(
             "INSERT INTO {table} ({key}, text, saved_by, saved_at) VALUES ($1, $2, $3, $4) RETURNING id"
         ))
@@ -29,11 +30,11 @@ impl PgStore {
         .bind(actor.at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let chars = text.chars().count();
         audit(&mut tx, actor, &format!("{table}.save"), &id.to_string(), &format!("version {row}, {chars} characters"))
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 }
 
@@ -61,7 +62,7 @@ impl DraftSourceStore for PgStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 }

@@ -1,6 +1,7 @@
 //! Idempotency keys on PostgreSQL.
 
-use super::{backend, PgStore};
+use super::PgStore;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::store::{IdemClaim, IdempotencyStore, StoreError};
@@ -17,14 +18,14 @@ impl IdempotencyStore for PgStore {
         at: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<IdemClaim, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND created_at < $3")
             .bind(scope)
             .bind(key)
             .bind(stale_before)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let claimed = sqlx::query(
             "INSERT INTO idempotency_keys (scope, key, route, body_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (scope, key) DO NOTHING",
@@ -36,7 +37,7 @@ impl IdempotencyStore for PgStore {
         .bind(at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let found = if claimed.rows_affected() == 1 {
             IdemClaim::Fresh
         } else {
@@ -47,10 +48,10 @@ impl IdempotencyStore for PgStore {
             .bind(key)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             // Gone between the insert and the read: released by a refusal a moment ago.
             let Some(row) = row else {
-                tx.commit().await.map_err(backend)?;
+                tx.commit().await.or_backend()?;
                 return Ok(IdemClaim::InFlight);
             };
             let (was_route, was_hash): (String, String) = (row.get("route"), row.get("body_hash"));
@@ -65,7 +66,7 @@ impl IdempotencyStore for PgStore {
                 }
             }
         };
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(found)
     }
 
@@ -77,7 +78,7 @@ impl IdempotencyStore for PgStore {
             .bind(key)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -87,7 +88,7 @@ impl IdempotencyStore for PgStore {
             .bind(key)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -96,7 +97,7 @@ impl IdempotencyStore for PgStore {
             .bind(before)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(done.rows_affected())
     }
 }

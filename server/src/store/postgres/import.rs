@@ -3,6 +3,7 @@
 //! email's unique key: the second's insert fails and its whole transaction rolls back.
 
 use super::{audit, backend, is_unique_violation, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::org::import::{ImportStore, PeopleImport};
 use engine::org::PersonId;
@@ -14,12 +15,12 @@ use std::collections::HashMap;
 impl ImportStore for PgStore {
     async fn import_people(&self, import: &PeopleImport, actor: Actor) -> Result<Vec<PersonId>, StoreError> {
         let emails: Vec<&str> = import.people.iter().map(|p| p.email.as_str()).collect();
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let already: Option<String> = sqlx::query_scalar("SELECT email FROM people WHERE email = ANY($1) LIMIT 1")
             .bind(&emails)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if let Some(email) = already {
             return Err(StoreError::Duplicate(email));
         }
@@ -59,9 +60,9 @@ impl ImportStore for PgStore {
         .bind(import.invite_expires_at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "people.import", "people", &import.audit_detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(people.into_iter().map(PersonId).collect())
     }
 }

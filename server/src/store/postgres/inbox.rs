@@ -1,7 +1,8 @@
 //! The Inbox on PostgreSQL, mirroring `store::inbox`.
 
-use super::{audit, backend, PgStore};
+use super::{audit, PgStore};
 use crate::store::run_rows::{from_json, json};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::PersonId;
@@ -40,7 +41,7 @@ async fn action_in(conn: &mut PgConnection, id: i64) -> Result<Option<InboxActio
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.as_ref().map(action_from).transpose()
 }
 
@@ -64,7 +65,7 @@ async fn move_in(
     .bind(from.as_str())
     .execute(&mut *conn)
     .await
-    .map_err(backend)?
+    .or_backend()?
     .rows_affected();
     let action = action_in(conn, id).await?.ok_or_else(|| StoreError::NotFound(format!("inbox action {id}")))?;
     if moved == 0 {
@@ -76,7 +77,7 @@ async fn move_in(
 #[async_trait]
 impl InboxStore for PgStore {
     async fn add_action(&self, a: &NewAction, at: DateTime<Utc>) -> Result<InboxAction, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO inbox_actions (person_id, run_id, kind, connector_id, tool, arguments, line, state, \
              created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'waiting', $8) RETURNING id",
@@ -91,12 +92,12 @@ impl InboxStore for PgStore {
         .bind(at)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         action_in(&mut conn, id).await?.ok_or_else(|| StoreError::NotFound(format!("inbox action {id}")))
     }
 
     async fn action(&self, id: i64) -> Result<Option<InboxAction>, StoreError> {
-        action_in(&mut *self.pool().acquire().await.map_err(backend)?, id).await
+        action_in(&mut *self.pool().acquire().await.or_backend()?, id).await
     }
 
     async fn inbox(&self, person: PersonId, limit: u32) -> Result<Vec<InboxAction>, StoreError> {
@@ -107,15 +108,15 @@ impl InboxStore for PgStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(action_from).collect()
     }
 
     async fn decide_action(&self, id: i64, to: ActionState, actor: Actor) -> Result<InboxAction, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let action = move_in(&mut tx, id, ActionState::Waiting, to, None, actor.at).await?;
         audit(&mut tx, actor, &format!("inbox.{}", to.as_str()), &format!("inbox_action:{id}"), &action.line).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(action)
     }
 
@@ -126,9 +127,9 @@ impl InboxStore for PgStore {
         outcome: &str,
         at: DateTime<Utc>,
     ) -> Result<InboxAction, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let action = move_in(&mut tx, id, ActionState::Approved, to, Some(outcome), at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(action)
     }
 }

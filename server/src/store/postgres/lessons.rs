@@ -1,6 +1,7 @@
 //! Lessons on PostgreSQL.
 
-use super::{audit, backend, PgStore};
+use super::{audit, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::DataLabel;
@@ -79,17 +80,17 @@ async fn insert(conn: &mut PgConnection, l: &NewLesson, supersedes: Option<i64>)
     .bind(l.scope == LessonScope::Partner)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     lesson_from(&row)
 }
 
 #[async_trait]
 impl LessonStore for PgStore {
     async fn add_lesson(&self, lesson: &NewLesson, actor: Actor) -> Result<Lesson, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let l = insert(&mut tx, lesson, None).await?;
         audit(&mut tx, actor, "lesson.keep", &l.ref_id(), l.scope.kind()).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(l)
     }
 
@@ -98,7 +99,7 @@ impl LessonStore for PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(lesson_from).transpose()
     }
 
@@ -107,7 +108,7 @@ impl LessonStore for PgStore {
             .bind(person.0)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
@@ -121,7 +122,7 @@ impl LessonStore for PgStore {
         .bind(&teams)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
@@ -132,7 +133,7 @@ impl LessonStore for PgStore {
         reason: &str,
         actor: Actor,
     ) -> Result<Lesson, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let closed = sqlx::query(
             "UPDATE lessons SET state = 'superseded', state_at = $1, state_reason = $2, valid_to = $3 \
              WHERE id = $4 AND state = $5",
@@ -144,13 +145,13 @@ impl LessonStore for PgStore {
         .bind(old.state.as_str())
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if closed.rows_affected() == 0 {
             return Err(StoreError::Changed { current: 0 });
         }
         let l = insert(&mut tx, new, Some(old.id)).await?;
         audit(&mut tx, actor, "lesson.supersede", &old.ref_id(), &format!("{reason}: {}", l.ref_id())).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(l)
     }
 
@@ -160,12 +161,12 @@ impl LessonStore for PgStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
     async fn decide_lesson(&self, id: i64, accept: bool, actor: Actor) -> Result<Lesson, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let (state, reason) = if accept { ("accepted", "accepted") } else { ("declined", "declined") };
         let row = sqlx::query(&format!(
             "UPDATE lessons SET state = $1, state_at = $2, state_reason = $3, confirmed = ($4 OR confirmed), \
@@ -178,16 +179,16 @@ impl LessonStore for PgStore {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(row) = row else { return Err(StoreError::Changed { current: 0 }) };
         let l = lesson_from(&row)?;
         audit(&mut tx, actor, &format!("lesson.{state}"), &l.ref_id(), l.scope.kind()).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(l)
     }
 
     async fn forget_lesson(&self, id: i64, actor: Actor) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // The lesson, then each version it replaced, newest first.
         let mut chain = Vec::new();
         let mut next = Some(id);
@@ -197,7 +198,7 @@ impl LessonStore for PgStore {
                     .bind(at)
                     .fetch_optional(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
             let Some(replaced) = row else { break };
             chain.push(at);
             next = replaced;
@@ -208,14 +209,14 @@ impl LessonStore for PgStore {
                 .bind(gone)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
-            sqlx::query("DELETE FROM lessons WHERE id = $1").bind(gone).execute(&mut *tx).await.map_err(backend)?;
+                .or_backend()?;
+            sqlx::query("DELETE FROM lessons WHERE id = $1").bind(gone).execute(&mut *tx).await.or_backend()?;
         }
         if !chain.is_empty() {
             audit(&mut tx, actor, "lesson.forget", &format!("lesson:{id}"), &format!("{} versions", chain.len()))
                 .await?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(chain.len() as u32)
     }
 
@@ -227,7 +228,7 @@ impl LessonStore for PgStore {
         .bind(record_id)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
@@ -239,7 +240,7 @@ impl LessonStore for PgStore {
         reason: &str,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let done =
             sqlx::query("UPDATE lessons SET state = $1, state_at = $2, state_reason = $3 WHERE id = $4 AND state = $5")
                 .bind(to.as_str())
@@ -249,12 +250,12 @@ impl LessonStore for PgStore {
                 .bind(from.as_str())
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Changed { current: 0 });
         }
         audit(&mut tx, actor, &format!("lesson.{}", to.as_str()), &format!("lesson:{id}"), reason).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn expire_lessons(
@@ -273,7 +274,7 @@ impl LessonStore for PgStore {
         .bind(cutoff)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() as u32)
     }
 }

@@ -1,7 +1,8 @@
 //! Who's-who toolsets and their reference lists on PostgreSQL, mirroring `store::lists`.
 
-use super::{audit, backend, lock, locks, PgStore};
+use super::{audit, lock, locks, PgStore};
 use crate::store::run_rows::{entry_keys, from_json, json, lookup_keys};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::runs::whoswho::ListEntry;
@@ -36,12 +37,12 @@ fn on_off(on: bool) -> &'static str {
 #[async_trait]
 impl ListStore for PgStore {
     async fn set_whos_who(&self, connector: i64, on: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let old: Option<bool> = sqlx::query_scalar("SELECT whos_who FROM connectors WHERE id = $1 FOR UPDATE")
             .bind(connector)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let Some(old) = old else {
             return Err(StoreError::NotFound(format!("connector:{connector}")));
         };
@@ -50,17 +51,17 @@ impl ListStore for PgStore {
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} -> {}", on_off(old), on_off(on));
         audit(&mut tx, actor, "connector.whos_who", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn whos_who_connectors(&self) -> Result<Vec<i64>, StoreError> {
         sqlx::query_scalar("SELECT id FROM connectors WHERE whos_who ORDER BY id")
             .fetch_all(self.pool())
             .await
-            .map_err(backend)
+            .or_backend()
     }
 
     async fn save_list(
@@ -70,7 +71,7 @@ impl ListStore for PgStore {
         entries: &[ListEntry],
         fetched_at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // Racing saves of one list wait on each other here, so the last one wins whole rather
         // than the two mixing. The new fetch replaces the old one: an entry no longer returned goes.
         lock(&mut tx, locks::LIST_SAVES, connector).await?;
@@ -82,13 +83,13 @@ impl ListStore for PgStore {
         .bind(list)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         sqlx::query("DELETE FROM list_entries WHERE connector_id = $1 AND list = $2")
             .bind(connector)
             .bind(list)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for entry in entries {
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO list_entries (connector_id, list, entry_id, kept_values, names, fetched_at) \
@@ -102,24 +103,24 @@ impl ListStore for PgStore {
             .bind(fetched_at)
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             for key in entry_keys(entry) {
                 sqlx::query("INSERT INTO list_entry_keys (key, list_entry_id) VALUES ($1, $2)")
                     .bind(key)
                     .bind(id)
                     .execute(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
             }
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn list_entries(&self) -> Result<Vec<ListEntry>, StoreError> {
         sqlx::query(&format!("{ENTRY_SELECT} ORDER BY e.id"))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(entry_from)
             .collect()
@@ -136,7 +137,7 @@ impl ListStore for PgStore {
         .bind(&keys)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(entry_from)
         .collect()
@@ -153,7 +154,7 @@ impl ListStore for PgStore {
         .bind(at)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() == 1)
     }
 }

@@ -1,8 +1,9 @@
 //! Seed 004's memory audits, on PostgreSQL: an applied audit, its action rows and the entries it
 //! read are recorded in one transaction, with an audit-log row.
 
-use super::{audit, backend, PgStore};
-use crate::store::memory_audits::{action_from, to_json, unresolved_from, AUDIT_COLUMNS};
+use super::{audit, PgStore};
+use crate::store::sqlite::memory_audits::{action_from, to_json, unresolved_from, AUDIT_COLUMNS};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, MemoryAuditStore, NewAudit};
@@ -38,7 +39,7 @@ async fn audit_on(conn: &mut PgConnection, id: i64) -> Result<Option<AuditRecord
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
     else {
         return Ok(None);
     };
@@ -46,7 +47,7 @@ async fn audit_on(conn: &mut PgConnection, id: i64) -> Result<Option<AuditRecord
         .bind(id)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(|r| action_from(r.get("action"), r.get("outcome")))
         .collect::<Result<Vec<_>, _>>()?;
@@ -56,7 +57,7 @@ async fn audit_on(conn: &mut PgConnection, id: i64) -> Result<Option<AuditRecord
 #[async_trait]
 impl MemoryAuditStore for PgStore {
     async fn record_memory_audit(&self, a: &NewAudit) -> Result<AuditRecord, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO org_memory_audits (subject, trigger_name, by_whom, at, memory_before, user_before, \
              memory_after, user_after, memory_percent, user_percent, unresolved, summary) \
@@ -76,7 +77,7 @@ impl MemoryAuditStore for PgStore {
         .bind(&a.audit.summary)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         for (seq, r) in a.audit.actions.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO org_memory_audit_actions (audit_id, seq, action, outcome) VALUES ($1, $2, $3, $4)",
@@ -87,7 +88,7 @@ impl MemoryAuditStore for PgStore {
             .bind(&r.outcome)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         for entry in &a.seen {
             sqlx::query(
@@ -99,7 +100,7 @@ impl MemoryAuditStore for PgStore {
             .bind(a.audit.at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         let actor = Actor { person: None, at: a.audit.at };
         audit(
@@ -111,19 +112,19 @@ impl MemoryAuditStore for PgStore {
         )
         .await?;
         let record = audit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("audit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(record)
     }
 
     async fn memory_audits(&self, subject: &str, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let ids: Vec<i64> =
             sqlx::query_scalar("SELECT id FROM org_memory_audits WHERE subject = $1 ORDER BY id DESC LIMIT $2")
                 .bind(subject)
                 .bind(i64::from(limit))
                 .fetch_all(&mut *conn)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             out.extend(audit_on(&mut conn, id).await?);
@@ -132,12 +133,12 @@ impl MemoryAuditStore for PgStore {
     }
 
     async fn memory_audit(&self, id: i64) -> Result<Option<AuditRecord>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         audit_on(&mut conn, id).await
     }
 
     async fn mark_memory_audit_undone(&self, id: i64, by: &str, at: DateTime<Utc>) -> Result<AuditRecord, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let done = sqlx::query(
             "UPDATE org_memory_audits SET undone_at = $1, undone_by = $2 WHERE id = $3 AND undone_at IS NULL",
         )
@@ -146,7 +147,7 @@ impl MemoryAuditStore for PgStore {
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let record = audit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("audit {id}")))?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Changed { current: 0 });
@@ -159,7 +160,7 @@ impl MemoryAuditStore for PgStore {
             &format!("audit #{id} by {by}"),
         )
         .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(record)
     }
 
@@ -168,7 +169,7 @@ impl MemoryAuditStore for PgStore {
         subject: &str,
         entries: &[String],
     ) -> Result<Vec<Option<DateTime<Utc>>>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
             out.push(
@@ -177,7 +178,7 @@ impl MemoryAuditStore for PgStore {
                     .bind(e)
                     .fetch_optional(&mut *conn)
                     .await
-                    .map_err(backend)?,
+                    .or_backend()?,
             );
         }
         Ok(out)

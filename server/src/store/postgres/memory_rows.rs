@@ -2,7 +2,7 @@
 //! evidence, the bot's memory lock, and inserting, closing and superseding a row inside the
 //! caller's transaction.
 
-use super::backend;
+use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
 use engine::persona::backlog::MemoryRow;
 use engine::persona::render::MemoryKind;
@@ -50,7 +50,7 @@ pub(crate) async fn with_evidence(
         .bind(r.id)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     }
     Ok(rows)
 }
@@ -67,7 +67,7 @@ pub(crate) async fn memory_rows_on(
     .bind(include_closed)
     .fetch_all(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     let rows = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
     with_evidence(conn, rows).await
 }
@@ -79,7 +79,7 @@ pub(crate) async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> R
         .bind(agent)
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
@@ -91,14 +91,14 @@ pub(crate) async fn lock_active_row(conn: &mut PgConnection, id: i64) -> Result<
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
     lock_agent_memory(conn, &agent).await?;
     let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = $1 FOR UPDATE"))
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
     let row = memory_from(&row)?;
     if !row.active {
@@ -116,7 +116,7 @@ pub(crate) async fn add_evidence(conn: &mut PgConnection, memory: i64, episodes:
         .bind(e)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     }
     Ok(())
 }
@@ -126,7 +126,7 @@ async fn evidence_of(conn: &mut PgConnection, memory: i64) -> Result<Vec<i64>, S
         .bind(memory)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)
+        .or_backend()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -153,7 +153,7 @@ pub(crate) async fn insert_row(
     .bind(at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)
+    .or_backend()
 }
 
 pub(crate) async fn close_row(
@@ -175,7 +175,7 @@ pub(crate) async fn close_row(
     .bind(id)
     .execute(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     if done.rows_affected() != 1 {
         return Err(StoreError::Changed { current: 0 });
     }
@@ -188,7 +188,7 @@ pub(crate) async fn close_row(
         .bind(new)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     }
     Ok(())
 }
@@ -199,7 +199,7 @@ pub(crate) async fn mark_promoted(conn: &mut PgConnection, memory: i64, task: Op
         .bind(memory)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 //! Agents' memory_scopes, on PostgreSQL.
 
-use super::{audit, backend, PgStore};
-use crate::store::memory_scopes::{scopes_from, scopes_text};
+use super::{audit, PgStore};
+use crate::store::sqlite::memory_scopes::{scopes_from, scopes_text};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::lessons::scopes::{scopes_line, MemoryScope, MemoryScopeStore};
 use engine::org::AgentId;
@@ -14,17 +15,17 @@ impl MemoryScopeStore for PgStore {
             .bind(agent.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(text.as_deref().map(scopes_from).unwrap_or_default())
     }
 
     async fn set_memory_scopes(&self, agent: AgentId, scopes: &[MemoryScope], actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let old: Option<String> = sqlx::query_scalar("SELECT scopes FROM agent_memory_scopes WHERE agent_id = $1")
             .bind(agent.0)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query(
             "INSERT INTO agent_memory_scopes (agent_id, scopes) VALUES ($1, $2) \
              ON CONFLICT (agent_id) DO UPDATE SET scopes = excluded.scopes",
@@ -33,10 +34,10 @@ impl MemoryScopeStore for PgStore {
         .bind(scopes_text(scopes))
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let was = scopes_line(&old.as_deref().map(scopes_from).unwrap_or_default());
         let detail = format!("{was} → {}", scopes_line(scopes));
         audit(&mut tx, actor, "agent.memory_scopes", &agent.0.to_string(), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 }

@@ -33,6 +33,7 @@ mod snapshots;
 mod teams;
 mod tokens;
 
+use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
 use engine::store::Actor;
 use engine::store::StoreError;
@@ -50,13 +51,7 @@ pub struct PgStore {
     secrets: crate::store::sealing::Secrets,
 }
 
-pub(crate) fn backend(e: sqlx::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
-
-pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
+pub(crate) use crate::store::{backend, is_unique_violation};
 
 /// Advisory lock namespaces (the first key of `pg_advisory_xact_lock(int, int)`), one per ledger or
 /// cap, so that unrelated locks never wait on each other.
@@ -89,7 +84,7 @@ pub(crate) async fn lock(conn: &mut PgConnection, namespace: i32, key: i64) -> R
         .bind((key % i64::from(i32::MAX)) as i32)
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
@@ -109,7 +104,7 @@ pub(crate) async fn claim_call(
     limit: u32,
     at: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
-    let mut tx = pool.begin().await.map_err(backend)?;
+    let mut tx = pool.begin().await.or_backend()?;
     let count = match ledger {
         CallLedger::ConnectorRead { connector, .. } => {
             lock(&mut tx, locks::CONNECTOR_CALLS, connector).await?;
@@ -122,7 +117,7 @@ pub(crate) async fn claim_call(
             sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= $1").bind(since)
         }
     };
-    let used: i64 = count.fetch_one(&mut *tx).await.map_err(backend)?;
+    let used: i64 = count.fetch_one(&mut *tx).await.or_backend()?;
     if used >= i64::from(limit) {
         return Ok(false);
     }
@@ -136,8 +131,8 @@ pub(crate) async fn claim_call(
             sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES ($1, $2, $3)").bind(agent).bind(purpose)
         }
     };
-    record.bind(at).execute(&mut *tx).await.map_err(backend)?;
-    tx.commit().await.map_err(backend)?;
+    record.bind(at).execute(&mut *tx).await.or_backend()?;
+    tx.commit().await.or_backend()?;
     Ok(true)
 }
 
@@ -157,7 +152,7 @@ pub(crate) async fn audit(
         .bind(detail)
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
@@ -171,7 +166,7 @@ const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
 impl PgStore {
     /// Connects and applies migrations.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
-        let options = PgConnectOptions::from_str(url).map_err(backend)?;
+        let options = PgConnectOptions::from_str(url).or_backend()?;
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
@@ -186,8 +181,8 @@ impl PgStore {
             })
             .connect_with(options)
             .await
-            .map_err(backend)?;
-        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
+            .or_backend()?;
+        MIGRATOR.run(&pool).await.or_backend()?;
         cards::terms::index_once(&pool).await?;
         Ok(Self { pool, secrets: None })
     }
@@ -195,14 +190,13 @@ impl PgStore {
     /// Connects without migrating, in sessions that refuse every write, for the CLI's read-only
     /// commands.
     pub async fn open_read_only(url: &str) -> Result<Self, StoreError> {
-        let options =
-            PgConnectOptions::from_str(url).map_err(backend)?.options([("default_transaction_read_only", "on")]);
+        let options = PgConnectOptions::from_str(url).or_backend()?.options([("default_transaction_read_only", "on")]);
         let pool = PgPoolOptions::new()
             .max_connections(2)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(Self { pool, secrets: None })
     }
 
@@ -221,7 +215,7 @@ impl PgStore {
     }
 
     pub async fn is_empty(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.map_err(backend)?;
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.or_backend()?;
         Ok(n == 0)
     }
 }

@@ -1,7 +1,8 @@
 //! The nightly job's marks, the spend ledger, memory's budget and its stops, on PostgreSQL.
 
-use super::{audit, backend, PgStore};
-use crate::store::nightly::{merged_evidence, READ_KINDS, RUN_PERSON};
+use super::{audit, PgStore};
+use crate::store::sqlite::nightly::{merged_evidence, READ_KINDS, RUN_PERSON};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
@@ -32,7 +33,7 @@ impl NightlyStore for PgStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| Queued {
@@ -55,7 +56,7 @@ impl NightlyStore for PgStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let mut runs = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(r) = self.run(RunId(id)).await? {
@@ -81,12 +82,12 @@ impl NightlyStore for PgStore {
         .bind(upto(WorkKind::Private))
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(())
     }
 
     async fn record_budget_stop(&self, stop: &BudgetStop, left_out: &[PersonId]) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "INSERT INTO budget_stops (local_date, budget_cents, left_out, at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (local_date) DO UPDATE SET budget_cents = excluded.budget_cents, \
@@ -98,7 +99,7 @@ impl NightlyStore for PgStore {
         .bind(stop.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         for p in left_out {
             sqlx::query(
                 "INSERT INTO nightly_marks (person_id, personal_through, shared_through, left_out_on) VALUES ($1, 0, 0, $2) \
@@ -108,9 +109,9 @@ impl NightlyStore for PgStore {
             .bind(&stop.local_date)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn budget_stops(&self, limit: u32) -> Result<Vec<BudgetStop>, StoreError> {
@@ -120,7 +121,7 @@ impl NightlyStore for PgStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| BudgetStop {
@@ -143,7 +144,7 @@ impl NightlyStore for PgStore {
         .bind(spend.at)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(())
     }
 
@@ -153,7 +154,7 @@ impl NightlyStore for PgStore {
                 .bind(local_date)
                 .fetch_one(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(total.try_into().unwrap_or(0))
     }
 
@@ -161,16 +162,16 @@ impl NightlyStore for PgStore {
         let cents: Option<i64> = sqlx::query_scalar("SELECT daily_budget_cents FROM memory_settings WHERE id = 1")
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(cents.map(|c| c.try_into().unwrap_or(0)))
     }
 
     async fn set_memory_budget(&self, cents: u32, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let old: Option<i64> = sqlx::query_scalar("SELECT daily_budget_cents FROM memory_settings WHERE id = 1")
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query(
             "INSERT INTO memory_settings (id, daily_budget_cents) VALUES (1, $1) \
              ON CONFLICT (id) DO UPDATE SET daily_budget_cents = excluded.daily_budget_cents",
@@ -178,20 +179,20 @@ impl NightlyStore for PgStore {
         .bind(i64::from(cents))
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let was = old.map(|c| format!("{c} cents")).unwrap_or_else(|| "the default".into());
         audit(&mut tx, actor, "memory.budget", "company", &format!("{was} → {cents} cents a day")).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn confirm_lesson(&self, id: i64, evidence: &[Evidence], at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let stored: Option<String> =
             sqlx::query_scalar("SELECT evidence FROM lessons WHERE id = $1 AND state = 'accepted'")
                 .bind(id)
                 .fetch_optional(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let Some(stored) = stored else { return Err(StoreError::Changed { current: 0 }) };
         let merged = merged_evidence(&stored, evidence)?;
         sqlx::query(
@@ -202,7 +203,7 @@ impl NightlyStore for PgStore {
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
-        tx.commit().await.map_err(backend)
+        .or_backend()?;
+        tx.commit().await.or_backend()
     }
 }

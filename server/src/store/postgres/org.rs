@@ -3,6 +3,7 @@
 //! as SQLite's default collation does, whatever the database's locale.
 
 use super::{audit, backend, is_unique_violation, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 
 use engine::org::{
@@ -17,7 +18,7 @@ fn role_from(row: &PgRow) -> Result<Role, StoreError> {
     let slug: String = row.get("slug");
     Ok(Role {
         id: RoleId(row.get("id")),
-        slug: RoleSlug::parse(&slug).map_err(|e| StoreError::Backend(e.to_string()))?,
+        slug: RoleSlug::parse(&slug).or_backend()?,
         name: row.get("name"),
         company_core_limit: row.get::<i64, _>("company_core_limit") as u32,
     })
@@ -72,19 +73,16 @@ impl OrgStore for PgStore {
         let row = sqlx::query("SELECT name, time_zone FROM company WHERE id = 1")
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.map(|r| {
             let tz: String = r.get("time_zone");
-            Ok(Company {
-                name: r.get("name"),
-                time_zone: TimeZoneName::parse(&tz).map_err(|e| StoreError::Backend(e.to_string()))?,
-            })
+            Ok(Company { name: r.get("name"), time_zone: TimeZoneName::parse(&tz).or_backend()? })
         })
         .transpose()
     }
 
     async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("INSERT INTO company (id, name, time_zone, created_at) VALUES (1, $1, $2, $3)")
             .bind(&company.name)
             .bind(company.time_zone.as_str())
@@ -93,34 +91,34 @@ impl OrgStore for PgStore {
             .await
             .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate("company".into()) } else { backend(e) })?;
         audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn directory(&self) -> Result<Directory, StoreError> {
         // One snapshot, so the four lists agree with each other.
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let roles = sqlx::query("SELECT id, slug, name, company_core_limit FROM roles ORDER BY name COLLATE \"C\"")
             .fetch_all(&mut *tx)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(role_from)
             .collect::<Result<Vec<_>, _>>()?;
         let teams = sqlx::query("SELECT id, name, lead_id, role_id FROM teams ORDER BY name COLLATE \"C\"")
             .fetch_all(&mut *tx)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(team_from)
             .collect();
         let people = sqlx::query(&format!("SELECT {PERSON_COLUMNS} FROM people ORDER BY name COLLATE \"C\""))
             .fetch_all(&mut *tx)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(person_from)
             .collect();
@@ -128,11 +126,11 @@ impl OrgStore for PgStore {
             sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE NOT private ORDER BY name COLLATE \"C\""))
                 .fetch_all(&mut *tx)
                 .await
-                .map_err(backend)?
+                .or_backend()?
                 .iter()
                 .map(agent_from)
                 .collect();
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Directory { people, teams, roles, agents })
     }
 
@@ -141,7 +139,7 @@ impl OrgStore for PgStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(person_from))
     }
 
@@ -152,7 +150,7 @@ impl OrgStore for PgStore {
         .bind(email.trim().to_lowercase())
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(row.map(|r| (person_from(&r), r.get("password_hash"))))
     }
 
@@ -161,7 +159,7 @@ impl OrgStore for PgStore {
             .bind(slug.as_str())
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(role_from).transpose()
     }
 
@@ -170,7 +168,7 @@ impl OrgStore for PgStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(role_from).transpose()
     }
 
@@ -179,7 +177,7 @@ impl OrgStore for PgStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(team_from))
     }
 
@@ -192,7 +190,7 @@ impl OrgStore for PgStore {
         .bind(id.0)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         row.as_ref().map(team_with_role_from).transpose()
     }
 
@@ -201,12 +199,12 @@ impl OrgStore for PgStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(agent_from))
     }
 
     async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO roles (slug, name, company_core_limit, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
         )
@@ -218,12 +216,12 @@ impl OrgStore for PgStore {
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) })?;
         audit(&mut tx, actor, "role.create", &slug.to_string(), name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Role { id: RoleId(id), slug: slug.clone(), name: name.to_string(), company_core_limit: limit })
     }
 
     async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id: i64 =
             sqlx::query_scalar("INSERT INTO teams (name, role_id, created_at) VALUES ($1, $2, $3) RETURNING id")
                 .bind(name)
@@ -235,12 +233,12 @@ impl OrgStore for PgStore {
                     |e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) },
                 )?;
         audit(&mut tx, actor, "team.create", &format!("team:{id}"), name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Team { id: TeamId(id), name: name.to_string(), lead: None, role })
     }
 
     async fn create_person(&self, p: &NewPerson, actor: Actor) -> Result<Person, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let email = p.email.trim().to_lowercase();
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO people (name, email, password_hash, is_admin, main_team_id, created_at) \
@@ -256,7 +254,7 @@ impl OrgStore for PgStore {
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(email.clone()) } else { backend(e) })?;
         audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Person {
             id: PersonId(id),
             name: p.name.clone(),
@@ -270,7 +268,7 @@ impl OrgStore for PgStore {
     }
 
     async fn create_agent(&self, a: &NewAgent, actor: Actor) -> Result<Agent, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
@@ -285,7 +283,7 @@ impl OrgStore for PgStore {
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(a.name.clone()) } else { backend(e) })?;
         audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &a.name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Agent {
             id: AgentId(id),
             name: a.name.clone(),
@@ -322,23 +320,23 @@ impl OrgStore for PgStore {
     }
 
     async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let set = sqlx::query("UPDATE people SET password_hash = $1 WHERE id = $2 AND left_at IS NULL")
             .bind(hash)
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if set.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         }
         audit(&mut tx, actor, "person.password", &format!("person:{}", person.0), "").await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         super::people::keep_an_admin(&mut tx, person).await?;
         // The update locks the person's row: a second departure waits, then finds them gone.
         let marked = sqlx::query("UPDATE people SET left_at = $1 WHERE id = $2 AND left_at IS NULL")
@@ -346,7 +344,7 @@ impl OrgStore for PgStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if marked.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         }
@@ -355,13 +353,13 @@ impl OrgStore for PgStore {
             .bind(person.0)
             .fetch_all(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for team in led {
             sqlx::query("UPDATE teams SET lead_id = NULL WHERE id = $1")
                 .bind(team)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             audit(&mut tx, actor, "team.lead", &format!("team:{team}"), &format!("{} -> none: left", person.0)).await?;
         }
         let mut d = Departure::default();
@@ -369,7 +367,7 @@ impl OrgStore for PgStore {
             "UPDATE api_tokens SET revoked_at = $1 WHERE person_id = $2 AND revoked_at IS NULL",
             "UPDATE agent_tokens SET revoked_at = $1 WHERE created_by = $2 AND revoked_at IS NULL",
         ] {
-            let done = sqlx::query(revoke).bind(actor.at).bind(person.0).execute(&mut *tx).await.map_err(backend)?;
+            let done = sqlx::query(revoke).bind(actor.at).bind(person.0).execute(&mut *tx).await.or_backend()?;
             d.tokens += done.rows_affected() as u32;
         }
         // Uses go first and are counted here, before the cards' cascade could remove them unseen.
@@ -379,24 +377,21 @@ impl OrgStore for PgStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         d.uses = uses.rows_affected() as u32;
-        let cards = sqlx::query("DELETE FROM cards WHERE read_as = $1")
-            .bind(person.0)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
+        let cards =
+            sqlx::query("DELETE FROM cards WHERE read_as = $1").bind(person.0).execute(&mut *tx).await.or_backend()?;
         d.cards = cards.rows_affected() as u32;
         sqlx::query("DELETE FROM person_keys WHERE person_id = $1")
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query("UPDATE prepare_my_day SET enabled = FALSE WHERE person_id = $1")
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         // Their lists were theirs alone: closed, never deleted.
         sqlx::query(
             "UPDATE list_snapshots SET closed_at = $1, closed_reason = 'left' WHERE person_id = $2 AND closed_at IS NULL",
@@ -405,7 +400,7 @@ impl OrgStore for PgStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         // Their private lessons were theirs alone too: closed, never deleted, and read by nobody.
         // What came from their work for a team or the company stays with its reviewers.
         sqlx::query(
@@ -417,10 +412,10 @@ impl OrgStore for PgStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
         audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(d)
     }
 
@@ -447,7 +442,7 @@ impl OrgStore for PgStore {
             .bind(i64::from(limit))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| AuditEntry {
@@ -480,7 +475,7 @@ impl OrgStore for PgStore {
         .bind(i64::from(teammates))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let first = rows.first().ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
         let team = crate::store::joined_team_from(first);
         let team_role = team.as_ref().and_then(|_| first.get("team_role_name"));
@@ -503,7 +498,7 @@ impl OrgStore for PgStore {
         .bind(&emails)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(person_from)
         .collect())
@@ -523,13 +518,13 @@ async fn set_column(
     action: &str,
     kind: &str,
 ) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await.map_err(backend)?;
+    let mut tx = pool.begin().await.or_backend()?;
     let old: Option<Option<i64>> =
         sqlx::query_scalar(&format!("SELECT {column} FROM {table} WHERE id = $1 FOR UPDATE"))
             .bind(id)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     let Some(old) = old else {
         return Err(StoreError::NotFound(format!("{kind}:{id}")));
     };
@@ -538,8 +533,8 @@ async fn set_column(
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let show = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "none".to_string());
     audit(&mut tx, actor, action, &format!("{kind}:{id}"), &format!("{} -> {}", show(old), show(value))).await?;
-    tx.commit().await.map_err(backend)
+    tx.commit().await.or_backend()
 }

@@ -5,6 +5,7 @@
 
 use super::org::{person_from, PERSON_COLUMNS};
 use super::{audit, backend, is_unique_violation, lock, locks, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::people::{Invite, NewInvite, PeopleStore, ResetNotice, PASSWORD_RESET_EVENT};
@@ -29,7 +30,7 @@ async fn insert_invite(
     .bind(invite.expires_at)
     .execute(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     let expires = invite.expires_at.format("%Y-%m-%d %H:%M UTC").to_string();
     audit(conn, actor, "person.invite", &format!("person:{}", person.0), &format!("expires {expires}")).await
 }
@@ -42,7 +43,7 @@ pub(super) async fn keep_an_admin(conn: &mut PgConnection, person: PersonId) -> 
         .bind(person.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if is_admin != Some(true) {
         return Ok(());
     }
@@ -50,7 +51,7 @@ pub(super) async fn keep_an_admin(conn: &mut PgConnection, person: PersonId) -> 
         .bind(person.0)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if others == 0 {
         return Err(StoreError::LastAdmin);
     }
@@ -66,7 +67,7 @@ impl PeopleStore for PgStore {
         invite: &NewInvite,
         actor: Actor,
     ) -> Result<Person, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let email = p.email.trim().to_lowercase();
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO people (name, email, password_hash, is_admin, main_team_id, role_override_id, created_at) \
@@ -84,7 +85,7 @@ impl PeopleStore for PgStore {
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(email.clone()) } else { backend(e) })?;
         audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
         insert_invite(&mut tx, PersonId(id), invite, actor).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Person {
             id: PersonId(id),
             name: p.name.clone(),
@@ -104,7 +105,7 @@ impl PeopleStore for PgStore {
         invite: &NewInvite,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // The update locks the person's row: a link being used for them waits, then sees the reset.
         let email: Option<String> = sqlx::query_scalar(
             "UPDATE people SET password_hash = $1, session_generation = session_generation + 1 \
@@ -114,7 +115,7 @@ impl PeopleStore for PgStore {
         .bind(person.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(email) = email else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         };
@@ -125,7 +126,7 @@ impl PeopleStore for PgStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let detail = format!("sessions ended, {} older link(s) replaced", replaced.rows_affected());
         audit(&mut tx, actor, "person.password_reset", &format!("person:{}", person.0), &detail).await?;
         insert_invite(&mut tx, person, invite, actor).await?;
@@ -136,11 +137,11 @@ impl PeopleStore for PgStore {
                 .bind(actor.at)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let event = NewEvent { name: PASSWORD_RESET_EVENT.into(), state: Some(email), ..NewEvent::default() };
         super::runs::insert_event(&mut tx, &event, actor.at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 
@@ -152,7 +153,7 @@ impl PeopleStore for PgStore {
         .bind(secret_hash)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(row.map(|r| Invite {
             person: PersonId(r.get("person_id")),
             name: r.get("name"),
@@ -171,7 +172,7 @@ impl PeopleStore for PgStore {
         password_hash: &str,
         at: DateTime<Utc>,
     ) -> Result<Option<Person>, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // Both rows locked in the order a reset takes them (person first), so neither waits on the
         // other in a circle; the link is then checked as it stands after any racing use or reset.
         let row = sqlx::query(
@@ -182,7 +183,7 @@ impl PeopleStore for PgStore {
         .bind(secret_hash)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(row) = row else { return Ok(None) };
         let open = row.get::<Option<DateTime<Utc>>, _>("used_at").is_none()
             && row.get::<Option<DateTime<Utc>>, _>("replaced_at").is_none()
@@ -197,22 +198,22 @@ impl PeopleStore for PgStore {
             .bind(row.get::<i64, _>("id"))
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let row =
             sqlx::query(&format!("UPDATE people SET password_hash = $1 WHERE id = $2 RETURNING {PERSON_COLUMNS}"))
                 .bind(password_hash)
                 .bind(person)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let actor = Actor { person: Some(PersonId(person)), at };
         audit(&mut tx, actor, "person.invite_used", &format!("person:{person}"), "password set").await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Some(person_from(&row)))
     }
 
     async fn change_password(&self, person: PersonId, password_hash: &str, actor: Actor) -> Result<i64, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let generation: Option<i64> = sqlx::query_scalar(
             "UPDATE people SET password_hash = $1, session_generation = session_generation + 1 \
              WHERE id = $2 AND left_at IS NULL RETURNING session_generation",
@@ -221,17 +222,17 @@ impl PeopleStore for PgStore {
         .bind(person.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(generation) = generation else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         };
         audit(&mut tx, actor, "person.password", &format!("person:{}", person.0), "other sessions ended").await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(generation)
     }
 
     async fn set_admin(&self, person: PersonId, admin: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         if !admin {
             keep_an_admin(&mut tx, person).await?;
         }
@@ -240,7 +241,7 @@ impl PeopleStore for PgStore {
                 .bind(person.0)
                 .fetch_optional(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let Some(was) = was else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         };
@@ -249,11 +250,11 @@ impl PeopleStore for PgStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let detail = format!("{} -> {}", yes_no(was), yes_no(admin));
         audit(&mut tx, actor, "person.admin", &format!("person:{}", person.0), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 
@@ -262,7 +263,7 @@ impl PeopleStore for PgStore {
             .bind(person.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.map(|r| (person_from(&r), r.get("session_generation"))))
     }
 
@@ -274,11 +275,11 @@ impl PeopleStore for PgStore {
         .bind(person.0)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if waiting.is_none() {
             return Ok(None);
         }
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // The update takes the waiting rows' locks: a second page read at once finds them shown.
         let shown = sqlx::query(
             "UPDATE password_reset_notices SET shown_at = $1 WHERE person_id = $2 AND shown_at IS NULL \
@@ -288,7 +289,7 @@ impl PeopleStore for PgStore {
         .bind(person.0)
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(newest) = shown.iter().max_by_key(|r| r.get::<i64, _>("id")) else {
             return Ok(None);
         };
@@ -296,9 +297,9 @@ impl PeopleStore for PgStore {
             .bind(newest.get::<i64, _>("reset_by"))
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let notice = ResetNotice { by, at: newest.get("reset_at") };
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Some(notice))
     }
 }

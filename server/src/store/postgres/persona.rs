@@ -22,6 +22,7 @@ use super::memory_rows::{
     memory_rows_on, supersede, with_evidence, MEMORY_COLUMNS,
 };
 use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::PersonId;
@@ -116,9 +117,9 @@ fn episode_from(row: &PgRow) -> Result<Episode, StoreError> {
 /// `20261201000002_bot_row_security`). Both revert when the transaction ends, so the pooled
 /// connection goes back as the application's role.
 async fn begin_as_bot<'a>(store: &'a PgStore, agent: &str) -> Result<Transaction<'a, Postgres>, StoreError> {
-    let mut tx = store.pool().begin().await.map_err(backend)?;
-    sqlx::query("SET LOCAL ROLE engram_bot").execute(&mut *tx).await.map_err(backend)?;
-    sqlx::query("SELECT set_config('engram.agent', $1, true)").bind(agent).execute(&mut *tx).await.map_err(backend)?;
+    let mut tx = store.pool().begin().await.or_backend()?;
+    sqlx::query("SET LOCAL ROLE engram_bot").execute(&mut *tx).await.or_backend()?;
+    sqlx::query("SELECT set_config('engram.agent', $1, true)").bind(agent).execute(&mut *tx).await.or_backend()?;
     Ok(tx)
 }
 
@@ -135,7 +136,7 @@ async fn episodes_on(
     .bind(since)
     .fetch_all(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     rows.iter().map(episode_from).collect()
 }
 
@@ -155,7 +156,7 @@ async fn insert_status(
         .bind(task)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     sqlx::query("INSERT INTO task_status_log (task_id, status, note, by_who, at) VALUES ($1, $2, $3, $4, $5)")
         .bind(task)
         .bind(status)
@@ -164,7 +165,7 @@ async fn insert_status(
         .bind(at)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
@@ -193,7 +194,7 @@ async fn insert_task(conn: &mut PgConnection, t: &NewTask) -> Result<i64, StoreE
     .bind(t.at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     insert_status(conn, id, STATUS_OPEN, "", &t.author, t.at).await?;
     Ok(id)
 }
@@ -204,7 +205,7 @@ impl PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(episode_from).transpose()
     }
 }
@@ -212,9 +213,9 @@ impl PgStore {
 #[async_trait]
 impl PersonaStore for PgStore {
     async fn create_task(&self, t: &NewTask) -> Result<Task, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id = insert_task(&mut tx, t).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         self.task(id).await?.ok_or_else(|| StoreError::NotFound(format!("task {id}")))
     }
 
@@ -223,7 +224,7 @@ impl PersonaStore for PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(task_from).transpose()
     }
 
@@ -232,7 +233,7 @@ impl PersonaStore for PgStore {
             .bind(id)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| StatusEntry { status: r.get("status"), note: r.get("note"), by: r.get("by_who"), at: r.get("at") })
@@ -247,7 +248,7 @@ impl PersonaStore for PgStore {
         .bind(agent)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(task_from).collect()
     }
 
@@ -259,9 +260,9 @@ impl PersonaStore for PgStore {
         by: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         insert_status(&mut tx, task, status, note, by, at).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn open_wakeup(
@@ -282,7 +283,7 @@ impl PersonaStore for PgStore {
         .bind(at)
         .fetch_one(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(wakeup_from(&row))
     }
 
@@ -293,7 +294,7 @@ impl PersonaStore for PgStore {
                 .bind(id)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?
+                .or_backend()?
             {
                 out.push(wakeup_from(&r));
             }
@@ -308,13 +309,13 @@ impl PersonaStore for PgStore {
         fallback: (&str, &str),
         at: DateTime<Utc>,
     ) -> Result<FinishedWake, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // All at once and in id order, so two wakes finishing overlapping wakeups cannot deadlock.
         sqlx::query("SELECT id FROM wakeups WHERE id = ANY($1) ORDER BY id FOR UPDATE")
             .bind(ids)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let mut closed = Vec::new();
         let mut all = Vec::new();
         for id in ids {
@@ -322,7 +323,7 @@ impl PersonaStore for PgStore {
                 .bind(id)
                 .fetch_optional(&mut *tx)
                 .await
-                .map_err(backend)?
+                .or_backend()?
                 .ok_or_else(|| StoreError::NotFound(format!("wakeup {id}")))?;
             let w = wakeup_from(&r);
             if w.open {
@@ -334,7 +335,7 @@ impl PersonaStore for PgStore {
                 .bind(id)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
                 closed.push(wakeup_from(&r));
             }
             all.push(w);
@@ -348,7 +349,7 @@ impl PersonaStore for PgStore {
                 .bind(task)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             posted = sqlx::query_scalar(
                 "SELECT status FROM task_status_log WHERE task_id = $1 AND at >= $2 AND status = ANY($3) \
                  ORDER BY id DESC LIMIT 1",
@@ -358,14 +359,14 @@ impl PersonaStore for PgStore {
             .bind(WAKE_STATUSES.as_slice())
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             let terminal = posted.as_deref().is_some_and(|s| s != "in_progress");
             if !terminal && !closed.is_empty() {
                 insert_status(&mut tx, task, fallback.0, fallback.1, "engram", at).await?;
                 fallback_posted = true;
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(FinishedWake { wakeups: closed, posted, fallback_posted })
     }
 
@@ -406,12 +407,12 @@ impl PersonaStore for PgStore {
                 .bind(wake)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         row.as_ref().map(episode_from).transpose()
     }
 
     async fn episodes(&self, agent: &str, since: Option<DateTime<Utc>>) -> Result<Vec<Episode>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         episodes_on(&mut conn, agent, since).await
     }
 
@@ -424,7 +425,7 @@ impl PersonaStore for PgStore {
         .bind(agent)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         match id {
             Some(id) => self.episode_by_id(id).await,
             None => Ok(None),
@@ -432,31 +433,31 @@ impl PersonaStore for PgStore {
     }
 
     async fn memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         memory_rows_on(&mut conn, agent, include_closed).await
     }
 
     async fn bot_episodes(&self, agent: &str) -> Result<Vec<Episode>, StoreError> {
         let mut tx = begin_as_bot(self, agent).await?;
         let episodes = episodes_on(&mut tx, agent, None).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(episodes)
     }
 
     async fn bot_memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
         let mut tx = begin_as_bot(self, agent).await?;
         let rows = memory_rows_on(&mut tx, agent, include_closed).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(rows)
     }
 
     async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = $1"))
             .bind(id)
             .fetch_optional(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         match row {
             Some(r) => Ok(with_evidence(&mut conn, vec![memory_from(&r)?]).await?.pop()),
             None => Ok(None),
@@ -470,7 +471,7 @@ impl PersonaStore for PgStore {
         ops: &[AudnOp],
         at: DateTime<Utc>,
     ) -> Result<AppliedOps, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock_agent_memory(&mut tx, agent).await?;
         let rows = sqlx::query(&format!(
             "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND state = 'active' ORDER BY id \
@@ -479,7 +480,7 @@ impl PersonaStore for PgStore {
         .bind(agent)
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let active = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
         let active = with_evidence(&mut tx, active).await?;
         let changes = plan(&active, ops, episode).map_err(|_| StoreError::Changed { current: 0 })?;
@@ -500,7 +501,7 @@ impl PersonaStore for PgStore {
                     .bind(id)
                     .execute(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
                     add_evidence(&mut tx, id, &[episode]).await?;
                     out.repeated.push(id);
                 }
@@ -519,23 +520,23 @@ impl PersonaStore for PgStore {
                 }
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(out)
     }
 
     async fn edit_memory(&self, id: i64, text: &str, by: &str, at: DateTime<Utc>) -> Result<MemoryRow, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let old = lock_active_row(&mut tx, id).await?;
         let new = supersede(&mut tx, &old, text, &format!("corrected by {by}"), by, at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         self.memory_row(new).await?.ok_or_else(|| StoreError::NotFound(format!("memory {new}")))
     }
 
     async fn retire_memory(&self, id: i64, reason: &str, by: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock_active_row(&mut tx, id).await?;
         close_row(&mut tx, id, &format!("retired: {reason}"), by, None, at).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn claim_model_call(
@@ -554,16 +555,16 @@ impl PersonaStore for PgStore {
             .bind(since)
             .fetch_one(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(n as u32)
     }
 
     async fn file_proposal(&self, task: &NewTask, memory_id: i64) -> Result<Task, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock_active_row(&mut tx, memory_id).await?;
         let id = insert_task(&mut tx, task).await?;
         mark_promoted(&mut tx, memory_id, Some(id)).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         self.task(id).await?.ok_or_else(|| StoreError::NotFound(format!("task {id}")))
     }
 
@@ -575,7 +576,7 @@ impl PersonaStore for PgStore {
         by: PersonId,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // Conditional on the task still being open, so of two settlers exactly one changes it.
         let done = sqlx::query(
             "UPDATE tasks SET status = $1, closed_reason = $2, closed_by = $3, updated_at = $4 \
@@ -589,7 +590,7 @@ impl PersonaStore for PgStore {
         .bind(STATUS_OPEN)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() != 1 {
             return Err(StoreError::Changed { current: 0 });
         }
@@ -601,10 +602,10 @@ impl PersonaStore for PgStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let actor = Actor { person: Some(by), at };
         audit(&mut tx, actor, &format!("improve.{status}"), &format!("task:{id}"), reason.unwrap_or("")).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn create_agent_token(
@@ -616,7 +617,7 @@ impl PersonaStore for PgStore {
         at: DateTime<Utc>,
         expires_at: DateTime<Utc>,
     ) -> Result<i64, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO agent_tokens (agent, created_by, name, secret_hash, created_at, expires_at) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
@@ -629,11 +630,11 @@ impl PersonaStore for PgStore {
         .bind(expires_at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let detail = format!("token:{id} {name} until {}", expires_at.to_rfc3339());
         audit(&mut tx, Actor { person: Some(by), at }, "agent_token.create", &format!("agent:{agent}"), &detail)
             .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(id)
     }
 
@@ -645,7 +646,7 @@ impl PersonaStore for PgStore {
         .bind(secret_hash)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(row.map(|r| PresentedToken {
             id: r.get("id"),
             agent: r.get("agent"),
@@ -662,7 +663,7 @@ impl PersonaStore for PgStore {
             .bind(id)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -675,7 +676,7 @@ impl PersonaStore for PgStore {
         .bind(agent)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| AgentToken {
@@ -693,7 +694,7 @@ impl PersonaStore for PgStore {
     }
 
     async fn revoke_agent_token(&self, agent: &str, id: i64, why: &str, actor: Actor) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let done = sqlx::query(
             "UPDATE agent_tokens SET revoked_at = $1, revoked_why = $2, revoked_by = $3 \
              WHERE id = $4 AND agent = $5 AND revoked_at IS NULL",
@@ -705,12 +706,12 @@ impl PersonaStore for PgStore {
         .bind(agent)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }
         audit(&mut tx, actor, "agent_token.revoke", &format!("agent:{agent}"), &format!("token:{id} {why}")).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(true)
     }
 }

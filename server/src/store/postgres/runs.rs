@@ -5,6 +5,7 @@ use super::{audit, backend, lock, locks, PgStore};
 use crate::store::run_rows::{
     author, author_columns, fact_kind, from_json, json, label, run_check, run_kind, run_state, step_kind,
 };
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::DataLabel;
@@ -113,7 +114,7 @@ async fn insert_step(
         .bind(run.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if exists.is_none() {
         return Err(StoreError::NotFound(format!("run:{run}")));
     }
@@ -121,7 +122,7 @@ async fn insert_step(
         .bind(run.0)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let detail = step.detail.as_ref().map(json).transpose()?;
     let row = sqlx::query(&format!(
         "INSERT INTO run_steps (run_id, n, kind, line, words, refs, detail, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
@@ -137,7 +138,7 @@ async fn insert_step(
     .bind(at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     step_from(&row)
 }
 
@@ -163,7 +164,7 @@ pub(crate) async fn insert_event(
     .bind(at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     event_from(&row)
 }
 
@@ -188,7 +189,7 @@ async fn insert_message(
     .bind(answer_of.map(|r| r.0))
     .fetch_one(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     message_from(&row)
 }
 
@@ -198,7 +199,7 @@ async fn run_in(conn: &mut PgConnection, id: RunId) -> Result<Option<Run>, Store
         .bind(id.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
     else {
         return Ok(None);
     };
@@ -207,7 +208,7 @@ async fn run_in(conn: &mut PgConnection, id: RunId) -> Result<Option<Run>, Store
         .bind(id.0)
         .fetch_all(conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(step_from)
         .collect::<Result<_, _>>()?;
@@ -219,7 +220,7 @@ async fn thread_exists(conn: &mut PgConnection, id: ThreadId) -> Result<(), Stor
         .bind(id.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     found.map(|_| ()).ok_or_else(|| StoreError::NotFound(format!("thread:{id}")))
 }
 
@@ -244,7 +245,7 @@ impl RunStore for PgStore {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<(Thread, Message), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let row = sqlx::query(&format!(
             "INSERT INTO threads (agent_id, person_id, title, created_at) VALUES ($1, $2, $3, $4) RETURNING {THREAD_COLUMNS}"
         ))
@@ -254,10 +255,10 @@ impl RunStore for PgStore {
         .bind(at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let thread = thread_from(&row);
         let message = insert_message(&mut tx, thread.id, first, text, at, None).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok((thread, message))
     }
 
@@ -268,10 +269,10 @@ impl RunStore for PgStore {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<Message, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         thread_exists(&mut tx, thread).await?;
         let message = insert_message(&mut tx, thread, author, text, at, None).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(message)
     }
 
@@ -280,7 +281,7 @@ impl RunStore for PgStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(thread_from))
     }
 
@@ -289,7 +290,7 @@ impl RunStore for PgStore {
             .bind(thread.0)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(message_from)
             .collect()
@@ -301,19 +302,19 @@ impl RunStore for PgStore {
             .bind(i64::from(limit))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(thread_from)
             .collect())
     }
 
     async fn create_run(&self, run: &NewRun, at: DateTime<Utc>) -> Result<Run, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let in_thread: Option<i64> = sqlx::query_scalar("SELECT thread_id FROM messages WHERE id = $1")
             .bind(run.message.0)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if in_thread != Some(run.thread.0) {
             return Err(StoreError::NotFound(format!("message:{} in thread:{}", run.message, run.thread)));
         }
@@ -334,24 +335,24 @@ impl RunStore for PgStore {
         .bind(at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let created = run_from(&row)?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(created)
     }
 
     async fn run(&self, id: RunId) -> Result<Option<Run>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         run_in(&mut conn, id).await
     }
 
     async fn runs_of_thread(&self, thread: ThreadId) -> Result<Vec<Run>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let mut runs = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = $1 ORDER BY id"))
             .bind(thread.0)
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(run_from)
             .collect::<Result<Vec<_>, _>>()?;
@@ -362,7 +363,7 @@ impl RunStore for PgStore {
         .bind(thread.0)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         for row in &steps {
             let id = RunId(row.get("run_id"));
             if let Some(run) = runs.iter_mut().find(|r| r.id == id) {
@@ -373,14 +374,14 @@ impl RunStore for PgStore {
     }
 
     async fn add_step(&self, run: RunId, step: &NewStep, at: DateTime<Utc>) -> Result<Step, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let added = insert_step(&mut tx, run, step, at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(added)
     }
 
     async fn end_run(&self, run: RunId, end: &RunEnd, at: DateTime<Utc>) -> Result<Run, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let ended = sqlx::query(
             "UPDATE runs SET state = $1, answer = $2, failure = $3, model = $4, data_label = $5, sources = $6, \
              review_mode = $7, finished_at = $8, check_state = $9, checked_only = $10 WHERE id = $11 \
@@ -399,7 +400,7 @@ impl RunStore for PgStore {
         .bind(run.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(ended) = ended else {
             return Err(refused(&mut tx, run).await);
         };
@@ -408,12 +409,12 @@ impl RunStore for PgStore {
             insert_message(&mut tx, ThreadId(ended.get("thread_id")), &by, answer, at, Some(run)).await?;
         }
         let run = run_in(&mut tx, run).await?.ok_or_else(|| StoreError::NotFound(format!("run:{run}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(run)
     }
 
     async fn close_retried(&self, run: RunId, by: RunId, at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let closed = sqlx::query(
             "UPDATE runs SET state = 'retried', retried_by = $1, retried_at = $2 \
              WHERE id = $3 AND state IN ('failed', 'answered')",
@@ -423,11 +424,11 @@ impl RunStore for PgStore {
         .bind(run.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if closed.rows_affected() == 0 {
             return Err(refused(&mut tx, run).await);
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn stale_runs(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
@@ -436,14 +437,14 @@ impl RunStore for PgStore {
                 .bind(before)
                 .fetch_all(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(ids.into_iter().map(RunId).collect())
     }
 
     async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let recorded = insert_event(&mut tx, event, at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(recorded)
     }
 
@@ -453,7 +454,7 @@ impl RunStore for PgStore {
         end: &CheckEnd,
         at: DateTime<Utc>,
     ) -> Result<Vec<LimitNotice>, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let updated = sqlx::query(
             "UPDATE runs SET check_state = $1, check_reason = $2 WHERE id = $3 AND check_state = 'checking' \
              RETURNING thread_id",
@@ -463,7 +464,7 @@ impl RunStore for PgStore {
         .bind(run.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(updated) = updated else {
             return Err(StoreError::Changed { current: 0 });
         };
@@ -487,13 +488,13 @@ impl RunStore for PgStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         let message: Option<i64> = sqlx::query_scalar("SELECT id FROM messages WHERE answer_of_run = $1")
             .bind(run.0)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let checked = NewEvent {
             name: "message_checked".into(),
             thread: Some(thread),
@@ -516,7 +517,7 @@ impl RunStore for PgStore {
             .bind(i64::from(NOTICE_WINDOW))
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             let (of_checks, changed) = (of_checks as u32, changed.unwrap_or(0) as u32);
             if !limit_too_long(changed, of_checks) {
                 continue;
@@ -532,7 +533,7 @@ impl RunStore for PgStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if told.rows_affected() == 1 {
                 let event = NewEvent {
                     name: "limit_may_be_too_long".into(),
@@ -544,19 +545,16 @@ impl RunStore for PgStore {
                 notices.push(LimitNotice { connector, kind, changed, of_checks, at });
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(notices)
     }
 
     async fn checked_only(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT scope FROM checked_only ORDER BY scope")
-            .fetch_all(self.pool())
-            .await
-            .map_err(backend)
+        sqlx::query_scalar("SELECT scope FROM checked_only ORDER BY scope").fetch_all(self.pool()).await.or_backend()
     }
 
     async fn set_checked_only(&self, scope: &str, on: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let changed = if on {
             sqlx::query("INSERT INTO checked_only (scope, set_at) VALUES ($1, $2) ON CONFLICT (scope) DO NOTHING")
                 .bind(scope)
@@ -566,14 +564,14 @@ impl RunStore for PgStore {
         } else {
             sqlx::query("DELETE FROM checked_only WHERE scope = $1").bind(scope).execute(&mut *tx).await
         }
-        .map_err(backend)?
+        .or_backend()?
         .rows_affected()
             > 0;
         if changed {
             let action = if on { "checked_only.on" } else { "checked_only.off" };
             audit(&mut tx, actor, action, scope, "").await?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn stale_checks(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
@@ -582,7 +580,7 @@ impl RunStore for PgStore {
                 .bind(before)
                 .fetch_all(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(ids.into_iter().map(RunId).collect())
     }
 
@@ -593,7 +591,7 @@ impl RunStore for PgStore {
         .bind(connector)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter()
             .map(|r| {
                 Ok(LimitNotice {
@@ -613,7 +611,7 @@ impl RunStore for PgStore {
             .bind(i64::from(limit))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(event_from)
             .collect()
@@ -624,7 +622,7 @@ impl RunStore for PgStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(message_from).transpose()
     }
 }

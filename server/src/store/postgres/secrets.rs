@@ -3,9 +3,10 @@
 //! key tables against writes (reads go on), so that two servers starting at once, or a rotation,
 //! never interleave with a key being written.
 
-use super::{audit, backend, PgStore};
+use super::{audit, PgStore};
 use crate::secrets::{Place, SecretBox};
 use crate::store::sealing::{reseal, seal_plain, Sealed, StoredKey};
+use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
 use engine::store::{Actor, StoreError};
 use sqlx::PgConnection;
@@ -16,7 +17,7 @@ async fn lock_keys(conn: &mut PgConnection) -> Result<(), StoreError> {
     sqlx::query("LOCK TABLE secret_key_check, connectors, person_keys IN EXCLUSIVE MODE")
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
@@ -25,7 +26,7 @@ pub(crate) async fn key_check(conn: &mut PgConnection) -> Result<Option<String>,
     sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1 FOR SHARE")
         .fetch_optional(conn)
         .await
-        .map_err(backend)
+        .or_backend()
 }
 
 async fn stored_keys(conn: &mut PgConnection) -> Result<Vec<StoredKey>, StoreError> {
@@ -33,12 +34,12 @@ async fn stored_keys(conn: &mut PgConnection) -> Result<Vec<StoredKey>, StoreErr
         sqlx::query_as("SELECT id, company_key FROM connectors WHERE company_key IS NOT NULL ORDER BY id")
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     let people: Vec<(i64, i64, String)> =
         sqlx::query_as("SELECT connector_id, person_id, secret FROM person_keys ORDER BY connector_id, person_id")
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     let company =
         company.into_iter().map(|(connector, value)| StoredKey { place: Place::CompanyKey { connector }, value });
     let people = people
@@ -62,7 +63,7 @@ async fn write_keys(conn: &mut PgConnection, keys: &[StoredKey]) -> Result<(), S
             // Neither is a stored key: the check is written apart, a flash lives in a browser.
             Place::KeyCheck | Place::FlashCookie => continue,
         };
-        query.execute(&mut *conn).await.map_err(backend)?;
+        query.execute(&mut *conn).await.or_backend()?;
     }
     Ok(())
 }
@@ -76,7 +77,7 @@ async fn write_check(conn: &mut PgConnection, sealed: &str, at: DateTime<Utc>) -
     .bind(at)
     .execute(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     Ok(())
 }
 
@@ -85,12 +86,12 @@ impl PgStore {
         let check: Option<String> = sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1")
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(check.is_some())
     }
 
     pub(crate) async fn seal_at_rest(&self, sealer: &SecretBox, at: DateTime<Utc>) -> Result<Sealed, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock_keys(&mut tx).await?;
         let sealed_before = match key_check(&mut tx).await? {
             Some(check) if !sealer.opens_check(&check) => return Ok(Sealed::WrongKey),
@@ -106,7 +107,7 @@ impl PgStore {
             let detail = format!("sealed {} connector key(s) kept in plain text", sealed.len());
             audit(&mut tx, Actor { person: None, at }, "secret.seal", "connector_keys", &detail).await?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Sealed::Done(sealed.len() as u32))
     }
 
@@ -116,7 +117,7 @@ impl PgStore {
         new: &SecretBox,
         at: DateTime<Utc>,
     ) -> Result<Sealed, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock_keys(&mut tx).await?;
         if !key_check(&mut tx).await?.is_some_and(|c| old.opens_check(&c)) {
             return Ok(Sealed::WrongKey);
@@ -126,7 +127,7 @@ impl PgStore {
         write_check(&mut tx, &new.seal_check(), at).await?;
         let detail = format!("re-sealed {} connector key(s) under a new secret key", resealed.len());
         audit(&mut tx, Actor { person: None, at }, "secret.rotate", "connector_keys", &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Sealed::Done(resealed.len() as u32))
     }
 }

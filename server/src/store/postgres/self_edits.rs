@@ -4,8 +4,9 @@
 use super::memory_rows::{
     close_row, insert_row, lock_active_row, lock_agent_memory, memory_from, supersede, with_evidence, MEMORY_COLUMNS,
 };
-use super::{audit, backend, PgStore};
-use crate::store::self_edits::EDIT_COLUMNS;
+use super::{audit, PgStore};
+use crate::store::sqlite::self_edits::EDIT_COLUMNS;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveTime, Utc};
 use engine::persona::backlog::MemoryRow;
@@ -52,7 +53,7 @@ async fn edit_on(conn: &mut PgConnection, id: i64) -> Result<Option<SelfEdit>, S
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.as_ref().map(edit_from).transpose()
 }
 
@@ -64,7 +65,7 @@ async fn locked_edit(conn: &mut PgConnection, id: i64) -> Result<SelfEdit, Store
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
     lock_agent_memory(conn, &agent).await?;
     edit_on(conn, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))
@@ -78,7 +79,7 @@ async fn profile_on(conn: &mut PgConnection, agent: &str) -> Result<Option<Strin
     .bind(agent)
     .fetch_optional(&mut *conn)
     .await
-    .map_err(backend)
+    .or_backend()
     .map(Option::flatten)
 }
 
@@ -93,7 +94,7 @@ async fn counts_on(
         .bind(agent)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let day = at.date_naive().and_time(NaiveTime::MIN).and_utc();
     let (edits, deletes): (i64, i64) = sqlx::query_as(
         "SELECT COUNT(*) FILTER (WHERE session_after IS NOT DISTINCT FROM $1), \
@@ -105,7 +106,7 @@ async fn counts_on(
     .bind(agent)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     Ok((Counts { edits_this_session: edits as u32, deletes_today: deletes as u32 }, session))
 }
 
@@ -136,7 +137,7 @@ async fn carry_out(
             .bind(agent)
             .execute(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if done.rows_affected() != 1 {
                 return Err(StoreError::Changed { current: 0 });
             }
@@ -176,7 +177,7 @@ async fn reopen(
     .bind(superseded_by)
     .execute(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     if done.rows_affected() == 1 {
         Ok(())
     } else {
@@ -202,7 +203,7 @@ async fn take_back(conn: &mut PgConnection, edit: &SelfEdit, by: &str, at: DateT
                 .bind(row)
                 .execute(&mut *conn)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             if done.rows_affected() != 1 {
                 return Err(StoreError::Changed { current: 0 });
             }
@@ -217,7 +218,7 @@ async fn take_back(conn: &mut PgConnection, edit: &SelfEdit, by: &str, at: DateT
             .bind(edit.id)
             .fetch_one(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if later > 0 {
                 return Err(StoreError::Changed { current: 0 });
             }
@@ -240,7 +241,7 @@ impl SelfEditStore for PgStore {
         req: &EditRequest,
         at: DateTime<Utc>,
     ) -> Result<SelfEdit, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock_agent_memory(&mut tx, agent).await?;
         let rows = sqlx::query(&format!(
             "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = $1 AND state = 'active' ORDER BY id"
@@ -248,7 +249,7 @@ impl SelfEditStore for PgStore {
         .bind(agent)
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let active = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
         let active = with_evidence(&mut tx, active).await?;
         let profile = profile_on(&mut tx, agent).await?;
@@ -288,7 +289,7 @@ impl SelfEditStore for PgStore {
         .bind(applied.then(|| at + Duration::seconds(grace)))
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if let (true, Some(p)) = (applied, &planned) {
             let new = carry_out(&mut tx, agent, id, &p.change, req.reason.trim(), at).await?;
             sqlx::query("UPDATE org_agent_self_edits SET new_row_id = $1 WHERE id = $2")
@@ -296,15 +297,15 @@ impl SelfEditStore for PgStore {
                 .bind(id)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(edit)
     }
 
     async fn self_edit_by_id(&self, id: i64) -> Result<Option<SelfEdit>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         edit_on(&mut conn, id).await
     }
 
@@ -316,7 +317,7 @@ impl SelfEditStore for PgStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(edit_from).collect()
     }
 
@@ -327,7 +328,7 @@ impl SelfEditStore for PgStore {
         .bind(agent)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.into_iter()
             .map(|(s, n)| {
                 let state =
@@ -345,7 +346,7 @@ impl SelfEditStore for PgStore {
         .bind(agents)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(edit_from).collect()
     }
 
@@ -357,7 +358,7 @@ impl SelfEditStore for PgStore {
         by: &str,
         actor: Actor,
     ) -> Result<Settled, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let edit = locked_edit(&mut tx, id).await?;
         if let Some(s) = settle_refusal(&edit, false, actor.at) {
             return Ok(Settled::Refused(s));
@@ -380,7 +381,7 @@ impl SelfEditStore for PgStore {
                 .bind(id)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             sqlx::query(
                 "UPDATE org_agent_self_edits SET state = 'applied', new_row_id = $1, applied_at = $2, undo_until = $3, \
                  decided_at = $4, decided_by = $5, decided_why = $6 WHERE id = $7",
@@ -394,7 +395,7 @@ impl SelfEditStore for PgStore {
             .bind(id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         } else {
             sqlx::query(
                 "UPDATE org_agent_self_edits SET state = 'declined', decided_at = $1, decided_by = $2, decided_why = $3 \
@@ -406,18 +407,18 @@ impl SelfEditStore for PgStore {
             .bind(id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         let action = if approve { "agent.self_edit.approve" } else { "agent.self_edit.decline" };
         let detail = format!("{} {} {}: {}", edit.agent, edit.action, edit.target, edit.reason);
         audit(&mut tx, actor, action, &id.to_string(), &detail).await?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Settled::Done(Box::new(edit)))
     }
 
     async fn undo_self_edit(&self, id: i64, by: &str, actor: Actor) -> Result<Settled, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let edit = locked_edit(&mut tx, id).await?;
         if let Some(s) = settle_refusal(&edit, true, actor.at) {
             return Ok(Settled::Refused(s));
@@ -433,16 +434,16 @@ impl SelfEditStore for PgStore {
             .bind(id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} {} {}: {}", edit.agent, edit.action, edit.target, edit.reason);
         audit(&mut tx, actor, "agent.self_edit.undo", &id.to_string(), &detail).await?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Settled::Done(Box::new(edit)))
     }
 
     async fn self_profile(&self, agent: &str) -> Result<Option<String>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         profile_on(&mut conn, agent).await
     }
     async fn add_knowledge_gaps(
@@ -452,7 +453,7 @@ impl SelfEditStore for PgStore {
         texts: &[String],
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         for t in texts {
             sqlx::query(
                 "INSERT INTO org_agent_knowledge_gaps (agent, text, episode_id, created_at) VALUES ($1, $2, $3, $4)",
@@ -463,9 +464,9 @@ impl SelfEditStore for PgStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn knowledge_gaps(&self, agent: &str, limit: u32) -> Result<Vec<KnowledgeGap>, StoreError> {
@@ -477,7 +478,7 @@ impl SelfEditStore for PgStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| KnowledgeGap {

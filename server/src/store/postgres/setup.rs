@@ -3,7 +3,8 @@
 //! and the rows it affected (none) say the company was already made.
 
 use super::{audit, backend, is_unique_violation, PgStore};
-use crate::store::setup::first_admin;
+use crate::store::sqlite::setup::first_admin;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::setup::{FirstAdmin, SetUp, SetupStore};
@@ -18,7 +19,7 @@ impl SetupStore for PgStore {
         admin: &FirstAdmin,
         at: DateTime<Utc>,
     ) -> Result<SetUp, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let claimed = sqlx::query(
             "INSERT INTO company (id, name, time_zone, created_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING",
         )
@@ -27,7 +28,7 @@ impl SetupStore for PgStore {
         .bind(at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .rows_affected();
         if claimed == 0 {
             // Dropping the transaction rolls it back: it wrote nothing.
@@ -49,7 +50,7 @@ impl SetupStore for PgStore {
         audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
         audit(&mut tx, actor, "person.create", &format!("person:{id}"), &format!("{} (the first admin)", admin.name))
             .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(SetUp::Done(first_admin(id, admin, email)))
     }
 }

@@ -1,6 +1,7 @@
 //! List snapshots on PostgreSQL.
 
 use super::{backend, is_unique_violation, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::cards::snapshots::{ListSnapshot, NewSnapshot, SnapshotStore};
 use engine::org::PersonId;
@@ -48,7 +49,7 @@ impl SnapshotStore for PgStore {
         .bind(person.0)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(snapshot_from).collect()
     }
 }
@@ -76,8 +77,8 @@ impl Retry {
 impl PgStore {
     async fn keep_snapshot_once(&self, s: &NewSnapshot) -> Result<ListSnapshot, Retry> {
         let arguments = s.arguments.to_string();
-        let records = serde_json::to_string(&s.records).map_err(|e| StoreError::Backend(e.to_string()))?;
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let records = serde_json::to_string(&s.records).or_backend()?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "UPDATE list_snapshots SET closed_at = $1, closed_reason = 'superseded' \
              WHERE person_id = $2 AND connector_id = $3 AND tool = $4 AND (arguments = $5 OR asked = $6) AND closed_at IS NULL",
@@ -90,7 +91,7 @@ impl PgStore {
         .bind(&s.asked)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let row = sqlx::query(&format!(
             "INSERT INTO list_snapshots (person_id, connector_id, tool, arguments, asked, records, taken_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {COLUMNS}"
@@ -105,7 +106,7 @@ impl PgStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| if is_unique_violation(&e) { Retry::Race } else { Retry::Store(backend(e)) })?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(snapshot_from(&row)?)
     }
 }

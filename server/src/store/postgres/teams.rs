@@ -5,7 +5,8 @@
 
 use super::org::{person_from, team_from, PERSON_COLUMNS};
 use super::{audit, backend, is_unique_violation, lock, locks, PgStore};
-use crate::store::teams::show;
+use crate::store::sqlite::teams::show;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::org::teams::{name_taken, TeamChange, TeamStore, TeamStoreError};
 use engine::org::{Person, PersonId, RoleId, Team, TeamId};
@@ -18,8 +19,7 @@ const CHAIN_REACHES: &str = "WITH RECURSIVE up(id) AS (SELECT $1::BIGINT UNION \
      SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)";
 
 async fn name_free(conn: &mut PgConnection, name: &str, except: Option<TeamId>) -> Result<(), TeamStoreError> {
-    let teams: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, name FROM teams").fetch_all(conn).await.map_err(backend)?;
+    let teams: Vec<(i64, String)> = sqlx::query_as("SELECT id, name FROM teams").fetch_all(conn).await.or_backend()?;
     match name_taken(name, except, teams.iter().map(|(id, n)| (TeamId(*id), n.as_str()))) {
         Some(other) => Err(TeamStoreError::NameTaken(other)),
         None => Ok(()),
@@ -32,7 +32,7 @@ async fn role_exists(conn: &mut PgConnection, role: Option<RoleId>) -> Result<()
         .bind(role.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     found.map(|_| ()).ok_or(TeamStoreError::NoSuchRole)
 }
 
@@ -57,7 +57,7 @@ async fn person_in(conn: &mut PgConnection, id: PersonId, hold: Hold) -> Result<
         .bind(id.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.map(|r| person_from(&r)).ok_or(TeamStoreError::NoSuchPerson)
 }
 
@@ -75,7 +75,7 @@ async fn team_in(conn: &mut PgConnection, id: TeamId, hold: Hold) -> Result<Team
         .bind(id.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.map(|r| team_from(&r)).ok_or(TeamStoreError::NoSuchTeam)
 }
 
@@ -90,14 +90,14 @@ async fn set_team_column(
         .bind(team.0)
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
 #[async_trait]
 impl TeamStore for PgStore {
     async fn add_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, TeamStoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock(&mut tx, locks::TEAM_NAMES, 0).await?;
         name_free(&mut tx, name, None).await?;
         role_exists(&mut tx, role).await?;
@@ -116,12 +116,12 @@ impl TeamStore for PgStore {
                     }
                 })?;
         audit(&mut tx, actor, "team.create", &format!("team:{id}"), name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Team { id: TeamId(id), name: name.to_string(), lead: None, role })
     }
 
     async fn change_team(&self, team: TeamId, change: &TeamChange, actor: Actor) -> Result<Team, TeamStoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let old = team_in(&mut tx, team, Hold::Update).await?;
         if let Some(lead) = change.as_lead {
             let still_here = match current_person(&mut tx, lead, Hold::Share).await {
@@ -143,7 +143,7 @@ impl TeamStore for PgStore {
                 .bind(team.0)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             audit(&mut tx, actor, "team.rename", &subject, &format!("{} -> {name}", old.name)).await?;
             new.name = name.clone();
         }
@@ -167,12 +167,12 @@ impl TeamStore for PgStore {
                 new.lead = lead;
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(new)
     }
 
     async fn move_person(&self, person: PersonId, team: TeamId, actor: Actor) -> Result<Person, TeamStoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let before = current_person(&mut tx, person, Hold::Update).await?;
         team_in(&mut tx, team, Hold::Share).await?;
         if before.main_team == Some(team) {
@@ -183,10 +183,10 @@ impl TeamStore for PgStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} -> {team}", show(before.main_team.map(|t| t.0)));
         audit(&mut tx, actor, "person.team", &format!("person:{person}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(before)
     }
 
@@ -196,18 +196,14 @@ impl TeamStore for PgStore {
         manager: Option<PersonId>,
         actor: Actor,
     ) -> Result<(), TeamStoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // A circle spans many rows, so every manager change waits for the one before it.
         lock(&mut tx, locks::MANAGERS, 0).await?;
         let before = person_in(&mut tx, person, Hold::Update).await?;
         if let Some(m) = manager {
             current_person(&mut tx, m, Hold::Share).await?;
-            let circle: bool = sqlx::query_scalar(CHAIN_REACHES)
-                .bind(m.0)
-                .bind(person.0)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(backend)?;
+            let circle: bool =
+                sqlx::query_scalar(CHAIN_REACHES).bind(m.0).bind(person.0).fetch_one(&mut *tx).await.or_backend()?;
             if circle {
                 return Err(TeamStoreError::ManagerCircle);
             }
@@ -217,10 +213,10 @@ impl TeamStore for PgStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} -> {}", show(before.manager.map(|p| p.0)), show(manager.map(|p| p.0)));
         audit(&mut tx, actor, "person.manager", &format!("person:{person}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! API tokens on PostgreSQL: only a secret's hash is stored.
 
-use super::{audit, backend, PgStore};
+use super::{audit, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::{Person, PersonId};
@@ -28,7 +29,7 @@ impl TokenStore for PgStore {
         secret_hash: &str,
         actor: Actor,
     ) -> Result<ApiTokenInfo, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let row = sqlx::query(
             "INSERT INTO api_tokens (person_id, name, secret_hash, created_at) VALUES ($1, $2, $3, $4) \
              RETURNING id, name, created_at, last_used_at, revoked_at",
@@ -39,11 +40,11 @@ impl TokenStore for PgStore {
         .bind(actor.at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let info = token_from(&row);
         audit(&mut tx, actor, "api_token.create", &format!("person:{person}"), &format!("token:{} {name}", info.id))
             .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(info)
     }
 
@@ -55,14 +56,14 @@ impl TokenStore for PgStore {
         .bind(person.0)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(token_from)
         .collect())
     }
 
     async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let done = sqlx::query(
             "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND person_id = $3 AND revoked_at IS NULL",
         )
@@ -71,12 +72,12 @@ impl TokenStore for PgStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }
         audit(&mut tx, actor, "api_token.revoke", &format!("person:{person}"), &format!("token:{id}")).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(true)
     }
 
@@ -88,7 +89,7 @@ impl TokenStore for PgStore {
         .bind(secret_hash)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         match row {
             Some(r) => Ok(self.person(PersonId(r.get("person_id"))).await?.filter(|p| p.left_at.is_none())),
             None => Ok(None),
@@ -101,14 +102,14 @@ impl TokenStore for PgStore {
         until: DateTime<Utc>,
         at: DateTime<Utc>,
     ) -> Result<Event, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let detail = format!("wrong passwords; new addresses wait until {}", until.to_rfc3339());
         audit(&mut tx, Actor { person: None, at }, "person.sign_in_locked", &format!("person:{}", person.id), &detail)
             .await?;
         let event =
             NewEvent { name: "sign_in_locked".into(), state: Some(person.email.clone()), ..NewEvent::default() };
         let recorded = super::runs::insert_event(&mut tx, &event, at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(recorded)
     }
 }

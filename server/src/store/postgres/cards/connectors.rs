@@ -3,6 +3,7 @@
 use super::*;
 use crate::secrets::{Place, SecretBox};
 use crate::store::sealing::{check_still_opens, open_stored, sealer};
+use crate::store::OrBackend;
 use engine::cards::pins::{Drift, Listed, ToolCopy, ToolPin};
 use engine::cards::store::ConnectorStore;
 
@@ -23,7 +24,7 @@ impl ConnectorStore for PgStore {
         let rows = sqlx::query("SELECT * FROM connectors ORDER BY name COLLATE \"C\"")
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter().map(connector_from).collect()
     }
 
@@ -32,7 +33,7 @@ impl ConnectorStore for PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(connector_from).transpose()
     }
 
@@ -42,7 +43,7 @@ impl ConnectorStore for PgStore {
         company_key: Option<&str>,
         actor: Actor,
     ) -> Result<Connector, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // The key check first, before any row is written: a rotation locks it before the key tables.
         let sealer = match company_key {
             Some(_) => Some(self.sealer_in(&mut tx).await?),
@@ -78,11 +79,11 @@ impl ConnectorStore for PgStore {
                 .bind(id)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let connector = connector_from(&row)?;
         audit(&mut tx, actor, "connector.create", &format!("connector:{}", connector.id), &c.name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(connector)
     }
 
@@ -91,12 +92,12 @@ impl ConnectorStore for PgStore {
             .bind(connector)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         key.flatten().map(|k| open_stored(self.secrets(), &k, Place::CompanyKey { connector })).transpose()
     }
 
     async fn set_company_key(&self, connector: i64, key: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // The key check first, before the row is written: a rotation locks it before the key tables.
         let sealed = self.sealer_in(&mut tx).await?.seal(key, Place::CompanyKey { connector });
         let done = sqlx::query("UPDATE connectors SET company_key = $1, updated_at = $2 WHERE id = $3")
@@ -105,13 +106,13 @@ impl ConnectorStore for PgStore {
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("connector {connector}")));
         }
         audit(&mut tx, actor, "connector.company_key", &format!("connector:{connector}"), "company key replaced")
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
@@ -121,7 +122,7 @@ impl ConnectorStore for PgStore {
                 .bind(person.0)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         key.map(|k| open_stored(self.secrets(), &k, Place::PersonKey { connector, person: person.0 })).transpose()
     }
 
@@ -132,7 +133,7 @@ impl ConnectorStore for PgStore {
         secret: &str,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let sealed = self.sealer_in(&mut tx).await?.seal(secret, Place::PersonKey { connector, person: person.0 });
         sqlx::query(
             "INSERT INTO person_keys (connector_id, person_id, secret, created_at) VALUES ($1, $2, $3, $4) \
@@ -144,10 +145,10 @@ impl ConnectorStore for PgStore {
         .bind(actor.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "person_key.set", &format!("connector:{connector}"), &format!("person:{}", person.0))
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn shapes(&self, connector: i64) -> Result<Vec<RecordShape>, StoreError> {
@@ -155,7 +156,7 @@ impl ConnectorStore for PgStore {
             .bind(connector)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter()
             .map(|r| {
                 let fields: Vec<ShapeField> =
@@ -175,7 +176,7 @@ impl ConnectorStore for PgStore {
     }
 
     async fn save_shape(&self, s: &RecordShape, open_when: Option<&OpenWhen>, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "INSERT INTO record_shapes (connector_id, tool, kind, id_field, version_field, fields, get_tool, open_when, \
              confirmed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (connector_id, tool) DO UPDATE SET \
@@ -194,9 +195,9 @@ impl ConnectorStore for PgStore {
         .bind(s.confirmed)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "shape.save", &format!("connector:{}", s.connector), &s.tool).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn open_when(&self, connector: i64, tool: &str) -> Result<Option<OpenWhen>, StoreError> {
@@ -206,23 +207,23 @@ impl ConnectorStore for PgStore {
                 .bind(tool)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(v.flatten().and_then(|s| serde_json::from_str(&s).ok()))
     }
 
     async fn set_keep_cards(&self, connector: i64, on: bool, actor: Actor) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("UPDATE connectors SET keep_cards = $1, updated_at = $2 WHERE id = $3")
             .bind(on)
             .bind(actor.at)
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let removed = if on { 0 } else { purge(&mut tx, connector, &[]).await? };
         let detail = format!("keep cards {}; {removed} cards removed", if on { "on" } else { "off" });
         audit(&mut tx, actor, "connector.keep_cards", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(removed)
     }
 
@@ -233,7 +234,7 @@ impl ConnectorStore for PgStore {
         own_key_tools: &[String],
         actor: Actor,
     ) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let row = sqlx::query(
             "UPDATE connectors SET key_mode = $1, own_key_tools = $2, updated_at = $3 WHERE id = $4 RETURNING *",
         )
@@ -243,24 +244,24 @@ impl ConnectorStore for PgStore {
         .bind(connector)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let kinds = connector_from(&row)?.key_kinds_in_use();
         let removed = purge(&mut tx, connector, &kinds).await?;
         let detail = format!("key mode {}; {removed} cards removed", mode.as_str());
         audit(&mut tx, actor, "connector.key_mode", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(removed)
     }
 
     async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("UPDATE connectors SET killed = $1, updated_at = $2 WHERE id = $3")
             .bind(killed)
             .bind(actor.at)
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         audit(
             &mut tx,
             actor,
@@ -269,11 +270,11 @@ impl ConnectorStore for PgStore {
             if killed { "on" } else { "off" },
         )
         .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "UPDATE connectors SET ticked = $1, label = $2, admits_roles = $3, fact_limits = $4, \
              free_text_soft_mins = $5, free_text_hard_mins = $6, hourly_limit = $7, \
@@ -292,7 +293,7 @@ impl ConnectorStore for PgStore {
         .bind(c.id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let admits = if c.admits_roles.is_empty() { "everyone".to_string() } else { c.admits_roles.join(", ") };
         let detail = format!(
             "ticked {}; acting {}{}; label {}; admits {admits}; limit {}/h",
@@ -306,7 +307,7 @@ impl ConnectorStore for PgStore {
             c.hourly_limit
         );
         audit(&mut tx, actor, "connector.settings", &format!("connector:{}", c.id), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn tool_pins(&self, connector: i64) -> Result<Vec<ToolPin>, StoreError> {
@@ -314,12 +315,12 @@ impl ConnectorStore for PgStore {
             .bind(connector)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter().map(tool_pin_from).collect()
     }
 
     async fn pin_tool(&self, connector: i64, copy: &ToolCopy, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "INSERT INTO tool_pins (connector_id, tool, description, parameters, pinned_at) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (connector_id, tool) DO UPDATE SET description = excluded.description, \
@@ -333,11 +334,11 @@ impl ConnectorStore for PgStore {
         .bind(actor.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let by = if actor.person.is_some() { "approved" } else { "pinned from the first listing read" };
         audit(&mut tx, actor, "connector.tool_pin", &format!("connector:{connector}"), &format!("{} {by}", copy.tool))
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn note_listing(
@@ -354,7 +355,7 @@ impl ConnectorStore for PgStore {
                 (Some(description.as_str()), Some(to_json(parameters)), false)
             }
         };
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let done = sqlx::query(
             "UPDATE tool_pins SET listed_description = $1, listed_parameters = $2, listed_gone = $3, listed_at = $4 \
              WHERE connector_id = $5 AND tool = $6",
@@ -367,7 +368,7 @@ impl ConnectorStore for PgStore {
         .bind(tool)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("the pin of {tool} on connector {connector}")));
         }
@@ -377,7 +378,7 @@ impl ConnectorStore for PgStore {
             Some(Listed::Changed { .. }) => format!("{tool}: listed differently from the pinned copy"),
         };
         audit(&mut tx, actor, "connector.tool_listing", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn claim_read(
@@ -401,7 +402,7 @@ impl ConnectorStore for PgStore {
         .bind(agent.0)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         crate::store::agent_access_from(&rows)
     }
 
@@ -412,30 +413,30 @@ impl ConnectorStore for PgStore {
         toolsets: &[i64],
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // The update locks the agent's row, so two changes of its toolsets cannot interleave.
         sqlx::query("UPDATE agents SET clearance = $1 WHERE id = $2")
             .bind(clearance.as_str())
             .bind(agent.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query("DELETE FROM agent_toolsets WHERE agent_id = $1")
             .bind(agent.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for t in toolsets {
             sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) VALUES ($1, $2)")
                 .bind(agent.0)
                 .bind(t)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let detail = format!("cleared for {}; holds {:?}", clearance.as_str(), toolsets);
         audit(&mut tx, actor, "agent.access", &format!("agent:{}", agent.0), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 }
 

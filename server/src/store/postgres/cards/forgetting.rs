@@ -1,6 +1,7 @@
 //! The PostgreSQL backend's ForgettingStore: forgotten records, and the daily forgetting job's removals and claim.
 
 use super::*;
+use crate::store::OrBackend;
 use engine::cards::store::ForgettingStore;
 
 #[async_trait]
@@ -12,13 +13,13 @@ impl ForgettingStore for PgStore {
         until: DateTime<Utc>,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("DELETE FROM card_uses WHERE person_id = $1 AND card_id = $2")
             .bind(person.0)
             .bind(card.id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query(
             "INSERT INTO forgotten_records (person_id, connector_id, kind, record_id, until, tool, forgotten_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (person_id, connector_id, kind, record_id) DO UPDATE SET \
@@ -34,9 +35,9 @@ impl ForgettingStore for PgStore {
         .bind(actor.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "card.forget", &format!("person:{}", person.0), &format!("card:{}", card.id)).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn forgotten(&self, person: PersonId, now: DateTime<Utc>) -> Result<Vec<Forgotten>, StoreError> {
@@ -48,7 +49,7 @@ impl ForgettingStore for PgStore {
         .bind(now)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -69,7 +70,7 @@ impl ForgettingStore for PgStore {
     }
 
     async fn lift_forget(&self, person: PersonId, f: &Forgotten, reason: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query(
             "UPDATE forgotten_records SET lifted_at = $1, lifted_reason = $2 WHERE person_id = $3 \
              AND connector_id = $4 AND kind = $5 AND record_id = $6 AND lifted_at IS NULL",
@@ -82,9 +83,9 @@ impl ForgettingStore for PgStore {
         .bind(&f.record_id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "card.forget_lifted", &format!("person:{}", person.0), reason).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn forgotten_until(
@@ -104,7 +105,7 @@ impl ForgettingStore for PgStore {
         .bind(record_id)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)
+        .or_backend()
     }
 
     async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError> {
@@ -115,12 +116,12 @@ impl ForgettingStore for PgStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
     }
 
     async fn remove_unkept_cards(&self, actor: Actor) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         // Locking the candidates first, then deleting under a fresh snapshot, means a use saved
         // meanwhile is either seen (its card stays) or waits and finds its card gone; it is never
         // taken away with the card by the cascade.
@@ -130,19 +131,19 @@ impl ForgettingStore for PgStore {
         )
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let done = sqlx::query(
             "DELETE FROM cards WHERE id = ANY($1) AND NOT EXISTS (SELECT 1 FROM card_uses u WHERE u.card_id = cards.id)",
         )
         .bind(&candidates)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let n = done.rows_affected() as u32;
         if n > 0 {
             audit(&mut tx, actor, "card.remove_unkept", "cards", &format!("{n} cards nobody keeps")).await?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(n)
     }
 
@@ -151,7 +152,7 @@ impl ForgettingStore for PgStore {
             .bind(name)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)
+            .or_backend()
     }
 
     async fn claim_job_run(&self, name: &str, local_date: &str) -> Result<bool, StoreError> {
@@ -166,7 +167,7 @@ impl ForgettingStore for PgStore {
         .bind(local_date)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() == 1)
     }
 }

@@ -2,6 +2,7 @@
 
 use super::super::{lock, locks};
 use super::*;
+use crate::store::OrBackend;
 use engine::cards::keep::{plan_keep, Keep, KeepFound, KeepPlan, EVICTED};
 use engine::cards::select::OPEN_WORK_TERM;
 use engine::cards::store::KeptCardStore;
@@ -9,9 +10,9 @@ use engine::cards::store::KeptCardStore;
 #[async_trait]
 impl KeptCardStore for PgStore {
     async fn upsert_card(&self, c: &NewCard) -> Result<Card, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let card = upsert_in(&mut tx, c).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(card)
     }
 
@@ -19,7 +20,7 @@ impl KeptCardStore for PgStore {
         // The person's advisory lock comes first: keeps for one person run one after the other,
         // so none of them decides on a count of cards another is about to change. Then the card's
         // row lock, as `upsert_card` takes it; nothing that locks a card waits on this lock.
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         lock(&mut tx, locks::PERSON_CARDS, keep.person.0).await?;
         let card = upsert_in(&mut tx, &keep.card).await?;
         let existing = card_use_in(&mut tx, keep.person, card.id).await?;
@@ -36,7 +37,7 @@ impl KeptCardStore for PgStore {
             .bind(&card.record_id)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             KeepFound { existing, forgotten_until, kept: kept_in(&mut tx, keep.person).await? }
         };
         let kept = match plan_keep(keep, &card, found) {
@@ -49,7 +50,7 @@ impl KeptCardStore for PgStore {
             }
             KeepPlan::KeptOut | KeepPlan::Outranked => false,
         };
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(kept)
     }
 
@@ -58,19 +59,19 @@ impl KeptCardStore for PgStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(card_from).transpose()
     }
 
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         delete_card(&mut tx, id).await?;
         audit(&mut tx, actor, "card.remove", &format!("card:{id}"), reason).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError> {
-        kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
+        kept_in(&mut *self.pool().acquire().await.or_backend()?, person).await
     }
 
     async fn kept_for_question(
@@ -101,24 +102,24 @@ impl KeptCardStore for PgStore {
         .bind(OPEN_WORK_TERM)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter()
             .map(|r| Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get("named") }))
             .collect()
     }
 
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
-        card_use_in(&mut *self.pool().acquire().await.map_err(backend)?, person, card).await
+        card_use_in(&mut *self.pool().acquire().await.or_backend()?, person, card).await
     }
 
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError> {
-        save_use_in(&mut *self.pool().acquire().await.map_err(backend)?, u).await
+        save_use_in(&mut *self.pool().acquire().await.or_backend()?, u).await
     }
 
     async fn remove_use(&self, person: PersonId, card: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         remove_use_in(&mut tx, person, card, reason, actor).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError> {
@@ -127,7 +128,7 @@ impl KeptCardStore for PgStore {
                 .bind(person.0)
                 .fetch_one(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok((kept as u32, pinned as u32))
     }
 }
@@ -150,7 +151,7 @@ async fn upsert_in(conn: &mut PgConnection, c: &NewCard) -> Result<Card, StoreEr
         .bind(c.read_as.map(|p| p.0).unwrap_or(0))
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let row = match existing {
             Some((id, stored)) => {
                 let stored: Vec<CardField> = serde_json::from_str(&stored).map_err(|_| bad("card fields"))?;
@@ -170,7 +171,7 @@ async fn upsert_in(conn: &mut PgConnection, c: &NewCard) -> Result<Card, StoreEr
                 .bind(id)
                 .fetch_optional(&mut *conn)
                 .await
-                .map_err(backend)?
+                .or_backend()?
             }
             None => {
                 let after = after_read(&[], c);
@@ -195,7 +196,7 @@ async fn upsert_in(conn: &mut PgConnection, c: &NewCard) -> Result<Card, StoreEr
                 .bind(c.read_at)
                 .fetch_optional(&mut *conn)
                 .await
-                .map_err(backend)?
+                .or_backend()?
             }
         };
         if let Some(row) = row {
@@ -216,7 +217,7 @@ async fn kept_in(conn: &mut PgConnection, person: PersonId) -> Result<Vec<(Card,
     .bind(person.0)
     .fetch_all(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
 }
 
@@ -226,7 +227,7 @@ async fn card_use_in(conn: &mut PgConnection, person: PersonId, card: i64) -> Re
         .bind(card)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.as_ref().map(use_from).transpose()
 }
 
@@ -243,7 +244,7 @@ async fn save_use_in(conn: &mut PgConnection, u: &CardUse) -> Result<(), StoreEr
     .bind(u.last_use)
     .execute(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     Ok(())
 }
 
@@ -261,7 +262,7 @@ async fn remove_use_in(
         .bind(card)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if gone.rows_affected() > 0 {
         audit(conn, actor, "card_use.remove", &format!("person:{}", person.0), &format!("card:{card}: {reason}"))
             .await?;

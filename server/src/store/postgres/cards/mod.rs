@@ -19,6 +19,7 @@ mod prepare;
 pub(crate) mod terms;
 
 use super::{audit, backend, claim_call, is_unique_violation, CallLedger, PgStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
@@ -112,7 +113,7 @@ async fn purge(conn: &mut PgConnection, connector: i64, kinds: &[KeyKind]) -> Re
             .bind(connector)
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     let mut removed = 0;
     for (id, kind) in ids {
         if KeyKind::parse(&kind).is_some_and(|k| kinds.contains(&k)) {
@@ -126,8 +127,8 @@ async fn purge(conn: &mut PgConnection, connector: i64, kinds: &[KeyKind]) -> Re
 
 async fn delete_card(conn: &mut PgConnection, id: i64) -> Result<(), StoreError> {
     // The card before its uses, in the order a purge takes them, so the two cannot deadlock.
-    sqlx::query("SELECT id FROM cards WHERE id = $1 FOR UPDATE").bind(id).execute(&mut *conn).await.map_err(backend)?;
-    sqlx::query("DELETE FROM card_uses WHERE card_id = $1").bind(id).execute(&mut *conn).await.map_err(backend)?;
-    sqlx::query("DELETE FROM cards WHERE id = $1").bind(id).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("SELECT id FROM cards WHERE id = $1 FOR UPDATE").bind(id).execute(&mut *conn).await.or_backend()?;
+    sqlx::query("DELETE FROM card_uses WHERE card_id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
+    sqlx::query("DELETE FROM cards WHERE id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The PostgreSQL backend's PrepareStore: Prepare my day's settings, zones, the roles' "my work" queries and the daily claim.
 
 use super::*;
+use crate::store::OrBackend;
 use engine::cards::store::PrepareStore;
 
 #[async_trait]
@@ -10,7 +11,7 @@ impl PrepareStore for PgStore {
             .bind(role.0)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| MyWorkQuery {
@@ -25,7 +26,7 @@ impl PrepareStore for PgStore {
     }
 
     async fn add_my_work_query(&self, q: &MyWorkQuery, actor: Actor) -> Result<MyWorkQuery, StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO my_work_queries (role_id, connector_id, tool, arguments, label, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
@@ -38,9 +39,9 @@ impl PrepareStore for PgStore {
         .bind(actor.at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "my_work.add", &format!("role:{}", q.role.0), &q.label).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(MyWorkQuery { id, ..q.clone() })
     }
 
@@ -49,7 +50,7 @@ impl PrepareStore for PgStore {
             .bind(person.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row
             .map(|r| PrepareSetting {
                 enabled: r.get("enabled"),
@@ -71,7 +72,7 @@ impl PrepareStore for PgStore {
         .bind(&s.last_local_date)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(())
     }
 
@@ -79,7 +80,7 @@ impl PrepareStore for PgStore {
         let rows = sqlx::query("SELECT * FROM prepare_my_day WHERE enabled ORDER BY person_id")
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -100,20 +101,20 @@ impl PrepareStore for PgStore {
             .bind(person.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(tz.flatten())
     }
 
     async fn set_person_time_zone(&self, person: PersonId, zone: Option<&str>, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         sqlx::query("UPDATE people SET time_zone = $1 WHERE id = $2")
             .bind(zone)
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         audit(&mut tx, actor, "person.time_zone", &format!("person:{}", person.0), zone.unwrap_or("company's")).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn claim_prepare(&self, person: PersonId, local_date: &str) -> Result<bool, StoreError> {
@@ -126,7 +127,7 @@ impl PrepareStore for PgStore {
         .bind(local_date)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() == 1)
     }
 }

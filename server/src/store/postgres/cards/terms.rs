@@ -1,7 +1,7 @@
 //! Cards' terms (the engine's `stored_terms`: its match terms, and open work), written with the
 //! card, so a run's question finds the cards it may name, or pad with, without reading every card.
 
-use super::backend;
+use crate::store::OrBackend;
 use engine::cards::select::stored_terms;
 use engine::cards::source::CardField;
 use engine::store::StoreError;
@@ -15,13 +15,13 @@ pub(crate) async fn write_terms(
     fields: &[CardField],
     open_work: bool,
 ) -> Result<(), StoreError> {
-    sqlx::query("DELETE FROM card_terms WHERE card_id = $1").bind(card).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("DELETE FROM card_terms WHERE card_id = $1").bind(card).execute(&mut *conn).await.or_backend()?;
     sqlx::query("INSERT INTO card_terms (card_id, term) SELECT $1, UNNEST($2::text[])")
         .bind(card)
         .bind(stored_terms(record_id, fields, open_work))
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
@@ -37,7 +37,7 @@ pub(crate) async fn index_unindexed(conn: &mut PgConnection) -> Result<u64, Stor
         .bind(after)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(last) = batch.last() else { return Ok(done) };
         after = last.0;
         let (mut ids, mut terms) = (Vec::new(), Vec::new());
@@ -53,7 +53,7 @@ pub(crate) async fn index_unindexed(conn: &mut PgConnection) -> Result<u64, Stor
             .bind(terms)
             .execute(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         done += batch.len() as u64;
     }
 }
@@ -62,15 +62,15 @@ pub(crate) async fn index_unindexed(conn: &mut PgConnection) -> Result<u64, Stor
 /// The task's row is deleted in the transaction that does it, so a second server starting at the
 /// same time waits on that row and then finds nothing to do.
 pub(crate) async fn index_once(pool: &PgPool) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await.map_err(backend)?;
+    let mut tx = pool.begin().await.or_backend()?;
     let due = sqlx::query("DELETE FROM store_tasks WHERE name = 'card_terms'")
         .execute(&mut *tx)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .rows_affected();
     if due > 0 {
         let n = index_unindexed(&mut tx).await?;
         tracing::info!(cards = n, "wrote the match terms of the cards kept before them");
     }
-    tx.commit().await.map_err(backend)
+    tx.commit().await.or_backend()
 }

@@ -1,7 +1,8 @@
 //! Who's-who toolsets and their reference lists on SQLite.
 
-use super::run_rows::{entry_keys, from_json, json, lookup_keys};
-use super::sqlite::{audit, backend, SqliteStore};
+use super::{audit, SqliteStore};
+use crate::store::run_rows::{entry_keys, from_json, json, lookup_keys};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::runs::whoswho::ListEntry;
@@ -36,12 +37,12 @@ fn on_off(on: bool) -> &'static str {
 #[async_trait]
 impl ListStore for SqliteStore {
     async fn set_whos_who(&self, connector: i64, on: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let old: Option<i64> = sqlx::query_scalar("SELECT whos_who FROM connectors WHERE id = ?")
             .bind(connector)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let Some(old) = old else {
             return Err(StoreError::NotFound(format!("connector:{connector}")));
         };
@@ -50,17 +51,17 @@ impl ListStore for SqliteStore {
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} -> {}", on_off(old != 0), on_off(on));
         audit(&mut tx, actor, "connector.whos_who", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn whos_who_connectors(&self) -> Result<Vec<i64>, StoreError> {
         sqlx::query_scalar("SELECT id FROM connectors WHERE whos_who = 1 ORDER BY id")
             .fetch_all(self.pool())
             .await
-            .map_err(backend)
+            .or_backend()
     }
 
     async fn save_list(
@@ -70,7 +71,7 @@ impl ListStore for SqliteStore {
         entries: &[ListEntry],
         fetched_at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         // The new fetch replaces the old one whole: an entry the source no longer returns goes.
         sqlx::query(
             "DELETE FROM list_entry_keys WHERE list_entry_id IN \
@@ -80,13 +81,13 @@ impl ListStore for SqliteStore {
         .bind(list)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         sqlx::query("DELETE FROM list_entries WHERE connector_id = ? AND list = ?")
             .bind(connector)
             .bind(list)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for entry in entries {
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO list_entries (connector_id, list, entry_id, kept_values, names, fetched_at) \
@@ -100,24 +101,24 @@ impl ListStore for SqliteStore {
             .bind(fetched_at)
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             for key in entry_keys(entry) {
                 sqlx::query("INSERT INTO list_entry_keys (key, list_entry_id) VALUES (?, ?)")
                     .bind(key)
                     .bind(id)
                     .execute(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
             }
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn list_entries(&self) -> Result<Vec<ListEntry>, StoreError> {
         sqlx::query(&format!("{ENTRY_SELECT} ORDER BY e.id"))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(entry_from)
             .collect()
@@ -137,7 +138,7 @@ impl ListStore for SqliteStore {
         for key in &keys {
             query = query.bind(key);
         }
-        query.fetch_all(self.pool()).await.map_err(backend)?.iter().map(entry_from).collect()
+        query.fetch_all(self.pool()).await.or_backend()?.iter().map(entry_from).collect()
     }
 
     async fn claim_list_fetch(&self, connector: i64, slot: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
@@ -151,7 +152,7 @@ impl ListStore for SqliteStore {
         .bind(at)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() == 1)
     }
 }

@@ -6,7 +6,8 @@ mod kept;
 mod prepare;
 pub(crate) mod terms;
 
-use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
+use super::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::{DataLabel, KeyKind};
@@ -94,7 +95,7 @@ async fn purge(conn: &mut SqliteConnection, connector: i64, kinds: &[KeyKind]) -
         .bind(connector)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let mut removed = 0;
     for (id, kind) in ids {
         if KeyKind::parse(&kind).is_some_and(|k| kinds.contains(&k)) {
@@ -107,7 +108,7 @@ async fn purge(conn: &mut SqliteConnection, connector: i64, kinds: &[KeyKind]) -
 }
 
 async fn delete_card(conn: &mut SqliteConnection, id: i64) -> Result<(), StoreError> {
-    sqlx::query("DELETE FROM card_uses WHERE card_id = ?").bind(id).execute(&mut *conn).await.map_err(backend)?;
-    sqlx::query("DELETE FROM cards WHERE id = ?").bind(id).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("DELETE FROM card_uses WHERE card_id = ?").bind(id).execute(&mut *conn).await.or_backend()?;
+    sqlx::query("DELETE FROM cards WHERE id = ?").bind(id).execute(&mut *conn).await.or_backend()?;
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! counts read in the same IMMEDIATE transaction that carries it out and records it.
 
 use super::memory_rows::{active_row, close_row, insert_row, memory_from, supersede, with_evidence, MEMORY_COLUMNS};
-use super::sqlite::{audit, backend, SqliteStore};
+use super::{audit, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveTime, Utc};
 use engine::persona::config::SelfEditPolicy;
@@ -52,7 +53,7 @@ async fn edit_on(conn: &mut SqliteConnection, id: i64) -> Result<Option<SelfEdit
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.as_ref().map(edit_from).transpose()
 }
 
@@ -64,7 +65,7 @@ async fn profile_on(conn: &mut SqliteConnection, agent: &str) -> Result<Option<S
     .bind(agent)
     .fetch_optional(&mut *conn)
     .await
-    .map_err(backend)
+    .or_backend()
     .map(Option::flatten)
 }
 
@@ -79,7 +80,7 @@ async fn counts_on(
         .bind(agent)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let day = at.date_naive().and_time(NaiveTime::MIN).and_utc();
     let (edits, deletes): (i64, i64) = sqlx::query_as(
         "SELECT COALESCE(SUM(session_after IS ?), 0), \
@@ -91,7 +92,7 @@ async fn counts_on(
     .bind(agent)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     Ok((Counts { edits_this_session: edits as u32, deletes_today: deletes as u32 }, session))
 }
 
@@ -122,7 +123,7 @@ async fn carry_out(
             .bind(agent)
             .execute(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if done.rows_affected() != 1 {
                 return Err(StoreError::Changed { current: 0 });
             }
@@ -154,7 +155,7 @@ async fn reopen(
     .bind(superseded_by)
     .execute(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     if done.rows_affected() == 1 {
         Ok(())
     } else {
@@ -185,7 +186,7 @@ async fn take_back(
                 .bind(row)
                 .execute(&mut *conn)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             if done.rows_affected() != 1 {
                 return Err(StoreError::Changed { current: 0 });
             }
@@ -200,7 +201,7 @@ async fn take_back(
             .bind(edit.id)
             .fetch_one(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if later > 0 {
                 return Err(StoreError::Changed { current: 0 });
             }
@@ -223,14 +224,14 @@ impl SelfEditStore for SqliteStore {
         req: &EditRequest,
         at: DateTime<Utc>,
     ) -> Result<SelfEdit, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let rows = sqlx::query(&format!(
             "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = ? AND state = 'active' ORDER BY id"
         ))
         .bind(agent)
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let active = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
         let active = with_evidence(&mut tx, active).await?;
         let profile = profile_on(&mut tx, agent).await?;
@@ -270,7 +271,7 @@ impl SelfEditStore for SqliteStore {
         .bind(applied.then(|| at + Duration::seconds(grace)))
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if let (true, Some(p)) = (applied, &planned) {
             let new = carry_out(&mut tx, agent, id, &p.change, req.reason.trim(), at).await?;
             sqlx::query("UPDATE org_agent_self_edits SET new_row_id = ? WHERE id = ?")
@@ -278,15 +279,15 @@ impl SelfEditStore for SqliteStore {
                 .bind(id)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(edit)
     }
 
     async fn self_edit_by_id(&self, id: i64) -> Result<Option<SelfEdit>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         edit_on(&mut conn, id).await
     }
 
@@ -298,7 +299,7 @@ impl SelfEditStore for SqliteStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(edit_from).collect()
     }
 
@@ -309,7 +310,7 @@ impl SelfEditStore for SqliteStore {
         .bind(agent)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.into_iter()
             .map(|(s, n)| {
                 let state =
@@ -327,7 +328,7 @@ impl SelfEditStore for SqliteStore {
         .bind(serde_json::to_string(agents).unwrap_or_default())
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(edit_from).collect()
     }
 
@@ -339,7 +340,7 @@ impl SelfEditStore for SqliteStore {
         by: &str,
         actor: Actor,
     ) -> Result<Settled, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
         if let Some(s) = settle_refusal(&edit, false, actor.at) {
             return Ok(Settled::Refused(s));
@@ -362,7 +363,7 @@ impl SelfEditStore for SqliteStore {
                 .bind(id)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             sqlx::query(
                 "UPDATE org_agent_self_edits SET state = 'applied', new_row_id = ?, applied_at = ?, undo_until = ?, \
                  decided_at = ?, decided_by = ?, decided_why = ? WHERE id = ?",
@@ -376,7 +377,7 @@ impl SelfEditStore for SqliteStore {
             .bind(id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         } else {
             sqlx::query(
                 "UPDATE org_agent_self_edits SET state = 'declined', decided_at = ?, decided_by = ?, decided_why = ? \
@@ -388,18 +389,18 @@ impl SelfEditStore for SqliteStore {
             .bind(id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         let action = if approve { "agent.self_edit.approve" } else { "agent.self_edit.decline" };
         let detail = format!("{} {} {}: {}", edit.agent, edit.action, edit.target, edit.reason);
         audit(&mut tx, actor, action, &id.to_string(), &detail).await?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Settled::Done(Box::new(edit)))
     }
 
     async fn undo_self_edit(&self, id: i64, by: &str, actor: Actor) -> Result<Settled, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
         if let Some(s) = settle_refusal(&edit, true, actor.at) {
             return Ok(Settled::Refused(s));
@@ -415,16 +416,16 @@ impl SelfEditStore for SqliteStore {
             .bind(id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} {} {}: {}", edit.agent, edit.action, edit.target, edit.reason);
         audit(&mut tx, actor, "agent.self_edit.undo", &id.to_string(), &detail).await?;
         let edit = edit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("self-edit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Settled::Done(Box::new(edit)))
     }
 
     async fn self_profile(&self, agent: &str) -> Result<Option<String>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         profile_on(&mut conn, agent).await
     }
     async fn add_knowledge_gaps(
@@ -434,7 +435,7 @@ impl SelfEditStore for SqliteStore {
         texts: &[String],
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         for t in texts {
             sqlx::query(
                 "INSERT INTO org_agent_knowledge_gaps (agent, text, episode_id, created_at) VALUES (?, ?, ?, ?)",
@@ -445,9 +446,9 @@ impl SelfEditStore for SqliteStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn knowledge_gaps(&self, agent: &str, limit: u32) -> Result<Vec<KnowledgeGap>, StoreError> {
@@ -459,7 +460,7 @@ impl SelfEditStore for SqliteStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| KnowledgeGap {

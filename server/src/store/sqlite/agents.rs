@@ -1,7 +1,8 @@
 //! The SQLite backend's AgentAdminStore: new agents with their description, team copies, and an
 //! agent's toolsets and clearance set apart from each other.
 
-use super::sqlite::{agent_from, audit, backend, is_unique_violation, SqliteStore, AGENT_COLUMNS};
+use super::{agent_from, audit, backend, is_unique_violation, SqliteStore, AGENT_COLUMNS};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::cards::access::DataLabel;
 use engine::org::agents::AgentAdminStore;
@@ -14,7 +15,7 @@ async fn agent_in(conn: &mut SqliteConnection, id: AgentId) -> Result<Option<Age
         .bind(id.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(row.as_ref().map(agent_from))
 }
 
@@ -34,7 +35,7 @@ impl AgentAdminStore for SqliteStore {
                 .bind(owner.0)
                 .fetch_all(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(rows.iter().map(agent_from).collect())
     }
 
@@ -44,12 +45,12 @@ impl AgentAdminStore for SqliteStore {
             .bind(team.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(agent_from))
     }
 
     async fn copy_agent(&self, source: AgentId, team: TeamId, name: &str, actor: Actor) -> Result<Agent, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let from =
             agent_in(&mut tx, source).await?.ok_or_else(|| StoreError::NotFound(format!("agent:{}", source.0)))?;
         let id: i64 = sqlx::query_scalar(
@@ -69,49 +70,49 @@ impl AgentAdminStore for SqliteStore {
             .bind(source.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{name}: copy of {} for team:{}", from.name, team.0);
         audit(&mut tx, actor, "agent.copy", &format!("agent:{id}"), &detail).await?;
         let agent = agent_in(&mut tx, AgentId(id)).await?.ok_or_else(|| StoreError::Backend("copy vanished".into()))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(agent)
     }
 
     async fn set_agent_toolsets(&self, agent: AgentId, toolsets: &[i64], actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         agent_in(&mut tx, agent).await?.ok_or_else(|| StoreError::NotFound(format!("agent:{}", agent.0)))?;
         sqlx::query("DELETE FROM agent_toolsets WHERE agent_id = ?")
             .bind(agent.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for t in toolsets {
             sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) VALUES (?, ?)")
                 .bind(agent.0)
                 .bind(t)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         audit(&mut tx, actor, "agent.toolsets", &format!("agent:{}", agent.0), &format!("holds {toolsets:?}")).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn set_agent_clearance(&self, agent: AgentId, clearance: DataLabel, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let changed = sqlx::query("UPDATE agents SET clearance = ? WHERE id = ?")
             .bind(clearance.as_str())
             .bind(agent.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .rows_affected();
         if changed == 0 {
             return Err(StoreError::NotFound(format!("agent:{}", agent.0)));
         }
         let detail = format!("cleared for {}", clearance.as_str());
         audit(&mut tx, actor, "agent.clearance", &format!("agent:{}", agent.0), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 }
 
@@ -125,7 +126,7 @@ impl SqliteStore {
         private: bool,
         actor: Actor,
     ) -> Result<Agent, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, description, private, created_at) \
              VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -149,7 +150,7 @@ impl SqliteStore {
         audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &detail).await?;
         let agent =
             agent_in(&mut tx, AgentId(id)).await?.ok_or_else(|| StoreError::Backend("agent vanished".into()))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(agent)
     }
 }

@@ -1,6 +1,7 @@
 //! Idempotency keys on SQLite.
 
-use super::sqlite::{backend, SqliteStore};
+use super::SqliteStore;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::store::{IdemClaim, IdempotencyStore, StoreError};
@@ -17,14 +18,14 @@ impl IdempotencyStore for SqliteStore {
         at: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<IdemClaim, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at < ?")
             .bind(scope)
             .bind(key)
             .bind(stale_before)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let claimed = sqlx::query(
             "INSERT INTO idempotency_keys (scope, key, route, body_hash, created_at) VALUES (?, ?, ?, ?, ?) \
              ON CONFLICT (scope, key) DO NOTHING",
@@ -36,7 +37,7 @@ impl IdempotencyStore for SqliteStore {
         .bind(at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let found = if claimed.rows_affected() == 1 {
             IdemClaim::Fresh
         } else {
@@ -46,10 +47,10 @@ impl IdempotencyStore for SqliteStore {
                     .bind(key)
                     .fetch_optional(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
             // Gone between the insert and the read: released by a refusal a moment ago.
             let Some(row) = row else {
-                tx.commit().await.map_err(backend)?;
+                tx.commit().await.or_backend()?;
                 return Ok(IdemClaim::InFlight);
             };
             let (was_route, was_hash): (String, String) = (row.get("route"), row.get("body_hash"));
@@ -64,7 +65,7 @@ impl IdempotencyStore for SqliteStore {
                 }
             }
         };
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(found)
     }
 
@@ -76,7 +77,7 @@ impl IdempotencyStore for SqliteStore {
             .bind(key)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -86,7 +87,7 @@ impl IdempotencyStore for SqliteStore {
             .bind(key)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -95,7 +96,7 @@ impl IdempotencyStore for SqliteStore {
             .bind(before)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(done.rows_affected())
     }
 }

@@ -1,6 +1,7 @@
 //! Cores on SQLite: versions appended under a unique (scope, version) key, and suggestions.
 
-use super::sqlite::{backend, is_unique_violation, SqliteStore};
+use super::{backend, is_unique_violation, SqliteStore};
+use crate::store::OrBackend;
 use crate::store::{run_cores_from, JOINED_ROLE_COLUMNS, JOINED_TEAM_COLUMNS};
 use async_trait::async_trait;
 use engine::cores::{
@@ -57,7 +58,7 @@ async fn current_version_in(conn: &mut SqliteConnection, scope_key: &str) -> Res
         .bind(scope_key)
         .fetch_one(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(v.unwrap_or(0) as u32)
 }
 
@@ -92,7 +93,7 @@ async fn insert_version(conn: &mut SqliteConnection, new: &NewCoreVersion) -> Re
         .bind(i64::from(current + 1))
         .fetch_one(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     version_from(&row)
 }
 
@@ -103,7 +104,7 @@ impl CoreStore for SqliteStore {
             .bind(scope.key())
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(version_from).transpose()
     }
 
@@ -122,7 +123,7 @@ impl CoreStore for SqliteStore {
         .bind(team.map(|t| CoreScope::Team(t).key()))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         run_cores_from(role, &rows, version_from)
     }
 
@@ -141,7 +142,7 @@ impl CoreStore for SqliteStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(version_from)
         .collect()
@@ -153,14 +154,14 @@ impl CoreStore for SqliteStore {
             .bind(i64::from(version))
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(version_from).transpose()
     }
 
     async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let saved = insert_version(&mut tx, new).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(saved)
     }
 
@@ -169,7 +170,7 @@ impl CoreStore for SqliteStore {
             .bind(scope.key())
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(suggestion_from)
             .collect()
@@ -180,7 +181,7 @@ impl CoreStore for SqliteStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(suggestion_from).transpose()
     }
 
@@ -198,17 +199,17 @@ impl CoreStore for SqliteStore {
         .bind(new.at)
         .fetch_one(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         self.suggestion(id).await?.ok_or_else(|| StoreError::NotFound(format!("suggestion:{id}")))
     }
 
     async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let state: Option<String> = sqlx::query_scalar("SELECT state FROM core_suggestions WHERE id = ?")
             .bind(id)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if state.as_deref() != Some("open") {
             return Err(StoreError::NotFound(format!("open suggestion:{id}")));
         }
@@ -223,8 +224,8 @@ impl CoreStore for SqliteStore {
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+        .or_backend()?;
+        tx.commit().await.or_backend()?;
         Ok(saved)
     }
 
@@ -238,7 +239,7 @@ impl CoreStore for SqliteStore {
         .bind(id)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("open suggestion:{id}")));
         }

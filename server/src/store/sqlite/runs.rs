@@ -1,9 +1,10 @@
 //! Threads, runs, their steps and events on SQLite. A read-then-write begins IMMEDIATE.
 
-use super::run_rows::{
+use super::{audit, backend, SqliteStore};
+use crate::store::run_rows::{
     author, author_columns, fact_kind, from_json, json, label, run_check, run_kind, run_state, step_kind,
 };
-use super::sqlite::{audit, backend, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::DataLabel;
@@ -111,7 +112,7 @@ async fn insert_step(
         .bind(run.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if exists.is_none() {
         return Err(StoreError::NotFound(format!("run:{run}")));
     }
@@ -119,7 +120,7 @@ async fn insert_step(
         .bind(run.0)
         .fetch_one(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let detail = step.detail.as_ref().map(json).transpose()?;
     let row = sqlx::query(&format!(
         "INSERT INTO run_steps (run_id, n, kind, line, words, refs, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
@@ -135,7 +136,7 @@ async fn insert_step(
     .bind(at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     step_from(&row)
 }
 
@@ -160,7 +161,7 @@ pub(crate) async fn insert_event(
     .bind(at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     event_from(&row)
 }
 
@@ -185,7 +186,7 @@ async fn insert_message(
     .bind(answer_of.map(|r| r.0))
     .fetch_one(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     message_from(&row)
 }
 
@@ -195,7 +196,7 @@ async fn run_in(conn: &mut SqliteConnection, id: RunId) -> Result<Option<Run>, S
         .bind(id.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
     else {
         return Ok(None);
     };
@@ -204,7 +205,7 @@ async fn run_in(conn: &mut SqliteConnection, id: RunId) -> Result<Option<Run>, S
         .bind(id.0)
         .fetch_all(conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(step_from)
         .collect::<Result<_, _>>()?;
@@ -212,11 +213,8 @@ async fn run_in(conn: &mut SqliteConnection, id: RunId) -> Result<Option<Run>, S
 }
 
 async fn thread_exists(conn: &mut SqliteConnection, id: ThreadId) -> Result<(), StoreError> {
-    let found: Option<i64> = sqlx::query_scalar("SELECT id FROM threads WHERE id = ?")
-        .bind(id.0)
-        .fetch_optional(conn)
-        .await
-        .map_err(backend)?;
+    let found: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM threads WHERE id = ?").bind(id.0).fetch_optional(conn).await.or_backend()?;
     found.map(|_| ()).ok_or_else(|| StoreError::NotFound(format!("thread:{id}")))
 }
 
@@ -241,7 +239,7 @@ impl RunStore for SqliteStore {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<(Thread, Message), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let row = sqlx::query(&format!(
             "INSERT INTO threads (agent_id, person_id, title, created_at) VALUES (?, ?, ?, ?) RETURNING {THREAD_COLUMNS}"
         ))
@@ -251,10 +249,10 @@ impl RunStore for SqliteStore {
         .bind(at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let thread = thread_from(&row);
         let message = insert_message(&mut tx, thread.id, first, text, at, None).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok((thread, message))
     }
 
@@ -265,10 +263,10 @@ impl RunStore for SqliteStore {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<Message, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         thread_exists(&mut tx, thread).await?;
         let message = insert_message(&mut tx, thread, author, text, at, None).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(message)
     }
 
@@ -277,7 +275,7 @@ impl RunStore for SqliteStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(thread_from))
     }
 
@@ -286,7 +284,7 @@ impl RunStore for SqliteStore {
             .bind(thread.0)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(message_from)
             .collect()
@@ -298,19 +296,19 @@ impl RunStore for SqliteStore {
             .bind(i64::from(limit))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(thread_from)
             .collect())
     }
 
     async fn create_run(&self, run: &NewRun, at: DateTime<Utc>) -> Result<Run, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let in_thread: Option<i64> = sqlx::query_scalar("SELECT thread_id FROM messages WHERE id = ?")
             .bind(run.message.0)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if in_thread != Some(run.thread.0) {
             return Err(StoreError::NotFound(format!("message:{} in thread:{}", run.message, run.thread)));
         }
@@ -331,24 +329,24 @@ impl RunStore for SqliteStore {
         .bind(at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let created = run_from(&row)?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(created)
     }
 
     async fn run(&self, id: RunId) -> Result<Option<Run>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         run_in(&mut conn, id).await
     }
 
     async fn runs_of_thread(&self, thread: ThreadId) -> Result<Vec<Run>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let mut runs = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY id"))
             .bind(thread.0)
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(run_from)
             .collect::<Result<Vec<_>, _>>()?;
@@ -359,7 +357,7 @@ impl RunStore for SqliteStore {
         .bind(thread.0)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         for row in &steps {
             let id = RunId(row.get("run_id"));
             if let Some(run) = runs.iter_mut().find(|r| r.id == id) {
@@ -371,14 +369,14 @@ impl RunStore for SqliteStore {
 
     async fn add_step(&self, run: RunId, step: &NewStep, at: DateTime<Utc>) -> Result<Step, StoreError> {
         // IMMEDIATE: two servers adding steps to one run never read the same last number.
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let added = insert_step(&mut tx, run, step, at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(added)
     }
 
     async fn end_run(&self, run: RunId, end: &RunEnd, at: DateTime<Utc>) -> Result<Run, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let ended = sqlx::query(
             "UPDATE runs SET state = ?, answer = ?, failure = ?, model = ?, data_label = ?, sources = ?, \
              review_mode = ?, finished_at = ?, check_state = ?, checked_only = ? WHERE id = ? AND state = 'running' \
@@ -397,7 +395,7 @@ impl RunStore for SqliteStore {
         .bind(run.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(ended) = ended else {
             return Err(refused(&mut tx, run).await);
         };
@@ -406,12 +404,12 @@ impl RunStore for SqliteStore {
             insert_message(&mut tx, ThreadId(ended.get("thread_id")), &by, answer, at, Some(run)).await?;
         }
         let run = run_in(&mut tx, run).await?.ok_or_else(|| StoreError::NotFound(format!("run:{run}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(run)
     }
 
     async fn close_retried(&self, run: RunId, by: RunId, at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let closed = sqlx::query(
             "UPDATE runs SET state = 'retried', retried_by = ?, retried_at = ? \
              WHERE id = ? AND state IN ('failed', 'answered')",
@@ -421,11 +419,11 @@ impl RunStore for SqliteStore {
         .bind(run.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if closed.rows_affected() == 0 {
             return Err(refused(&mut tx, run).await);
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn stale_runs(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
@@ -434,14 +432,14 @@ impl RunStore for SqliteStore {
                 .bind(before)
                 .fetch_all(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(ids.into_iter().map(RunId).collect())
     }
 
     async fn record_event(&self, event: &NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
         // One writer at a time, so ids are committed in the order they are given: a follower
         // reading after an id never misses one committed later below it.
-        insert_event(&mut *self.pool().acquire().await.map_err(backend)?, event, at).await
+        insert_event(&mut *self.pool().acquire().await.or_backend()?, event, at).await
     }
 
     async fn record_check(
@@ -450,7 +448,7 @@ impl RunStore for SqliteStore {
         end: &CheckEnd,
         at: DateTime<Utc>,
     ) -> Result<Vec<LimitNotice>, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let updated = sqlx::query(
             "UPDATE runs SET check_state = ?, check_reason = ? WHERE id = ? AND check_state = 'checking' \
              RETURNING thread_id",
@@ -460,7 +458,7 @@ impl RunStore for SqliteStore {
         .bind(run.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(updated) = updated else {
             return Err(StoreError::Changed { current: 0 });
         };
@@ -484,13 +482,13 @@ impl RunStore for SqliteStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         let message: Option<i64> = sqlx::query_scalar("SELECT id FROM messages WHERE answer_of_run = ?")
             .bind(run.0)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let checked = NewEvent {
             name: "message_checked".into(),
             thread: Some(thread),
@@ -513,7 +511,7 @@ impl RunStore for SqliteStore {
             .bind(i64::from(NOTICE_WINDOW))
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             let (of_checks, changed) = (of_checks as u32, changed.unwrap_or(0) as u32);
             if !limit_too_long(changed, of_checks) {
                 continue;
@@ -529,7 +527,7 @@ impl RunStore for SqliteStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if told.rows_affected() == 1 {
                 let event = NewEvent {
                     name: "limit_may_be_too_long".into(),
@@ -541,19 +539,16 @@ impl RunStore for SqliteStore {
                 notices.push(LimitNotice { connector, kind, changed, of_checks, at });
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(notices)
     }
 
     async fn checked_only(&self) -> Result<Vec<String>, StoreError> {
-        sqlx::query_scalar("SELECT scope FROM checked_only ORDER BY scope")
-            .fetch_all(self.pool())
-            .await
-            .map_err(backend)
+        sqlx::query_scalar("SELECT scope FROM checked_only ORDER BY scope").fetch_all(self.pool()).await.or_backend()
     }
 
     async fn set_checked_only(&self, scope: &str, on: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let changed = if on {
             sqlx::query("INSERT INTO checked_only (scope, set_at) VALUES (?, ?) ON CONFLICT (scope) DO NOTHING")
                 .bind(scope)
@@ -563,14 +558,14 @@ impl RunStore for SqliteStore {
         } else {
             sqlx::query("DELETE FROM checked_only WHERE scope = ?").bind(scope).execute(&mut *tx).await
         }
-        .map_err(backend)?
+        .or_backend()?
         .rows_affected()
             > 0;
         if changed {
             let action = if on { "checked_only.on" } else { "checked_only.off" };
             audit(&mut tx, actor, action, scope, "").await?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn stale_checks(&self, before: DateTime<Utc>) -> Result<Vec<RunId>, StoreError> {
@@ -579,7 +574,7 @@ impl RunStore for SqliteStore {
                 .bind(before)
                 .fetch_all(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(ids.into_iter().map(RunId).collect())
     }
 
@@ -590,7 +585,7 @@ impl RunStore for SqliteStore {
         .bind(connector)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter()
             .map(|r| {
                 Ok(LimitNotice {
@@ -610,7 +605,7 @@ impl RunStore for SqliteStore {
             .bind(i64::from(limit))
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(event_from)
             .collect()
@@ -621,7 +616,7 @@ impl RunStore for SqliteStore {
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(message_from).transpose()
     }
 }

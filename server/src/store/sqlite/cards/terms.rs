@@ -1,7 +1,7 @@
 //! Cards' terms (the engine's `stored_terms`: its match terms, and open work), written with the
 //! card, so a run's question finds the cards it may name, or pad with, without reading every card.
 
-use super::backend;
+use crate::store::OrBackend;
 use engine::cards::select::stored_terms;
 use engine::cards::source::CardField;
 use engine::store::StoreError;
@@ -15,7 +15,7 @@ pub(crate) async fn write_terms(
     fields: &[CardField],
     open_work: bool,
 ) -> Result<(), StoreError> {
-    sqlx::query("DELETE FROM card_terms WHERE card_id = ?").bind(card).execute(&mut *conn).await.map_err(backend)?;
+    sqlx::query("DELETE FROM card_terms WHERE card_id = ?").bind(card).execute(&mut *conn).await.or_backend()?;
     let terms = stored_terms(record_id, fields, open_work);
     if terms.is_empty() {
         return Ok(());
@@ -24,7 +24,7 @@ pub(crate) async fn write_terms(
     q.push_values(&terms, |mut b, t| {
         b.push_bind(card).push_bind(t);
     });
-    q.build().execute(conn).await.map_err(backend)?;
+    q.build().execute(conn).await.or_backend()?;
     Ok(())
 }
 
@@ -40,7 +40,7 @@ pub(crate) async fn index_unindexed(conn: &mut SqliteConnection) -> Result<u64, 
         .bind(after)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(last) = batch.last() else { return Ok(done) };
         after = last.0;
         for (id, record_id, fields, open_work) in &batch {
@@ -53,15 +53,15 @@ pub(crate) async fn index_unindexed(conn: &mut SqliteConnection) -> Result<u64, 
 
 /// At start-up, once: the terms of the cards kept before the store wrote them.
 pub(crate) async fn index_once(pool: &SqlitePool) -> Result<(), StoreError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
     let due = sqlx::query("DELETE FROM store_tasks WHERE name = 'card_terms'")
         .execute(&mut *tx)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .rows_affected();
     if due > 0 {
         let n = index_unindexed(&mut tx).await?;
         tracing::info!(cards = n, "wrote the match terms of the cards kept before them");
     }
-    tx.commit().await.map_err(backend)
+    tx.commit().await.or_backend()
 }

@@ -1,6 +1,7 @@
 //! The nightly job's marks, the spend ledger, memory's budget and its stops, on SQLite.
 
-use super::sqlite::{audit, backend, SqliteStore};
+use super::{audit, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
@@ -36,7 +37,7 @@ impl NightlyStore for SqliteStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| Queued {
@@ -59,7 +60,7 @@ impl NightlyStore for SqliteStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let mut runs = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(r) = self.run(RunId(id)).await? {
@@ -85,12 +86,12 @@ impl NightlyStore for SqliteStore {
         .bind(upto(WorkKind::Private))
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(())
     }
 
     async fn record_budget_stop(&self, stop: &BudgetStop, left_out: &[PersonId]) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query(
             "INSERT INTO budget_stops (local_date, budget_cents, left_out, at) VALUES (?, ?, ?, ?) \
              ON CONFLICT (local_date) DO UPDATE SET budget_cents = excluded.budget_cents, \
@@ -102,7 +103,7 @@ impl NightlyStore for SqliteStore {
         .bind(stop.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         for p in left_out {
             sqlx::query(
                 "INSERT INTO nightly_marks (person_id, personal_through, shared_through, left_out_on) VALUES (?, 0, 0, ?) \
@@ -112,9 +113,9 @@ impl NightlyStore for SqliteStore {
             .bind(&stop.local_date)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn budget_stops(&self, limit: u32) -> Result<Vec<BudgetStop>, StoreError> {
@@ -124,7 +125,7 @@ impl NightlyStore for SqliteStore {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| BudgetStop {
@@ -145,7 +146,7 @@ impl NightlyStore for SqliteStore {
             .bind(spend.at)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -155,7 +156,7 @@ impl NightlyStore for SqliteStore {
                 .bind(local_date)
                 .fetch_one(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(total.try_into().unwrap_or(0))
     }
 
@@ -163,16 +164,16 @@ impl NightlyStore for SqliteStore {
         let cents: Option<i64> = sqlx::query_scalar("SELECT daily_budget_cents FROM memory_settings WHERE id = 1")
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(cents.map(|c| c.try_into().unwrap_or(0)))
     }
 
     async fn set_memory_budget(&self, cents: u32, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let old: Option<i64> = sqlx::query_scalar("SELECT daily_budget_cents FROM memory_settings WHERE id = 1")
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query(
             "INSERT INTO memory_settings (id, daily_budget_cents) VALUES (1, ?) \
              ON CONFLICT (id) DO UPDATE SET daily_budget_cents = excluded.daily_budget_cents",
@@ -180,20 +181,20 @@ impl NightlyStore for SqliteStore {
         .bind(i64::from(cents))
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let was = old.map(|c| format!("{c} cents")).unwrap_or_else(|| "the default".into());
         audit(&mut tx, actor, "memory.budget", "company", &format!("{was} → {cents} cents a day")).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn confirm_lesson(&self, id: i64, evidence: &[Evidence], at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let stored: Option<String> =
             sqlx::query_scalar("SELECT evidence FROM lessons WHERE id = ? AND state = 'accepted'")
                 .bind(id)
                 .fetch_optional(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let Some(stored) = stored else { return Err(StoreError::Changed { current: 0 }) };
         let merged = merged_evidence(&stored, evidence)?;
         sqlx::query(
@@ -204,8 +205,8 @@ impl NightlyStore for SqliteStore {
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
-        tx.commit().await.map_err(backend)
+        .or_backend()?;
+        tx.commit().await.or_backend()
     }
 }
 
@@ -218,5 +219,5 @@ pub(crate) fn merged_evidence(stored: &str, more: &[Evidence]) -> Result<String,
             all.push(*e);
         }
     }
-    serde_json::to_string(&all).map_err(|e| StoreError::Backend(e.to_string()))
+    serde_json::to_string(&all).or_backend()
 }

@@ -1,6 +1,7 @@
 //! The SQLite backend's ForgettingStore: forgotten records, and the daily forgetting job's removals and claim.
 
 use super::*;
+use crate::store::OrBackend;
 use engine::cards::store::ForgettingStore;
 
 #[async_trait]
@@ -12,13 +13,13 @@ impl ForgettingStore for SqliteStore {
         until: DateTime<Utc>,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("DELETE FROM card_uses WHERE person_id = ? AND card_id = ?")
             .bind(person.0)
             .bind(card.id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query(
             "INSERT INTO forgotten_records (person_id, connector_id, kind, record_id, until, tool, forgotten_at) \
              VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (person_id, connector_id, kind, record_id) DO UPDATE SET \
@@ -34,9 +35,9 @@ impl ForgettingStore for SqliteStore {
         .bind(actor.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "card.forget", &format!("person:{}", person.0), &format!("card:{}", card.id)).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn forgotten(&self, person: PersonId, now: DateTime<Utc>) -> Result<Vec<Forgotten>, StoreError> {
@@ -48,7 +49,7 @@ impl ForgettingStore for SqliteStore {
         .bind(now)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -69,7 +70,7 @@ impl ForgettingStore for SqliteStore {
     }
 
     async fn lift_forget(&self, person: PersonId, f: &Forgotten, reason: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query(
             "UPDATE forgotten_records SET lifted_at = ?, lifted_reason = ? WHERE person_id = ? AND connector_id = ? \
              AND kind = ? AND record_id = ? AND lifted_at IS NULL",
@@ -82,9 +83,9 @@ impl ForgettingStore for SqliteStore {
         .bind(&f.record_id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "card.forget_lifted", &format!("person:{}", person.0), reason).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn forgotten_until(
@@ -104,7 +105,7 @@ impl ForgettingStore for SqliteStore {
         .bind(record_id)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)
+        .or_backend()
     }
 
     async fn all_uses(&self) -> Result<Vec<(Card, CardUse)>, StoreError> {
@@ -115,21 +116,21 @@ impl ForgettingStore for SqliteStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
     }
 
     async fn remove_unkept_cards(&self, actor: Actor) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let done = sqlx::query("DELETE FROM cards WHERE id NOT IN (SELECT card_id FROM card_uses)")
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let n = done.rows_affected() as u32;
         if n > 0 {
             audit(&mut tx, actor, "card.remove_unkept", "cards", &format!("{n} cards nobody keeps")).await?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(n)
     }
 
@@ -138,7 +139,7 @@ impl ForgettingStore for SqliteStore {
             .bind(name)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)
+            .or_backend()
     }
 
     async fn claim_job_run(&self, name: &str, local_date: &str) -> Result<bool, StoreError> {
@@ -153,7 +154,7 @@ impl ForgettingStore for SqliteStore {
         .bind(local_date)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() == 1)
     }
 }

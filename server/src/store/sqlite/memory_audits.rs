@@ -1,7 +1,8 @@
 //! Seed 004's memory audits, on SQLite: an applied audit, its action rows and the entries it read
 //! are recorded in one IMMEDIATE transaction, with an audit-log row.
 
-use super::sqlite::{audit, backend, SqliteStore};
+use super::{audit, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, MemoryAuditStore, NewAudit};
@@ -24,7 +25,7 @@ pub(crate) fn unresolved_from(json: &str) -> Result<Vec<engine::persona::memory_
 }
 
 pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
-    serde_json::to_string(v).map_err(|e| StoreError::Backend(e.to_string()))
+    serde_json::to_string(v).or_backend()
 }
 
 fn record_from(row: &SqliteRow, actions: Vec<ActionRecord>) -> Result<AuditRecord, StoreError> {
@@ -55,7 +56,7 @@ async fn audit_on(conn: &mut SqliteConnection, id: i64) -> Result<Option<AuditRe
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
     else {
         return Ok(None);
     };
@@ -63,7 +64,7 @@ async fn audit_on(conn: &mut SqliteConnection, id: i64) -> Result<Option<AuditRe
         .bind(id)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .iter()
         .map(|r| action_from(r.get("action"), r.get("outcome")))
         .collect::<Result<Vec<_>, _>>()?;
@@ -73,7 +74,7 @@ async fn audit_on(conn: &mut SqliteConnection, id: i64) -> Result<Option<AuditRe
 #[async_trait]
 impl MemoryAuditStore for SqliteStore {
     async fn record_memory_audit(&self, a: &NewAudit) -> Result<AuditRecord, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO org_memory_audits (subject, trigger_name, by_whom, at, memory_before, user_before, \
              memory_after, user_after, memory_percent, user_percent, unresolved, summary) \
@@ -93,7 +94,7 @@ impl MemoryAuditStore for SqliteStore {
         .bind(&a.audit.summary)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         for (seq, r) in a.audit.actions.iter().enumerate() {
             sqlx::query("INSERT INTO org_memory_audit_actions (audit_id, seq, action, outcome) VALUES (?, ?, ?, ?)")
                 .bind(id)
@@ -102,7 +103,7 @@ impl MemoryAuditStore for SqliteStore {
                 .bind(&r.outcome)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         for entry in &a.seen {
             sqlx::query(
@@ -114,7 +115,7 @@ impl MemoryAuditStore for SqliteStore {
             .bind(a.audit.at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         }
         let actor = Actor { person: None, at: a.audit.at };
         audit(
@@ -126,19 +127,19 @@ impl MemoryAuditStore for SqliteStore {
         )
         .await?;
         let record = audit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("audit {id}")))?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(record)
     }
 
     async fn memory_audits(&self, subject: &str, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let ids: Vec<i64> =
             sqlx::query_scalar("SELECT id FROM org_memory_audits WHERE subject = ? ORDER BY id DESC LIMIT ?")
                 .bind(subject)
                 .bind(i64::from(limit))
                 .fetch_all(&mut *conn)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             out.extend(audit_on(&mut conn, id).await?);
@@ -147,12 +148,12 @@ impl MemoryAuditStore for SqliteStore {
     }
 
     async fn memory_audit(&self, id: i64) -> Result<Option<AuditRecord>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         audit_on(&mut conn, id).await
     }
 
     async fn mark_memory_audit_undone(&self, id: i64, by: &str, at: DateTime<Utc>) -> Result<AuditRecord, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let done =
             sqlx::query("UPDATE org_memory_audits SET undone_at = ?, undone_by = ? WHERE id = ? AND undone_at IS NULL")
                 .bind(at)
@@ -160,7 +161,7 @@ impl MemoryAuditStore for SqliteStore {
                 .bind(id)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         let record = audit_on(&mut tx, id).await?.ok_or_else(|| StoreError::NotFound(format!("audit {id}")))?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Changed { current: 0 });
@@ -173,7 +174,7 @@ impl MemoryAuditStore for SqliteStore {
             &format!("audit #{id} by {by}"),
         )
         .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(record)
     }
 
@@ -182,7 +183,7 @@ impl MemoryAuditStore for SqliteStore {
         subject: &str,
         entries: &[String],
     ) -> Result<Vec<Option<DateTime<Utc>>>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
             out.push(
@@ -191,7 +192,7 @@ impl MemoryAuditStore for SqliteStore {
                     .bind(e)
                     .fetch_optional(&mut *conn)
                     .await
-                    .map_err(backend)?,
+                    .or_backend()?,
             );
         }
         Ok(out)

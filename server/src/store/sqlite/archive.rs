@@ -2,7 +2,8 @@
 //! column names come from the engine's fixed list, never from an archive, and are quoted because
 //! some, such as `trigger`, are keywords).
 
-use super::sqlite::{backend, SqliteStore};
+use super::SqliteStore;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::archive::schema::{Hidden, Kind, Table, TABLES};
@@ -102,28 +103,28 @@ impl ArchiveStore for SqliteStore {
 
     async fn export_tables(&self) -> Result<Vec<TableRows>, StoreError> {
         // One read transaction: the archive is one moment of the database.
-        let mut tx = self.pool().begin().await.map_err(backend)?;
+        let mut tx = self.pool().begin().await.or_backend()?;
         let mut out = Vec::with_capacity(TABLES.len());
         for table in TABLES {
-            let rows = sqlx::query(&select_sql(table)).fetch_all(&mut *tx).await.map_err(backend)?;
+            let rows = sqlx::query(&select_sql(table)).fetch_all(&mut *tx).await.or_backend()?;
             let rows = rows
                 .iter()
                 .map(|r| table.columns.iter().enumerate().map(|(i, c)| cell(r, i, c.kind)).collect())
                 .collect::<Result<Vec<Vec<Cell>>, _>>()
-                .map_err(backend)?;
+                .or_backend()?;
             out.push(TableRows { table, rows });
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(out)
     }
 
     async fn import_tables(&self, tables: &[TableRows], unusable_password_hash: &str) -> Result<(), ArchiveError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         for table in TABLES {
             let any: i64 = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 FROM \"{}\")", table.name))
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             if any != 0 {
                 return Err(ArchiveError::NotEmpty { table: table.name.to_string() });
             }
@@ -139,7 +140,7 @@ impl ArchiveStore for SqliteStore {
                 for (_, hidden) in t.hidden {
                     q = q.bind(hidden_value(*hidden, unusable_password_hash));
                 }
-                q.execute(&mut *tx).await.map_err(backend)?;
+                q.execute(&mut *tx).await.or_backend()?;
             }
         }
         for rows in tables {
@@ -149,12 +150,12 @@ impl ArchiveStore for SqliteStore {
                     .bind(id)
                     .execute(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
             }
         }
         // An archive carries no match terms: they are made again from the cards.
         super::cards::terms::index_unindexed(&mut tx).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 }

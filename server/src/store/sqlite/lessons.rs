@@ -1,6 +1,7 @@
 //! Lessons on SQLite.
 
-use super::sqlite::{audit, backend, SqliteStore};
+use super::{audit, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::cards::access::DataLabel;
@@ -78,17 +79,17 @@ async fn insert(conn: &mut SqliteConnection, l: &NewLesson, supersedes: Option<i
     .bind(l.scope == LessonScope::Partner)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     lesson_from(&row)
 }
 
 #[async_trait]
 impl LessonStore for SqliteStore {
     async fn add_lesson(&self, lesson: &NewLesson, actor: Actor) -> Result<Lesson, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let l = insert(&mut tx, lesson, None).await?;
         audit(&mut tx, actor, "lesson.keep", &l.ref_id(), l.scope.kind()).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(l)
     }
 
@@ -97,7 +98,7 @@ impl LessonStore for SqliteStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(lesson_from).transpose()
     }
 
@@ -106,7 +107,7 @@ impl LessonStore for SqliteStore {
             .bind(person.0)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
@@ -120,7 +121,7 @@ impl LessonStore for SqliteStore {
         for t in teams {
             q = q.bind(t.0);
         }
-        let rows = q.fetch_all(self.pool()).await.map_err(backend)?;
+        let rows = q.fetch_all(self.pool()).await.or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
@@ -131,7 +132,7 @@ impl LessonStore for SqliteStore {
         reason: &str,
         actor: Actor,
     ) -> Result<Lesson, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let closed = sqlx::query(
             "UPDATE lessons SET state = 'superseded', state_at = ?, state_reason = ?, valid_to = ? \
              WHERE id = ? AND state = ?",
@@ -143,13 +144,13 @@ impl LessonStore for SqliteStore {
         .bind(old.state.as_str())
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if closed.rows_affected() == 0 {
             return Err(StoreError::Changed { current: 0 });
         }
         let l = insert(&mut tx, new, Some(old.id)).await?;
         audit(&mut tx, actor, "lesson.supersede", &old.ref_id(), &format!("{reason}: {}", l.ref_id())).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(l)
     }
 
@@ -159,12 +160,12 @@ impl LessonStore for SqliteStore {
         ))
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
     async fn decide_lesson(&self, id: i64, accept: bool, actor: Actor) -> Result<Lesson, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let (state, reason) = if accept { ("accepted", "accepted") } else { ("declined", "declined") };
         let row = sqlx::query(&format!(
             "UPDATE lessons SET state = ?, state_at = ?, state_reason = ?, confirmed = (? OR confirmed), \
@@ -179,16 +180,16 @@ impl LessonStore for SqliteStore {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(row) = row else { return Err(StoreError::Changed { current: 0 }) };
         let l = lesson_from(&row)?;
         audit(&mut tx, actor, &format!("lesson.{state}"), &l.ref_id(), l.scope.kind()).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(l)
     }
 
     async fn forget_lesson(&self, id: i64, actor: Actor) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         // The lesson, then each version it replaced, newest first.
         let mut chain = Vec::new();
         let mut next = Some(id);
@@ -197,7 +198,7 @@ impl LessonStore for SqliteStore {
                 .bind(at)
                 .fetch_optional(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             let Some(replaced) = row else { break };
             chain.push(at);
             next = replaced;
@@ -208,14 +209,14 @@ impl LessonStore for SqliteStore {
                 .bind(gone)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
-            sqlx::query("DELETE FROM lessons WHERE id = ?").bind(gone).execute(&mut *tx).await.map_err(backend)?;
+                .or_backend()?;
+            sqlx::query("DELETE FROM lessons WHERE id = ?").bind(gone).execute(&mut *tx).await.or_backend()?;
         }
         if !chain.is_empty() {
             audit(&mut tx, actor, "lesson.forget", &format!("lesson:{id}"), &format!("{} versions", chain.len()))
                 .await?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(chain.len() as u32)
     }
 
@@ -228,7 +229,7 @@ impl LessonStore for SqliteStore {
         .bind(record_id)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(lesson_from).collect()
     }
 
@@ -240,7 +241,7 @@ impl LessonStore for SqliteStore {
         reason: &str,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let done =
             sqlx::query("UPDATE lessons SET state = ?, state_at = ?, state_reason = ? WHERE id = ? AND state = ?")
                 .bind(to.as_str())
@@ -250,12 +251,12 @@ impl LessonStore for SqliteStore {
                 .bind(from.as_str())
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Changed { current: 0 });
         }
         audit(&mut tx, actor, &format!("lesson.{}", to.as_str()), &format!("lesson:{id}"), reason).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn expire_lessons(
@@ -275,7 +276,7 @@ impl LessonStore for SqliteStore {
         .bind(cutoff)
         .execute(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(done.rows_affected() as u32)
     }
 }

@@ -1,7 +1,8 @@
 //! A CSV import of people on SQLite: everyone, their invites and one audit row in one IMMEDIATE
 //! transaction, written in multi-row INSERTs so that ten thousand people take seconds.
 
-use super::sqlite::{audit, backend, is_unique_violation, SqliteStore};
+use super::{audit, backend, is_unique_violation, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::org::import::{ImportStore, PeopleImport};
 use engine::org::PersonId;
@@ -24,7 +25,7 @@ fn taken(e: sqlx::Error) -> StoreError {
 #[async_trait]
 impl ImportStore for SqliteStore {
     async fn import_people(&self, import: &PeopleImport, actor: Actor) -> Result<Vec<PersonId>, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         for chunk in import.people.chunks(ROWS) {
             let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT email FROM people WHERE email IN (");
             let mut each = q.separated(", ");
@@ -32,7 +33,7 @@ impl ImportStore for SqliteStore {
                 each.push_bind(&p.email);
             }
             q.push(") LIMIT 1");
-            if let Some(email) = q.build_query_scalar::<String>().fetch_optional(&mut *tx).await.map_err(backend)? {
+            if let Some(email) = q.build_query_scalar::<String>().fetch_optional(&mut *tx).await.or_backend()? {
                 return Err(StoreError::Duplicate(email));
             }
         }
@@ -72,10 +73,10 @@ impl ImportStore for SqliteStore {
                     .push_bind(actor.at)
                     .push_bind(import.invite_expires_at);
             });
-            q.build().execute(&mut *tx).await.map_err(backend)?;
+            q.build().execute(&mut *tx).await.or_backend()?;
         }
         audit(&mut tx, actor, "people.import", "people", &import.audit_detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(people)
     }
 }

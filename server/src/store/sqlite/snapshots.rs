@@ -1,6 +1,7 @@
 //! List snapshots on SQLite.
 
-use super::sqlite::{backend, SqliteStore};
+use super::SqliteStore;
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::cards::snapshots::{ListSnapshot, NewSnapshot, SnapshotStore};
 use engine::org::PersonId;
@@ -28,8 +29,8 @@ fn snapshot_from(row: &SqliteRow) -> Result<ListSnapshot, StoreError> {
 impl SnapshotStore for SqliteStore {
     async fn keep_snapshot(&self, s: &NewSnapshot) -> Result<ListSnapshot, StoreError> {
         let arguments = s.arguments.to_string();
-        let records = serde_json::to_string(&s.records).map_err(|e| StoreError::Backend(e.to_string()))?;
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let records = serde_json::to_string(&s.records).or_backend()?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query(
             "UPDATE list_snapshots SET closed_at = ?, closed_reason = 'superseded' \
              WHERE person_id = ? AND connector_id = ? AND tool = ? AND (arguments = ? OR asked = ?) AND closed_at IS NULL",
@@ -42,7 +43,7 @@ impl SnapshotStore for SqliteStore {
         .bind(&s.asked)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let row = sqlx::query(&format!(
             "INSERT INTO list_snapshots (person_id, connector_id, tool, arguments, asked, records, taken_at) \
              VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
@@ -56,8 +57,8 @@ impl SnapshotStore for SqliteStore {
         .bind(s.taken_at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+        .or_backend()?;
+        tx.commit().await.or_backend()?;
         snapshot_from(&row)
     }
 
@@ -68,7 +69,7 @@ impl SnapshotStore for SqliteStore {
         .bind(person.0)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(snapshot_from).collect()
     }
 }

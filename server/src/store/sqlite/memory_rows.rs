@@ -1,7 +1,7 @@
 //! A bot's memory rows on SQLite, as every writer of them shares them: reading a row with its
 //! evidence, and inserting, closing and superseding one inside the caller's transaction.
 
-use super::sqlite::backend;
+use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
 use engine::persona::backlog::MemoryRow;
 use engine::persona::render::MemoryKind;
@@ -49,7 +49,7 @@ pub(crate) async fn with_evidence(
         .bind(r.id)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     }
     Ok(rows)
 }
@@ -63,7 +63,7 @@ pub(crate) async fn active_row(
         .bind(id)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .ok_or_else(|| StoreError::NotFound(format!("memory {id}")))?;
     let row = memory_from(&row)?;
     if !row.active || agent.is_some_and(|a| a != row.agent) {
@@ -79,7 +79,7 @@ pub(crate) async fn add_evidence(conn: &mut SqliteConnection, memory: i64, episo
             .bind(e)
             .execute(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     }
     Ok(())
 }
@@ -89,7 +89,7 @@ async fn evidence_of(conn: &mut SqliteConnection, memory: i64) -> Result<Vec<i64
         .bind(memory)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)
+        .or_backend()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -116,7 +116,7 @@ pub(crate) async fn insert_row(
     .bind(at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)
+    .or_backend()
 }
 
 pub(crate) async fn close_row(
@@ -138,7 +138,7 @@ pub(crate) async fn close_row(
     .bind(id)
     .execute(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     if done.rows_affected() != 1 {
         return Err(StoreError::Changed { current: 0 });
     }
@@ -151,7 +151,7 @@ pub(crate) async fn close_row(
         .bind(new)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     }
     Ok(())
 }
@@ -181,7 +181,7 @@ pub(crate) async fn supersede(
             .bind(new)
             .execute(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     }
     close_row(conn, old.id, reason, by, Some(new), at).await?;
     Ok(new)

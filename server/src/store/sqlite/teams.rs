@@ -2,7 +2,8 @@
 //! what it checks first (a free name, a lead who has not left, no circle of managers) still holds
 //! when it writes.
 
-use super::sqlite::{audit, backend, is_unique_violation, person_from, team_from, SqliteStore, PERSON_COLUMNS};
+use super::{audit, backend, is_unique_violation, person_from, team_from, SqliteStore, PERSON_COLUMNS};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use engine::org::teams::{name_taken, TeamChange, TeamStore, TeamStoreError};
 use engine::org::{Person, PersonId, RoleId, Team, TeamId};
@@ -20,8 +21,7 @@ pub(crate) fn show(v: Option<i64>) -> String {
 }
 
 async fn name_free(conn: &mut SqliteConnection, name: &str, except: Option<TeamId>) -> Result<(), TeamStoreError> {
-    let teams: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, name FROM teams").fetch_all(conn).await.map_err(backend)?;
+    let teams: Vec<(i64, String)> = sqlx::query_as("SELECT id, name FROM teams").fetch_all(conn).await.or_backend()?;
     match name_taken(name, except, teams.iter().map(|(id, n)| (TeamId(*id), n.as_str()))) {
         Some(other) => Err(TeamStoreError::NameTaken(other)),
         None => Ok(()),
@@ -30,11 +30,8 @@ async fn name_free(conn: &mut SqliteConnection, name: &str, except: Option<TeamI
 
 async fn role_exists(conn: &mut SqliteConnection, role: Option<RoleId>) -> Result<(), TeamStoreError> {
     let Some(role) = role else { return Ok(()) };
-    let found: Option<i64> = sqlx::query_scalar("SELECT id FROM roles WHERE id = ?")
-        .bind(role.0)
-        .fetch_optional(conn)
-        .await
-        .map_err(backend)?;
+    let found: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM roles WHERE id = ?").bind(role.0).fetch_optional(conn).await.or_backend()?;
     found.map(|_| ()).ok_or(TeamStoreError::NoSuchRole)
 }
 
@@ -43,7 +40,7 @@ async fn person_in(conn: &mut SqliteConnection, id: PersonId) -> Result<Person, 
         .bind(id.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.map(|r| person_from(&r)).ok_or(TeamStoreError::NoSuchPerson)
 }
 
@@ -61,7 +58,7 @@ async fn team_in(conn: &mut SqliteConnection, id: TeamId) -> Result<Team, TeamSt
         .bind(id.0)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.map(|r| team_from(&r)).ok_or(TeamStoreError::NoSuchTeam)
 }
 
@@ -76,14 +73,14 @@ async fn set_team_column(
         .bind(team.0)
         .execute(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
 #[async_trait]
 impl TeamStore for SqliteStore {
     async fn add_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, TeamStoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         name_free(&mut tx, name, None).await?;
         role_exists(&mut tx, role).await?;
         let id: i64 = sqlx::query_scalar("INSERT INTO teams (name, role_id, created_at) VALUES (?, ?, ?) RETURNING id")
@@ -100,12 +97,12 @@ impl TeamStore for SqliteStore {
                 }
             })?;
         audit(&mut tx, actor, "team.create", &format!("team:{id}"), name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Team { id: TeamId(id), name: name.to_string(), lead: None, role })
     }
 
     async fn change_team(&self, team: TeamId, change: &TeamChange, actor: Actor) -> Result<Team, TeamStoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let old = team_in(&mut tx, team).await?;
         if let Some(lead) = change.as_lead {
             let still_here = match current_person(&mut tx, lead).await {
@@ -126,7 +123,7 @@ impl TeamStore for SqliteStore {
                 .bind(team.0)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             audit(&mut tx, actor, "team.rename", &subject, &format!("{} -> {name}", old.name)).await?;
             new.name = name.clone();
         }
@@ -150,12 +147,12 @@ impl TeamStore for SqliteStore {
                 new.lead = lead;
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(new)
     }
 
     async fn move_person(&self, person: PersonId, team: TeamId, actor: Actor) -> Result<Person, TeamStoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let before = current_person(&mut tx, person).await?;
         team_in(&mut tx, team).await?;
         if before.main_team == Some(team) {
@@ -166,10 +163,10 @@ impl TeamStore for SqliteStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} -> {team}", show(before.main_team.map(|t| t.0)));
         audit(&mut tx, actor, "person.team", &format!("person:{person}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(before)
     }
 
@@ -179,16 +176,12 @@ impl TeamStore for SqliteStore {
         manager: Option<PersonId>,
         actor: Actor,
     ) -> Result<(), TeamStoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let before = person_in(&mut tx, person).await?;
         if let Some(m) = manager {
             current_person(&mut tx, m).await?;
-            let circle: bool = sqlx::query_scalar(CHAIN_REACHES)
-                .bind(m.0)
-                .bind(person.0)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(backend)?;
+            let circle: bool =
+                sqlx::query_scalar(CHAIN_REACHES).bind(m.0).bind(person.0).fetch_one(&mut *tx).await.or_backend()?;
             if circle {
                 return Err(TeamStoreError::ManagerCircle);
             }
@@ -198,10 +191,10 @@ impl TeamStore for SqliteStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let detail = format!("{} -> {}", show(before.manager.map(|p| p.0)), show(manager.map(|p| p.0)));
         audit(&mut tx, actor, "person.manager", &format!("person:{person}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 }

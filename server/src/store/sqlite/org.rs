@@ -1,156 +1,23 @@
-//! The SQLite backend. Every read-then-write transaction begins IMMEDIATE so two writers never
-//! both read the same version and then both write.
+//! The organisation (company, roles, teams, people, agents) on SQLite. Every read-then-write
+//! begins IMMEDIATE.
 
+use super::{audit, backend, is_unique_violation, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 
 use engine::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
     TimeZoneName,
 };
 use engine::store::{Actor, Departure, NewAgent, NewPerson, OrgStore, StoreError};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
-use sqlx::{Row, SqliteConnection, SqlitePool};
-use std::str::FromStr;
-use std::time::Duration;
-
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
-
-#[derive(Clone)]
-pub struct SqliteStore {
-    pool: SqlitePool,
-    /// Seals and opens connector keys; see `store::sealing`.
-    secrets: crate::store::sealing::Secrets,
-}
-
-pub(crate) fn backend(e: sqlx::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
-
-pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
-impl SqliteStore {
-    /// Opens (creating if needed) the database file and applies migrations.
-    pub async fn open(url: &str) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(backend)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        // A request that cannot get a connection fails, logged, within the busy timeout rather
-        // than waiting out sqlx's 30 s default. A local file cannot drop a connection, so none is
-        // pinged before use: that would be one more round trip to SQLite's thread per statement.
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .test_before_acquire(false)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
-            .await
-            .map_err(backend)?;
-        MIGRATOR.run(&pool).await.map_err(|e| StoreError::Backend(e.to_string()))?;
-        super::cards::terms::index_once(&pool).await?;
-        Ok(Self { pool, secrets: None })
-    }
-
-    /// Opens an existing database without writing to it, for the CLI's read-only commands.
-    pub async fn open_read_only(url: &str) -> Result<Self, StoreError> {
-        let options =
-            SqliteConnectOptions::from_str(url).map_err(backend)?.read_only(true).busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.map_err(backend)?;
-        Ok(Self { pool, secrets: None })
-    }
-
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
-    }
-
-    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
-    /// one way a store gets it after checking it.
-    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
-        Self { secrets: Some(secrets), ..self }
-    }
-
-    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
-        &self.secrets
-    }
-
-    pub async fn is_empty(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.map_err(backend)?;
-        Ok(n == 0)
-    }
-}
-
-/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
-/// memory's daily cap shares.
-pub(crate) enum CallLedger<'a> {
-    ConnectorRead { connector: i64, purpose: &'a str },
-    ModelCall { agent: &'a str, purpose: &'a str },
-}
-
-/// Takes one call from a limit of `limit` calls since `since`. Counting and recording happen in one
-/// IMMEDIATE transaction, so two callers can never both take the last call.
-pub(crate) async fn claim_call(
-    pool: &SqlitePool,
-    ledger: CallLedger<'_>,
-    since: DateTime<Utc>,
-    limit: u32,
-    at: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-    let count = match ledger {
-        CallLedger::ConnectorRead { connector, .. } => {
-            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
-                .bind(connector)
-        }
-        CallLedger::ModelCall { .. } => sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= ?"),
-    };
-    let used: i64 = count.bind(since).fetch_one(&mut *tx).await.map_err(backend)?;
-    if used >= i64::from(limit) {
-        return Ok(false);
-    }
-    let record = match ledger {
-        CallLedger::ConnectorRead { connector, purpose } => {
-            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
-                .bind(connector)
-                .bind(purpose)
-        }
-        CallLedger::ModelCall { agent, purpose } => {
-            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES (?, ?, ?)").bind(agent).bind(purpose)
-        }
-    };
-    record.bind(at).execute(&mut *tx).await.map_err(backend)?;
-    tx.commit().await.map_err(backend)?;
-    Ok(true)
-}
-
-pub(crate) async fn audit(
-    conn: &mut SqliteConnection,
-    actor: Actor,
-    action: &str,
-    subject: &str,
-    detail: &str,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES (?, ?, ?, ?, ?)")
-        .bind(actor.at)
-        .bind(actor.person.map(|p| p.0))
-        .bind(action)
-        .bind(subject)
-        .bind(detail)
-        .execute(conn)
-        .await
-        .map_err(backend)?;
-    Ok(())
-}
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqlitePool};
 
 fn role_from(row: &SqliteRow) -> Result<Role, StoreError> {
     let slug: String = row.get("slug");
     Ok(Role {
         id: RoleId(row.get("id")),
-        slug: RoleSlug::parse(&slug).map_err(|e| StoreError::Backend(e.to_string()))?,
+        slug: RoleSlug::parse(&slug).or_backend()?,
         name: row.get("name"),
         company_core_limit: row.get::<i64, _>("company_core_limit") as u32,
     })
@@ -205,19 +72,16 @@ impl OrgStore for SqliteStore {
         let row = sqlx::query("SELECT name, time_zone FROM company WHERE id = 1")
             .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.map(|r| {
             let tz: String = r.get("time_zone");
-            Ok(Company {
-                name: r.get("name"),
-                time_zone: TimeZoneName::parse(&tz).map_err(|e| StoreError::Backend(e.to_string()))?,
-            })
+            Ok(Company { name: r.get("name"), time_zone: TimeZoneName::parse(&tz).or_backend()? })
         })
         .transpose()
     }
 
     async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("INSERT INTO company (id, name, time_zone, created_at) VALUES (1, ?, ?, ?)")
             .bind(&company.name)
             .bind(company.time_zone.as_str())
@@ -226,36 +90,36 @@ impl OrgStore for SqliteStore {
             .await
             .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate("company".into()) } else { backend(e) })?;
         audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn directory(&self) -> Result<Directory, StoreError> {
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        let mut conn = self.pool.acquire().await.or_backend()?;
         let roles = sqlx::query("SELECT id, slug, name, company_core_limit FROM roles ORDER BY name")
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(role_from)
             .collect::<Result<Vec<_>, _>>()?;
         let teams = sqlx::query("SELECT id, name, lead_id, role_id FROM teams ORDER BY name")
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(team_from)
             .collect();
         let people = sqlx::query(&format!("SELECT {PERSON_COLUMNS} FROM people ORDER BY name"))
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(person_from)
             .collect();
         let agents = sqlx::query(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE NOT private ORDER BY name"))
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?
+            .or_backend()?
             .iter()
             .map(agent_from)
             .collect();
@@ -267,7 +131,7 @@ impl OrgStore for SqliteStore {
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(person_from))
     }
 
@@ -278,7 +142,7 @@ impl OrgStore for SqliteStore {
         .bind(email.trim().to_lowercase())
         .fetch_optional(&self.pool)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(row.map(|r| (person_from(&r), r.get("password_hash"))))
     }
 
@@ -287,7 +151,7 @@ impl OrgStore for SqliteStore {
             .bind(slug.as_str())
             .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(role_from).transpose()
     }
 
@@ -296,7 +160,7 @@ impl OrgStore for SqliteStore {
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(role_from).transpose()
     }
 
@@ -305,7 +169,7 @@ impl OrgStore for SqliteStore {
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(team_from))
     }
 
@@ -318,7 +182,7 @@ impl OrgStore for SqliteStore {
         .bind(id.0)
         .fetch_optional(&self.pool)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         row.as_ref().map(team_with_role_from).transpose()
     }
 
@@ -327,12 +191,12 @@ impl OrgStore for SqliteStore {
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.as_ref().map(agent_from))
     }
 
     async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO roles (slug, name, company_core_limit, created_at) VALUES (?, ?, ?, ?) RETURNING id",
         )
@@ -344,12 +208,12 @@ impl OrgStore for SqliteStore {
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) })?;
         audit(&mut tx, actor, "role.create", &slug.to_string(), name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Role { id: RoleId(id), slug: slug.clone(), name: name.to_string(), company_core_limit: limit })
     }
 
     async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: i64 = sqlx::query_scalar("INSERT INTO teams (name, role_id, created_at) VALUES (?, ?, ?) RETURNING id")
             .bind(name)
             .bind(role.map(|r| r.0))
@@ -358,12 +222,12 @@ impl OrgStore for SqliteStore {
             .await
             .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(name.to_string()) } else { backend(e) })?;
         audit(&mut tx, actor, "team.create", &format!("team:{id}"), name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Team { id: TeamId(id), name: name.to_string(), lead: None, role })
     }
 
     async fn create_person(&self, p: &NewPerson, actor: Actor) -> Result<Person, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let email = p.email.trim().to_lowercase();
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO people (name, email, password_hash, is_admin, main_team_id, created_at) \
@@ -379,7 +243,7 @@ impl OrgStore for SqliteStore {
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(email.clone()) } else { backend(e) })?;
         audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Person {
             id: PersonId(id),
             name: p.name.clone(),
@@ -393,7 +257,7 @@ impl OrgStore for SqliteStore {
     }
 
     async fn create_agent(&self, a: &NewAgent, actor: Actor) -> Result<Agent, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO agents (name, template, role_id, owner_id, team_copy_id, created_at) \
              VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -408,7 +272,7 @@ impl OrgStore for SqliteStore {
         .await
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(a.name.clone()) } else { backend(e) })?;
         audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &a.name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Agent {
             id: AgentId(id),
             name: a.name.clone(),
@@ -445,30 +309,30 @@ impl OrgStore for SqliteStore {
     }
 
     async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let set = sqlx::query("UPDATE people SET password_hash = ? WHERE id = ? AND left_at IS NULL")
             .bind(hash)
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if set.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         }
         audit(&mut tx, actor, "person.password", &format!("person:{}", person.0), "").await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 
     async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
-        crate::store::people::keep_an_admin(&mut tx, person).await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
+        super::people::keep_an_admin(&mut tx, person).await?;
         let marked = sqlx::query("UPDATE people SET left_at = ? WHERE id = ? AND left_at IS NULL")
             .bind(actor.at)
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if marked.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         }
@@ -477,13 +341,13 @@ impl OrgStore for SqliteStore {
             .bind(person.0)
             .fetch_all(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for team in led {
             sqlx::query("UPDATE teams SET lead_id = NULL WHERE id = ?")
                 .bind(team)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
             audit(&mut tx, actor, "team.lead", &format!("team:{team}"), &format!("{} -> none: left", person.0)).await?;
         }
         let mut d = Departure::default();
@@ -491,7 +355,7 @@ impl OrgStore for SqliteStore {
             "UPDATE api_tokens SET revoked_at = ? WHERE person_id = ? AND revoked_at IS NULL",
             "UPDATE agent_tokens SET revoked_at = ? WHERE created_by = ? AND revoked_at IS NULL",
         ] {
-            let done = sqlx::query(revoke).bind(actor.at).bind(person.0).execute(&mut *tx).await.map_err(backend)?;
+            let done = sqlx::query(revoke).bind(actor.at).bind(person.0).execute(&mut *tx).await.or_backend()?;
             d.tokens += done.rows_affected() as u32;
         }
         let uses = sqlx::query(
@@ -501,24 +365,21 @@ impl OrgStore for SqliteStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         d.uses = uses.rows_affected() as u32;
-        let cards = sqlx::query("DELETE FROM cards WHERE read_as = ?")
-            .bind(person.0)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
+        let cards =
+            sqlx::query("DELETE FROM cards WHERE read_as = ?").bind(person.0).execute(&mut *tx).await.or_backend()?;
         d.cards = cards.rows_affected() as u32;
         sqlx::query("DELETE FROM person_keys WHERE person_id = ?")
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query("UPDATE prepare_my_day SET enabled = 0 WHERE person_id = ?")
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         // Their lists were theirs alone: closed, never deleted.
         sqlx::query(
             "UPDATE list_snapshots SET closed_at = ?, closed_reason = 'left' WHERE person_id = ? AND closed_at IS NULL",
@@ -527,7 +388,7 @@ impl OrgStore for SqliteStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         // Their private lessons were theirs alone too: closed, never deleted, and read by nobody.
         // What came from their work for a team or the company stays with its reviewers.
         sqlx::query(
@@ -540,10 +401,10 @@ impl OrgStore for SqliteStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let detail = format!("{} tokens revoked, {} uses and {} cards removed", d.tokens, d.uses, d.cards);
         audit(&mut tx, actor, "person.left", &format!("person:{}", person.0), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(d)
     }
 
@@ -570,7 +431,7 @@ impl OrgStore for SqliteStore {
             .bind(i64::from(limit))
             .fetch_all(&self.pool)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| AuditEntry {
@@ -584,7 +445,7 @@ impl OrgStore for SqliteStore {
     }
 
     async fn around(&self, person: PersonId, teammates: u32) -> Result<engine::runs::whoswho::Around, StoreError> {
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        let mut conn = self.pool.acquire().await.or_backend()?;
         // Two reads, whatever the team's size: the person with their main team and its role, then
         // everyone around them, each row saying who it is to them.
         let row = sqlx::query(
@@ -594,7 +455,7 @@ impl OrgStore for SqliteStore {
         .bind(person.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .ok_or_else(|| StoreError::NotFound(format!("person:{person}")))?;
         let team = row.get::<Option<i64>, _>("id").map(|_| team_from(&row));
         // The (main_team_id, name) index serves the teammates' filter and order; the limit bounds them.
@@ -611,9 +472,9 @@ impl OrgStore for SqliteStore {
         .bind(i64::from(teammates))
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let team_role = team.as_ref().and_then(|_| row.get("role_name"));
-        Ok(super::around_from(team, team_role, rows.iter().map(|r| (r.get::<&str, _>("who"), person_from(r)))))
+        Ok(crate::store::around_from(team, team_role, rows.iter().map(|r| (r.get::<&str, _>("who"), person_from(r)))))
     }
 
     async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
@@ -632,7 +493,7 @@ impl OrgStore for SqliteStore {
         for email in &emails {
             query = query.bind(email);
         }
-        Ok(query.fetch_all(&self.pool).await.map_err(backend)?.iter().map(person_from).collect())
+        Ok(query.fetch_all(&self.pool).await.or_backend()?.iter().map(person_from).collect())
     }
 }
 
@@ -648,12 +509,12 @@ async fn set_column(
     action: &str,
     kind: &str,
 ) -> Result<(), StoreError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
     let old: Option<Option<i64>> = sqlx::query_scalar(&format!("SELECT {column} FROM {table} WHERE id = ?"))
         .bind(id)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let Some(old) = old else {
         return Err(StoreError::NotFound(format!("{kind}:{id}")));
     };
@@ -662,8 +523,8 @@ async fn set_column(
         .bind(id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let show = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "none".to_string());
     audit(&mut tx, actor, action, &format!("{kind}:{id}"), &format!("{} -> {}", show(old), show(value))).await?;
-    tx.commit().await.map_err(backend)
+    tx.commit().await.or_backend()
 }

@@ -1,15 +1,16 @@
 //! The SQLite side of sealed connector keys: the key check, the sealing of plain keys at start-up
 //! and the rotation to a new key, each in one IMMEDIATE transaction.
 
-use super::sealing::{reseal, seal_plain, Sealed, StoredKey};
-use super::sqlite::{audit, backend, SqliteStore};
+use super::{audit, SqliteStore};
 use crate::secrets::{Place, SecretBox};
+use crate::store::sealing::{reseal, seal_plain, Sealed, StoredKey};
+use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
 use engine::store::{Actor, StoreError};
 use sqlx::SqliteConnection;
 
 pub(crate) async fn key_check(conn: &mut SqliteConnection) -> Result<Option<String>, StoreError> {
-    sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1").fetch_optional(conn).await.map_err(backend)
+    sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1").fetch_optional(conn).await.or_backend()
 }
 
 async fn stored_keys(conn: &mut SqliteConnection) -> Result<Vec<StoredKey>, StoreError> {
@@ -17,12 +18,12 @@ async fn stored_keys(conn: &mut SqliteConnection) -> Result<Vec<StoredKey>, Stor
         sqlx::query_as("SELECT id, company_key FROM connectors WHERE company_key IS NOT NULL ORDER BY id")
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     let people: Vec<(i64, i64, String)> =
         sqlx::query_as("SELECT connector_id, person_id, secret FROM person_keys ORDER BY connector_id, person_id")
             .fetch_all(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     let company =
         company.into_iter().map(|(connector, value)| StoredKey { place: Place::CompanyKey { connector }, value });
     let people = people
@@ -46,7 +47,7 @@ async fn write_keys(conn: &mut SqliteConnection, keys: &[StoredKey]) -> Result<(
             // Neither is a stored key: the check is written apart, a flash lives in a browser.
             Place::KeyCheck | Place::FlashCookie => continue,
         };
-        query.execute(&mut *conn).await.map_err(backend)?;
+        query.execute(&mut *conn).await.or_backend()?;
     }
     Ok(())
 }
@@ -60,18 +61,18 @@ async fn write_check(conn: &mut SqliteConnection, sealed: &str, at: DateTime<Utc
     .bind(at)
     .execute(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     Ok(())
 }
 
 impl SqliteStore {
     pub async fn key_check_exists(&self) -> Result<bool, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         Ok(key_check(&mut conn).await?.is_some())
     }
 
     pub(crate) async fn seal_at_rest(&self, sealer: &SecretBox, at: DateTime<Utc>) -> Result<Sealed, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let sealed_before = match key_check(&mut tx).await? {
             Some(check) if !sealer.opens_check(&check) => return Ok(Sealed::WrongKey),
             Some(_) => true,
@@ -86,7 +87,7 @@ impl SqliteStore {
             let detail = format!("sealed {} connector key(s) kept in plain text", sealed.len());
             audit(&mut tx, Actor { person: None, at }, "secret.seal", "connector_keys", &detail).await?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Sealed::Done(sealed.len() as u32))
     }
 
@@ -96,7 +97,7 @@ impl SqliteStore {
         new: &SecretBox,
         at: DateTime<Utc>,
     ) -> Result<Sealed, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         if !key_check(&mut tx).await?.is_some_and(|c| old.opens_check(&c)) {
             return Ok(Sealed::WrongKey);
         }
@@ -105,7 +106,7 @@ impl SqliteStore {
         write_check(&mut tx, &new.seal_check(), at).await?;
         let detail = format!("re-sealed {} connector key(s) under a new secret key", resealed.len());
         audit(&mut tx, Actor { person: None, at }, "secret.rotate", "connector_keys", &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Sealed::Done(resealed.len() as u32))
     }
 }

@@ -1,7 +1,8 @@
 //! People an admin adds, their invite links, passwords and the admin flag, on SQLite. Each write is
 //! one IMMEDIATE transaction, so the last-admin count and the link checks see no other writer.
 
-use super::sqlite::{audit, backend, is_unique_violation, person_from, SqliteStore, PERSON_COLUMNS};
+use super::{audit, backend, is_unique_violation, person_from, SqliteStore, PERSON_COLUMNS};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::people::{Invite, NewInvite, PeopleStore, ResetNotice, PASSWORD_RESET_EVENT};
@@ -24,7 +25,7 @@ async fn insert_invite(
         .bind(invite.expires_at)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     let expires = invite.expires_at.format("%Y-%m-%d %H:%M UTC").to_string();
     audit(conn, actor, "person.invite", &format!("person:{}", person.0), &format!("expires {expires}")).await
 }
@@ -36,7 +37,7 @@ async fn another_admin(conn: &mut SqliteConnection, person: PersonId) -> Result<
             .bind(person.0)
             .fetch_one(conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
     Ok(others > 0)
 }
 
@@ -46,7 +47,7 @@ pub(crate) async fn keep_an_admin(conn: &mut SqliteConnection, person: PersonId)
         .bind(person.0)
         .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if is_admin == Some(1) && !another_admin(conn, person).await? {
         return Err(StoreError::LastAdmin);
     }
@@ -62,7 +63,7 @@ impl PeopleStore for SqliteStore {
         invite: &NewInvite,
         actor: Actor,
     ) -> Result<Person, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let email = p.email.trim().to_lowercase();
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO people (name, email, password_hash, is_admin, main_team_id, role_override_id, created_at) \
@@ -80,7 +81,7 @@ impl PeopleStore for SqliteStore {
         .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(email.clone()) } else { backend(e) })?;
         audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
         insert_invite(&mut tx, PersonId(id), invite, actor).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Person {
             id: PersonId(id),
             name: p.name.clone(),
@@ -100,7 +101,7 @@ impl PeopleStore for SqliteStore {
         invite: &NewInvite,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let email: Option<String> = sqlx::query_scalar(
             "UPDATE people SET password_hash = ?, session_generation = session_generation + 1 \
              WHERE id = ? AND left_at IS NULL RETURNING email",
@@ -109,7 +110,7 @@ impl PeopleStore for SqliteStore {
         .bind(person.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(email) = email else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         };
@@ -120,7 +121,7 @@ impl PeopleStore for SqliteStore {
         .bind(person.0)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let detail = format!("sessions ended, {} older link(s) replaced", replaced.rows_affected());
         audit(&mut tx, actor, "person.password_reset", &format!("person:{}", person.0), &detail).await?;
         insert_invite(&mut tx, person, invite, actor).await?;
@@ -131,11 +132,11 @@ impl PeopleStore for SqliteStore {
                 .bind(actor.at)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let event = NewEvent { name: PASSWORD_RESET_EVENT.into(), state: Some(email), ..NewEvent::default() };
         super::runs::insert_event(&mut tx, &event, actor.at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 
@@ -147,7 +148,7 @@ impl PeopleStore for SqliteStore {
         .bind(secret_hash)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(row.map(|r| Invite {
             person: PersonId(r.get("person_id")),
             name: r.get("name"),
@@ -166,7 +167,7 @@ impl PeopleStore for SqliteStore {
         password_hash: &str,
         at: DateTime<Utc>,
     ) -> Result<Option<Person>, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let row = sqlx::query(
             "SELECT i.id, i.person_id, i.expires_at, i.used_at, i.replaced_at, p.left_at \
              FROM invites i JOIN people p ON p.id = i.person_id WHERE i.secret_hash = ?",
@@ -174,7 +175,7 @@ impl PeopleStore for SqliteStore {
         .bind(secret_hash)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(row) = row else { return Ok(None) };
         // Decided here, under the write lock, not by comparing times as text in SQL.
         let open = row.get::<Option<DateTime<Utc>>, _>("used_at").is_none()
@@ -190,26 +191,26 @@ impl PeopleStore for SqliteStore {
             .bind(row.get::<i64, _>("id"))
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query("UPDATE people SET password_hash = ? WHERE id = ?")
             .bind(password_hash)
             .bind(person)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let actor = Actor { person: Some(PersonId(person)), at };
         audit(&mut tx, actor, "person.invite_used", &format!("person:{person}"), "password set").await?;
         let row = sqlx::query(&format!("SELECT {PERSON_COLUMNS} FROM people WHERE id = ?"))
             .bind(person)
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+            .or_backend()?;
+        tx.commit().await.or_backend()?;
         Ok(Some(person_from(&row)))
     }
 
     async fn change_password(&self, person: PersonId, password_hash: &str, actor: Actor) -> Result<i64, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let generation: Option<i64> = sqlx::query_scalar(
             "UPDATE people SET password_hash = ?, session_generation = session_generation + 1 \
              WHERE id = ? AND left_at IS NULL RETURNING session_generation",
@@ -218,22 +219,22 @@ impl PeopleStore for SqliteStore {
         .bind(person.0)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(generation) = generation else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         };
         audit(&mut tx, actor, "person.password", &format!("person:{}", person.0), "other sessions ended").await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(generation)
     }
 
     async fn set_admin(&self, person: PersonId, admin: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let was: Option<i64> = sqlx::query_scalar("SELECT is_admin FROM people WHERE id = ? AND left_at IS NULL")
             .bind(person.0)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let Some(was) = was else {
             return Err(StoreError::NotFound(format!("person {} who has not left", person.0)));
         };
@@ -245,11 +246,11 @@ impl PeopleStore for SqliteStore {
             .bind(person.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let detail = format!("{} -> {}", yes_no(was != 0), yes_no(admin));
         audit(&mut tx, actor, "person.admin", &format!("person:{}", person.0), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(())
     }
 
@@ -258,7 +259,7 @@ impl PeopleStore for SqliteStore {
             .bind(person.0)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(row.map(|r| (person_from(&r), r.get("session_generation"))))
     }
 
@@ -270,11 +271,11 @@ impl PeopleStore for SqliteStore {
         .bind(person.0)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if waiting.is_none() {
             return Ok(None);
         }
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let shown = sqlx::query(
             "UPDATE password_reset_notices SET shown_at = ? WHERE person_id = ? AND shown_at IS NULL \
              RETURNING id, reset_by, reset_at",
@@ -283,7 +284,7 @@ impl PeopleStore for SqliteStore {
         .bind(person.0)
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let Some(newest) = shown.iter().max_by_key(|r| r.get::<i64, _>("id")) else {
             return Ok(None);
         };
@@ -291,9 +292,9 @@ impl PeopleStore for SqliteStore {
             .bind(newest.get::<i64, _>("reset_by"))
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let notice = ResetNotice { by, at: newest.get("reset_at") };
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(Some(notice))
     }
 }

@@ -3,6 +3,7 @@
 use super::*;
 use crate::secrets::{Place, SecretBox};
 use crate::store::sealing::{check_still_opens, open_stored, sealer};
+use crate::store::OrBackend;
 use engine::cards::pins::{Drift, Listed, ToolCopy, ToolPin};
 use engine::cards::store::ConnectorStore;
 
@@ -19,8 +20,7 @@ impl SqliteStore {
 #[async_trait]
 impl ConnectorStore for SqliteStore {
     async fn connectors(&self) -> Result<Vec<Connector>, StoreError> {
-        let rows =
-            sqlx::query("SELECT * FROM connectors ORDER BY name").fetch_all(self.pool()).await.map_err(backend)?;
+        let rows = sqlx::query("SELECT * FROM connectors ORDER BY name").fetch_all(self.pool()).await.or_backend()?;
         rows.iter().map(connector_from).collect()
     }
 
@@ -29,7 +29,7 @@ impl ConnectorStore for SqliteStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(connector_from).transpose()
     }
 
@@ -39,7 +39,7 @@ impl ConnectorStore for SqliteStore {
         company_key: Option<&str>,
         actor: Actor,
     ) -> Result<Connector, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let sealer = match company_key {
             Some(_) => Some(self.sealer_in(&mut tx).await?),
             None => None,
@@ -72,10 +72,10 @@ impl ConnectorStore for SqliteStore {
                 .bind(id)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         audit(&mut tx, actor, "connector.create", &format!("connector:{id}"), &c.name).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         self.connector(id).await?.ok_or_else(|| StoreError::NotFound(format!("connector {id}")))
     }
 
@@ -84,12 +84,12 @@ impl ConnectorStore for SqliteStore {
             .bind(connector)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         key.flatten().map(|k| open_stored(self.secrets(), &k, Place::CompanyKey { connector })).transpose()
     }
 
     async fn set_company_key(&self, connector: i64, key: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let sealed = self.sealer_in(&mut tx).await?.seal(key, Place::CompanyKey { connector });
         let done = sqlx::query("UPDATE connectors SET company_key = ?, updated_at = ? WHERE id = ?")
             .bind(sealed)
@@ -97,13 +97,13 @@ impl ConnectorStore for SqliteStore {
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("connector {connector}")));
         }
         audit(&mut tx, actor, "connector.company_key", &format!("connector:{connector}"), "company key replaced")
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn person_key(&self, connector: i64, person: PersonId) -> Result<Option<String>, StoreError> {
@@ -113,7 +113,7 @@ impl ConnectorStore for SqliteStore {
                 .bind(person.0)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         key.map(|k| open_stored(self.secrets(), &k, Place::PersonKey { connector, person: person.0 })).transpose()
     }
 
@@ -124,7 +124,7 @@ impl ConnectorStore for SqliteStore {
         secret: &str,
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let sealed = self.sealer_in(&mut tx).await?.seal(secret, Place::PersonKey { connector, person: person.0 });
         sqlx::query(
             "INSERT INTO person_keys (connector_id, person_id, secret, created_at) VALUES (?, ?, ?, ?) \
@@ -136,10 +136,10 @@ impl ConnectorStore for SqliteStore {
         .bind(actor.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "person_key.set", &format!("connector:{connector}"), &format!("person:{}", person.0))
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn shapes(&self, connector: i64) -> Result<Vec<RecordShape>, StoreError> {
@@ -147,7 +147,7 @@ impl ConnectorStore for SqliteStore {
             .bind(connector)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter()
             .map(|r| {
                 let fields: Vec<ShapeField> =
@@ -167,7 +167,7 @@ impl ConnectorStore for SqliteStore {
     }
 
     async fn save_shape(&self, s: &RecordShape, open_when: Option<&OpenWhen>, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query(
             "INSERT INTO record_shapes (connector_id, tool, kind, id_field, version_field, fields, get_tool, open_when, \
              confirmed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (connector_id, tool) DO UPDATE SET \
@@ -186,9 +186,9 @@ impl ConnectorStore for SqliteStore {
         .bind(i64::from(s.confirmed))
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         audit(&mut tx, actor, "shape.save", &format!("connector:{}", s.connector), &s.tool).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn open_when(&self, connector: i64, tool: &str) -> Result<Option<OpenWhen>, StoreError> {
@@ -198,23 +198,23 @@ impl ConnectorStore for SqliteStore {
                 .bind(tool)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok(v.flatten().and_then(|s| serde_json::from_str(&s).ok()))
     }
 
     async fn set_keep_cards(&self, connector: i64, on: bool, actor: Actor) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("UPDATE connectors SET keep_cards = ?, updated_at = ? WHERE id = ?")
             .bind(i64::from(on))
             .bind(actor.at)
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let removed = if on { 0 } else { purge(&mut tx, connector, &[]).await? };
         let detail = format!("keep cards {}; {removed} cards removed", if on { "on" } else { "off" });
         audit(&mut tx, actor, "connector.keep_cards", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(removed)
     }
 
@@ -225,7 +225,7 @@ impl ConnectorStore for SqliteStore {
         own_key_tools: &[String],
         actor: Actor,
     ) -> Result<u32, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("UPDATE connectors SET key_mode = ?, own_key_tools = ?, updated_at = ? WHERE id = ?")
             .bind(mode.as_str())
             .bind(to_json(&own_key_tools))
@@ -233,29 +233,29 @@ impl ConnectorStore for SqliteStore {
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let row = sqlx::query("SELECT * FROM connectors WHERE id = ?")
             .bind(connector)
             .fetch_one(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let kinds = connector_from(&row)?.key_kinds_in_use();
         let removed = purge(&mut tx, connector, &kinds).await?;
         let detail = format!("key mode {}; {removed} cards removed", mode.as_str());
         audit(&mut tx, actor, "connector.key_mode", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(removed)
     }
 
     async fn set_killed(&self, connector: i64, killed: bool, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("UPDATE connectors SET killed = ?, updated_at = ? WHERE id = ?")
             .bind(i64::from(killed))
             .bind(actor.at)
             .bind(connector)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         audit(
             &mut tx,
             actor,
@@ -264,11 +264,11 @@ impl ConnectorStore for SqliteStore {
             if killed { "on" } else { "off" },
         )
         .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn update_connector(&self, c: &Connector, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query(
             "UPDATE connectors SET ticked = ?, label = ?, admits_roles = ?, fact_limits = ?, \
              free_text_soft_mins = ?, free_text_hard_mins = ?, hourly_limit = ?, \
@@ -287,7 +287,7 @@ impl ConnectorStore for SqliteStore {
         .bind(c.id)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let admits = if c.admits_roles.is_empty() { "everyone".to_string() } else { c.admits_roles.join(", ") };
         let detail = format!(
             "ticked {}; acting {}{}; label {}; admits {admits}; limit {}/h",
@@ -301,7 +301,7 @@ impl ConnectorStore for SqliteStore {
             c.hourly_limit
         );
         audit(&mut tx, actor, "connector.settings", &format!("connector:{}", c.id), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn tool_pins(&self, connector: i64) -> Result<Vec<ToolPin>, StoreError> {
@@ -309,12 +309,12 @@ impl ConnectorStore for SqliteStore {
             .bind(connector)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         rows.iter().map(tool_pin_from).collect()
     }
 
     async fn pin_tool(&self, connector: i64, copy: &ToolCopy, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query(
             "INSERT INTO tool_pins (connector_id, tool, description, parameters, pinned_at) VALUES (?, ?, ?, ?, ?) \
              ON CONFLICT (connector_id, tool) DO UPDATE SET description = excluded.description, \
@@ -328,11 +328,11 @@ impl ConnectorStore for SqliteStore {
         .bind(actor.at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let by = if actor.person.is_some() { "approved" } else { "pinned from the first listing read" };
         audit(&mut tx, actor, "connector.tool_pin", &format!("connector:{connector}"), &format!("{} {by}", copy.tool))
             .await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn note_listing(
@@ -349,7 +349,7 @@ impl ConnectorStore for SqliteStore {
                 (Some(description.as_str()), Some(to_json(parameters)), false)
             }
         };
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let done = sqlx::query(
             "UPDATE tool_pins SET listed_description = ?, listed_parameters = ?, listed_gone = ?, listed_at = ? \
              WHERE connector_id = ? AND tool = ?",
@@ -362,7 +362,7 @@ impl ConnectorStore for SqliteStore {
         .bind(tool)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("the pin of {tool} on connector {connector}")));
         }
@@ -372,7 +372,7 @@ impl ConnectorStore for SqliteStore {
             Some(Listed::Changed { .. }) => format!("{tool}: listed differently from the pinned copy"),
         };
         audit(&mut tx, actor, "connector.tool_listing", &format!("connector:{connector}"), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn claim_read(
@@ -396,7 +396,7 @@ impl ConnectorStore for SqliteStore {
         .bind(agent.0)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         crate::store::agent_access_from(&rows)
     }
 
@@ -407,29 +407,29 @@ impl ConnectorStore for SqliteStore {
         toolsets: &[i64],
         actor: Actor,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         sqlx::query("UPDATE agents SET clearance = ? WHERE id = ?")
             .bind(clearance.as_str())
             .bind(agent.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         sqlx::query("DELETE FROM agent_toolsets WHERE agent_id = ?")
             .bind(agent.0)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         for t in toolsets {
             sqlx::query("INSERT INTO agent_toolsets (agent_id, connector_id) VALUES (?, ?)")
                 .bind(agent.0)
                 .bind(t)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
         let detail = format!("cleared for {}; holds {:?}", clearance.as_str(), toolsets);
         audit(&mut tx, actor, "agent.access", &format!("agent:{}", agent.0), &detail).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 }
 

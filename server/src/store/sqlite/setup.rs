@@ -1,7 +1,8 @@
 //! The first run's setup on SQLite: the IMMEDIATE transaction takes the write lock before the
 //! company's one row (`id = 1`) is claimed, so of racing setups exactly one makes the company.
 
-use super::sqlite::{audit, backend, is_unique_violation, SqliteStore};
+use super::{audit, backend, is_unique_violation, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::setup::{FirstAdmin, SetUp, SetupStore};
@@ -16,7 +17,7 @@ impl SetupStore for SqliteStore {
         admin: &FirstAdmin,
         at: DateTime<Utc>,
     ) -> Result<SetUp, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let claimed = sqlx::query(
             "INSERT INTO company (id, name, time_zone, created_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         )
@@ -25,7 +26,7 @@ impl SetupStore for SqliteStore {
         .bind(at)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?
+        .or_backend()?
         .rows_affected();
         if claimed == 0 {
             // Dropping the transaction rolls it back: it wrote nothing.
@@ -46,7 +47,7 @@ impl SetupStore for SqliteStore {
         audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
         audit(&mut tx, actor, "person.create", &format!("person:{id}"), &format!("{} (the first admin)", admin.name))
             .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(SetUp::Done(first_admin(id, admin, email)))
     }
 }

@@ -4,7 +4,8 @@
 use super::memory_rows::{
     active_row, add_evidence, close_row, insert_row, memory_from, supersede, with_evidence, MEMORY_COLUMNS,
 };
-use super::sqlite::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
+use super::{audit, backend, claim_call, is_unique_violation, CallLedger, SqliteStore};
+use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use engine::org::PersonId;
@@ -110,23 +111,23 @@ async fn insert_status(
         .bind(at)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     sqlx::query("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?")
         .bind(status)
         .bind(at)
         .bind(task)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     Ok(())
 }
 
 #[async_trait]
 impl PersonaStore for SqliteStore {
     async fn create_task(&self, t: &NewTask) -> Result<Task, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id = insert_task(&mut tx, t).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         self.task(id).await?.ok_or_else(|| StoreError::NotFound(format!("task {id}")))
     }
 
@@ -135,7 +136,7 @@ impl PersonaStore for SqliteStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(task_from).transpose()
     }
 
@@ -144,7 +145,7 @@ impl PersonaStore for SqliteStore {
             .bind(id)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| StatusEntry { status: r.get("status"), note: r.get("note"), by: r.get("by_who"), at: r.get("at") })
@@ -159,7 +160,7 @@ impl PersonaStore for SqliteStore {
         .bind(agent)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(task_from).collect()
     }
 
@@ -171,9 +172,9 @@ impl PersonaStore for SqliteStore {
         by: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         insert_status(&mut tx, task, status, note, by, at).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn open_wakeup(
@@ -192,7 +193,7 @@ impl PersonaStore for SqliteStore {
         .bind(at)
         .fetch_one(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(Wakeup {
             id,
             agent: agent.to_string(),
@@ -212,7 +213,7 @@ impl PersonaStore for SqliteStore {
                 .bind(id)
                 .fetch_optional(self.pool())
                 .await
-                .map_err(backend)?
+                .or_backend()?
             {
                 out.push(wakeup_from(&r));
             }
@@ -227,7 +228,7 @@ impl PersonaStore for SqliteStore {
         fallback: (&str, &str),
         at: DateTime<Utc>,
     ) -> Result<FinishedWake, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let mut closed = Vec::new();
         let mut all = Vec::new();
         for id in ids {
@@ -235,7 +236,7 @@ impl PersonaStore for SqliteStore {
                 .bind(id)
                 .fetch_optional(&mut *tx)
                 .await
-                .map_err(backend)?
+                .or_backend()?
                 .ok_or_else(|| StoreError::NotFound(format!("wakeup {id}")))?;
             let w = wakeup_from(&r);
             if w.open {
@@ -245,7 +246,7 @@ impl PersonaStore for SqliteStore {
                     .bind(id)
                     .execute(&mut *tx)
                     .await
-                    .map_err(backend)?;
+                    .or_backend()?;
                 closed.push(Wakeup { open: false, wake: Some(wake.to_string()), closed_at: Some(at), ..w.clone() });
             }
             all.push(w);
@@ -264,14 +265,14 @@ impl PersonaStore for SqliteStore {
             for s in WAKE_STATUSES {
                 q = q.bind(s);
             }
-            posted = q.fetch_optional(&mut *tx).await.map_err(backend)?;
+            posted = q.fetch_optional(&mut *tx).await.or_backend()?;
             let terminal = posted.as_deref().is_some_and(|s| s != "in_progress");
             if !terminal && !closed.is_empty() {
                 insert_status(&mut tx, task, fallback.0, fallback.1, "engram", at).await?;
                 fallback_posted = true;
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(FinishedWake { wakeups: closed, posted, fallback_posted })
     }
 
@@ -310,7 +311,7 @@ impl PersonaStore for SqliteStore {
             .bind(wake)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(episode_from).transpose()
     }
 
@@ -324,12 +325,12 @@ impl PersonaStore for SqliteStore {
         .bind(since)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         rows.iter().map(episode_from).collect()
     }
 
     async fn mark_corrected(&self, task: i64, agent: &str) -> Result<Option<Episode>, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: Option<i64> = sqlx::query_scalar(
             "SELECT id FROM org_agent_episodes WHERE task_id = ? AND agent = ? ORDER BY created_at DESC, id DESC LIMIT 1",
         )
@@ -337,15 +338,15 @@ impl PersonaStore for SqliteStore {
         .bind(agent)
         .fetch_optional(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if let Some(id) = id {
             sqlx::query("UPDATE org_agent_episodes SET corrected = 1 WHERE id = ?")
                 .bind(id)
                 .execute(&mut *tx)
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         match id {
             Some(id) => self.episode_by_id(id).await,
             None => Ok(None),
@@ -353,7 +354,7 @@ impl PersonaStore for SqliteStore {
     }
 
     async fn memory_rows(&self, agent: &str, include_closed: bool) -> Result<Vec<MemoryRow>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let rows = sqlx::query(&format!(
             "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = ? AND (? OR state = 'active') ORDER BY id"
         ))
@@ -361,7 +362,7 @@ impl PersonaStore for SqliteStore {
         .bind(include_closed)
         .fetch_all(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let rows = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
         with_evidence(&mut conn, rows).await
     }
@@ -375,12 +376,12 @@ impl PersonaStore for SqliteStore {
     }
 
     async fn memory_row(&self, id: i64) -> Result<Option<MemoryRow>, StoreError> {
-        let mut conn = self.pool().acquire().await.map_err(backend)?;
+        let mut conn = self.pool().acquire().await.or_backend()?;
         let row = sqlx::query(&format!("SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE id = ?"))
             .bind(id)
             .fetch_optional(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         match row {
             Some(r) => Ok(with_evidence(&mut conn, vec![memory_from(&r)?]).await?.pop()),
             None => Ok(None),
@@ -394,14 +395,14 @@ impl PersonaStore for SqliteStore {
         ops: &[AudnOp],
         at: DateTime<Utc>,
     ) -> Result<AppliedOps, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let rows = sqlx::query(&format!(
             "SELECT {MEMORY_COLUMNS} FROM org_agent_memory WHERE agent = ? AND state = 'active' ORDER BY id"
         ))
         .bind(agent)
         .fetch_all(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let active = rows.iter().map(memory_from).collect::<Result<Vec<_>, _>>()?;
         let active = with_evidence(&mut tx, active).await?;
         let changes = plan(&active, ops, episode).map_err(|_| StoreError::Changed { current: 0 })?;
@@ -420,7 +421,7 @@ impl PersonaStore for SqliteStore {
                         .bind(id)
                         .execute(&mut *tx)
                         .await
-                        .map_err(backend)?;
+                        .or_backend()?;
                     add_evidence(&mut tx, id, &[episode]).await?;
                     out.repeated.push(id);
                 }
@@ -435,7 +436,7 @@ impl PersonaStore for SqliteStore {
                         .bind(new)
                         .execute(&mut *tx)
                         .await
-                        .map_err(backend)?;
+                        .or_backend()?;
                     }
                     close_row(&mut tx, old, &reason, &by, Some(new), at).await?;
                     out.reworded.push((old, new));
@@ -446,23 +447,23 @@ impl PersonaStore for SqliteStore {
                 }
             }
         }
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(out)
     }
 
     async fn edit_memory(&self, id: i64, text: &str, by: &str, at: DateTime<Utc>) -> Result<MemoryRow, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let old = active_row(&mut tx, id, None).await?;
         let new = supersede(&mut tx, &old, text, 0, &[], &format!("corrected by {by}"), by, at).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         self.memory_row(new).await?.ok_or_else(|| StoreError::NotFound(format!("memory {new}")))
     }
 
     async fn retire_memory(&self, id: i64, reason: &str, by: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         active_row(&mut tx, id, None).await?;
         close_row(&mut tx, id, &format!("retired: {reason}"), by, None, at).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn claim_model_call(
@@ -481,12 +482,12 @@ impl PersonaStore for SqliteStore {
             .bind(since)
             .fetch_one(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(n as u32)
     }
 
     async fn file_proposal(&self, task: &NewTask, memory_id: i64) -> Result<Task, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         active_row(&mut tx, memory_id, None).await?;
         let id = insert_task(&mut tx, task).await?;
         sqlx::query("UPDATE org_agent_memory SET promoted_to_proposal = 1, proposal_task_id = ? WHERE id = ?")
@@ -494,8 +495,8 @@ impl PersonaStore for SqliteStore {
             .bind(memory_id)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+            .or_backend()?;
+        tx.commit().await.or_backend()?;
         self.task(id).await?.ok_or_else(|| StoreError::NotFound(format!("task {id}")))
     }
 
@@ -507,7 +508,7 @@ impl PersonaStore for SqliteStore {
         by: PersonId,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let done = sqlx::query(
             "UPDATE tasks SET status = ?, closed_reason = ?, closed_by = ?, updated_at = ? WHERE id = ? AND status = ?",
         )
@@ -519,7 +520,7 @@ impl PersonaStore for SqliteStore {
         .bind(STATUS_OPEN)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() != 1 {
             return Err(StoreError::Changed { current: 0 });
         }
@@ -531,10 +532,10 @@ impl PersonaStore for SqliteStore {
             .bind(at)
             .execute(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let actor = Actor { person: Some(by), at };
         audit(&mut tx, actor, &format!("improve.{status}"), &format!("task:{id}"), reason.unwrap_or("")).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn create_agent_token(
@@ -546,7 +547,7 @@ impl PersonaStore for SqliteStore {
         at: DateTime<Utc>,
         expires_at: DateTime<Utc>,
     ) -> Result<i64, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO agent_tokens (agent, created_by, name, secret_hash, created_at, expires_at) \
              VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -559,11 +560,11 @@ impl PersonaStore for SqliteStore {
         .bind(expires_at)
         .fetch_one(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         let detail = format!("token:{id} {name} until {}", expires_at.to_rfc3339());
         audit(&mut tx, Actor { person: Some(by), at }, "agent_token.create", &format!("agent:{agent}"), &detail)
             .await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(id)
     }
 
@@ -575,7 +576,7 @@ impl PersonaStore for SqliteStore {
         .bind(secret_hash)
         .fetch_optional(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(row.map(|r| PresentedToken {
             id: r.get("id"),
             agent: r.get("agent"),
@@ -592,7 +593,7 @@ impl PersonaStore for SqliteStore {
             .bind(id)
             .execute(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         Ok(())
     }
 
@@ -605,7 +606,7 @@ impl PersonaStore for SqliteStore {
         .bind(agent)
         .fetch_all(self.pool())
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         Ok(rows
             .iter()
             .map(|r| AgentToken {
@@ -623,7 +624,7 @@ impl PersonaStore for SqliteStore {
     }
 
     async fn revoke_agent_token(&self, agent: &str, id: i64, why: &str, actor: Actor) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let done = sqlx::query(
             "UPDATE agent_tokens SET revoked_at = ?, revoked_why = ?, revoked_by = ? \
              WHERE id = ? AND agent = ? AND revoked_at IS NULL",
@@ -635,12 +636,12 @@ impl PersonaStore for SqliteStore {
         .bind(agent)
         .execute(&mut *tx)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }
         audit(&mut tx, actor, "agent_token.revoke", &format!("agent:{agent}"), &format!("token:{id} {why}")).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(true)
     }
 }
@@ -670,7 +671,7 @@ async fn insert_task(conn: &mut SqliteConnection, t: &NewTask) -> Result<i64, St
     .bind(t.at)
     .fetch_one(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     insert_status(conn, id, STATUS_OPEN, "", &t.author, t.at).await?;
     Ok(id)
 }
@@ -681,7 +682,7 @@ impl SqliteStore {
             .bind(id)
             .fetch_optional(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         row.as_ref().map(episode_from).transpose()
     }
 }

@@ -1,6 +1,7 @@
 //! The SQLite backend's KeptCardStore: cards and each person's use of them.
 
 use super::*;
+use crate::store::OrBackend;
 use engine::cards::keep::{plan_keep, Keep, KeepFound, KeepPlan, EVICTED};
 use engine::cards::select::OPEN_WORK_TERM;
 use engine::cards::store::KeptCardStore;
@@ -8,16 +9,16 @@ use engine::cards::store::KeptCardStore;
 #[async_trait]
 impl KeptCardStore for SqliteStore {
     async fn upsert_card(&self, c: &NewCard) -> Result<Card, StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let card = upsert_in(&mut tx, c).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(card)
     }
 
     async fn keep_card(&self, keep: &Keep, actor: Actor) -> Result<bool, StoreError> {
         // One IMMEDIATE transaction: no other writer runs between reading the person's cards and
         // saving the use, so racing reads neither make two uses nor go over the cap.
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         let card = upsert_in(&mut tx, &keep.card).await?;
         let existing = card_use_in(&mut tx, keep.person, card.id).await?;
         let found = if existing.is_some() {
@@ -33,7 +34,7 @@ impl KeptCardStore for SqliteStore {
             .bind(&card.record_id)
             .fetch_optional(&mut *tx)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             KeepFound { existing, forgotten_until, kept: kept_in(&mut tx, keep.person).await? }
         };
         let kept = match plan_keep(keep, &card, found) {
@@ -46,23 +47,23 @@ impl KeptCardStore for SqliteStore {
             }
             KeepPlan::KeptOut | KeepPlan::Outranked => false,
         };
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await.or_backend()?;
         Ok(kept)
     }
 
     async fn card(&self, id: i64) -> Result<Option<Card>, StoreError> {
-        card_in(&mut *self.pool().acquire().await.map_err(backend)?, id).await
+        card_in(&mut *self.pool().acquire().await.or_backend()?, id).await
     }
 
     async fn remove_card(&self, id: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         delete_card(&mut tx, id).await?;
         audit(&mut tx, actor, "card.remove", &format!("card:{id}"), reason).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn kept(&self, person: PersonId) -> Result<Vec<(Card, CardUse)>, StoreError> {
-        kept_in(&mut *self.pool().acquire().await.map_err(backend)?, person).await
+        kept_in(&mut *self.pool().acquire().await.or_backend()?, person).await
     }
 
     async fn kept_for_question(
@@ -110,7 +111,7 @@ impl KeptCardStore for SqliteStore {
             .bind(person.0)
             .fetch_all(self.pool())
             .await
-            .map_err(backend)?;
+            .or_backend()?;
         let mut kept = rows
             .iter()
             .map(|r| {
@@ -123,17 +124,17 @@ impl KeptCardStore for SqliteStore {
     }
 
     async fn card_use(&self, person: PersonId, card: i64) -> Result<Option<CardUse>, StoreError> {
-        card_use_in(&mut *self.pool().acquire().await.map_err(backend)?, person, card).await
+        card_use_in(&mut *self.pool().acquire().await.or_backend()?, person, card).await
     }
 
     async fn save_use(&self, u: &CardUse) -> Result<(), StoreError> {
-        save_use_in(&mut *self.pool().acquire().await.map_err(backend)?, u).await
+        save_use_in(&mut *self.pool().acquire().await.or_backend()?, u).await
     }
 
     async fn remove_use(&self, person: PersonId, card: i64, reason: &str, actor: Actor) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.map_err(backend)?;
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
         remove_use_in(&mut tx, person, card, reason, actor).await?;
-        tx.commit().await.map_err(backend)
+        tx.commit().await.or_backend()
     }
 
     async fn counts(&self, person: PersonId) -> Result<(u32, u32), StoreError> {
@@ -142,7 +143,7 @@ impl KeptCardStore for SqliteStore {
                 .bind(person.0)
                 .fetch_one(self.pool())
                 .await
-                .map_err(backend)?;
+                .or_backend()?;
         Ok((kept as u32, pinned.unwrap_or(0) as u32))
     }
 }
@@ -160,7 +161,7 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
     .bind(c.read_as.map(|p| p.0).unwrap_or(0))
     .fetch_optional(&mut *conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     let id = match existing {
         Some((id, stored)) => {
             let stored: Vec<CardField> = serde_json::from_str(&stored).map_err(|_| bad("card fields"))?;
@@ -179,7 +180,7 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
             .bind(id)
             .execute(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             if after.fields != stored {
                 super::terms::write_terms(conn, id, &c.record_id, &after.fields, after.open_work).await?;
             }
@@ -206,7 +207,7 @@ async fn upsert_in(conn: &mut SqliteConnection, c: &NewCard) -> Result<Card, Sto
             .bind(c.read_at)
             .fetch_one(&mut *conn)
             .await
-            .map_err(backend)?;
+            .or_backend()?;
             super::terms::write_terms(conn, id, &c.record_id, &after.fields, after.open_work).await?;
             id
         }
@@ -219,7 +220,7 @@ async fn card_in(conn: &mut SqliteConnection, id: i64) -> Result<Option<Card>, S
         .bind(id)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.as_ref().map(card_from).transpose()
 }
 
@@ -232,7 +233,7 @@ async fn kept_in(conn: &mut SqliteConnection, person: PersonId) -> Result<Vec<(C
     .bind(person.0)
     .fetch_all(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     rows.iter().map(|r| Ok((card_from(r)?, use_from(r)?))).collect()
 }
 
@@ -242,7 +243,7 @@ async fn card_use_in(conn: &mut SqliteConnection, person: PersonId, card: i64) -
         .bind(card)
         .fetch_optional(conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     row.as_ref().map(use_from).transpose()
 }
 
@@ -259,7 +260,7 @@ async fn save_use_in(conn: &mut SqliteConnection, u: &CardUse) -> Result<(), Sto
     .bind(u.last_use)
     .execute(conn)
     .await
-    .map_err(backend)?;
+    .or_backend()?;
     Ok(())
 }
 
@@ -276,7 +277,7 @@ async fn remove_use_in(
         .bind(card)
         .execute(&mut *conn)
         .await
-        .map_err(backend)?;
+        .or_backend()?;
     if gone.rows_affected() > 0 {
         audit(conn, actor, "card_use.remove", &format!("person:{}", person.0), &format!("card:{card}: {reason}"))
             .await?;

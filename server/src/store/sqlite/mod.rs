@@ -1,0 +1,164 @@
+//! The SQLite backend. Every read-then-write transaction begins IMMEDIATE so two writers never
+//! both read the same version and then both write.
+
+mod agents;
+pub(crate) mod archive;
+mod cards;
+mod cores;
+mod draft_sources;
+mod idempotency;
+mod import;
+mod inbox;
+mod lessons;
+mod lists;
+pub(crate) mod memory_audits;
+mod memory_rows;
+pub(crate) mod memory_scopes;
+pub(crate) mod nightly;
+mod org;
+pub(crate) mod people;
+mod persona;
+mod runs;
+mod secrets;
+pub(crate) mod self_edits;
+pub(crate) mod setup;
+mod snapshots;
+pub(crate) mod teams;
+mod tokens;
+
+pub(crate) use org::{agent_from, person_from, team_from, AGENT_COLUMNS, PERSON_COLUMNS};
+
+use crate::store::OrBackend;
+use chrono::{DateTime, Utc};
+
+use engine::store::{Actor, StoreError};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{SqliteConnection, SqlitePool};
+use std::str::FromStr;
+use std::time::Duration;
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
+
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    /// Seals and opens connector keys; see `store::sealing`.
+    secrets: crate::store::sealing::Secrets,
+}
+
+pub(crate) use crate::store::{backend, is_unique_violation};
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file and applies migrations.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)
+            .or_backend()?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        // A request that cannot get a connection fails, logged, within the busy timeout rather
+        // than waiting out sqlx's 30 s default. A local file cannot drop a connection, so none is
+        // pinged before use: that would be one more round trip to SQLite's thread per statement.
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .test_before_acquire(false)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .or_backend()?;
+        MIGRATOR.run(&pool).await.or_backend()?;
+        cards::terms::index_once(&pool).await?;
+        Ok(Self { pool, secrets: None })
+    }
+
+    /// Opens an existing database without writing to it, for the CLI's read-only commands.
+    pub async fn open_read_only(url: &str) -> Result<Self, StoreError> {
+        let options =
+            SqliteConnectOptions::from_str(url).or_backend()?.read_only(true).busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.or_backend()?;
+        Ok(Self { pool, secrets: None })
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
+    /// one way a store gets it after checking it.
+    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
+        Self { secrets: Some(secrets), ..self }
+    }
+
+    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
+        &self.secrets
+    }
+
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.or_backend()?;
+        Ok(n == 0)
+    }
+}
+
+/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
+/// memory's daily cap shares.
+pub(crate) enum CallLedger<'a> {
+    ConnectorRead { connector: i64, purpose: &'a str },
+    ModelCall { agent: &'a str, purpose: &'a str },
+}
+
+/// Takes one call from a limit of `limit` calls since `since`. Counting and recording happen in one
+/// IMMEDIATE transaction, so two callers can never both take the last call.
+pub(crate) async fn claim_call(
+    pool: &SqlitePool,
+    ledger: CallLedger<'_>,
+    since: DateTime<Utc>,
+    limit: u32,
+    at: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
+    let count = match ledger {
+        CallLedger::ConnectorRead { connector, .. } => {
+            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
+                .bind(connector)
+        }
+        CallLedger::ModelCall { .. } => sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= ?"),
+    };
+    let used: i64 = count.bind(since).fetch_one(&mut *tx).await.or_backend()?;
+    if used >= i64::from(limit) {
+        return Ok(false);
+    }
+    let record = match ledger {
+        CallLedger::ConnectorRead { connector, purpose } => {
+            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
+                .bind(connector)
+                .bind(purpose)
+        }
+        CallLedger::ModelCall { agent, purpose } => {
+            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES (?, ?, ?)").bind(agent).bind(purpose)
+        }
+    };
+    record.bind(at).execute(&mut *tx).await.or_backend()?;
+    tx.commit().await.or_backend()?;
+    Ok(true)
+}
+
+pub(crate) async fn audit(
+    conn: &mut SqliteConnection,
+    actor: Actor,
+    action: &str,
+    subject: &str,
+    detail: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES (?, ?, ?, ?, ?)")
+        .bind(actor.at)
+        .bind(actor.person.map(|p| p.0))
+        .bind(action)
+        .bind(subject)
+        .bind(detail)
+        .execute(conn)
+        .await
+        .or_backend()?;
+    Ok(())
+}
