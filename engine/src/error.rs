@@ -1,12 +1,8 @@
 //! What every engine error tells the edges: the sentence a person may read, what kind of refusal it
-//! is, and its short code. The app and the API translate through this one trait, so a new error
-//! or variant is worded once, here, and nowhere else.
+//! is, and its short code. The app and the API translate through this one trait; each area words
+//! its own errors by implementing it beside them, so a variant is worded once, and nowhere else.
 
-use crate::cards::service::MemoryError;
-use crate::cores::CoreError;
-use crate::org::OrgError;
-use crate::persona::service::PersonaError;
-use crate::store::StoreError;
+use crate::kernel::StoreError;
 
 /// The sentence shown for any failure inside; the detail goes to the log, never to the person.
 pub const INTERNAL_MESSAGE: &str = "Something went wrong on our side; nothing was changed. Try again.";
@@ -49,175 +45,6 @@ pub trait UserSafe: std::fmt::Display {
     }
 }
 
-impl UserSafe for CoreError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            CoreError::NotAllowed(_) => ErrorKind::NotAllowed,
-            CoreError::OverLimit { .. }
-            | CoreError::SuggestionOverLimit { .. }
-            | CoreError::Invalid(_)
-            | CoreError::Secret(_) => ErrorKind::Invalid,
-            CoreError::Changed { .. } | CoreError::SuggestionStale { .. } | CoreError::SuggestionDecided(_) => {
-                ErrorKind::Conflict
-            }
-            CoreError::NotFound(_) => ErrorKind::NotFound,
-            CoreError::BadBefore => ErrorKind::BadRequest,
-            CoreError::Internal(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            CoreError::NotAllowed(_) => "not_allowed",
-            CoreError::OverLimit { .. } => "over_limit",
-            CoreError::Changed { .. } => "changed",
-            CoreError::SuggestionStale { .. } => "suggestion_stale",
-            CoreError::SuggestionOverLimit { .. } => "over_limit",
-            CoreError::SuggestionDecided(_) => "already_decided",
-            CoreError::NotFound(_) => "not_found",
-            CoreError::Invalid(_) => "invalid",
-            CoreError::Secret(_) => "secret",
-            CoreError::BadBefore => "invalid_before",
-            CoreError::Internal(_) => "internal",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            CoreError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl UserSafe for OrgError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            OrgError::Invalid(_) => ErrorKind::Invalid,
-            OrgError::NotAllowed(_) => ErrorKind::NotAllowed,
-            OrgError::NotFound(_) => ErrorKind::NotFound,
-            OrgError::Duplicate(_) => ErrorKind::Conflict,
-            OrgError::Internal(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            OrgError::Invalid(_) => "invalid",
-            OrgError::NotAllowed(_) => "not_allowed",
-            OrgError::NotFound(_) => "not_found",
-            OrgError::Duplicate(_) => "duplicate",
-            OrgError::Internal(_) => "internal",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            OrgError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
-
-/// Every refusal of a person's memory is answered alike: what they may see of their cards is
-/// theirs, so the API does not tell "not found" from "not allowed" here.
-impl UserSafe for MemoryError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            MemoryError::Internal(_) => ErrorKind::Internal,
-            _ => ErrorKind::Invalid,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            MemoryError::Internal(_) => "internal",
-            MemoryError::Secret(_) => "secret",
-            _ => "refused",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            MemoryError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl UserSafe for PersonaError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            PersonaError::Vault(_) => ErrorKind::Unavailable,
-            PersonaError::NotOnRoster(_) | PersonaError::NotFound(_) => ErrorKind::NotFound,
-            PersonaError::NotAllowed(_) => ErrorKind::NotAllowed,
-            PersonaError::Invalid(_)
-            | PersonaError::Secret(_)
-            | PersonaError::Refused(_)
-            | PersonaError::TranscriptRefused { .. } => ErrorKind::Invalid,
-            PersonaError::Changed(_) => ErrorKind::Conflict,
-            PersonaError::Throttled(_) => ErrorKind::Throttled,
-            PersonaError::Internal(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            PersonaError::Vault(_) => "vault",
-            PersonaError::NotOnRoster(_) => "not_on_roster",
-            PersonaError::NotAllowed(_) => "not_allowed",
-            PersonaError::Invalid(_) => "invalid",
-            PersonaError::Secret(_) => "secret",
-            PersonaError::NotFound(_) => "not_found",
-            PersonaError::Changed(_) => "changed",
-            PersonaError::Throttled(_) => "throttled",
-            PersonaError::Refused(_) => "proposal_refused",
-            PersonaError::TranscriptRefused { .. } => "transcript_refused",
-            PersonaError::Internal(_) => "internal",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            PersonaError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl UserSafe for crate::runs::RunError {
-    fn kind(&self) -> ErrorKind {
-        use crate::runs::RunError;
-        match self {
-            RunError::Invalid(_) => ErrorKind::Invalid,
-            RunError::NotFound(_) => ErrorKind::NotFound,
-            RunError::NotAllowed(_) => ErrorKind::NotAllowed,
-            RunError::Changed(_) => ErrorKind::Conflict,
-            RunError::SessionRequired => ErrorKind::Unauthorized,
-            RunError::Store(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        use crate::runs::RunError;
-        match self {
-            RunError::Invalid(_) => "invalid",
-            RunError::NotFound(_) => "not_found",
-            RunError::NotAllowed(_) => "not_allowed",
-            RunError::Changed(_) => "changed",
-            RunError::SessionRequired => "session_required",
-            RunError::Store(_) => "internal",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            crate::runs::RunError::Store(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
-
 /// A store error reaching an edge is never the person's to read: the services word the refusals.
 impl UserSafe for StoreError {
     fn kind(&self) -> ErrorKind {
@@ -233,39 +60,13 @@ impl UserSafe for StoreError {
     }
 }
 
-#[cfg(feature = "server")]
-impl UserSafe for crate::auth::AuthError {
-    fn kind(&self) -> ErrorKind {
-        use crate::auth::AuthError;
-        match self {
-            AuthError::Refused => ErrorKind::Unauthorized,
-            AuthError::Invalid(_) => ErrorKind::Invalid,
-            AuthError::Throttled { .. } => ErrorKind::Throttled,
-            AuthError::Internal(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        use crate::auth::AuthError;
-        match self {
-            AuthError::Refused => "refused",
-            AuthError::Invalid(_) => "invalid",
-            AuthError::Throttled { .. } => "throttled",
-            AuthError::Internal(_) => "internal",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            crate::auth::AuthError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cards::service::MemoryError;
+    use crate::cores::CoreError;
+    use crate::org::OrgError;
+    use crate::persona::service::PersonaError;
 
     #[test]
     fn internals_are_never_shown_and_refusals_are_shown_as_worded() {

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod cores;
 pub mod diff;
 pub mod error;
+pub mod kernel;
 pub mod lessons;
 pub mod org;
 pub mod persona;

@@ -4,6 +4,7 @@
 pub use crate::cards::snapshots::SnapshotStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
 use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion};
+pub use crate::kernel::{Actor, StoreError};
 pub use crate::lessons::LessonStore;
 pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::import::ImportStore;
@@ -20,31 +21,6 @@ pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
-    /// A versioned write was based on a version that is no longer current.
-    #[error("changed: current version is {current}")]
-    Changed { current: u32 },
-    /// A unique name or key is already taken.
-    #[error("duplicate: {0}")]
-    Duplicate(String),
-    #[error("not found: {0}")]
-    NotFound(String),
-    /// The backend failed; the text is for logs, never for people.
-    #[error("backend: {0}")]
-    Backend(String),
-    /// The change would leave the company without a current admin.
-    #[error("the last admin cannot be removed")]
-    LastAdmin,
-}
-
-/// Who did a change, for the audit trail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Actor {
-    pub person: Option<PersonId>,
-    pub at: DateTime<Utc>,
-}
 
 /// What went when a person left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -262,4 +238,26 @@ impl<
             + ImportStore,
     > Store for T
 {
+}
+
+/// The spend ledger is kept by the store: the company's zone dates its days, the nightly job's
+/// tables hold the budget and what was spent.
+#[async_trait]
+impl<T: Store + ?Sized> crate::kernel::model::SpendLedger for T {
+    async fn spend_day(&self, now: DateTime<Utc>) -> Result<String, StoreError> {
+        let zone: chrono_tz::Tz = match self.company().await? {
+            Some(c) => c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC),
+            None => chrono_tz::UTC,
+        };
+        Ok(now.with_timezone(&zone).date_naive().to_string())
+    }
+
+    async fn budget_left(&self, day: &str) -> Result<bool, StoreError> {
+        let cents = self.memory_budget().await?.unwrap_or(crate::kernel::model::DEFAULT_BUDGET_CENTS);
+        Ok(self.spent_on(day).await? < u64::from(cents) * 1_000)
+    }
+
+    async fn count_spend(&self, spend: &crate::kernel::model::Spend) -> Result<(), StoreError> {
+        self.add_spend(spend).await
+    }
 }

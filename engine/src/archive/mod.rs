@@ -9,7 +9,7 @@
 
 pub mod schema;
 
-use crate::store::StoreError;
+use crate::kernel::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, SubsecRound, Utc};
 use schema::{Kind, Table, TABLES};

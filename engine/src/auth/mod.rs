@@ -1,6 +1,6 @@
 //! Passwords and personal API tokens.
 
-use crate::store::StoreError;
+use crate::kernel::StoreError;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use blake2::{Blake2b512, Digest};
@@ -115,6 +115,33 @@ pub(crate) fn new_api_token() -> String {
 impl From<StoreError> for AuthError {
     fn from(e: StoreError) -> Self {
         AuthError::Internal(e.to_string())
+    }
+}
+
+impl crate::error::UserSafe for AuthError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            AuthError::Refused => crate::error::ErrorKind::Unauthorized,
+            AuthError::Invalid(_) => crate::error::ErrorKind::Invalid,
+            AuthError::Throttled { .. } => crate::error::ErrorKind::Throttled,
+            AuthError::Internal(_) => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            AuthError::Refused => "refused",
+            AuthError::Invalid(_) => "invalid",
+            AuthError::Throttled { .. } => "throttled",
+            AuthError::Internal(_) => "internal",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            AuthError::Internal(detail) => Some(detail.clone()),
+            _ => None,
+        }
     }
 }
 

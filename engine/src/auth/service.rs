@@ -3,8 +3,9 @@
 use super::throttle::{Admission, SignInThrottle};
 use super::{hash_api_token, new_api_token, AuthError, Throttle, DUMMY_HASH, TOKEN_PREFIX};
 use crate::clock::Clock;
-use crate::org::{Person, PersonId};
-use crate::store::{Actor, ApiTokenInfo, Store, StoreError};
+use crate::kernel::{Actor, StoreError};
+use crate::kernel::{Person, PersonId};
+use crate::store::{ApiTokenInfo, Store};
 use chrono::{DateTime, Utc};
 use std::net::IpAddr;
 use std::sync::Arc;

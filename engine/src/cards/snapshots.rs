@@ -8,8 +8,8 @@
 //! or the same question (today's follow-ups, read again tomorrow), read again closes the snapshot
 //! before it ("superseded") and keeps a new one, so the history stays. Only the record ids are kept; the records themselves are the person's cards.
 
+use crate::kernel::StoreError;
 use crate::org::PersonId;
-use crate::store::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -6,14 +6,15 @@
 
 use super::service::CoreService;
 use super::{CoreError, CoreScope};
-use crate::cards::access::DataLabel;
 use crate::clock::Clock;
+use crate::kernel::DataLabel;
+use crate::kernel::{Actor, StoreError};
 use crate::lessons::states::expired_by;
 use crate::lessons::{Lesson, WrittenBy};
 use crate::org::{AgentId, Person, RoleSlug};
 use crate::persona::model::Models;
 use crate::quoting::quote_item;
-use crate::store::{Actor, Store, StoreError};
+use crate::store::Store;
 use crate::tokens::count_tokens;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -175,7 +176,7 @@ impl CoreDrafter {
         from.retain(|n| seen.insert(n.clone()));
         let limit = subject.limit();
         let based_on = self.store.current_core(&scope).await?.map(|c| c.version).unwrap_or(0);
-        let said = crate::lessons::nightly::memory_call(
+        let said = crate::kernel::model::memory_call(
             self.store.as_ref(),
             self.models.as_ref(),
             self.clock.now(),

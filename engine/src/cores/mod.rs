@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-pub const COMPANY_CORE_LIMIT: u32 = 2_000;
+pub use crate::org::COMPANY_CORE_LIMIT;
 pub const COMPANY_CORE_LIMIT_MAX: u32 = 6_000;
 pub const TEAM_CORE_LIMIT: u32 = 1_000;
 /// "What changed" is a short note, not a second core.
@@ -295,6 +295,47 @@ pub enum CoreError {
     BadBefore,
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
+}
+
+impl crate::error::UserSafe for CoreError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            CoreError::NotAllowed(_) => crate::error::ErrorKind::NotAllowed,
+            CoreError::OverLimit { .. }
+            | CoreError::SuggestionOverLimit { .. }
+            | CoreError::Invalid(_)
+            | CoreError::Secret(_) => crate::error::ErrorKind::Invalid,
+            CoreError::Changed { .. } | CoreError::SuggestionStale { .. } | CoreError::SuggestionDecided(_) => {
+                crate::error::ErrorKind::Conflict
+            }
+            CoreError::NotFound(_) => crate::error::ErrorKind::NotFound,
+            CoreError::BadBefore => crate::error::ErrorKind::BadRequest,
+            CoreError::Internal(_) => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            CoreError::NotAllowed(_) => "not_allowed",
+            CoreError::OverLimit { .. } => "over_limit",
+            CoreError::Changed { .. } => "changed",
+            CoreError::SuggestionStale { .. } => "suggestion_stale",
+            CoreError::SuggestionOverLimit { .. } => "over_limit",
+            CoreError::SuggestionDecided(_) => "already_decided",
+            CoreError::NotFound(_) => "not_found",
+            CoreError::Invalid(_) => "invalid",
+            CoreError::Secret(_) => "secret",
+            CoreError::BadBefore => "invalid_before",
+            CoreError::Internal(_) => "internal",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            CoreError::Internal(detail) => Some(detail.clone()),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

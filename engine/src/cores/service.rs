@@ -6,8 +6,9 @@ use crate::cores::{
     NewSuggestion, Suggestion, SuggestionState, HISTORY_PAGE, NO_ROLE_NOTICE,
 };
 use crate::diff::{diff_lines, DiffLine};
+use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, Role, RoleSlug};
-use crate::store::{Actor, Store, StoreError};
+use crate::store::Store;
 use crate::tokens::count_tokens;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -58,7 +58,7 @@ pub fn decide(person: PersonId, record_id: &str, read: Option<&[CardField]>, les
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cards::access::DataLabel;
+    use crate::kernel::DataLabel;
     use crate::lessons::{Claim, WrittenBy};
     use crate::org::{AgentId, TeamId};
     use chrono::{TimeZone, Utc};

@@ -13,10 +13,10 @@ pub mod select;
 pub mod service;
 pub mod states;
 
-use crate::cards::access::DataLabel;
+use crate::kernel::DataLabel;
+use crate::kernel::{Actor, StoreError};
 use crate::org::{AgentId, PersonId, TeamId};
 use crate::runs::RunId;
-use crate::store::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

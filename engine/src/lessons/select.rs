@@ -29,7 +29,7 @@ pub fn lessons_for<'a>(question: &str, lessons: &'a [Lesson]) -> Vec<&'a Lesson>
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::cards::access::DataLabel;
+    use crate::kernel::DataLabel;
     use crate::lessons::{LessonScope, LessonState, WrittenBy};
     use crate::org::PersonId;
     use chrono::{DateTime, Duration, Utc};

@@ -5,8 +5,9 @@ use super::states::{expired_by, next, Move, NOBODY_CONFIRMED};
 use super::{Lesson, LessonScope, LessonState, NewLesson, WrittenBy, LESSON_MAX_CHARS};
 use crate::cards::service::{age_words, MemoryError};
 use crate::clock::Clock;
+use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, PersonId};
-use crate::store::{Actor, Store, StoreError};
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

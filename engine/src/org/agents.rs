@@ -2,8 +2,9 @@
 //! and its access (the toolsets it holds, and the label its model is cleared for).
 
 use super::{Agent, AgentId, OrgError, PersonId, RoleId, TeamId};
-use crate::cards::access::DataLabel;
-use crate::store::{Actor, NewAgent, StoreError};
+use crate::kernel::DataLabel;
+use crate::kernel::{Actor, StoreError};
+use crate::store::NewAgent;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,7 @@
 use super::names::{parse_display_name, EmailAddress};
 use super::{Directory, OrgError, PersonId, RoleId, TeamId};
 use crate::error::{ErrorKind, UserSafe};
-use crate::store::{Actor, StoreError};
+use crate::kernel::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -4,6 +4,7 @@
 
 pub mod agents;
 pub mod import;
+pub mod memory_scopes;
 pub mod names;
 pub mod people;
 pub mod service;
@@ -14,22 +15,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-macro_rules! id_type {
-    ($name:ident) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        pub struct $name(pub i64);
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.0.fmt(f)
-            }
-        }
-    };
-}
+pub use crate::kernel::ids::{AgentId, PersonId, RoleId, TeamId};
+pub use crate::kernel::Person;
 
-id_type!(PersonId);
-id_type!(TeamId);
-id_type!(RoleId);
-id_type!(AgentId);
+/// The limit of a new role's company core, in tokens, until an admin changes it (cores keep the
+/// rules of limits; a role is made with this one).
+pub const COMPANY_CORE_LIMIT: u32 = 2_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Company {
@@ -133,23 +124,6 @@ pub struct Team {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Person {
-    pub id: PersonId,
-    pub name: String,
-    pub email: String,
-    pub is_admin: bool,
-    pub main_team: Option<TeamId>,
-    /// A department role given by an admin; without it the person takes their main team's role.
-    pub role_override: Option<RoleId>,
-    /// Their manager, set by an admin; who's who names them.
-    #[serde(default)]
-    pub manager: Option<PersonId>,
-    /// When they left the company: they can no longer sign in, and history still names them.
-    #[serde(default)]
-    pub left_at: Option<DateTime<Utc>>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Agent {
     pub id: AgentId,
     pub name: String,
@@ -241,6 +215,35 @@ pub enum OrgError {
     Duplicate(String),
     #[error("Something went wrong on our side; nothing was changed. Try again.")]
     Internal(String),
+}
+
+impl crate::error::UserSafe for OrgError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            OrgError::Invalid(_) => crate::error::ErrorKind::Invalid,
+            OrgError::NotAllowed(_) => crate::error::ErrorKind::NotAllowed,
+            OrgError::NotFound(_) => crate::error::ErrorKind::NotFound,
+            OrgError::Duplicate(_) => crate::error::ErrorKind::Conflict,
+            OrgError::Internal(_) => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            OrgError::Invalid(_) => "invalid",
+            OrgError::NotAllowed(_) => "not_allowed",
+            OrgError::NotFound(_) => "not_found",
+            OrgError::Duplicate(_) => "duplicate",
+            OrgError::Internal(_) => "internal",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            OrgError::Internal(detail) => Some(detail.clone()),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! flag and the generation that ends their sessions. The rules are in `service::people`.
 
 use super::{Person, PersonId, RoleId};
-use crate::store::{Actor, NewPerson, StoreError};
+use crate::kernel::{Actor, StoreError};
+use crate::store::NewPerson;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

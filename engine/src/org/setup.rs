@@ -2,7 +2,7 @@
 
 use super::{Company, Person};
 use crate::error::{ErrorKind, UserSafe};
-use crate::store::StoreError;
+use crate::kernel::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 

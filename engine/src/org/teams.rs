@@ -4,7 +4,7 @@
 //! that either alone would have refused.
 
 use super::{Person, PersonId, Role, RoleId, Team, TeamId};
-use crate::store::{Actor, StoreError};
+use crate::kernel::{Actor, StoreError};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 

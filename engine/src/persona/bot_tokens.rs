@@ -84,9 +84,9 @@ impl TokenCheck {
 mod keeping {
     use super::*;
     use crate::auth::{hash_api_token, new_api_token, TOKEN_PREFIX};
+    use crate::kernel::Actor;
     use crate::org::{Person, PersonId};
     use crate::persona::service::{Bots, Caller, PersonaError};
-    use crate::store::Actor;
     use chrono::Duration;
 
     fn token_name(name: &str) -> Result<String, PersonaError> {

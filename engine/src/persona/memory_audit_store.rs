@@ -3,7 +3,7 @@
 //! unresolved, and when each entry was first seen, which is how old a temporary state is.
 
 use super::memory_audit::{AuditAction, AuditFile};
-use crate::store::StoreError;
+use crate::kernel::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -5,90 +5,10 @@
 //! age.
 
 use super::backlog::{Episode, MemoryRow};
-use crate::cards::access::DataLabel;
 use crate::quoting::escape_data as quote;
-use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ModelError {
-    #[error("the model did not answer within {0} s")]
-    Timeout(u64),
-    #[error("the model could not be reached: {0}")]
-    Unreachable(String),
-    #[error("the model answered with status {0}")]
-    Status(u16),
-    #[error("the model's answer was not in the expected shape: {0}")]
-    BadResponse(String),
-    /// Each model in turn was tried and none answered; says which, and why.
-    #[error("no model answered: tried {0}")]
-    NoneAnswered(String),
-}
-
-#[async_trait]
-pub trait ChatModel: Send + Sync {
-    /// `<provider>/<model>`, for logs and the agent page.
-    fn name(&self) -> String;
-    /// What the agent page adds after the name: a model that was tried and did not answer.
-    fn status(&self) -> Option<String> {
-        None
-    }
-    async fn chat(&self, system: &str, user: &str) -> Result<String, ModelError>;
-    /// As `chat`, with what the call cost, for the spend ledger. A model that costs nothing to
-    /// call (a local one) need not say.
-    async fn chat_priced(&self, system: &str, user: &str) -> Result<Priced, ModelError> {
-        Ok(Priced { text: self.chat(system, user).await?, millicents: 0 })
-    }
-}
-
-/// A model's answer and what it cost, in thousandths of a cent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Priced {
-    pub text: String,
-    pub millicents: u64,
-}
-
-/// What a call costs at a price in cents per million tokens, counted over everything sent and
-/// received the way every budget counts, rounded up: a priced call never counts as free.
-pub fn call_millicents(cents_per_million_tokens: u32, sent: &[&str], received: &str) -> u64 {
-    let tokens: u64 =
-        sent.iter().chain(std::iter::once(&received)).map(|t| u64::from(crate::tokens::count_tokens(t))).sum();
-    (tokens * u64::from(cents_per_million_tokens)).div_ceil(1_000)
-}
-
-/// Which model a bot's reflect step uses, or why there is none.
-#[derive(Clone)]
-pub enum ModelChoice {
-    Use(Arc<dyn ChatModel>),
-    Off(String),
-}
-
-/// Resolves a bot's `reflect.model` against what is configured on this machine.
-pub trait Models: Send + Sync {
-    fn resolve(&self, agent_model: &str) -> ModelChoice;
-    /// A sentence for the agent page: which model runs, or that the model step is off and why.
-    fn describe(&self) -> String;
-    /// The model memory's jobs ask (the nightly job): the cheapest one configured.
-    fn memory(&self) -> ModelChoice {
-        self.resolve("cheap")
-    }
-    /// The cheapest of memory's models cleared for everything a call carries, labelled up to
-    /// `carried`, or why none is. Unless a configuration says more, a model is cleared for
-    /// internal data and below.
-    fn memory_cleared_for(&self, carried: DataLabel) -> ModelChoice {
-        if carried <= DataLabel::Internal {
-            self.memory()
-        } else {
-            ModelChoice::Off(not_cleared(carried))
-        }
-    }
-}
-
-/// Why a call carrying data at `carried` is sent to no model.
-pub fn not_cleared(carried: DataLabel) -> String {
-    format!("no model of memory's is cleared for {} data", carried.as_str())
-}
+pub use crate::kernel::model::{call_millicents, not_cleared, ChatModel, ModelChoice, ModelError, Models, Priced};
 
 /// Bounds on what is sent, so one call stays cheap.
 pub const EXCERPT_BYTES: usize = 6 * 1024;

@@ -3,7 +3,7 @@
 
 use super::config::SelfEditPolicy;
 use super::self_edit::{Change, EditRequest};
-use crate::store::{Actor, StoreError};
+use crate::kernel::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

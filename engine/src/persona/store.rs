@@ -3,8 +3,8 @@
 use super::audn::AudnOp;
 use super::backlog::{AppliedOps, Episode, MemoryRow, NewEpisode, NewTask, StatusEntry, Task, Wakeup};
 use super::bot_tokens::{AgentToken, PresentedToken};
+use crate::kernel::{Actor, StoreError};
 use crate::org::PersonId;
-use crate::store::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 

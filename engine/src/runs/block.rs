@@ -7,11 +7,11 @@
 
 use super::whoswho::{line_age, Slice, SliceLine, SLICE_WORDS};
 use super::{CoreRef, CoreRefScope, MemoryRef};
-use crate::cards::access::DataLabel;
 use crate::cards::select::MAX_SELECTED;
 use crate::cards::service::age_words;
 use crate::cards::source::CardField;
 use crate::cores::CoreScope;
+use crate::kernel::DataLabel;
 use crate::quoting::quote_item;
 use chrono::{DateTime, Utc};
 

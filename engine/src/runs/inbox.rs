@@ -4,8 +4,8 @@
 //! `provenance`).
 
 use super::RunId;
+use crate::kernel::{Actor, StoreError};
 use crate::org::PersonId;
-use crate::store::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -8,8 +8,9 @@ use super::whoswho::{self, ListEntry};
 use super::RunError;
 use crate::cards::access::KeyKind;
 use crate::cards::source::{Connector, ReadKey, Source, ToolInfo};
+use crate::kernel::{Actor, StoreError};
 use crate::org::Person;
-use crate::store::{Actor, Store, StoreError};
+use crate::store::Store;
 use crate::Clock;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -271,8 +272,8 @@ fn records(answer: Value) -> Option<Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cards::access::DataLabel;
     use crate::cards::source::{Freshness, KeyMode};
+    use crate::kernel::DataLabel;
 
     fn connector() -> Connector {
         Connector {

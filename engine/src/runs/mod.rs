@@ -16,27 +16,12 @@ pub mod service;
 pub mod store;
 pub mod whoswho;
 
-use crate::cards::access::DataLabel;
+use crate::kernel::DataLabel;
 use crate::org::{AgentId, PersonId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
-macro_rules! id_type {
-    ($name:ident) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        pub struct $name(pub i64);
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.0.fmt(f)
-            }
-        }
-    };
-}
-
-id_type!(ThreadId);
-id_type!(RunId);
-id_type!(MessageId);
+pub use crate::kernel::ids::{MessageId, RunId, ThreadId};
 
 /// The longest question a person may ask in one message.
 pub const QUESTION_MAX_CHARS: usize = 4_000;
@@ -389,11 +374,42 @@ pub enum RunError {
     Store(String),
 }
 
-impl From<crate::store::StoreError> for RunError {
-    fn from(e: crate::store::StoreError) -> Self {
+impl From<crate::kernel::StoreError> for RunError {
+    fn from(e: crate::kernel::StoreError) -> Self {
         match e {
-            crate::store::StoreError::NotFound(s) => RunError::NotFound(s),
+            crate::kernel::StoreError::NotFound(s) => RunError::NotFound(s),
             other => RunError::Store(other.to_string()),
+        }
+    }
+}
+
+impl crate::error::UserSafe for RunError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            RunError::Invalid(_) => crate::error::ErrorKind::Invalid,
+            RunError::NotFound(_) => crate::error::ErrorKind::NotFound,
+            RunError::NotAllowed(_) => crate::error::ErrorKind::NotAllowed,
+            RunError::Changed(_) => crate::error::ErrorKind::Conflict,
+            RunError::SessionRequired => crate::error::ErrorKind::Unauthorized,
+            RunError::Store(_) => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            RunError::Invalid(_) => "invalid",
+            RunError::NotFound(_) => "not_found",
+            RunError::NotAllowed(_) => "not_allowed",
+            RunError::Changed(_) => "changed",
+            RunError::SessionRequired => "session_required",
+            RunError::Store(_) => "internal",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            RunError::Store(detail) => Some(detail.clone()),
+            _ => None,
         }
     }
 }

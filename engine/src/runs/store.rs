@@ -2,8 +2,8 @@
 
 use super::check::{CheckEnd, LimitNotice};
 use super::{Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, Step, Thread, ThreadId};
+use crate::kernel::StoreError;
 use crate::org::{AgentId, PersonId};
-use crate::store::StoreError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -66,7 +66,7 @@ pub trait RunStore: Send + Sync {
     async fn checked_only(&self) -> Result<Vec<String>, StoreError>;
     /// Turns checked-only answers on or off for one role or team, audited; a no-op when it is
     /// already so.
-    async fn set_checked_only(&self, scope: &str, on: bool, actor: crate::store::Actor) -> Result<(), StoreError>;
+    async fn set_checked_only(&self, scope: &str, on: bool, actor: crate::kernel::Actor) -> Result<(), StoreError>;
     /// The message a run works on, by id.
     async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError>;
 }

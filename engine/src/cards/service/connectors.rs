@@ -322,7 +322,7 @@ impl PersonMemory {
         use crate::cards::draft::{draft_prompt, read_model_draft, DRAFT_SYSTEM};
         if let Some(models) = &self.models {
             let prompt = draft_prompt(tool, sample);
-            let said = crate::lessons::nightly::memory_call(
+            let said = crate::kernel::model::memory_call(
                 self.store.as_ref(),
                 models.as_ref(),
                 self.now(),

@@ -28,8 +28,9 @@ use crate::cards::source::CardField;
 use crate::cards::source::{keep_fields, Connector, KeyMode, ReadKey, RecordShape, Source, SourceError};
 use crate::cards::store::{Card, CardUse, MyWorkQuery, NewCard, PrepareSetting};
 use crate::clock::Clock;
+use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, PersonId, RoleSource};
-use crate::store::{Actor, Store, StoreError};
+use crate::store::Store;
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -236,5 +237,31 @@ impl PersonMemory {
         let u = self.store.card_use(person.id, card).await?.ok_or_else(not_yours)?;
         let c = self.store.card(card).await?.ok_or_else(not_yours)?;
         Ok((c, u))
+    }
+}
+
+/// Every refusal of a person's memory is answered alike: what they may see of their cards is
+/// theirs, so the API does not tell "not found" from "not allowed" here.
+impl crate::error::UserSafe for MemoryError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            MemoryError::Internal(_) => crate::error::ErrorKind::Internal,
+            _ => crate::error::ErrorKind::Invalid,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            MemoryError::Internal(_) => "internal",
+            MemoryError::Secret(_) => "secret",
+            _ => "refused",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            MemoryError::Internal(detail) => Some(detail.clone()),
+            _ => None,
+        }
     }
 }

@@ -4,17 +4,18 @@
 use super::prompt::{nightly_prompt, parse_reply, NightlyReply, RunText, NIGHTLY_SYSTEM};
 use super::work::{clean, work_kind, WorkKind};
 use super::{BudgetStop, Queued, Spend, DEFAULT_BUDGET_CENTS, NIGHTLY_HOUR, RUNS_PER_CALL};
-use crate::cards::access::DataLabel;
 use crate::cards::service::{age_words, MemoryError};
 use crate::clock::Clock;
 use crate::cores::service::CoreService;
 use crate::cores::CoreScope;
+use crate::kernel::DataLabel;
+use crate::kernel::StoreError;
 use crate::lessons::states::EXPIRES_AFTER_DAYS;
 use crate::lessons::{Claim, Evidence, Lesson, LessonScope, LessonState, NewLesson, WrittenBy};
 use crate::org::{Directory, Person, PersonId};
 use crate::persona::model::{ChatModel, ModelChoice, Models};
 use crate::runs::{MemoryRef, NewEvent, Run};
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 use chrono::{Duration, NaiveDate, NaiveTime};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -422,7 +423,7 @@ impl Nightly {
                 written_by: WrittenBy::Job,
                 at: now,
             };
-            match self.store.add_lesson(&new, crate::store::Actor { person: None, at: now }).await {
+            match self.store.add_lesson(&new, crate::kernel::Actor { person: None, at: now }).await {
                 Ok(written) if state == LessonState::Waiting => {
                     report.proposed += 1;
                     proposed.push(written.id);
@@ -470,7 +471,7 @@ impl Nightly {
                 written_by: WrittenBy::Job,
                 at: now,
             };
-            let actor = crate::store::Actor { person: None, at: now };
+            let actor = crate::kernel::Actor { person: None, at: now };
             match self.store.supersede_lesson(old, &new, "the day's runs showed it wrong", actor).await {
                 Ok(_) => report.superseded += 1,
                 Err(e) => tracing::warn!(error = %e, lesson = old.id, "a lesson was not superseded"),

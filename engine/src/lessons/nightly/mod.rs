@@ -9,21 +9,20 @@ pub mod prompt;
 pub mod settings;
 pub mod work;
 
+pub use crate::kernel::model::{memory_call, Spend, SpendLedger, DEFAULT_BUDGET_CENTS};
 pub use job::{Nightly, NightlyOutcome, NightlyReport};
 pub use work::WorkKind;
 
 use super::Evidence;
+use crate::kernel::{Actor, StoreError};
 use crate::org::PersonId;
 use crate::runs::{Run, RunId};
-use crate::store::{Actor, StoreError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// The job runs from this hour in the company's zone.
 pub const NIGHTLY_HOUR: u32 = 2;
-/// Memory's daily budget for model calls unless an admin changed it.
-pub const DEFAULT_BUDGET_CENTS: u32 = 200;
 /// The most a budget may be set to: a typing slip should not spend a fortune.
 pub const MAX_BUDGET_CENTS: u32 = 100_000;
 /// The place the budget is changed, as the notice to admins names it.
@@ -58,17 +57,6 @@ impl Queued {
     }
 }
 
-/// One line of the spend ledger.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spend {
-    pub local_date: String,
-    /// "nightly job", "shape drafting".
-    pub purpose: String,
-    pub model: String,
-    pub millicents: u64,
-    pub at: DateTime<Utc>,
-}
-
 /// A night the budget ran out: what the admins are told. Ids and counts only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BudgetStop {
@@ -93,72 +81,13 @@ impl BudgetStop {
 
 /// Today in the company's zone, as the spend ledger dates its lines.
 pub async fn company_day(store: &dyn crate::store::Store, now: DateTime<Utc>) -> Result<String, StoreError> {
-    let zone: chrono_tz::Tz = match store.company().await? {
-        Some(c) => c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC),
-        None => chrono_tz::UTC,
-    };
-    Ok(now.with_timezone(&zone).date_naive().to_string())
+    store.spend_day(now).await
 }
 
 /// Whether memory's model calls may still spend today: what the ledger holds for the day is
 /// under the budget.
 pub async fn budget_left(store: &dyn crate::store::Store, day: &str) -> Result<bool, StoreError> {
-    let budget = u64::from(store.memory_budget().await?.unwrap_or(DEFAULT_BUDGET_CENTS)) * 1_000;
-    Ok(store.spent_on(day).await? < budget)
-}
-
-/// One call of memory's model outside the nightly job (shape drafting, core drafting), to a model
-/// cleared for what it carries, within the daily budget and counted in the spend ledger. `None`
-/// when no such model is set, the budget is spent or the call failed: each is logged, and the
-/// caller drafts by rules.
-pub async fn memory_call(
-    store: &dyn crate::store::Store,
-    models: &dyn crate::persona::model::Models,
-    now: DateTime<Utc>,
-    purpose: &str,
-    carried: crate::cards::access::DataLabel,
-    system: &str,
-    user: &str,
-) -> Option<String> {
-    use crate::persona::model::ModelChoice;
-    let m = match models.memory_cleared_for(carried) {
-        ModelChoice::Use(m) => m,
-        ModelChoice::Off(why) => {
-            tracing::info!(purpose, why, "no model asked; drafting by rules");
-            return None;
-        }
-    };
-    let day = company_day(store, now).await.unwrap_or_default();
-    match budget_left(store, &day).await {
-        Ok(true) => {}
-        Ok(false) => {
-            tracing::warn!(purpose, "memory's daily budget is spent; drafting by rules");
-            return None;
-        }
-        Err(e) => {
-            tracing::warn!(purpose, error = %e, "the spend ledger was not read; drafting by rules");
-            return None;
-        }
-    }
-    match m.chat_priced(system, user).await {
-        Ok(priced) => {
-            let spend = Spend {
-                local_date: day,
-                purpose: purpose.into(),
-                model: m.name(),
-                millicents: priced.millicents,
-                at: now,
-            };
-            if let Err(e) = store.add_spend(&spend).await {
-                tracing::warn!(error = %e, "a model call was not counted in the spend ledger");
-            }
-            Some(priced.text)
-        }
-        Err(e) => {
-            tracing::warn!(purpose, error = %e, "memory's model failed; drafting by rules");
-            None
-        }
-    }
+    SpendLedger::budget_left(store, day).await
 }
 
 /// "1 cent", "200 cents".

@@ -3,8 +3,8 @@
 
 use super::{cents, Nightly, DEFAULT_BUDGET_CENTS, MAX_BUDGET_CENTS};
 use crate::cards::service::MemoryError;
+use crate::kernel::Actor;
 use crate::org::Person;
-use crate::store::Actor;
 use serde::{Deserialize, Serialize};
 
 /// What the settings page shows.

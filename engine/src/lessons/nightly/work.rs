@@ -4,7 +4,7 @@
 //! an agent's scheduled work for its team is shared work, their asks of their private agents are
 //! private work, and only shared work may propose a team or company lesson.
 
-use crate::cards::access::DataLabel;
+use crate::kernel::DataLabel;
 use crate::runs::{Run, RunKind, RunState, StepKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

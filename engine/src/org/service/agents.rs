@@ -2,14 +2,15 @@
 //! a team and gives it toolsets; an admin alone sets its clearance.
 
 use super::OrgService;
-use crate::cards::access::DataLabel;
+use crate::kernel::DataLabel;
+use crate::kernel::StoreError;
 use crate::org::agents::{
     clearance_meaning, parse_description, private_agent_name, team_copy_name, AgentForm, HAND_MADE,
     PRIVATE_HOLDS_NO_TOOLSETS,
 };
 use crate::org::names::parse_display_name;
 use crate::org::{Agent, AgentId, OrgError, Person, TeamId};
-use crate::store::{NewAgent, StoreError};
+use crate::store::NewAgent;
 use serde::{Deserialize, Serialize};
 
 /// A toolset as an agent's page lists it: a connector, its data label and who it admits.
@@ -44,7 +45,7 @@ pub struct AgentAccess {
     pub playbook: String,
     /// Which lessons its runs load; empty means no limit.
     #[serde(default)]
-    pub memory_scopes: Vec<crate::lessons::scopes::MemoryScope>,
+    pub memory_scopes: Vec<crate::org::memory_scopes::MemoryScope>,
 }
 
 impl OrgService {
@@ -190,7 +191,7 @@ impl OrgService {
 
     /// Whoever manages the agent limits which lessons its runs load. Returns what it now means.
     pub async fn set_memory_scopes(&self, by: &Person, agent: AgentId, names: &[String]) -> Result<String, OrgError> {
-        use crate::lessons::scopes::{may_set, parse_scopes, scopes_line};
+        use crate::org::memory_scopes::{may_set, parse_scopes, scopes_line};
         let a = self.known_agent(by, agent).await?;
         if !may_set(by, a.owner) {
             return Err(OrgError::NotAllowed(format!(

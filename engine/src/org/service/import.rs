@@ -3,12 +3,12 @@
 
 use super::OrgService;
 use crate::auth::invite::{hash_invite_secret, invite_path, new_invite_secret, INVITE_DAYS};
+use crate::kernel::{Actor, StoreError};
 use crate::org::import::{
     people_count, plan_import, AddedPerson, ImportDone, ImportError, ImportPlan, ImportedPerson, PeopleImport,
     NOT_ADMIN,
 };
 use crate::org::Person;
-use crate::store::{Actor, StoreError};
 
 /// Who runs an import: an admin, or the operator on the host (`engram people import` without
 /// `--as`), who is trusted as the host's own command line is.

@@ -9,9 +9,10 @@ mod setup;
 pub use setup::SetupRequest;
 
 use crate::clock::Clock;
-use crate::cores::COMPANY_CORE_LIMIT;
+use crate::kernel::{Actor, StoreError};
+use crate::org::COMPANY_CORE_LIMIT;
 use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug};
-use crate::store::{Actor, Store, StoreError};
+use crate::store::Store;
 use std::sync::Arc;
 
 mod agents;

@@ -5,10 +5,11 @@ use super::OrgService;
 use crate::auth::invite::{hash_invite_secret, new_invite_secret, INVITE_DAYS, INVITE_PREFIX};
 use crate::auth::rules::NewPassword;
 use crate::auth::throttle::{password_throttled_message, Admission};
+use crate::kernel::StoreError;
 use crate::org::names::{parse_display_name, EmailAddress};
 use crate::org::people::{Invite, InviteState, NewInvite, ResetNotice, LAST_ADMIN};
 use crate::org::{OrgError, Person, PersonId, RoleId, TeamId};
-use crate::store::{NewPerson, StoreError};
+use crate::store::NewPerson;
 use chrono::{DateTime, Duration, Utc};
 
 /// What an admin types to add someone.

@@ -3,10 +3,10 @@
 
 use super::OrgService;
 use crate::auth::rules::NewPassword;
+use crate::kernel::StoreError;
 use crate::org::names::{parse_display_name, EmailAddress};
 use crate::org::setup::{FirstAdmin, SetUp, SetupError};
 use crate::org::{Company, Person, TimeZoneName};
-use crate::store::StoreError;
 
 /// What the first admin types to set up Engram, as typed.
 #[derive(Debug, Clone, Copy)]

@@ -1,6 +1,7 @@
 //! Improve: proposals a bot files against its own files, and the person who applies or closes them.
 
 use super::{one_line, Bots, Caller, PersonaError};
+use crate::kernel::StoreError;
 use crate::persona::audn::MAX_REPLY_BYTES;
 use crate::persona::backlog::{
     Improvement, MemoryRow, NewTask, Task, TaskKind, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN,
@@ -10,7 +11,6 @@ use crate::persona::model::{propose_prompt, ModelChoice, PROPOSE_SYSTEM};
 use crate::persona::proposal::{check_path, validate_proposal, ProposalRefusal, Target, ORG_YAML};
 use crate::persona::render::MemoryKind;
 use crate::persona::vault::{RosterAgent, VaultError};
-use crate::store::StoreError;
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 

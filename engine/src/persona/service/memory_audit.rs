@@ -12,13 +12,13 @@
 use super::memory_audit_report::{AuditReport, AuditState, AuditStatus};
 use super::memory_audit_steps::Skill;
 use super::{Bots, Caller, PersonaError};
+use crate::kernel::StoreError;
 use crate::persona::memory_audit::{
     categorise_by_rules, due, plan, AuditAction, AuditFile, AuditParams, Due, Entry, EntryFormat,
 };
 use crate::persona::memory_audit_apply::{apply, entry_spans, is_marker, with_markers, Texts};
 use crate::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, NewAudit, Unresolved};
 use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent, Vault};
-use crate::store::StoreError;
 use chrono::{DateTime, Duration, Utc};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

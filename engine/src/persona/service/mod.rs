@@ -13,8 +13,9 @@ use super::proposal::{check_vault_path, OffLimits, ProposalRefusal};
 use super::render::{render_core, RenderedCore};
 use super::vault::{core_path, load_roster, Link, Roster, RosterAgent, Vault, VaultError};
 use crate::clock::Clock;
+use crate::kernel::StoreError;
 use crate::org::Person;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 use chrono::{DateTime, NaiveTime, Utc};
 use std::sync::Arc;
 
@@ -257,6 +258,46 @@ impl Bots {
             Ok(Some(Link::Hard)) => Err(refuse(OffLimits::HardLink)),
             Err(VaultError::Outside { .. }) => Err(refuse(OffLimits::EscapesVault)),
             Err(e) => Err(PersonaError::Vault(e)),
+        }
+    }
+}
+
+impl crate::error::UserSafe for PersonaError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            PersonaError::Vault(_) => crate::error::ErrorKind::Unavailable,
+            PersonaError::NotOnRoster(_) | PersonaError::NotFound(_) => crate::error::ErrorKind::NotFound,
+            PersonaError::NotAllowed(_) => crate::error::ErrorKind::NotAllowed,
+            PersonaError::Invalid(_)
+            | PersonaError::Secret(_)
+            | PersonaError::Refused(_)
+            | PersonaError::TranscriptRefused { .. } => crate::error::ErrorKind::Invalid,
+            PersonaError::Changed(_) => crate::error::ErrorKind::Conflict,
+            PersonaError::Throttled(_) => crate::error::ErrorKind::Throttled,
+            PersonaError::Internal(_) => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            PersonaError::Vault(_) => "vault",
+            PersonaError::NotOnRoster(_) => "not_on_roster",
+            PersonaError::NotAllowed(_) => "not_allowed",
+            PersonaError::Invalid(_) => "invalid",
+            PersonaError::Secret(_) => "secret",
+            PersonaError::NotFound(_) => "not_found",
+            PersonaError::Changed(_) => "changed",
+            PersonaError::Throttled(_) => "throttled",
+            PersonaError::Refused(_) => "proposal_refused",
+            PersonaError::TranscriptRefused { .. } => "transcript_refused",
+            PersonaError::Internal(_) => "internal",
+        }
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        match self {
+            PersonaError::Internal(detail) => Some(detail.clone()),
+            _ => None,
         }
     }
 }

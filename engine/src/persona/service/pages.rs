@@ -2,13 +2,13 @@
 //! corrections a person makes there.
 
 use super::{one_line, Bots, Caller, ImproveCard, PersonaError};
+use crate::kernel::StoreError;
 use crate::org::Person;
 use crate::persona::backlog::{Episode, MemoryRow, Outcome, Task, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN};
 use crate::persona::config::{EffectiveConfig, MemoryConfig};
 use crate::persona::model::ModelChoice;
 use crate::persona::render::{render_core, MemoryKind, RenderedCore};
 use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent};
-use crate::store::StoreError;
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 

@@ -2,10 +2,10 @@
 //! again, reworded or closed.
 
 use super::{one_line, Bots, Caller, PersonaError, WakeReport};
+use crate::kernel::StoreError;
 use crate::persona::audn::{parse_reply, AudnError, AudnOp};
 use crate::persona::backlog::{AppliedOps, Episode, Outcome};
 use crate::persona::model::{reflect_prompt, ModelChoice, EXCERPT_BYTES, REFLECT_SYSTEM};
-use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 

@@ -3,12 +3,12 @@
 //! out each request within the bot's `SelfEditPolicy` and records it, whatever became of it.
 
 use super::{Bots, Caller, PersonaError};
+use crate::kernel::Actor;
 use crate::persona::backlog::MemoryRow;
 use crate::persona::render::MemoryKind;
 use crate::persona::self_edit::EditRequest;
 use crate::persona::self_edit_store::{EditState, SelfEdit, Settled};
 use crate::persona::vault::RosterAgent;
-use crate::store::Actor;
 use serde::{Deserialize, Serialize};
 
 /// How many of a bot's requests its page and the API list.

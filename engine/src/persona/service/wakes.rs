@@ -1,11 +1,11 @@
 //! Wakes: a bot is woken, posts its status, and its wake is closed as an episode.
 
 use super::{one_line, Bots, Caller, PersonaError, ReflectReport};
+use crate::kernel::StoreError;
 use crate::persona::backlog::{
     summarise_wake, Episode, NewEpisode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, WAKE_STATUSES,
 };
 use crate::persona::proposal::check_vault_path;
-use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 
 /// A finished wake, as the dispatcher reports it.

@@ -77,7 +77,7 @@ impl Runs {
                 }
                 Ok(true)
             }
-            Err(crate::store::StoreError::Changed { .. }) => Ok(false),
+            Err(crate::kernel::StoreError::Changed { .. }) => Ok(false),
             Err(e) => Err(e.into()),
         }
     }
@@ -141,7 +141,7 @@ impl Runs {
             }
             _ => return Err(RunError::Invalid("Choose a role or a team".into())),
         };
-        let actor = crate::store::Actor { person: Some(admin.id), at: self.now() };
+        let actor = crate::kernel::Actor { person: Some(admin.id), at: self.now() };
         self.store.set_checked_only(scope, on, actor).await?;
         Ok(if on {
             format!("{name} now sees answers only once they are checked")

@@ -4,11 +4,11 @@
 
 use super::*;
 use crate::cards::service::RefreshOutcome;
+use crate::kernel::Actor;
 use crate::lessons::contradictions::{decide, Contradiction, CONTESTED, SUPERSEDED_BY_CHECK};
 use crate::lessons::{Claim, Evidence, Lesson, LessonState, NewLesson, WrittenBy};
 use crate::runs::check::CardChecked;
 use crate::runs::{NewEvent, Run};
-use crate::store::Actor;
 
 impl Runs {
     pub(super) async fn contradict(&self, run: &Run, person: &Person, checked: &[CardChecked]) {
@@ -47,7 +47,7 @@ impl Runs {
         c: &CardChecked,
         l: &Lesson,
         m: Contradiction,
-    ) -> Result<(), crate::store::StoreError> {
+    ) -> Result<(), crate::kernel::StoreError> {
         let now = self.now();
         let actor = Actor { person: None, at: now };
         match m {

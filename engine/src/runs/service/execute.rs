@@ -4,8 +4,8 @@
 
 use super::block_for::Loaded;
 use super::*;
-use crate::cards::access::DataLabel;
 use crate::cards::service::RunTool;
+use crate::kernel::DataLabel;
 use crate::quoting::{attribute, escape_data as quote};
 use crate::runs::check::CheckState;
 use crate::runs::inbox::{ActionKind, NewAction};
@@ -519,7 +519,7 @@ impl Runs {
         match self.store.end_run(r.id, end, self.now()).await {
             Ok(run) => Ok(run),
             // Another server ended it meanwhile: its end stands.
-            Err(crate::store::StoreError::Changed { .. }) => {
+            Err(crate::kernel::StoreError::Changed { .. }) => {
                 self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))
             }
             Err(e) => Err(e.into()),

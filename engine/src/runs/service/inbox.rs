@@ -56,9 +56,9 @@ impl Runs {
         self.store.action(id).await?.filter(|a| a.person == person.id).ok_or_else(no_such)
     }
 
-    fn already_decided(e: crate::store::StoreError) -> RunError {
+    fn already_decided(e: crate::kernel::StoreError) -> RunError {
         match e {
-            crate::store::StoreError::Changed { .. } => RunError::Changed("This was already decided".into()),
+            crate::kernel::StoreError::Changed { .. } => RunError::Changed("This was already decided".into()),
             other => other.into(),
         }
     }
@@ -67,7 +67,7 @@ impl Runs {
     /// (or two servers) never act twice; what became of it is kept on the action.
     pub async fn approve(&self, person: &Person, id: i64) -> Result<InboxView, RunError> {
         let a = self.own_action(person, id).await?;
-        let actor = crate::store::Actor { person: Some(person.id), at: self.now() };
+        let actor = crate::kernel::Actor { person: Some(person.id), at: self.now() };
         self.store.decide_action(a.id, ActionState::Approved, actor).await.map_err(Self::already_decided)?;
         let outcome = match self.carry_out(person, &a).await {
             Ok(()) => (ActionState::Done, format!("Done: {}", a.line)),
@@ -100,7 +100,7 @@ impl Runs {
     /// Declines one waiting action: it is kept, declined, and nothing acts.
     pub async fn decline(&self, person: &Person, id: i64) -> Result<InboxView, RunError> {
         let a = self.own_action(person, id).await?;
-        let actor = crate::store::Actor { person: Some(person.id), at: self.now() };
+        let actor = crate::kernel::Actor { person: Some(person.id), at: self.now() };
         let declined =
             self.store.decide_action(a.id, ActionState::Declined, actor).await.map_err(Self::already_decided)?;
         self.inbox_view(declined).await
