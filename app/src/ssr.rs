@@ -48,13 +48,13 @@ pub fn runs() -> Result<engine::runs::service::Runs, ServerFnError> {
         .ok_or_else(|| internal("the runs service is not in the request context"))
 }
 
-pub fn nightly() -> Result<engine::lessons::nightly::Nightly, ServerFnError> {
-    use_context::<engine::lessons::nightly::Nightly>()
+pub fn nightly() -> Result<engine::learning::nightly::Nightly, ServerFnError> {
+    use_context::<engine::learning::nightly::Nightly>()
         .ok_or_else(|| internal("the nightly job is not in the request context"))
 }
 
-pub fn drafter() -> Result<engine::cores::draft::CoreDrafter, ServerFnError> {
-    use_context::<engine::cores::draft::CoreDrafter>()
+pub fn drafter() -> Result<engine::learning::draft::CoreDrafter, ServerFnError> {
+    use_context::<engine::learning::draft::CoreDrafter>()
         .ok_or_else(|| internal("Draft from what exists is not in the request context"))
 }
 

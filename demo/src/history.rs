@@ -3,7 +3,7 @@
 //! core lines their owners then Accept or Dismiss. Nothing here is written by hand: it all goes
 //! through the runs and the job, as it would in a company.
 
-use engine::lessons::nightly::{Nightly, NightlyOutcome};
+use engine::learning::nightly::{Nightly, NightlyOutcome};
 use engine::runs::service::{Asker, Runs};
 use engine::store::Store;
 

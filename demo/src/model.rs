@@ -163,10 +163,10 @@ fn reply(messages: &[Message], tools: &[String]) -> Scripted {
         return Scripted::Answer("I was asked nothing.".into());
     };
     let system: Vec<&str> = messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
-    if system.first() == Some(&engine::lessons::nightly::prompt::NIGHTLY_SYSTEM) {
+    if system.first() == Some(&engine::learning::nightly::prompt::NIGHTLY_SYSTEM) {
         return Scripted::Answer(nightly::reply(&messages[last_user].content));
     }
-    if system.first() == Some(&engine::cores::draft::CORE_DRAFT_SYSTEM) {
+    if system.first() == Some(&engine::learning::draft::CORE_DRAFT_SYSTEM) {
         return Scripted::Answer(core_draft::reply(&messages[last_user].content));
     }
     let cores = core_lines(&system.join("\n"));

@@ -13,6 +13,7 @@ pub mod cores;
 pub mod diff;
 pub mod error;
 pub mod kernel;
+pub mod learning;
 pub mod lessons;
 pub mod org;
 pub mod persona;

@@ -14,6 +14,7 @@ pub use crate::org::teams::TeamStore;
 use crate::org::{
     Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
 };
+pub use crate::org::{Departure, NewAgent, NewPerson};
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
@@ -21,32 +22,6 @@ pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-
-/// What went when a person left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Departure {
-    pub tokens: u32,
-    pub uses: u32,
-    pub cards: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewPerson {
-    pub name: String,
-    pub email: String,
-    pub password_hash: String,
-    pub is_admin: bool,
-    pub main_team: Option<TeamId>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewAgent {
-    pub name: String,
-    pub template: String,
-    pub role: Option<RoleId>,
-    pub owner: PersonId,
-    pub team_copy: Option<TeamId>,
-}
 
 /// A personal API token as listed to its owner; the secret itself is never stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,8 +175,8 @@ pub trait Store:
     + ListStore
     + InboxStore
     + LessonStore
-    + crate::lessons::nightly::NightlyStore
-    + crate::cores::draft::DraftSourceStore
+    + crate::learning::nightly::NightlyStore
+    + crate::learning::draft::DraftSourceStore
     + crate::lessons::scopes::MemoryScopeStore
     + crate::persona::self_edit_store::SelfEditStore
     + crate::persona::memory_audit_store::MemoryAuditStore
@@ -224,8 +199,8 @@ impl<
             + ListStore
             + InboxStore
             + LessonStore
-            + crate::lessons::nightly::NightlyStore
-            + crate::cores::draft::DraftSourceStore
+            + crate::learning::nightly::NightlyStore
+            + crate::learning::draft::DraftSourceStore
             + crate::lessons::scopes::MemoryScopeStore
             + crate::persona::self_edit_store::SelfEditStore
             + crate::persona::memory_audit_store::MemoryAuditStore

@@ -21,7 +21,7 @@ use engine::canon::{self, Key};
 use engine::cards::draft;
 use engine::cards::service::parse_shape_fields;
 use engine::cards::source::{keep_fields, CardField, RecordShape, ShapeField, ToolInfo};
-use engine::lessons::nightly::prompt as nightly;
+use engine::learning::nightly::prompt as nightly;
 use engine::org::import::{decode_csv, plan_import, read_csv};
 use engine::org::{Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId};
 use engine::persona::audn::{self, AudnError, AudnOp};

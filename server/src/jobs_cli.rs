@@ -3,7 +3,7 @@
 
 use crate::settings::Settings;
 use clap::Subcommand;
-use engine::lessons::nightly::{Nightly, NightlyOutcome};
+use engine::learning::nightly::{Nightly, NightlyOutcome};
 use engine::{Clock, SystemClock};
 use std::io::Write;
 use std::sync::Arc;

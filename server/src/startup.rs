@@ -14,7 +14,7 @@ use axum::{middleware, Router};
 use engine::auth::service::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
-use engine::lessons::nightly::{Nightly, NightlyOutcome};
+use engine::learning::nightly::{Nightly, NightlyOutcome};
 use engine::org::service::OrgService;
 use engine::persona::model::Models;
 use engine::persona::service::Bots;
@@ -144,7 +144,7 @@ impl Application {
             runs: runs.clone(),
             lessons: engine::lessons::service::Lessons::new(store.clone(), clock.clone()),
             nightly: nightly.clone(),
-            drafter: engine::cores::draft::CoreDrafter::new(store.clone(), clock.clone(), models.clone()),
+            drafter: engine::learning::draft::CoreDrafter::new(store.clone(), clock.clone(), models.clone()),
             trust_forwarded_for: settings.trust_forwarded_for,
             set_up: crate::setup::SetUpFlag::default(),
             flash_seal: app::flash_cookie::FlashSeal { seal: secret_box, secure: settings.secure_cookies },

@@ -30,8 +30,8 @@ pub struct AppState {
     pub lists: ReferenceLists,
     pub runs: Runs,
     pub lessons: Lessons,
-    pub nightly: engine::lessons::nightly::Nightly,
-    pub drafter: engine::cores::draft::CoreDrafter,
+    pub nightly: engine::learning::nightly::Nightly,
+    pub drafter: engine::learning::draft::CoreDrafter,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.

@@ -1,5 +1,5 @@
 use crate::flash::Notice;
-use engine::lessons::nightly::settings::MemorySettingsView;
+use engine::learning::nightly::settings::MemorySettingsView;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 

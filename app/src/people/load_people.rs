@@ -21,7 +21,12 @@ pub async fn load_people(person: Option<i64>) -> Result<PeopleData, ServerFnErro
     let directory = org()?.directory().await.map_err(refused)?;
     let notice = take_flash(&notice_key(PEOPLE)).await?;
     let memory_counts = match person {
-        Some(id) => Some(memory()?.counts_line(&me, engine::org::PersonId(id)).await.map_err(refused)?),
+        Some(id) => {
+            // Lessons are counted by their own area, and handed to the line cards words.
+            let id = engine::org::PersonId(id);
+            let (lessons_in_use, _) = lessons()?.counts(id).await.map_err(refused)?;
+            Some(memory()?.counts_line(&me, id, lessons_in_use).await.map_err(refused)?)
+        }
         None => None,
     };
     Ok(PeopleData { directory, notice, memory_counts })

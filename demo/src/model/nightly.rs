@@ -71,8 +71,8 @@ pub(super) fn reply(user: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::lessons::nightly::prompt::{nightly_prompt, parse_reply, RunText};
-    use engine::lessons::nightly::work::WorkKind;
+    use engine::learning::nightly::prompt::{nightly_prompt, parse_reply, RunText};
+    use engine::learning::nightly::work::WorkKind;
     use engine::runs::RunId;
 
     fn run(id: i64, question: &str) -> RunText {

@@ -10,6 +10,7 @@ pub mod activation;
 pub mod draft;
 pub mod facts;
 pub mod keep;
+pub mod loaded;
 pub mod pins;
 pub mod select;
 pub mod service;

@@ -1,6 +1,5 @@
 //! Role cores: what a role always knows. Versioned texts that trusted people write.
 
-pub mod draft;
 pub mod service;
 
 use crate::org::{Person, Role, RoleSlug, Team, TeamId};

@@ -7,7 +7,6 @@
 //! dates. Forget is the one removal, and it is the person's own.
 
 pub mod contradictions;
-pub mod nightly;
 pub mod scopes;
 pub mod select;
 pub mod service;
@@ -16,7 +15,7 @@ pub mod states;
 use crate::kernel::DataLabel;
 use crate::kernel::{Actor, StoreError};
 use crate::org::{AgentId, PersonId, TeamId};
-use crate::runs::RunId;
+use crate::kernel::RunId;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

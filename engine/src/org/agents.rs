@@ -4,7 +4,7 @@
 use super::{Agent, AgentId, OrgError, PersonId, RoleId, TeamId};
 use crate::kernel::DataLabel;
 use crate::kernel::{Actor, StoreError};
-use crate::store::NewAgent;
+use crate::org::NewAgent;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 

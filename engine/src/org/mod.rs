@@ -22,6 +22,32 @@ pub use crate::kernel::Person;
 /// rules of limits; a role is made with this one).
 pub const COMPANY_CORE_LIMIT: u32 = 2_000;
 
+/// What went when a person left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Departure {
+    pub tokens: u32,
+    pub uses: u32,
+    pub cards: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPerson {
+    pub name: String,
+    pub email: String,
+    pub password_hash: String,
+    pub is_admin: bool,
+    pub main_team: Option<TeamId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAgent {
+    pub name: String,
+    pub template: String,
+    pub role: Option<RoleId>,
+    pub owner: PersonId,
+    pub team_copy: Option<TeamId>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Company {
     pub name: String,

@@ -3,7 +3,7 @@
 
 use super::{Person, PersonId, RoleId};
 use crate::kernel::{Actor, StoreError};
-use crate::store::NewPerson;
+use crate::org::NewPerson;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -7,9 +7,10 @@
 
 use super::whoswho::{line_age, Slice, SliceLine, SLICE_WORDS};
 use super::{CoreRef, CoreRefScope, MemoryRef};
+/// Cards and list snapshots come to the block as the cards' area loads them.
+pub use crate::cards::loaded::{LoadedCard as BlockCard, LoadedSnapshot as BlockSnapshot};
 use crate::cards::select::MAX_SELECTED;
 use crate::cards::service::age_words;
-use crate::cards::source::CardField;
 use crate::cores::CoreScope;
 use crate::kernel::DataLabel;
 use crate::quoting::quote_item;
@@ -44,25 +45,6 @@ pub struct LoadedCore {
     pub text: String,
 }
 
-/// A selected card as the block carries it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BlockCard {
-    pub card: i64,
-    pub kind: String,
-    pub record_id: String,
-    /// The connector's name.
-    pub source: String,
-    pub read_at: DateTime<Utc>,
-    /// The fields that load (free text only when the question named it).
-    pub fields: Vec<CardField>,
-    /// The card's data class now.
-    pub label: DataLabel,
-    /// Past its hard limit, its record was to be read before the model is asked, and could not
-    /// be: why. Its remembered values are then left out (`fields` is empty), and the block says
-    /// it could not be read instead.
-    pub not_read: Option<String>,
-}
-
 /// A lesson as the block carries it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockLesson {
@@ -75,23 +57,6 @@ pub struct BlockLesson {
     pub label: DataLabel,
     /// The value its claim says a record holds: remembered, never acted on without a read.
     pub claim: Option<String>,
-}
-
-/// A list snapshot as the block carries it: what was asked, the query and the records it
-/// returned (their cards load beside it).
-#[derive(Debug, Clone, PartialEq)]
-pub struct BlockSnapshot {
-    pub id: i64,
-    pub connector: i64,
-    /// The connector's name.
-    pub source: String,
-    pub asked: String,
-    pub tool: String,
-    pub arguments: serde_json::Value,
-    pub records: Vec<String>,
-    pub taken_at: DateTime<Utc>,
-    /// The connector's label now.
-    pub label: DataLabel,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::cards::source::CardField;
 use crate::org::{Person, PersonId, RoleSlug, TeamId};
 use crate::runs::whoswho::{build_slice, keep_entry, Around, SliceInput};
 use crate::tokens::count_tokens;

@@ -6,6 +6,8 @@
 
 use super::MemoryRef;
 use crate::cards::facts::FactKind;
+/// What each record's read found comes from the cards' area, which made the reads.
+pub use crate::cards::loaded::{CardChecked, ListChecked};
 use crate::cards::service::RefreshOutcome;
 use serde::{Deserialize, Serialize};
 
@@ -56,33 +58,6 @@ impl CheckState {
             CheckState::NotNeeded => "Not needed",
         }
     }
-}
-
-/// What one record's read found, with what the line needs to name it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CardChecked {
-    pub card: i64,
-    pub connector: i64,
-    /// "lead"
-    pub kind: String,
-    pub record_id: String,
-    /// The connector's name.
-    pub source: String,
-    /// The kinds of fact the read compared, each with whether one of its fields changed.
-    pub compared: Vec<(FactKind, bool)>,
-    pub outcome: RefreshOutcome,
-}
-
-/// What running a list snapshot's query once more found: what is new and what is gone, or why
-/// it could not run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListChecked {
-    pub snapshot: i64,
-    /// What the snapshot answered: "Leads with a follow-up today".
-    pub asked: String,
-    /// The connector's name.
-    pub source: String,
-    pub outcome: Result<crate::cards::snapshots::ListChange, String>,
 }
 
 /// A check's result, as the store records it in one write.

@@ -2,7 +2,7 @@
 //! (OpenAI-compatible chat completions with tools, and Ollama's `/api/chat` with tools); the demo
 //! serves a scripted model that speaks the same protocol.
 
-pub use crate::persona::model::ModelError;
+pub use crate::kernel::model::ModelError;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -21,7 +21,7 @@ async fn enrich(app: &TestApp, vault: &Path) {
     let at = engine::Clock::now(&*app.clock);
     let alice = app.store.credentials("alice@acme.example").await.unwrap().unwrap().0;
     app.store.set_memory_budget(150, engine::store::Actor { person: None, at }).await.unwrap();
-    let spend = engine::lessons::nightly::Spend {
+    let spend = engine::learning::nightly::Spend {
         local_date: "2026-12-01".into(),
         purpose: "nightly job".into(),
         model: "openai/gpt-4o-mini".into(),
@@ -30,7 +30,7 @@ async fn enrich(app: &TestApp, vault: &Path) {
     };
     app.store.add_spend(&spend).await.unwrap();
     let stop =
-        engine::lessons::nightly::BudgetStop { local_date: "2026-12-01".into(), budget_cents: 150, left_out: 1, at };
+        engine::learning::nightly::BudgetStop { local_date: "2026-12-01".into(), budget_cents: 150, left_out: 1, at };
     app.store.record_budget_stop(&stop, &[alice.id]).await.unwrap();
     let ada = app.sign_in("ada").await;
     let texts = ["Stages: New, Won.", "Stages: New, Qualified, Won.", "Stages: New, Qualified, Proposal, Won, Lost."];

@@ -348,7 +348,7 @@ async fn drafting_shapes_spends_from_memorys_daily_budget_and_drafts_by_rules_on
     let calls = model.asked().len();
     assert!(calls > 0);
     let day =
-        engine::lessons::nightly::company_day(c.app.store.as_ref(), engine::Clock::now(&*c.app.clock)).await.unwrap();
+        engine::learning::nightly::company_day(c.app.store.as_ref(), engine::Clock::now(&*c.app.clock)).await.unwrap();
     assert!(c.app.store.spent_on(&day).await.unwrap() > 0, "every call is counted in the spend ledger");
 
     // With the budget spent, the drafts come from rules and no model is asked.

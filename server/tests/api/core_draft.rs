@@ -10,8 +10,8 @@ use crate::helpers::*;
 use crate::runs::messages;
 use demo::acme_ats::AtsConfig;
 use demo::knowledge::{ATS_NOTES, GLOSSARY};
-use engine::cores::draft::CORE_DRAFT_SYSTEM;
 use engine::cores::CoreScope;
+use engine::learning::draft::CORE_DRAFT_SYSTEM;
 use engine::org::RoleSlug;
 use reqwest::{Client, StatusCode};
 use std::sync::Arc;
@@ -102,7 +102,8 @@ async fn memory_s_model_drafts_within_the_budget_and_a_failed_call_falls_back_to
     assert_eq!(system, CORE_DRAFT_SYSTEM);
     assert!(user.contains(&format!("<data id=\"playbook:{}\"", sales_assistant(&app).await)), "{user}");
     assert!(user.contains("source=\"company knowledge\""), "{user}");
-    let day = engine::lessons::nightly::company_day(app.store.as_ref(), engine::Clock::now(&*app.clock)).await.unwrap();
+    let day =
+        engine::learning::nightly::company_day(app.store.as_ref(), engine::Clock::now(&*app.clock)).await.unwrap();
     assert!(app.store.spent_on(&day).await.unwrap() > 0, "counted in memory's spend ledger");
 
     model.script([AgentReply::Status(500)]);

@@ -27,7 +27,7 @@ pub struct TestApp {
     pub memory: engine::cards::service::PersonMemory,
     pub lists: engine::runs::lists::ReferenceLists,
     pub runs: engine::runs::service::Runs,
-    pub nightly: engine::lessons::nightly::Nightly,
+    pub nightly: engine::learning::nightly::Nightly,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,

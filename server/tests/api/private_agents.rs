@@ -6,8 +6,8 @@
 use crate::agent_model_server::{AgentModelServer, AgentReply};
 use crate::helpers::*;
 use crate::runs::{ask, messages};
-use engine::lessons::nightly::prompt::NIGHTLY_SYSTEM;
-use engine::lessons::nightly::NightlyOutcome;
+use engine::learning::nightly::prompt::NIGHTLY_SYSTEM;
+use engine::learning::nightly::NightlyOutcome;
 use engine::lessons::{LessonScope, LessonState};
 use engine::org::AgentId;
 use reqwest::{Client, StatusCode};

@@ -5,7 +5,7 @@
 use crate::backends::{at, on_both, org, Db, Org};
 use crate::runs::{answered, memory_step};
 use engine::cards::access::DataLabel;
-use engine::lessons::nightly::{BudgetStop, Queued, Spend, WorkKind};
+use engine::learning::nightly::{BudgetStop, Queued, Spend, WorkKind};
 use engine::lessons::{Evidence, LessonScope, LessonState, NewLesson, WrittenBy};
 use engine::org::PersonId;
 use engine::runs::{Author, NewRun, Run, RunEnd, RunId, RunKind, RunState};

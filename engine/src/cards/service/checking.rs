@@ -6,8 +6,8 @@
 
 use super::*;
 use crate::cards::access::RunningAgent;
-use crate::runs::block::BlockCard;
-use crate::runs::check::CardChecked;
+use crate::cards::loaded::CardChecked;
+use crate::cards::loaded::LoadedCard;
 use std::collections::HashMap;
 
 /// A shown card the check looks at, with the connector that reads it.
@@ -23,7 +23,7 @@ struct Due {
 impl PersonMemory {
     /// Of the cards a block showed, those read again since, and those with a structured field
     /// past its soft limit now, in the block's order grouped per source. Reads no source.
-    async fn due_cards(&self, shown: &[BlockCard]) -> Result<Vec<Due>, MemoryError> {
+    async fn due_cards(&self, shown: &[LoadedCard]) -> Result<Vec<Due>, MemoryError> {
         let now = self.now();
         let mut connectors: HashMap<i64, Connector> = HashMap::new();
         let mut due = Vec::new();
@@ -51,7 +51,7 @@ impl PersonMemory {
     }
 
     /// Whether any card the block showed is due for a check now.
-    pub async fn any_due(&self, shown: &[BlockCard]) -> Result<bool, MemoryError> {
+    pub async fn any_due(&self, shown: &[LoadedCard]) -> Result<bool, MemoryError> {
         Ok(!self.due_cards(shown).await?.is_empty())
     }
 
@@ -61,7 +61,7 @@ impl PersonMemory {
         &self,
         person: &Person,
         agent: &RunningAgent,
-        shown: &[BlockCard],
+        shown: &[LoadedCard],
     ) -> Result<Vec<CardChecked>, MemoryError> {
         let mut out = Vec::new();
         for d in self.due_cards(shown).await? {

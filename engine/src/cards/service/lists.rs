@@ -5,9 +5,9 @@
 
 use super::*;
 use crate::cards::access::RunningAgent;
+use crate::cards::loaded::ListChecked;
+use crate::cards::loaded::LoadedSnapshot;
 use crate::cards::snapshots::{snapshots_for, ListChange, ListSnapshot, NewSnapshot, SNAPSHOT_RECORDS};
-use crate::runs::block::BlockSnapshot;
-use crate::runs::check::ListChecked;
 
 /// The ids of the records a list returned, in its order, as its shape names them.
 fn listed_ids(shape: &RecordShape, records: &[Value]) -> Vec<String> {
@@ -64,7 +64,7 @@ impl PersonMemory {
         question: &str,
         agent: &RunningAgent,
         kept: &[ListSnapshot],
-    ) -> Result<Vec<BlockSnapshot>, MemoryError> {
+    ) -> Result<Vec<LoadedSnapshot>, MemoryError> {
         let mut out = Vec::new();
         for s in snapshots_for(question, kept) {
             if !agent.holds_toolsets.contains(&s.connector) {
@@ -74,7 +74,7 @@ impl PersonMemory {
             if self.key_for(&c, &s.tool, person).await.is_err() {
                 continue;
             }
-            out.push(BlockSnapshot {
+            out.push(LoadedSnapshot {
                 id: s.id,
                 connector: c.id,
                 source: c.name.clone(),
@@ -96,7 +96,7 @@ impl PersonMemory {
         &self,
         person: &Person,
         agent: &RunningAgent,
-        shown: &[BlockSnapshot],
+        shown: &[LoadedSnapshot],
     ) -> Result<Vec<ListChecked>, MemoryError> {
         let mut out = Vec::new();
         for s in shown {
@@ -112,7 +112,7 @@ impl PersonMemory {
         person: &Person,
         agent: &RunningAgent,
         c: &Connector,
-        s: &BlockSnapshot,
+        s: &LoadedSnapshot,
     ) -> Result<ListChange, String> {
         if !agent.holds_toolsets.contains(&c.id) {
             return Err(format!("this agent no longer holds {}", c.name));

@@ -76,7 +76,7 @@ pub struct PersonMemory {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     source: Arc<dyn Source>,
-    models: Option<Arc<dyn crate::persona::model::Models>>,
+    models: Option<Arc<dyn crate::kernel::model::Models>>,
     drafts: DraftCache,
 }
 
@@ -127,7 +127,7 @@ impl PersonMemory {
     }
 
     /// Drafts record shapes with the configured model, falling back to plain rules.
-    pub fn with_models(mut self, models: Arc<dyn crate::persona::model::Models>) -> Self {
+    pub fn with_models(mut self, models: Arc<dyn crate::kernel::model::Models>) -> Self {
         self.models = Some(models);
         self
     }

@@ -4,12 +4,12 @@
 
 use super::*;
 use crate::cards::access::{DataLabel, RunningAgent};
+use crate::cards::loaded::LoadedCard;
 use crate::cards::select::{
     question_terms, select_cards, wants_padding, Candidate, Selection, PAD_TO, READ_PADS_BELOW,
 };
 use crate::cards::source::FreshnessNow;
 use crate::cards::store::KeptForQuestion;
-use crate::runs::block::BlockCard;
 use std::collections::HashSet;
 
 /// A kept card a run may be shown, with its connector and its class.
@@ -80,7 +80,7 @@ pub(crate) enum ReadFirst {
 /// selection loaded at the value just read (one the source left out is unknown now, so it is
 /// left out, not shown at its old value); nothing once gone; and when it could not be read, no
 /// value at all, only why.
-pub(crate) fn carried_after_read(mut card: BlockCard, read: ReadFirst) -> Option<BlockCard> {
+pub(crate) fn carried_after_read(mut card: LoadedCard, read: ReadFirst) -> Option<LoadedCard> {
     match read {
         ReadFirst::Read { fields, at } => {
             card.fields = card
@@ -125,7 +125,7 @@ impl PersonMemory {
         person: &Person,
         question: &str,
         agent: &RunningAgent,
-    ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
+    ) -> Result<(Vec<LoadedCard>, bool), MemoryError> {
         let read = self.read_cards_for_run(person, question).await?;
         self.cards_from_read(person, question, agent, read).await
     }
@@ -149,7 +149,7 @@ impl PersonMemory {
         question: &str,
         agent: &RunningAgent,
         read: CardsRead,
-    ) -> Result<(Vec<BlockCard>, bool), MemoryError> {
+    ) -> Result<(Vec<LoadedCard>, bool), MemoryError> {
         let CardsRead { terms, kept, deciding } = read;
         let pads_read = kept.iter().filter(|k| k.named).count() < READ_PADS_BELOW;
         let (mut shown, mut selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
@@ -162,13 +162,13 @@ impl PersonMemory {
         let now = self.now();
         // A card past its hard limit is too old to answer from: its record is read first, and
         // the block carries what that read found.
-        let picked: Vec<(BlockCard, Option<(&Card, &Connector)>)> = selection
+        let picked: Vec<(LoadedCard, Option<(&Card, &Connector)>)> = selection
             .cards
             .into_iter()
             .filter_map(|s| {
                 let (card, _, c, class) = shown.iter().find(|(card, ..)| card.id == s.card_id)?;
                 let past_hard = c.freshness(card.read_at, now, &s.fields) == FreshnessNow::PastHard;
-                let carried = BlockCard {
+                let carried = LoadedCard {
                     card: card.id,
                     kind: card.kind.clone(),
                     record_id: card.record_id.clone(),
@@ -437,8 +437,8 @@ mod tests {
         CardField { name: name.into(), value: value.into(), free_text }
     }
 
-    fn stale() -> BlockCard {
-        BlockCard {
+    fn stale() -> LoadedCard {
+        LoadedCard {
             card: 7,
             kind: "lead".into(),
             record_id: "L-1001".into(),

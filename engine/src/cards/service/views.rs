@@ -218,8 +218,9 @@ impl PersonMemory {
         self.store.save_use(&u).await.map_err(Into::into)
     }
 
-    /// What an admin sees on a person's panel: how much is kept, never what it says.
-    pub async fn counts_line(&self, admin: &Person, person: PersonId) -> Result<String, MemoryError> {
+    /// What an admin sees on a person's panel: how much is kept, never what it says; `lessons`
+    /// is how many of their lessons are in use, as the lessons' area counts them.
+    pub async fn counts_line(&self, admin: &Person, person: PersonId, lessons: u32) -> Result<String, MemoryError> {
         if !admin.is_admin {
             return Err(MemoryError::NotAllowed("Only an admin sees these counts".to_string()));
         }
@@ -228,8 +229,6 @@ impl PersonMemory {
             self.settle(&p, None).await?;
         }
         let (kept, pinned) = self.store.counts(person).await?;
-        let (lessons, _) =
-            crate::lessons::service::Lessons::new(self.store.clone(), self.clock.clone()).counts(person).await?;
         Ok(format!(
             "Memory: {kept} record{} kept ({pinned} pinned), {lessons} lesson{} in use. What they say is theirs alone.",
             if kept == 1 { "" } else { "s" },

@@ -9,8 +9,8 @@ use crate::org::agents::{
     PRIVATE_HOLDS_NO_TOOLSETS,
 };
 use crate::org::names::parse_display_name;
+use crate::org::NewAgent;
 use crate::org::{Agent, AgentId, OrgError, Person, TeamId};
-use crate::store::NewAgent;
 use serde::{Deserialize, Serialize};
 
 /// A toolset as an agent's page lists it: a connector, its data label and who it admits.

@@ -8,8 +8,8 @@ use crate::auth::throttle::{password_throttled_message, Admission};
 use crate::kernel::StoreError;
 use crate::org::names::{parse_display_name, EmailAddress};
 use crate::org::people::{Invite, InviteState, NewInvite, ResetNotice, LAST_ADMIN};
+use crate::org::NewPerson;
 use crate::org::{OrgError, Person, PersonId, RoleId, TeamId};
-use crate::store::NewPerson;
 use chrono::{DateTime, Duration, Utc};
 
 /// What an admin types to add someone.

@@ -4,15 +4,15 @@
 //! draft only opens in the editor: nothing loads until someone saves it, under the usual limits
 //! and concurrency.
 
-use super::service::CoreService;
-use super::{CoreError, CoreScope};
 use crate::clock::Clock;
+use crate::cores::service::CoreService;
+use crate::cores::{CoreError, CoreScope};
+use crate::kernel::model::Models;
 use crate::kernel::DataLabel;
 use crate::kernel::{Actor, StoreError};
 use crate::lessons::states::expired_by;
 use crate::lessons::{Lesson, WrittenBy};
 use crate::org::{AgentId, Person, RoleSlug};
-use crate::persona::model::Models;
 use crate::quoting::quote_item;
 use crate::store::Store;
 use crate::tokens::count_tokens;

@@ -13,8 +13,8 @@ pub use crate::kernel::model::{memory_call, Spend, SpendLedger, DEFAULT_BUDGET_C
 pub use job::{Nightly, NightlyOutcome, NightlyReport};
 pub use work::WorkKind;
 
-use super::Evidence;
 use crate::kernel::{Actor, StoreError};
+use crate::lessons::Evidence;
 use crate::org::PersonId;
 use crate::runs::{Run, RunId};
 use async_trait::async_trait;
