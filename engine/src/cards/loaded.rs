@@ -1,0 +1,72 @@
+//! What a run loads from the cards' area and what its check found of them, in the cards' own
+//! types: runs put them into the block and the answer's check, and the cards' area never needs to
+//! know how.
+
+use super::facts::FactKind;
+use super::service::RefreshOutcome;
+use super::source::CardField;
+use crate::kernel::DataLabel;
+use chrono::{DateTime, Utc};
+
+/// A selected card as a run's block loads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedCard {
+    pub card: i64,
+    pub kind: String,
+    pub record_id: String,
+    /// The connector's name.
+    pub source: String,
+    pub read_at: DateTime<Utc>,
+    /// The fields that load (free text only when the question named it).
+    pub fields: Vec<CardField>,
+    /// The card's data class now.
+    pub label: DataLabel,
+    /// Past its hard limit, its record was to be read before the model is asked, and could not
+    /// be: why. Its remembered values are then left out (`fields` is empty), and the block says
+    /// it could not be read instead.
+    pub not_read: Option<String>,
+}
+
+/// A list snapshot as a run's block loads it: what was asked, the query and the records it
+/// returned (their cards load beside it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedSnapshot {
+    pub id: i64,
+    pub connector: i64,
+    /// The connector's name.
+    pub source: String,
+    pub asked: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub records: Vec<String>,
+    pub taken_at: DateTime<Utc>,
+    /// The connector's label now.
+    pub label: DataLabel,
+}
+
+/// What one record's read found, with what the line needs to name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CardChecked {
+    pub card: i64,
+    pub connector: i64,
+    /// "lead"
+    pub kind: String,
+    pub record_id: String,
+    /// The connector's name.
+    pub source: String,
+    /// The kinds of fact the read compared, each with whether one of its fields changed.
+    pub compared: Vec<(FactKind, bool)>,
+    pub outcome: RefreshOutcome,
+}
+
+/// What running a list snapshot's query once more found: what is new and what is gone, or why
+/// it could not run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListChecked {
+    pub snapshot: i64,
+    /// What the snapshot answered: "Leads with a follow-up today".
+    pub asked: String,
+    /// The connector's name.
+    pub source: String,
+    pub outcome: Result<super::snapshots::ListChange, String>,
+}

@@ -1,0 +1,35 @@
+//! How sensitive a source's data is: the label a toolset carries, which decides which model may
+//! be sent it and who may read it.
+
+use serde::{Deserialize, Serialize};
+
+/// A toolset's data label, lowest first: the derived order is the order of sensitivity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataLabel {
+    Public,
+    Internal,
+    Confidential,
+    Personal,
+}
+
+impl DataLabel {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DataLabel::Public => "public",
+            DataLabel::Internal => "internal",
+            DataLabel::Confidential => "confidential",
+            DataLabel::Personal => "personal",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "public" => Some(Self::Public),
+            "internal" => Some(Self::Internal),
+            "confidential" => Some(Self::Confidential),
+            "personal" => Some(Self::Personal),
+            _ => None,
+        }
+    }
+}
