@@ -1,15 +1,33 @@
 //! Storage adapters. Each backend implements the engine's store traits: SQLite, the embedded
 //! default, and PostgreSQL, for several servers on one database. The database URL's scheme picks
 //! the backend.
+//!
+//! # Written once
+//!
+//! A store whose statements and logic are the same on both backends is written once, as a macro in
+//! its module here (`runs::runs_store!`, …), and expanded in `sqlite::*` and `postgres::*`. Each
+//! backend's `mod.rs` gives the names it expands with: `ThisStore`, `Conn` and `DbRow` (its store,
+//! connection and row), `begin_write` (a transaction for a read-then-write), `FOR_UPDATE` (what
+//! locks a row read for a write) and `lock` (an advisory lock from `locks`). SQLite's write
+//! transactions begin IMMEDIATE and take the one write lock at once, so there `FOR_UPDATE` is empty
+//! and `lock` takes nothing. Statements number their parameters (`$1`), which both accept; a
+//! statement only one backend can run stays in that backend's module, with the reason beside it.
 
+mod agents;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;
+mod cards;
+mod draft_sources;
+mod idempotency;
+mod inbox;
 #[cfg(feature = "bench-lww")]
 mod lww;
 pub mod postgres;
 mod run_rows;
+mod runs;
 mod sealing;
 pub mod sqlite;
+mod tokens;
 
 use engine::store::{Store, StoreError};
 use std::sync::Arc;
@@ -37,6 +55,28 @@ impl<T, E: std::fmt::Display> OrBackend<T> for Result<T, E> {
     fn or_backend(self) -> Result<T, StoreError> {
         self.map_err(backend)
     }
+}
+
+/// Advisory lock namespaces (the first key of `pg_advisory_xact_lock(int, int)`), one per ledger or
+/// cap, so that unrelated locks never wait on each other.
+pub(crate) mod locks {
+    pub const CONNECTOR_CALLS: i32 = 1;
+    pub const MODEL_CALLS: i32 = 2;
+    /// One bot's memory rows. The second key is the bot's name hashed by the database
+    /// (`hashtext`), so every server agrees on it.
+    pub const AGENT_MEMORY: i32 = 301;
+    /// One person's kept cards, while a keep decides and saves their use against the cap.
+    pub const PERSON_CARDS: i32 = 401;
+    /// The events ledger: ids are given and committed in one order, so a follower never skips one.
+    pub const EVENTS: i32 = 501;
+    /// One connector's who's-who lists, while a fetch replaces one.
+    pub const LIST_SAVES: i32 = 502;
+    /// Team names, while a new or renamed team's name is checked against every other, ignoring case.
+    pub const TEAM_NAMES: i32 = 601;
+    /// Who manages whom, while a change is checked for a circle of managers.
+    pub const MANAGERS: i32 = 602;
+    /// Who is an admin, while a demotion or a departure counts the admins who would remain.
+    pub const ADMINS: i32 = 603;
 }
 
 /// The backend a database URL names.

@@ -51,28 +51,23 @@ pub struct PgStore {
     secrets: crate::store::sealing::Secrets,
 }
 
-pub(crate) use crate::store::{backend, is_unique_violation};
+pub(crate) use crate::store::{backend, is_unique_violation, locks};
 
-/// Advisory lock namespaces (the first key of `pg_advisory_xact_lock(int, int)`), one per ledger or
-/// cap, so that unrelated locks never wait on each other.
-pub(crate) mod locks {
-    pub const CONNECTOR_CALLS: i32 = 1;
-    pub const MODEL_CALLS: i32 = 2;
-    /// One bot's memory rows. The second key is the bot's name hashed by the database
-    /// (`hashtext`), so every server agrees on it.
-    pub const AGENT_MEMORY: i32 = 301;
-    /// One person's kept cards, while a keep decides and saves their use against the cap.
-    pub const PERSON_CARDS: i32 = 401;
-    /// The events ledger: ids are given and committed in one order, so a follower never skips one.
-    pub const EVENTS: i32 = 501;
-    /// One connector's who's-who lists, while a fetch replaces one.
-    pub const LIST_SAVES: i32 = 502;
-    /// Team names, while a new or renamed team's name is checked against every other, ignoring case.
-    pub const TEAM_NAMES: i32 = 601;
-    /// Who manages whom, while a change is checked for a circle of managers.
-    pub const MANAGERS: i32 = 602;
-    /// Who is an admin, while a demotion or a departure counts the admins who would remain.
-    pub const ADMINS: i32 = 603;
+/// The names the stores written once in `store::*` expand with here (see "Written once" in `store`).
+pub(crate) type ThisStore = PgStore;
+pub(crate) type Conn = PgConnection;
+pub(crate) type DbRow = sqlx::postgres::PgRow;
+
+/// Locks the row a read-then-write reads, until the transaction ends.
+pub(crate) const FOR_UPDATE: &str = " FOR UPDATE";
+
+/// Orders text by its bytes, as SQLite does, whatever the database's locale.
+pub(crate) const BY_BYTES: &str = " COLLATE \"C\"";
+
+/// A transaction for a read-then-write: the rows it depends on are locked as it reads them
+/// ([`FOR_UPDATE`], [`lock`]).
+pub(crate) async fn begin_write(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+    pool.begin().await.or_backend()
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released

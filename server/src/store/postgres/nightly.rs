@@ -5,7 +5,7 @@ use crate::store::sqlite::nightly::{merged_evidence, READ_KINDS, RUN_PERSON};
 use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
+use engine::learning::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
 use engine::lessons::Evidence;
 use engine::org::PersonId;
 use engine::runs::store::RunStore;

@@ -26,7 +26,7 @@ mod snapshots;
 pub(crate) mod teams;
 mod tokens;
 
-pub(crate) use org::{agent_from, person_from, team_from, AGENT_COLUMNS, PERSON_COLUMNS};
+pub(crate) use org::{person_from, team_from, PERSON_COLUMNS};
 
 use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
@@ -46,7 +46,31 @@ pub struct SqliteStore {
     secrets: crate::store::sealing::Secrets,
 }
 
-pub(crate) use crate::store::{backend, is_unique_violation};
+pub(crate) use crate::store::{backend, is_unique_violation, locks};
+
+/// The names the stores written once in `store::*` expand with here (see "Written once" in `store`).
+pub(crate) type ThisStore = SqliteStore;
+pub(crate) type Conn = SqliteConnection;
+pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
+
+/// Nothing: SQLite locks no single row, and a write transaction holds the database's one write
+/// lock from its start ([`begin_write`]).
+pub(crate) const FOR_UPDATE: &str = "";
+
+/// Nothing: SQLite's default collation, BINARY, already orders text by its bytes.
+pub(crate) const BY_BYTES: &str = "";
+
+/// A transaction for a read-then-write. It begins IMMEDIATE, taking the write lock at once, so two
+/// writers never both read the same version and then both write.
+pub(crate) async fn begin_write(pool: &SqlitePool) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+    pool.begin_with("BEGIN IMMEDIATE").await.or_backend()
+}
+
+/// Takes no lock: a write transaction here begins IMMEDIATE and so already excludes every other
+/// writer, which the advisory locks of PostgreSQL stand in for there.
+pub(crate) async fn lock(_conn: &mut SqliteConnection, _namespace: i32, _key: i64) -> Result<(), StoreError> {
+    Ok(())
+}
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file and applies migrations.

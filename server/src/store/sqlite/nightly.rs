@@ -4,7 +4,7 @@ use super::{audit, SqliteStore};
 use crate::store::OrBackend;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use engine::lessons::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
+use engine::learning::nightly::{BudgetStop, NightlyStore, Queued, Spend, WorkKind};
 use engine::lessons::Evidence;
 use engine::org::PersonId;
 use engine::runs::store::RunStore;
