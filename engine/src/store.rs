@@ -10,11 +10,10 @@ pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::import::ImportStore;
 pub use crate::org::people::PeopleStore;
 pub use crate::org::setup::SetupStore;
+pub use crate::org::store::OrgStore;
 pub use crate::org::teams::TeamStore;
-use crate::org::{
-    Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
-};
 pub use crate::org::{Departure, NewAgent, NewPerson};
+use crate::org::{Person, PersonId, RoleId, TeamId};
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
@@ -31,49 +30,6 @@ pub struct ApiTokenInfo {
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
-}
-
-#[async_trait]
-pub trait OrgStore: Send + Sync {
-    async fn company(&self) -> Result<Option<Company>, StoreError>;
-    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
-    async fn directory(&self) -> Result<Directory, StoreError>;
-    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError>;
-    /// The person and their password hash, by email (case-insensitive).
-    async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError>;
-    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError>;
-    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError>;
-    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError>;
-    /// The team with its role, in one read.
-    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError>;
-    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError>;
-
-    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError>;
-    async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError>;
-    async fn create_person(&self, person: &NewPerson, actor: Actor) -> Result<Person, StoreError>;
-    async fn create_agent(&self, agent: &NewAgent, actor: Actor) -> Result<Agent, StoreError>;
-
-    async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
-    async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
-    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
-    /// What the who's-who slice needs around a person, in bounded reads: their main team, its
-    /// role's name and lead, their manager, and at most `teammates` teammates (current people
-    /// only, by name).
-    async fn around(&self, person: PersonId, teammates: u32) -> Result<crate::runs::whoswho::Around, StoreError>;
-    /// Current people with these emails (case-insensitive), for the owners named on cards.
-    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError>;
-    async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
-    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
-    /// Replaces a person's password hash (after a move, every hash is one no password matches);
-    /// `NotFound` for no such person or one who has left.
-    async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError>;
-    /// The person leaves, in one transaction: they can no longer sign in; their API tokens and the
-    /// bot tokens they made are revoked; their memory of records goes (their use rows, the cards
-    /// read as them, their own keys, Prepare my day). Their row stays, so history still names them.
-    /// `LastAdmin` when they are the last current admin, decided inside the transaction.
-    async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError>;
-
-    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
 }
 
 #[async_trait]
@@ -166,6 +122,7 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::org::store::OrgPorts
     + CoreStore
     + TokenStore
     + PersonaStore
@@ -234,5 +191,38 @@ impl<T: Store + ?Sized> crate::kernel::model::SpendLedger for T {
 
     async fn count_spend(&self, spend: &crate::kernel::model::Spend) -> Result<(), StoreError> {
         self.add_spend(spend).await
+    }
+}
+
+/// Org's agents read connectors (the cards') and playbooks (the learning's) through a port org
+/// names; the roof answers it from those stores.
+#[async_trait]
+impl<T> crate::org::store::AgentSurroundings for T
+where
+    T: crate::cards::store::ConnectorStore + crate::learning::draft::DraftSourceStore + ?Sized,
+{
+    async fn toolsets(&self) -> Result<Vec<crate::org::store::Toolset>, StoreError> {
+        Ok(self
+            .connectors()
+            .await?
+            .into_iter()
+            .map(|c| crate::org::store::Toolset {
+                id: c.id,
+                name: c.name,
+                label: c.label,
+                admits_roles: c.admits_roles,
+            })
+            .collect())
+    }
+
+    async fn agent_playbook(&self, agent: crate::org::AgentId) -> Result<Option<String>, StoreError> {
+        self.playbook(agent).await
+    }
+
+    async fn held_access(
+        &self,
+        agent: crate::org::AgentId,
+    ) -> Result<Option<(crate::kernel::DataLabel, Vec<i64>)>, StoreError> {
+        self.agent_access(agent).await
     }
 }

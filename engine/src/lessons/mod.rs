@@ -13,9 +13,9 @@ pub mod service;
 pub mod states;
 
 use crate::kernel::DataLabel;
+use crate::kernel::RunId;
 use crate::kernel::{Actor, StoreError};
 use crate::org::{AgentId, PersonId, TeamId};
-use crate::kernel::RunId;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

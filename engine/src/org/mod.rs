@@ -9,6 +9,7 @@ pub mod names;
 pub mod people;
 pub mod service;
 pub mod setup;
+pub mod store;
 pub mod teams;
 
 use chrono::{DateTime, Utc};

@@ -4,7 +4,8 @@
 
 use super::block::TokenTally;
 use crate::cards::service::age_words;
-use crate::org::{Person, Team};
+pub use crate::org::store::Around;
+use crate::org::Person;
 use crate::quoting::quote_item;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -28,17 +29,6 @@ pub struct ListEntry {
     /// People it names exactly: emails, ids, members lists.
     pub names: Vec<String>,
     pub fetched_at: DateTime<Utc>,
-}
-
-/// What the store reads around a person for the slice.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Around {
-    pub team: Option<Team>,
-    pub team_role: Option<String>,
-    pub lead: Option<Person>,
-    pub manager: Option<Person>,
-    /// Bounded by the store; the slice's budget cuts further.
-    pub teammates: Vec<Person>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

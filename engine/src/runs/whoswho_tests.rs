@@ -1,4 +1,5 @@
 use super::*;
+use crate::org::Team;
 use crate::org::{PersonId, TeamId};
 use crate::quoting::quote_item;
 use crate::runs::block::SLICE_TOKENS;

@@ -162,7 +162,7 @@ impl OrgService {
         if a.private && !toolsets.is_empty() {
             return Err(OrgError::Invalid(PRIVATE_HOLDS_NO_TOOLSETS.to_string()));
         }
-        let connectors = self.store.connectors().await?;
+        let connectors = self.store.toolsets().await?;
         let mut chosen: Vec<i64> = Vec::with_capacity(toolsets.len());
         for t in toolsets {
             if !connectors.iter().any(|c| c.id == *t) {
@@ -210,7 +210,7 @@ impl OrgService {
         let a = self.known_agent(by, agent).await?;
         let (clearance, held) = self
             .store
-            .agent_access(a.id)
+            .held_access(a.id)
             .await?
             .ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
         let dir = self.store.directory().await?;
@@ -223,7 +223,7 @@ impl OrgService {
         };
         let toolsets = self
             .store
-            .connectors()
+            .toolsets()
             .await?
             .into_iter()
             .map(|c| ToolsetChoice {
@@ -241,7 +241,7 @@ impl OrgService {
             copy_of_name: a.copy_of.and_then(|c| dir.agents.iter().find(|x| x.id == c)).map(|x| x.name.clone()),
             manages: by.is_admin || a.owner == by.id,
             is_admin: by.is_admin,
-            playbook: self.store.playbook(a.id).await?.unwrap_or_default(),
+            playbook: self.store.agent_playbook(a.id).await?.unwrap_or_default(),
             memory_scopes: self.store.memory_scopes(a.id).await?,
             clearance_meaning: clearance_meaning(clearance),
             clearance,

@@ -10,9 +10,9 @@ pub use setup::SetupRequest;
 
 use crate::clock::Clock;
 use crate::kernel::{Actor, StoreError};
+use crate::org::store::OrgPorts;
 use crate::org::COMPANY_CORE_LIMIT;
 use crate::org::{parse_role_name, AgentId, Directory, OrgError, Person, PersonId, Role, RoleId, RoleSlug};
-use crate::store::Store;
 use std::sync::Arc;
 
 mod agents;
@@ -31,14 +31,14 @@ pub use import::ImportBy;
 
 #[derive(Clone)]
 pub struct OrgService {
-    store: Arc<dyn Store>,
+    store: Arc<dyn OrgPorts>,
     clock: Arc<dyn Clock>,
     #[cfg(feature = "server")]
     throttle: Arc<crate::auth::throttle::SignInThrottle>,
 }
 
 impl OrgService {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(store: Arc<dyn OrgPorts>, clock: Arc<dyn Clock>) -> Self {
         Self {
             store,
             clock,

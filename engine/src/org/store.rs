@@ -1,0 +1,113 @@
+//! The organisation's store: what the company, its people, teams, roles and agents read and
+//! write, and what the organisation's service holds.
+
+use super::{
+    Agent, AgentId, AuditEntry, Company, Departure, Directory, NewAgent, NewPerson, Person, PersonId, Role, RoleId,
+    RoleSlug, Team, TeamId,
+};
+use crate::kernel::{Actor, DataLabel, StoreError};
+use async_trait::async_trait;
+
+/// What the store reads around a person for the slice.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Around {
+    pub team: Option<Team>,
+    pub team_role: Option<String>,
+    pub lead: Option<Person>,
+    pub manager: Option<Person>,
+    /// Bounded by the store; the slice's budget cuts further.
+    pub teammates: Vec<Person>,
+}
+
+#[async_trait]
+pub trait OrgStore: Send + Sync {
+    async fn company(&self) -> Result<Option<Company>, StoreError>;
+    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
+    async fn directory(&self) -> Result<Directory, StoreError>;
+    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError>;
+    /// The person and their password hash, by email (case-insensitive).
+    async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError>;
+    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError>;
+    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError>;
+    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError>;
+    /// The team with its role, in one read.
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError>;
+    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError>;
+
+    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError>;
+    async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError>;
+    async fn create_person(&self, person: &NewPerson, actor: Actor) -> Result<Person, StoreError>;
+    async fn create_agent(&self, agent: &NewAgent, actor: Actor) -> Result<Agent, StoreError>;
+
+    async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    /// What the who's-who slice needs around a person, in bounded reads: their main team, its
+    /// role's name and lead, their manager, and at most `teammates` teammates (current people
+    /// only, by name).
+    async fn around(&self, person: PersonId, teammates: u32) -> Result<Around, StoreError>;
+    /// Current people with these emails (case-insensitive), for the owners named on cards.
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError>;
+    async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
+    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
+    /// Replaces a person's password hash (after a move, every hash is one no password matches);
+    /// `NotFound` for no such person or one who has left.
+    async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError>;
+    /// The person leaves, in one transaction: they can no longer sign in; their API tokens and the
+    /// bot tokens they made are revoked; their memory of records goes (their use rows, the cards
+    /// read as them, their own keys, Prepare my day). Their row stays, so history still names them.
+    /// `LastAdmin` when they are the last current admin, decided inside the transaction.
+    async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError>;
+
+    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
+}
+
+/// A connector as a toolset an agent may hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolset {
+    pub id: i64,
+    pub name: String,
+    pub label: DataLabel,
+    /// The slugs of the roles it admits; empty admits everyone in the company.
+    pub admits_roles: Vec<String>,
+}
+
+/// What an agent's page and its toolsets need from the areas above org (connectors are the
+/// cards', playbooks the learning's). Org names what it needs here; the store's roof answers it
+/// from those areas' stores, so org never imports them.
+#[async_trait]
+pub trait AgentSurroundings: Send + Sync {
+    /// Every connector, as a toolset.
+    async fn toolsets(&self) -> Result<Vec<Toolset>, StoreError>;
+    /// The agent's playbook as last saved, if anyone wrote one.
+    async fn agent_playbook(&self, agent: AgentId) -> Result<Option<String>, StoreError>;
+    /// The label the agent's model is cleared for and the toolsets it holds; `None` for no such
+    /// agent.
+    async fn held_access(&self, agent: AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError>;
+}
+
+/// What the organisation's service reads and writes: org's own stores, and nothing above them.
+pub trait OrgPorts:
+    OrgStore
+    + AgentSurroundings
+    + super::people::PeopleStore
+    + super::teams::TeamStore
+    + super::agents::AgentAdminStore
+    + super::setup::SetupStore
+    + super::import::ImportStore
+    + super::memory_scopes::MemoryScopeStore
+{
+}
+
+impl<T> OrgPorts for T where
+    T: OrgStore
+        + AgentSurroundings
+        + super::people::PeopleStore
+        + super::teams::TeamStore
+        + super::agents::AgentAdminStore
+        + super::setup::SetupStore
+        + super::import::ImportStore
+        + super::memory_scopes::MemoryScopeStore
+        + ?Sized
+{
+}
