@@ -1,4 +1,4 @@
-//! What Draft from what exists reads,: agents' playbooks, connectors' notes for agents
+//! What Draft from what exists reads: agents' playbooks, connectors' notes for agents
 //! and accepted company lessons.
 //!
 //! Written once for both backends (see "Written once" in `store`).

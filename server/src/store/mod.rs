@@ -22,6 +22,8 @@ mod idempotency;
 mod inbox;
 #[cfg(feature = "bench-lww")]
 mod lww;
+mod memory_audits;
+mod nightly;
 pub mod postgres;
 mod run_rows;
 mod runs;
