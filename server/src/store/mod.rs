@@ -23,6 +23,7 @@ mod inbox;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod memory_audits;
+pub(crate) mod memory_scopes;
 mod nightly;
 pub mod postgres;
 mod run_rows;
