@@ -3,7 +3,7 @@
 
 pub use crate::cards::snapshots::SnapshotStore;
 pub use crate::cards::store::{CardStore, ConnectorStore, ForgettingStore, KeptCardStore, PrepareStore};
-use crate::cores::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion};
+pub use crate::cores::store::CoreStore;
 pub use crate::kernel::{Actor, StoreError};
 pub use crate::lessons::LessonStore;
 pub use crate::org::agents::AgentAdminStore;
@@ -13,7 +13,7 @@ pub use crate::org::setup::SetupStore;
 pub use crate::org::store::OrgStore;
 pub use crate::org::teams::TeamStore;
 pub use crate::org::{Departure, NewAgent, NewPerson};
-use crate::org::{Person, PersonId, RoleId, TeamId};
+use crate::org::{Person, PersonId};
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
@@ -30,33 +30,6 @@ pub struct ApiTokenInfo {
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
-}
-
-#[async_trait]
-pub trait CoreStore: Send + Sync {
-    async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError>;
-    /// The role and the team with the current version of each one's core, in one read: what a
-    /// run's cores are chosen from. `None` when there is no such role.
-    async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError>;
-    /// Versions newest first: those older than `before` when it is given, at most `limit`. Keyset
-    /// paging, so a page costs the same however long the history grows.
-    async fn core_versions(
-        &self,
-        scope: &CoreScope,
-        before: Option<u32>,
-        limit: u32,
-    ) -> Result<Vec<CoreVersion>, StoreError>;
-    async fn core_version(&self, scope: &CoreScope, version: u32) -> Result<Option<CoreVersion>, StoreError>;
-    /// Appends `based_on + 1` if and only if `based_on` is still the current version, atomically.
-    async fn append_core_version(&self, new: &NewCoreVersion) -> Result<CoreVersion, StoreError>;
-
-    async fn suggestions(&self, scope: &CoreScope) -> Result<Vec<Suggestion>, StoreError>;
-    async fn suggestion(&self, id: i64) -> Result<Option<Suggestion>, StoreError>;
-    async fn add_suggestion(&self, new: &NewSuggestion) -> Result<Suggestion, StoreError>;
-    /// Appends the version and marks the suggestion accepted in one transaction; refuses with
-    /// `Changed` when the core moved past `new.based_on`, leaving the suggestion open.
-    async fn accept_suggestion(&self, id: i64, new: &NewCoreVersion) -> Result<CoreVersion, StoreError>;
-    async fn dismiss_suggestion(&self, id: i64, actor: Actor) -> Result<(), StoreError>;
 }
 
 #[async_trait]
@@ -122,6 +95,8 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::lessons::LessonPorts
+    + crate::cores::store::CorePorts
     + crate::org::store::OrgPorts
     + CoreStore
     + TokenStore
@@ -224,5 +199,16 @@ where
         agent: crate::org::AgentId,
     ) -> Result<Option<(crate::kernel::DataLabel, Vec<i64>)>, StoreError> {
         self.agent_access(agent).await
+    }
+}
+
+/// A lesson's evidence names runs, which lessons read through a port they name.
+#[async_trait]
+impl<T: RunStore + ?Sized> crate::lessons::EvidenceRuns for T {
+    async fn evidence_run(
+        &self,
+        run: crate::kernel::RunId,
+    ) -> Result<Option<(Option<PersonId>, crate::kernel::ThreadId)>, StoreError> {
+        Ok(self.run(run).await?.map(|r| (r.for_person, r.thread)))
     }
 }

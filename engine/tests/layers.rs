@@ -50,15 +50,11 @@ const AREAS: &[(&str, Place)] = &[
 const NOT_YET: &[(&str, &str)] = &[
     ("auth", "store"),
     ("cards", "store"),
-    ("cores", "store"),
-    ("lessons", "store"),
     ("learning", "store"),
     ("persona", "store"),
     ("runs", "store"),
     ("store", "cards"),
-    ("store", "cores"),
     ("store", "learning"),
-    ("store", "lessons"),
     ("store", "persona"),
     ("store", "runs"),
 ];

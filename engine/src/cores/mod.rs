@@ -1,6 +1,7 @@
 //! Role cores: what a role always knows. Versioned texts that trusted people write.
 
 pub mod service;
+pub mod store;
 
 use crate::org::{Person, Role, RoleSlug, Team, TeamId};
 use crate::tokens::{format_count, meter};

@@ -1,5 +1,6 @@
 //! The core use cases: reading a core and its History, saving, restoring, limits and suggestions.
 
+use super::store::CorePorts;
 use crate::clock::Clock;
 use crate::cores::{
     check_company_limit, parse_note, text_with_line, CoreError, CoreScope, CoreSubject, CoreVersion, NewCoreVersion,
@@ -8,7 +9,6 @@ use crate::cores::{
 use crate::diff::{diff_lines, DiffLine};
 use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, Role, RoleSlug};
-use crate::store::Store;
 use crate::tokens::count_tokens;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// call.
 #[derive(Clone)]
 pub struct CoreService {
-    store: Arc<dyn Store>,
+    store: Arc<dyn CorePorts>,
     clock: Arc<dyn Clock>,
 }
 
@@ -95,7 +95,7 @@ pub struct VersionView {
 }
 
 impl CoreService {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(store: Arc<dyn CorePorts>, clock: Arc<dyn Clock>) -> Self {
         Self { store, clock }
     }
 

@@ -215,6 +215,21 @@ impl NewLesson {
     }
 }
 
+/// What a lesson's evidence needs from runs (an area above lessons): whom a run acted for and its
+/// thread. Lessons name it here; the store's roof answers it from the runs' store.
+#[async_trait]
+pub trait EvidenceRuns: Send + Sync {
+    /// The person a run acted for and its thread; `None` for no such run.
+    async fn evidence_run(&self, run: RunId)
+        -> Result<Option<(Option<PersonId>, crate::kernel::ThreadId)>, StoreError>;
+}
+
+/// What the lessons' service reads and writes: the lessons' store, org's, and the runs its
+/// evidence names.
+pub trait LessonPorts: LessonStore + EvidenceRuns + crate::org::store::OrgPorts {}
+
+impl<T: LessonStore + EvidenceRuns + crate::org::store::OrgPorts + ?Sized> LessonPorts for T {}
+
 #[async_trait]
 pub trait LessonStore: Send + Sync {
     async fn add_lesson(&self, lesson: &NewLesson, actor: Actor) -> Result<Lesson, StoreError>;

@@ -2,12 +2,12 @@
 //! and the counts an admin may see. Only the person reads what theirs say.
 
 use super::states::{expired_by, next, Move, NOBODY_CONFIRMED};
+use super::LessonPorts;
 use super::{Lesson, LessonScope, LessonState, NewLesson, WrittenBy, LESSON_MAX_CHARS};
 use crate::cards::service::{age_words, MemoryError};
 use crate::clock::Clock;
 use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, PersonId};
-use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -61,7 +61,7 @@ pub struct MyLessons {
 
 #[derive(Clone)]
 pub struct Lessons {
-    store: Arc<dyn Store>,
+    store: Arc<dyn LessonPorts>,
     clock: Arc<dyn Clock>,
 }
 
@@ -93,7 +93,7 @@ pub fn lesson_text(text: &str) -> Result<String, String> {
 }
 
 impl Lessons {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(store: Arc<dyn LessonPorts>, clock: Arc<dyn Clock>) -> Self {
         Self { store, clock }
     }
 
@@ -244,11 +244,9 @@ impl Lessons {
         }
         for e in &l.evidence {
             // A run is opened by whom it acted for; anything else is a source they may not open.
-            match self.store.run(e.run).await? {
-                Some(run) if run.for_person == Some(person.id) => evidence.push(EvidenceView {
-                    words: format!("Run {}, step {}", e.run.0, e.step),
-                    thread: Some(run.thread.0),
-                }),
+            match self.store.evidence_run(e.run).await? {
+                Some((for_person, thread)) if for_person == Some(person.id) => evidence
+                    .push(EvidenceView { words: format!("Run {}, step {}", e.run.0, e.step), thread: Some(thread.0) }),
                 _ => evidence.push(EvidenceView { words: "restricted source".into(), thread: None }),
             }
         }
