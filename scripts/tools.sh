@@ -3,6 +3,7 @@
 
 CARGO_LEPTOS_VERSION=0.3.10
 WASM_BINDGEN_VERSION=0.2.130
+CARGO_DENY_VERSION=0.20.2
 
 # The elapsed minutes show in CI's log which step takes the time.
 say() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
@@ -20,6 +21,10 @@ ensure_rust_tools() {
   if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen ${WASM_BINDGEN_VERSION}" ]; then
     say "installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION}"
     cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}"
+  fi
+  if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny ${CARGO_DENY_VERSION}" ]; then
+    say "installing cargo-deny ${CARGO_DENY_VERSION}"
+    cargo install cargo-deny --version "${CARGO_DENY_VERSION}" --locked
   fi
 }
 

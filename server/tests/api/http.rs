@@ -63,19 +63,20 @@ async fn get_on(conn: &mut TcpStream, host: &str, path: &str) -> (u16, Vec<u8>) 
 }
 
 /// The server runs in this process, so its end of a connection is among this process's sockets:
-/// whether that end has TCP_NODELAY set.
+/// whether that end has TCP_NODELAY set. Each socket is read through a copy of its descriptor
+/// (pidfd_getfd on this process), so no code here is unsafe: had a descriptor closed since it was
+/// listed, the copy fails or is of another socket, which the addresses rule out.
 #[cfg(target_os = "linux")]
 fn server_end_nodelay(server: std::net::SocketAddr, client: std::net::SocketAddr) -> Option<bool> {
-    use std::os::fd::BorrowedFd;
+    use rustix::process::{getpid, pidfd_getfd, pidfd_open, PidfdFlags, PidfdGetfdFlags};
+    let this = pidfd_open(getpid(), PidfdFlags::empty()).ok()?;
     for entry in std::fs::read_dir("/proc/self/fd").ok()?.flatten() {
         let is_socket = std::fs::read_link(entry.path()).is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
         let Ok(fd) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
         if !is_socket {
             continue;
         }
-        // SAFETY: the descriptor was open when listed and is only borrowed to read its options.
-        // Had it closed since, the calls fail or read another socket, which the addresses rule out.
-        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        let Ok(fd) = pidfd_getfd(&this, fd, PidfdGetfdFlags::empty()) else { continue };
         let sock = socket2::SockRef::from(&fd);
         let (Ok(local), Ok(peer)) = (sock.local_addr(), sock.peer_addr()) else { continue };
         if local.as_socket() == Some(server) && peer.as_socket() == Some(client) {
