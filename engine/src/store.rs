@@ -95,6 +95,7 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::learning::LearningPorts
     + crate::lessons::LessonPorts
     + crate::cores::store::CorePorts
     + crate::org::store::OrgPorts
@@ -150,7 +151,7 @@ impl<
 /// The spend ledger is kept by the store: the company's zone dates its days, the nightly job's
 /// tables hold the budget and what was spent.
 #[async_trait]
-impl<T: Store + ?Sized> crate::kernel::model::SpendLedger for T {
+impl<T: OrgStore + crate::learning::nightly::NightlyStore + ?Sized> crate::kernel::model::SpendLedger for T {
     async fn spend_day(&self, now: DateTime<Utc>) -> Result<String, StoreError> {
         let zone: chrono_tz::Tz = match self.company().await? {
             Some(c) => c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC),

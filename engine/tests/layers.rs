@@ -50,11 +50,9 @@ const AREAS: &[(&str, Place)] = &[
 const NOT_YET: &[(&str, &str)] = &[
     ("auth", "store"),
     ("cards", "store"),
-    ("learning", "store"),
     ("persona", "store"),
     ("runs", "store"),
     ("store", "cards"),
-    ("store", "learning"),
     ("store", "persona"),
     ("store", "runs"),
 ];

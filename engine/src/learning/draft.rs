@@ -10,11 +10,11 @@ use crate::cores::{CoreError, CoreScope};
 use crate::kernel::model::Models;
 use crate::kernel::DataLabel;
 use crate::kernel::{Actor, StoreError};
+use crate::learning::LearningPorts;
 use crate::lessons::states::expired_by;
 use crate::lessons::{Lesson, WrittenBy};
 use crate::org::{AgentId, Person, RoleSlug};
 use crate::quoting::quote_item;
-use crate::store::Store;
 use crate::tokens::count_tokens;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -145,14 +145,14 @@ pub fn read_model_draft(text: &str, limit: u32) -> Option<String> {
 /// The Draft from what exists use case.
 #[derive(Clone)]
 pub struct CoreDrafter {
-    store: Arc<dyn Store>,
+    store: Arc<dyn LearningPorts>,
     clock: Arc<dyn Clock>,
     models: Arc<dyn Models>,
     cores: CoreService,
 }
 
 impl CoreDrafter {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Self {
+    pub fn new(store: Arc<dyn LearningPorts>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Self {
         let cores = CoreService::new(store.clone(), clock.clone());
         Self { store, clock, models, cores }
     }

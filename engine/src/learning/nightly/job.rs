@@ -11,11 +11,11 @@ use crate::cores::CoreScope;
 use crate::kernel::model::{ChatModel, ModelChoice, Models};
 use crate::kernel::DataLabel;
 use crate::kernel::StoreError;
+use crate::learning::LearningPorts;
 use crate::lessons::states::EXPIRES_AFTER_DAYS;
 use crate::lessons::{Claim, Evidence, Lesson, LessonScope, LessonState, NewLesson, WrittenBy};
 use crate::org::{Directory, Person, PersonId};
 use crate::runs::{MemoryRef, NewEvent, Run};
-use crate::store::Store;
 use chrono::{Duration, NaiveDate, NaiveTime};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -81,7 +81,7 @@ pub enum NightlyOutcome {
 
 #[derive(Clone)]
 pub struct Nightly {
-    pub(super) store: Arc<dyn Store>,
+    pub(super) store: Arc<dyn LearningPorts>,
     pub(super) clock: Arc<dyn Clock>,
     models: Arc<dyn Models>,
     cores: CoreService,
@@ -98,7 +98,7 @@ struct Batch {
 }
 
 impl Nightly {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Self {
+    pub fn new(store: Arc<dyn LearningPorts>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Self {
         let cores = CoreService::new(store.clone(), clock.clone());
         Self { store, clock, models, cores }
     }

@@ -79,17 +79,6 @@ impl BudgetStop {
     }
 }
 
-/// Today in the company's zone, as the spend ledger dates its lines.
-pub async fn company_day(store: &dyn crate::store::Store, now: DateTime<Utc>) -> Result<String, StoreError> {
-    store.spend_day(now).await
-}
-
-/// Whether memory's model calls may still spend today: what the ledger holds for the day is
-/// under the budget.
-pub async fn budget_left(store: &dyn crate::store::Store, day: &str) -> Result<bool, StoreError> {
-    SpendLedger::budget_left(store, day).await
-}
-
 /// "1 cent", "200 cents".
 pub fn cents(n: u32) -> String {
     if n == 1 {
