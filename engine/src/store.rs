@@ -95,6 +95,7 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::cards::store::CardPorts
     + crate::learning::LearningPorts
     + crate::lessons::LessonPorts
     + crate::cores::store::CorePorts
@@ -211,5 +212,13 @@ impl<T: RunStore + ?Sized> crate::lessons::EvidenceRuns for T {
         run: crate::kernel::RunId,
     ) -> Result<Option<(Option<PersonId>, crate::kernel::ThreadId)>, StoreError> {
         Ok(self.run(run).await?.map(|r| (r.for_person, r.thread)))
+    }
+}
+
+/// A connector's sheet shows the checks' notices, which cards read through a port they name.
+#[async_trait]
+impl<T: RunStore + ?Sized> crate::cards::store::LimitNotices for T {
+    async fn limit_notices_of(&self, connector: i64) -> Result<Vec<crate::cards::loaded::LimitNotice>, StoreError> {
+        self.limit_notices(connector).await
     }
 }

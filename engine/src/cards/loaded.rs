@@ -7,6 +7,7 @@ use super::service::RefreshOutcome;
 use super::source::CardField;
 use crate::kernel::DataLabel;
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 
 /// A selected card as a run's block loads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,4 +70,33 @@ pub struct ListChecked {
     /// The connector's name.
     pub source: String,
     pub outcome: Result<super::snapshots::ListChange, String>,
+}
+
+/// A connector's notice that a kind of fact's limit may be too long.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LimitNotice {
+    pub connector: i64,
+    pub kind: FactKind,
+    /// Changes found among `of_checks` checks.
+    pub changed: u32,
+    pub of_checks: u32,
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+impl LimitNotice {
+    /// What admins read on the connector's sheet.
+    pub fn sentence(&self, connector_name: &str) -> String {
+        format!(
+            "{}: {} of the last {} checks of {} on {connector_name} found a change, so its limit may be too long",
+            capitalised(self.kind.words()),
+            self.changed,
+            self.of_checks,
+            self.kind.words()
+        )
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }

@@ -7,7 +7,7 @@
 use super::MemoryRef;
 use crate::cards::facts::FactKind;
 /// What each record's read found comes from the cards' area, which made the reads.
-pub use crate::cards::loaded::{CardChecked, ListChecked};
+pub use crate::cards::loaded::{CardChecked, LimitNotice, ListChecked};
 use crate::cards::service::RefreshOutcome;
 use serde::{Deserialize, Serialize};
 
@@ -88,35 +88,6 @@ impl CheckEnd {
             refs: vec![],
         }
     }
-}
-
-/// A connector's notice that a kind of fact's limit may be too long.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LimitNotice {
-    pub connector: i64,
-    pub kind: FactKind,
-    /// Changes found among `of_checks` checks.
-    pub changed: u32,
-    pub of_checks: u32,
-    pub at: chrono::DateTime<chrono::Utc>,
-}
-
-impl LimitNotice {
-    /// What admins read on the connector's sheet.
-    pub fn sentence(&self, connector_name: &str) -> String {
-        format!(
-            "{}: {} of the last {} checks of {} on {connector_name} found a change, so its limit may be too long",
-            capitalised(self.kind.words()),
-            self.changed,
-            self.of_checks,
-            self.kind.words()
-        )
-    }
-}
-
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// Whether `changed` of the latest `of_checks` checks call for the notice.

@@ -208,7 +208,7 @@ impl PersonMemory {
                 }
             }
         }
-        let notices = self.store.limit_notices(id).await?.iter().map(|n| n.sentence(&c.name)).collect();
+        let notices = self.store.limit_notices_of(id).await?.iter().map(|n| n.sentence(&c.name)).collect();
         Ok(Sheet {
             notices,
             shapes: self.store.shapes(id).await?,

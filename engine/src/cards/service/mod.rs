@@ -26,11 +26,11 @@ use crate::cards::access::{decide, Decision, KeyKind, Reader};
 use crate::cards::activation::{rank_score, use_weight};
 use crate::cards::source::CardField;
 use crate::cards::source::{keep_fields, Connector, KeyMode, ReadKey, RecordShape, Source, SourceError};
+use crate::cards::store::CardPorts;
 use crate::cards::store::{Card, CardUse, MyWorkQuery, NewCard, PrepareSetting};
 use crate::clock::Clock;
 use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, PersonId, RoleSource};
-use crate::store::Store;
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -73,7 +73,7 @@ type DraftCache = Arc<std::sync::Mutex<std::collections::HashMap<(i64, String), 
 
 #[derive(Clone)]
 pub struct PersonMemory {
-    store: Arc<dyn Store>,
+    store: Arc<dyn CardPorts>,
     clock: Arc<dyn Clock>,
     source: Arc<dyn Source>,
     models: Option<Arc<dyn crate::kernel::model::Models>>,
@@ -122,7 +122,7 @@ fn removal_reason(c: &Connector, card: &Card) -> String {
 }
 
 impl PersonMemory {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
+    pub fn new(store: Arc<dyn CardPorts>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
         Self { store, clock, source, models: None, drafts: Default::default() }
     }
 
