@@ -337,6 +337,26 @@ impl OpenWhen {
     }
 }
 
+/// What a connector's sheet needs from the checks runs make (an area above cards): the notices
+/// that a limit may be too long. Cards name it here; the store's roof answers it from the runs'
+/// store.
+#[async_trait]
+pub trait LimitNotices: Send + Sync {
+    async fn limit_notices_of(&self, connector: i64) -> Result<Vec<super::loaded::LimitNotice>, StoreError>;
+}
+
+/// What the cards' service reads and writes: the cards' stores, their list snapshots, org's, the
+/// checks' notices, and the spend ledger its model calls are counted in.
+pub trait CardPorts:
+    CardStore + super::snapshots::SnapshotStore + crate::org::store::OrgPorts + LimitNotices + SpendLedger
+{
+}
+
+impl<T> CardPorts for T where
+    T: CardStore + super::snapshots::SnapshotStore + crate::org::store::OrgPorts + LimitNotices + SpendLedger + ?Sized
+{
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,24 +408,4 @@ mod tests {
         assert_eq!(after.fields, vec![field("company", "Zeta"), field("stage", "New")]);
         assert!(after.not_returned.is_empty());
     }
-}
-
-/// What a connector's sheet needs from the checks runs make (an area above cards): the notices
-/// that a limit may be too long. Cards name it here; the store's roof answers it from the runs'
-/// store.
-#[async_trait]
-pub trait LimitNotices: Send + Sync {
-    async fn limit_notices_of(&self, connector: i64) -> Result<Vec<super::loaded::LimitNotice>, StoreError>;
-}
-
-/// What the cards' service reads and writes: the cards' stores, their list snapshots, org's, the
-/// checks' notices, and the spend ledger its model calls are counted in.
-pub trait CardPorts:
-    CardStore + super::snapshots::SnapshotStore + crate::org::store::OrgPorts + LimitNotices + SpendLedger
-{
-}
-
-impl<T> CardPorts for T where
-    T: CardStore + super::snapshots::SnapshotStore + crate::org::store::OrgPorts + LimitNotices + SpendLedger + ?Sized
-{
 }
