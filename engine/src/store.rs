@@ -95,6 +95,7 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::persona::store::BotPorts
     + crate::cards::store::CardPorts
     + crate::learning::LearningPorts
     + crate::lessons::LessonPorts
@@ -220,5 +221,14 @@ impl<T: RunStore + ?Sized> crate::lessons::EvidenceRuns for T {
 impl<T: RunStore + ?Sized> crate::cards::store::LimitNotices for T {
     async fn limit_notices_of(&self, connector: i64) -> Result<Vec<crate::cards::loaded::LimitNotice>, StoreError> {
         self.limit_notices(connector).await
+    }
+}
+
+/// The daily claims are kept with the forgetting job's; every area claims through the ground
+/// floor's port.
+#[async_trait]
+impl<T: crate::cards::store::ForgettingStore + ?Sized> crate::kernel::JobClaims for T {
+    async fn claim_daily_run(&self, job: &str, local_date: &str) -> Result<bool, StoreError> {
+        self.claim_job_run(job, local_date).await
     }
 }

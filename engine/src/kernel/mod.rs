@@ -5,12 +5,14 @@
 //! `secrets` (the credential detector) and `tokens` (the tally every budget counts with).
 
 pub mod ids;
+pub mod jobs;
 pub mod label;
 pub mod model;
 pub mod person;
 pub mod store_error;
 
 pub use ids::{AgentId, MessageId, PersonId, RoleId, RunId, TeamId, ThreadId};
+pub use jobs::JobClaims;
 pub use label::DataLabel;
 pub use person::Person;
 pub use store_error::{Actor, StoreError};

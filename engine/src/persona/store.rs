@@ -125,3 +125,24 @@ pub trait PersonaStore: Send + Sync {
     /// (and nothing written) when the bot has no such live token.
     async fn revoke_agent_token(&self, agent: &str, id: i64, why: &str, actor: Actor) -> Result<bool, StoreError>;
 }
+
+/// What the bots' service reads and writes: the bots' own stores and org's, nothing else: the
+/// bots stand beside the floors, over org and the ground alone.
+pub trait BotPorts:
+    PersonaStore
+    + super::self_edit_store::SelfEditStore
+    + super::memory_audit_store::MemoryAuditStore
+    + crate::org::store::OrgPorts
+    + crate::kernel::JobClaims
+{
+}
+
+impl<T> BotPorts for T where
+    T: PersonaStore
+        + super::self_edit_store::SelfEditStore
+        + super::memory_audit_store::MemoryAuditStore
+        + crate::org::store::OrgPorts
+        + crate::kernel::JobClaims
+        + ?Sized
+{
+}

@@ -79,6 +79,11 @@ impl BudgetStop {
     }
 }
 
+/// Today in the company's zone, as the spend ledger dates its lines.
+pub async fn company_day(ledger: &(impl SpendLedger + ?Sized), now: DateTime<Utc>) -> Result<String, StoreError> {
+    ledger.spend_day(now).await
+}
+
 /// "1 cent", "200 cents".
 pub fn cents(n: u32) -> String {
     if n == 1 {

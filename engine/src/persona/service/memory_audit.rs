@@ -225,7 +225,7 @@ impl Bots {
             // A dry run records nothing that would stop the next tick from running it again, so
             // it is claimed once a day, as the fortnightly audit is.
             if (params.dry_run || matches!(due, Due::Fortnightly | Due::Never))
-                && !self.store.claim_job_run(&format!("memory_audit:{agent}"), &now.date_naive().to_string()).await?
+                && !self.store.claim_daily_run(&format!("memory_audit:{agent}"), &now.date_naive().to_string()).await?
             {
                 return Ok(None);
             }

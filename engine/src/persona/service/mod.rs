@@ -15,7 +15,7 @@ use super::vault::{core_path, load_roster, Link, Roster, RosterAgent, Vault, Vau
 use crate::clock::Clock;
 use crate::kernel::StoreError;
 use crate::org::Person;
-use crate::store::Store;
+use crate::persona::store::BotPorts;
 use chrono::{DateTime, NaiveTime, Utc};
 use std::sync::Arc;
 
@@ -99,7 +99,7 @@ impl Caller {
 
 #[derive(Clone)]
 pub struct Bots {
-    store: Arc<dyn Store>,
+    store: Arc<dyn BotPorts>,
     clock: Arc<dyn Clock>,
     vault: Option<Arc<dyn Vault>>,
     models: Arc<dyn Models>,
@@ -128,7 +128,7 @@ fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
 
 impl Bots {
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Arc<dyn BotPorts>,
         clock: Arc<dyn Clock>,
         vault: Option<Arc<dyn Vault>>,
         models: Arc<dyn Models>,
@@ -146,7 +146,7 @@ impl Bots {
         self.clock.now()
     }
 
-    pub fn store(&self) -> &dyn Store {
+    pub fn store(&self) -> &dyn BotPorts {
         self.store.as_ref()
     }
 
