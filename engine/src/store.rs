@@ -95,6 +95,7 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::runs::store::RunPorts
     + crate::persona::store::BotPorts
     + crate::cards::store::CardPorts
     + crate::learning::LearningPorts
@@ -230,5 +231,21 @@ impl<T: RunStore + ?Sized> crate::cards::store::LimitNotices for T {
 impl<T: crate::cards::store::ForgettingStore + ?Sized> crate::kernel::JobClaims for T {
     async fn claim_daily_run(&self, job: &str, local_date: &str) -> Result<bool, StoreError> {
         self.claim_job_run(job, local_date).await
+    }
+}
+
+/// The cap on model calls is kept with the bots' store; runs take from it through the ground
+/// floor's port.
+#[async_trait]
+impl<T: PersonaStore + ?Sized> crate::kernel::model::ModelCallCap for T {
+    async fn take_model_call(
+        &self,
+        agent: &str,
+        purpose: &str,
+        day_start: DateTime<Utc>,
+        cap: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.claim_model_call(agent, purpose, day_start, cap, at).await
     }
 }

@@ -86,6 +86,20 @@ pub fn not_cleared(carried: DataLabel) -> String {
     format!("no model of memory's is cleared for {} data", carried.as_str())
 }
 
+/// The day's cap on model calls across every bot and agent, kept by the store.
+#[async_trait]
+pub trait ModelCallCap: Send + Sync {
+    /// Takes one model call from the day's cap; false when it is spent.
+    async fn take_model_call(
+        &self,
+        agent: &str,
+        purpose: &str,
+        day_start: DateTime<Utc>,
+        cap: u32,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+}
+
 /// Memory's daily budget for model calls unless an admin changed it.
 pub const DEFAULT_BUDGET_CENTS: u32 = 200;
 

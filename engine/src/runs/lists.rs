@@ -10,7 +10,7 @@ use crate::cards::access::KeyKind;
 use crate::cards::source::{Connector, ReadKey, Source, ToolInfo};
 use crate::kernel::{Actor, StoreError};
 use crate::org::Person;
-use crate::store::Store;
+use crate::runs::store::RunPorts;
 use crate::Clock;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -53,7 +53,7 @@ pub const UNKNOWN_ID_MAX_CHARS: usize = 200;
 /// Fetches and serves the who's-who reference lists.
 #[derive(Clone)]
 pub struct ReferenceLists {
-    store: Arc<dyn Store>,
+    store: Arc<dyn RunPorts>,
     clock: Arc<dyn Clock>,
     source: Arc<dyn Source>,
     /// The local date each connector was last logged as skipped, so a connector that may not be
@@ -62,7 +62,7 @@ pub struct ReferenceLists {
 }
 
 impl ReferenceLists {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
+    pub fn new(store: Arc<dyn RunPorts>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
         Self { store, clock, source, skipped: Arc::default() }
     }
 

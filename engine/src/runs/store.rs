@@ -70,3 +70,28 @@ pub trait RunStore: Send + Sync {
     /// The message a run works on, by id.
     async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError>;
 }
+
+/// What the runs' services read and write: the runs' own stores (runs, lists, the inbox), and
+/// every area below them.
+pub trait RunPorts:
+    RunStore
+    + super::lists::ListStore
+    + super::inbox::InboxStore
+    + crate::cards::store::CardPorts
+    + crate::lessons::LessonPorts
+    + crate::cores::store::CorePorts
+    + crate::kernel::model::ModelCallCap
+{
+}
+
+impl<T> RunPorts for T where
+    T: RunStore
+        + super::lists::ListStore
+        + super::inbox::InboxStore
+        + crate::cards::store::CardPorts
+        + crate::lessons::LessonPorts
+        + crate::cores::store::CorePorts
+        + crate::kernel::model::ModelCallCap
+        + ?Sized
+{
+}

@@ -454,7 +454,7 @@ impl Runs {
     async fn claim_call(&self, agent: &str) -> Result<bool, RunError> {
         let now = self.now();
         let day_start = now.date_naive().and_time(NaiveTime::MIN).and_utc();
-        Ok(self.store.claim_model_call(agent, "ask", day_start, self.max_calls_per_day, now).await?)
+        Ok(self.store.take_model_call(agent, "ask", day_start, self.max_calls_per_day, now).await?)
     }
 
     fn model_name(model: &dyn AgentModel) -> String {

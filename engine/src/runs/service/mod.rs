@@ -16,7 +16,7 @@ use super::model::AgentModelChoice;
 use super::{Event, MemoryRef, RunError, RunId, RunKind, ThreadId};
 use crate::cards::service::PersonMemory;
 use crate::org::{AgentId, Person};
-use crate::store::Store;
+use crate::runs::store::RunPorts;
 use crate::Clock;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -150,7 +150,7 @@ pub type Spawn = Arc<dyn Fn(std::pin::Pin<Box<dyn std::future::Future<Output = (
 
 #[derive(Clone)]
 pub struct Runs {
-    store: Arc<dyn Store>,
+    store: Arc<dyn RunPorts>,
     clock: Arc<dyn Clock>,
     memory: PersonMemory,
     lists: ReferenceLists,
@@ -166,7 +166,7 @@ pub struct Runs {
 
 impl Runs {
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Arc<dyn RunPorts>,
         clock: Arc<dyn Clock>,
         memory: PersonMemory,
         lists: ReferenceLists,
