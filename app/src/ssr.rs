@@ -2,7 +2,7 @@
 //! redirect, and turning engine errors into sentences (the one path to a page notice).
 
 use crate::flash::{notice_key, Notice};
-use engine::auth::service::AuthService;
+use engine::org::sign_in::AuthService;
 use engine::cores::service::CoreService;
 use engine::error::INTERNAL_MESSAGE;
 use engine::org::service::OrgService;

@@ -12,50 +12,15 @@ pub use crate::org::people::PeopleStore;
 pub use crate::org::setup::SetupStore;
 pub use crate::org::store::OrgStore;
 pub use crate::org::teams::TeamStore;
+pub use crate::org::tokens::{ApiTokenInfo, TokenStore};
+use crate::org::PersonId;
 pub use crate::org::{Departure, NewAgent, NewPerson};
-use crate::org::{Person, PersonId};
 pub use crate::persona::store::PersonaStore;
 pub use crate::runs::inbox::InboxStore;
 pub use crate::runs::lists::ListStore;
 pub use crate::runs::store::RunStore;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-
-/// A personal API token as listed to its owner; the secret itself is never stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApiTokenInfo {
-    pub id: i64,
-    pub name: String,
-    pub created_at: DateTime<Utc>,
-    pub last_used_at: Option<DateTime<Utc>>,
-    pub revoked_at: Option<DateTime<Utc>>,
-}
-
-#[async_trait]
-pub trait TokenStore: Send + Sync {
-    async fn create_api_token(
-        &self,
-        person: PersonId,
-        name: &str,
-        secret_hash: &str,
-        actor: Actor,
-    ) -> Result<ApiTokenInfo, StoreError>;
-    async fn api_tokens(&self, person: PersonId) -> Result<Vec<ApiTokenInfo>, StoreError>;
-    /// Revokes one of the person's own tokens; false when they hold no such live token.
-    async fn revoke_api_token(&self, person: PersonId, id: i64, actor: Actor) -> Result<bool, StoreError>;
-    /// The owner of a live token, marking it used.
-    async fn person_by_token(&self, secret_hash: &str, at: DateTime<Utc>) -> Result<Option<Person>, StoreError>;
-    /// Wrong passwords locked `person`'s account for sign-in from new addresses until `until`: an
-    /// audit row and a `sign_in_locked` event naming their email (what admins read on Events), in
-    /// one write.
-    async fn record_sign_in_lock(
-        &self,
-        person: &Person,
-        until: DateTime<Utc>,
-        at: DateTime<Utc>,
-    ) -> Result<crate::runs::Event, StoreError>;
-}
 
 /// What claiming an `Idempotency-Key` found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +60,7 @@ pub trait IdempotencyStore: Send + Sync {
 /// Everything a backend provides.
 pub trait Store:
     OrgStore
+    + crate::org::tokens::SignInPorts
     + crate::runs::store::RunPorts
     + crate::persona::store::BotPorts
     + crate::cards::store::CardPorts

@@ -11,7 +11,7 @@ use axum::handler::Handler;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
-use engine::auth::service::AuthService;
+use engine::org::sign_in::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
 use engine::learning::nightly::{Nightly, NightlyOutcome};

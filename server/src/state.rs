@@ -3,7 +3,7 @@
 use crate::security;
 use app::shell;
 use axum::extract::FromRef;
-use engine::auth::service::AuthService;
+use engine::org::sign_in::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
 use engine::lessons::service::Lessons;

@@ -11,7 +11,6 @@ use throttle::throttled_message;
 pub mod gate;
 pub mod invite;
 pub mod rules;
-pub mod service;
 pub mod throttle;
 
 /// The one message for an unknown email and a wrong password alike.
@@ -92,7 +91,7 @@ pub async fn verify_password(password: String, hash: String) -> Result<bool, Aut
 }
 
 /// A fixed hash verified when the email is unknown, so both refusals take the same time.
-const DUMMY_HASH: &str =
+pub(crate) const DUMMY_HASH: &str =
     "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$7PzGK0VZUrm9X1cm2gIiSF0PsBfwqOtbFnvL6ptV+aA";
 
 pub const TOKEN_PREFIX: &str = "eng_";

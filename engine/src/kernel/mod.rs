@@ -4,6 +4,7 @@
 //! the same value), `clock`, `diff`, `error` (the one wording of failures), `quoting`,
 //! `secrets` (the credential detector) and `tokens` (the tally every budget counts with).
 
+pub mod events;
 pub mod ids;
 pub mod jobs;
 pub mod label;

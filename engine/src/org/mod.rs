@@ -9,8 +9,11 @@ pub mod names;
 pub mod people;
 pub mod service;
 pub mod setup;
+#[cfg(feature = "server")]
+pub mod sign_in;
 pub mod store;
 pub mod teams;
+pub mod tokens;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -1,11 +1,11 @@
 //! Sign-in, with its throttle, and the personal and bot API tokens.
 
-use super::throttle::{Admission, SignInThrottle};
-use super::{hash_api_token, new_api_token, AuthError, Throttle, DUMMY_HASH, TOKEN_PREFIX};
+use super::tokens::{ApiTokenInfo, SignInPorts};
+use crate::auth::throttle::{Admission, SignInThrottle};
+use crate::auth::{hash_api_token, new_api_token, AuthError, Throttle, DUMMY_HASH, TOKEN_PREFIX};
 use crate::clock::Clock;
 use crate::kernel::{Actor, StoreError};
 use crate::kernel::{Person, PersonId};
-use crate::store::{ApiTokenInfo, Store};
 use chrono::{DateTime, Utc};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -13,13 +13,13 @@ use std::sync::Arc;
 /// Sign-in and the personal tokens. Its clones share one throttle.
 #[derive(Clone)]
 pub struct AuthService {
-    store: Arc<dyn Store>,
+    store: Arc<dyn SignInPorts>,
     clock: Arc<dyn Clock>,
     throttle: Arc<SignInThrottle>,
 }
 
 impl AuthService {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(store: Arc<dyn SignInPorts>, clock: Arc<dyn Clock>) -> Self {
         Self { store, clock, throttle: Arc::default() }
     }
 
@@ -44,7 +44,7 @@ impl AuthService {
     }
 
     /// Checks a password typed at `client`, slowing down and then refusing repeated attempts
-    /// for one account or from one address (see `super::throttle`). When this attempt's wrong
+    /// for one account or from one address (see `auth::throttle`). When this attempt's wrong
     /// password locks a person's account, the lock is audited and shown to admins as an event.
     pub async fn sign_in(&self, email: &str, password: &str, client: IpAddr) -> Result<Person, AuthError> {
         let attempt = self.throttle.begin(email, client, self.now());
@@ -62,7 +62,7 @@ impl AuthService {
             }
             Err(Checked::Wrong(Some(person))) if attempt.locks_account => {
                 let now = self.now();
-                let until = now + chrono::Duration::seconds(super::throttle::LOCKOUT_SECS);
+                let until = now + chrono::Duration::seconds(crate::auth::throttle::LOCKOUT_SECS);
                 // The refusal stands whether or not the record is written; a failure is ours to log.
                 if let Err(e) = self.store.record_sign_in_lock(&person, until, now).await {
                     tracing::error!(error = %e, person = %person.id, "could not record a sign-in lock");
