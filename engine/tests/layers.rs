@@ -41,6 +41,8 @@ const AREAS: &[(&str, Place)] = &[
     // The memory archive's format, over the ground only.
     ("archive", Place::Beside(0)),
     ("store", Place::Roof),
+    // The one assembly of every service.
+    ("services", Place::Roof),
     ("lib", Place::Roof),
 ];
 

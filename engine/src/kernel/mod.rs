@@ -4,6 +4,7 @@
 //! the same value), `clock`, `diff`, `error` (the one wording of failures), `quoting`,
 //! `secrets` (the credential detector) and `tokens` (the tally every budget counts with).
 
+pub mod age;
 pub mod events;
 pub mod ids;
 pub mod jobs;
@@ -12,6 +13,7 @@ pub mod model;
 pub mod person;
 pub mod store_error;
 
+pub use age::age_words;
 pub use ids::{AgentId, MessageId, PersonId, RoleId, RunId, TeamId, ThreadId};
 pub use jobs::JobClaims;
 pub use label::DataLabel;

@@ -4,9 +4,10 @@
 use super::states::{expired_by, next, Move, NOBODY_CONFIRMED};
 use super::LessonPorts;
 use super::{Lesson, LessonScope, LessonState, NewLesson, WrittenBy, LESSON_MAX_CHARS};
-use crate::cards::service::{age_words, MemoryError};
 use crate::clock::Clock;
+use crate::kernel::age_words;
 use crate::kernel::{Actor, StoreError};
+use crate::lessons::LessonError;
 use crate::org::{Person, PersonId};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -107,22 +108,22 @@ impl Lessons {
 
     /// Keeps a lesson in the person's own words (`POST /api/knowledge`). `private` is theirs at
     /// once; `team` (their main team's) and `company` are proposals, which wait for review.
-    pub async fn keep(&self, person: &Person, scope: &str, text: &str) -> Result<Lesson, MemoryError> {
+    pub async fn keep(&self, person: &Person, scope: &str, text: &str) -> Result<Lesson, LessonError> {
         let scope = match scope {
             "private" => LessonScope::Personal,
             "team" => LessonScope::Team(person.main_team.ok_or_else(|| {
-                MemoryError::Invalid("You are on no team, so there is no team to keep this for".into())
+                LessonError::Invalid("You are on no team, so there is no team to keep this for".into())
             })?),
             "company" => LessonScope::Company,
             "partner" => LessonScope::Partner,
             other => {
-                return Err(MemoryError::Invalid(format!(
+                return Err(LessonError::Invalid(format!(
                     "The scope is \u{201c}private\u{201d}, \u{201c}team\u{201d}, \u{201c}company\u{201d} or \u{201c}partner\u{201d}, not \u{201c}{other}\u{201d}"
                 )))
             }
         };
-        let text = lesson_text(text).map_err(MemoryError::Invalid)?;
-        crate::secrets::refuse("The lesson", &text).map_err(MemoryError::Secret)?;
+        let text = lesson_text(text).map_err(LessonError::Invalid)?;
+        crate::secrets::refuse("The lesson", &text).map_err(LessonError::Secret)?;
         let mut lesson = self.written(person, text);
         lesson.scope = scope;
         if scope != LessonScope::Personal {
@@ -137,7 +138,7 @@ impl Lessons {
 
     /// Whether the person reviews proposals of this scope: a team's lead or an admin for a team
     /// lesson, an admin (a person, never a token) for a company one.
-    async fn reviews(&self, reviewer: &Person, scope: LessonScope) -> Result<bool, MemoryError> {
+    async fn reviews(&self, reviewer: &Person, scope: LessonScope) -> Result<bool, LessonError> {
         Ok(match scope {
             LessonScope::Company | LessonScope::Partner => reviewer.is_admin,
             LessonScope::Team(t) => {
@@ -149,7 +150,7 @@ impl Lessons {
 
     /// The Review queue: the proposals this person reviews, oldest first, with their evidence
     /// and who they came from.
-    pub async fn review_queue(&self, reviewer: &Person) -> Result<Vec<ProposalView>, MemoryError> {
+    pub async fn review_queue(&self, reviewer: &Person) -> Result<Vec<ProposalView>, LessonError> {
         let mut out = Vec::new();
         for l in self.store.waiting_lessons().await? {
             if !self.reviews(reviewer, l.scope).await? || expired_by(&l, self.clock.now()) {
@@ -168,14 +169,14 @@ impl Lessons {
     }
 
     /// Accept or Decline a proposal. A second decision is refused; nothing changes.
-    pub async fn decide(&self, reviewer: &Person, id: i64, accept: bool) -> Result<Lesson, MemoryError> {
-        let not_found = || MemoryError::NotFound("There is no such proposal".into());
+    pub async fn decide(&self, reviewer: &Person, id: i64, accept: bool) -> Result<Lesson, LessonError> {
+        let not_found = || LessonError::NotFound("There is no such proposal".into());
         let l = self.store.lesson(id).await?.ok_or_else(not_found)?;
         if !matches!(l.scope, LessonScope::Team(_) | LessonScope::Company | LessonScope::Partner) {
             return Err(not_found());
         }
         if !self.reviews(reviewer, l.scope).await? {
-            return Err(MemoryError::NotAllowed(match l.scope {
+            return Err(LessonError::NotAllowed(match l.scope {
                 LessonScope::Company => "Only an admin reviews a company lesson".into(),
                 LessonScope::Partner => "Only an admin reviews partner knowledge".into(),
                 _ => "Only the team's lead or an admin reviews a team lesson".into(),
@@ -184,7 +185,7 @@ impl Lessons {
         // One past its 90 days is expired, even before the nightly job records it so.
         let state = if expired_by(&l, self.clock.now()) { LessonState::Expired } else { l.state };
         if let Err(why) = next(state, if accept { Move::Accept } else { Move::Decline }) {
-            return Err(MemoryError::Invalid(match state {
+            return Err(LessonError::Invalid(match state {
                 LessonState::Accepted | LessonState::Declined => ALREADY_DECIDED.into(),
                 LessonState::Expired => "This proposal expired: nobody reviewed it in 90 days".into(),
                 _ => why.into(),
@@ -195,14 +196,14 @@ impl Lessons {
                 tracing::info!(lesson = id, reviewer = %reviewer.id, accept, "a proposal was decided");
                 Ok(l)
             }
-            Err(StoreError::Changed { .. }) => Err(MemoryError::Invalid(ALREADY_DECIDED.into())),
+            Err(StoreError::Changed { .. }) => Err(LessonError::Invalid(ALREADY_DECIDED.into())),
             Err(e) => Err(e.into()),
         }
     }
 
     /// Every lesson that came from the person, whatever its state, newest first. One past its 90
     /// days reads as expired before the nightly job records it so.
-    pub async fn own(&self, person: &Person) -> Result<Vec<Lesson>, MemoryError> {
+    pub async fn own(&self, person: &Person) -> Result<Vec<Lesson>, LessonError> {
         let now = self.clock.now();
         let mut all = self.store.lessons_of(person.id).await?;
         for l in all.iter_mut().filter(|l| expired_by(l, now)) {
@@ -214,7 +215,7 @@ impl Lessons {
     }
 
     /// What I've learned: the person's lessons in use, and those no longer current.
-    pub async fn mine(&self, person: &Person) -> Result<MyLessons, MemoryError> {
+    pub async fn mine(&self, person: &Person) -> Result<MyLessons, LessonError> {
         let now = self.clock.now();
         let mut out = MyLessons::default();
         for l in self.own(person).await? {
@@ -228,7 +229,7 @@ impl Lessons {
         Ok(out)
     }
 
-    async fn view(&self, person: &Person, l: &Lesson) -> Result<LessonView, MemoryError> {
+    async fn view(&self, person: &Person, l: &Lesson) -> Result<LessonView, LessonError> {
         let now = self.clock.now();
         let line = match l.state {
             LessonState::Accepted => format!("kept {}", age_words(l.valid_from, now)),
@@ -262,26 +263,26 @@ impl Lessons {
     }
 
     /// The person's own lesson, or the sentence for one that is not theirs.
-    async fn owned(&self, person: &Person, id: i64) -> Result<Lesson, MemoryError> {
+    async fn owned(&self, person: &Person, id: i64) -> Result<Lesson, LessonError> {
         match self.store.lesson(id).await? {
             Some(l) if l.person == person.id => Ok(l),
             // Someone else's lesson is answered as one that does not exist.
-            _ => Err(MemoryError::NotFound("There is no such lesson".into())),
+            _ => Err(LessonError::NotFound("There is no such lesson".into())),
         }
     }
 
     /// Correct: the person's words supersede the lesson, which stays in their history.
-    pub async fn correct(&self, person: &Person, id: i64, text: &str) -> Result<Lesson, MemoryError> {
-        let text = lesson_text(text).map_err(MemoryError::Invalid)?;
-        crate::secrets::refuse("The lesson", &text).map_err(MemoryError::Secret)?;
+    pub async fn correct(&self, person: &Person, id: i64, text: &str) -> Result<Lesson, LessonError> {
+        let text = lesson_text(text).map_err(LessonError::Invalid)?;
+        crate::secrets::refuse("The lesson", &text).map_err(LessonError::Secret)?;
         let old = self.owned(person, id).await?;
         if let Some(why) = shared_by(&old) {
-            return Err(MemoryError::Invalid(why.into()));
+            return Err(LessonError::Invalid(why.into()));
         }
         if old.state == LessonState::Accepted && !old.in_use(self.clock.now()) {
-            return Err(MemoryError::Invalid("This lesson is no longer current".into()));
+            return Err(LessonError::Invalid("This lesson is no longer current".into()));
         }
-        next(old.state, Move::Supersede).map_err(|e| MemoryError::Invalid(e.into()))?;
+        next(old.state, Move::Supersede).map_err(|e| LessonError::Invalid(e.into()))?;
         let mut new = self.written(person, text);
         new.scope = old.scope;
         new.label = old.label;
@@ -290,7 +291,7 @@ impl Lessons {
                 tracing::info!(lesson = l.id, replaced = old.id, person = %person.id, "a lesson was corrected");
                 Ok(l)
             }
-            Err(StoreError::Changed { .. }) => Err(MemoryError::Invalid(
+            Err(StoreError::Changed { .. }) => Err(LessonError::Invalid(
                 "This lesson changed while you were correcting it; nothing was saved. Open it again.".into(),
             )),
             Err(e) => Err(e.into()),
@@ -298,10 +299,10 @@ impl Lessons {
     }
 
     /// Forget: the lesson goes, with every version it replaced. Audited by id.
-    pub async fn forget(&self, person: &Person, id: i64) -> Result<u32, MemoryError> {
+    pub async fn forget(&self, person: &Person, id: i64) -> Result<u32, LessonError> {
         let lesson = self.owned(person, id).await?;
         if let Some(why) = shared_by(&lesson) {
-            return Err(MemoryError::Invalid(why.into()));
+            return Err(LessonError::Invalid(why.into()));
         }
         let gone = self.store.forget_lesson(lesson.id, self.actor(person.id)).await?;
         tracing::info!(lesson = id, versions = gone, person = %person.id, "a lesson was forgotten");
@@ -309,7 +310,7 @@ impl Lessons {
     }
 
     /// How many lessons came from the person: in use now, and kept with their history.
-    pub async fn counts(&self, person: PersonId) -> Result<(u32, u32), MemoryError> {
+    pub async fn counts(&self, person: PersonId) -> Result<(u32, u32), LessonError> {
         let now = self.clock.now();
         let all = self.store.lessons_of(person).await?;
         let in_use = all.iter().filter(|l| l.in_use(now)).count() as u32;
@@ -318,9 +319,9 @@ impl Lessons {
 
     /// For the CLI: "Alice Chen has 2 lessons in use (2 kept, with history). What they say is
     /// theirs alone." An admin sees counts, never text.
-    pub async fn counts_sentence(&self, admin: &Person, person: &Person) -> Result<String, MemoryError> {
+    pub async fn counts_sentence(&self, admin: &Person, person: &Person) -> Result<String, LessonError> {
         if !admin.is_admin && admin.id != person.id {
-            return Err(MemoryError::NotAllowed("Only an admin sees another person's counts".to_string()));
+            return Err(LessonError::NotAllowed("Only an admin sees another person's counts".to_string()));
         }
         let (in_use, kept) = self.counts(person.id).await?;
         Ok(format!(

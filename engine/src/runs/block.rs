@@ -10,8 +10,8 @@ use super::{CoreRef, CoreRefScope, MemoryRef};
 /// Cards and list snapshots come to the block as the cards' area loads them.
 pub use crate::cards::loaded::{LoadedCard as BlockCard, LoadedSnapshot as BlockSnapshot};
 use crate::cards::select::MAX_SELECTED;
-use crate::cards::service::age_words;
 use crate::cores::CoreScope;
+use crate::kernel::age_words;
 use crate::kernel::DataLabel;
 use crate::quoting::quote_item;
 use chrono::{DateTime, Utc};

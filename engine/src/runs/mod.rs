@@ -313,6 +313,20 @@ pub enum RunError {
     Store(String),
 }
 
+/// A card's refusal stays the person's to read: only the cards' own failures become internal.
+impl From<crate::cards::service::MemoryError> for RunError {
+    fn from(e: crate::cards::service::MemoryError) -> Self {
+        use crate::cards::service::MemoryError;
+        match e {
+            MemoryError::NotFound(s) => RunError::NotFound(s),
+            MemoryError::NotAllowed(s) => RunError::NotAllowed(s),
+            MemoryError::Invalid(s) => RunError::Invalid(s),
+            MemoryError::Secret(refusal) => RunError::Invalid(refusal.to_string()),
+            MemoryError::Internal(detail) => RunError::Store(detail),
+        }
+    }
+}
+
 impl From<crate::kernel::StoreError> for RunError {
     fn from(e: crate::kernel::StoreError) -> Self {
         match e {
@@ -377,5 +391,32 @@ mod step_tests {
         assert_eq!(detail["result"], "<data>{\"notes\": \"portal AKIA…MPLE\"}</data>");
         assert_eq!(detail["call"]["arguments"]["id"], "L-1042");
         assert!(!detail.to_string().contains(&key));
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+    use crate::cards::service::MemoryError;
+    use crate::error::{ErrorKind, UserSafe, INTERNAL_MESSAGE};
+
+    /// A run that meets a card's refusal says the refusal, as the card worded it; only the
+    /// cards' own failures are internal.
+    #[test]
+    fn a_cards_refusal_reaches_the_person_as_worded_and_only_failures_are_internal() {
+        let cases = [
+            (MemoryError::NotAllowed("Only Dana may read this card".into()), ErrorKind::NotAllowed),
+            (MemoryError::NotFound("There is no card #9".into()), ErrorKind::NotFound),
+            (MemoryError::Invalid("Name a connector".into()), ErrorKind::Invalid),
+        ];
+        for (card, kind) in cases {
+            let words = card.to_string();
+            let run = RunError::from(card);
+            assert_eq!((run.kind(), run.user_message()), (kind, words));
+            assert_eq!(run.internal_detail(), None);
+        }
+        let failed = RunError::from(MemoryError::Internal("pool timed out".into()));
+        assert_eq!(failed.user_message(), INTERNAL_MESSAGE);
+        assert_eq!(failed.internal_detail().as_deref(), Some("pool timed out"));
     }
 }

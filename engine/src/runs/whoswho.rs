@@ -3,7 +3,7 @@
 //! supply the inputs.
 
 use super::block::TokenTally;
-use crate::cards::service::age_words;
+use crate::kernel::age_words;
 pub use crate::org::store::Around;
 use crate::org::Person;
 use crate::quoting::quote_item;

@@ -59,15 +59,7 @@ impl From<StoreError> for MemoryError {
     }
 }
 
-pub fn age_words(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let mins = (now - at).num_minutes().max(0);
-    match mins {
-        0 => "just now".to_string(),
-        1..=59 => format!("{mins} min ago"),
-        60..=2879 => format!("{} h ago", mins / 60),
-        _ => format!("{} days ago", mins / 1440),
-    }
-}
+pub use crate::kernel::age_words;
 
 type DraftCache = Arc<std::sync::Mutex<std::collections::HashMap<(i64, String), (DateTime<Utc>, Vec<RecordShape>)>>>;
 

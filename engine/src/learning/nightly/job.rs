@@ -4,15 +4,16 @@
 use super::prompt::{nightly_prompt, parse_reply, NightlyReply, RunText, NIGHTLY_SYSTEM};
 use super::work::{clean, work_kind, WorkKind};
 use super::{BudgetStop, Queued, Spend, DEFAULT_BUDGET_CENTS, NIGHTLY_HOUR, RUNS_PER_CALL};
-use crate::cards::service::{age_words, MemoryError};
 use crate::clock::Clock;
 use crate::cores::service::CoreService;
 use crate::cores::CoreScope;
+use crate::kernel::age_words;
 use crate::kernel::model::{ChatModel, ModelChoice, Models};
 use crate::kernel::DataLabel;
 use crate::kernel::StoreError;
 use crate::learning::LearningPorts;
 use crate::lessons::states::EXPIRES_AFTER_DAYS;
+use crate::lessons::LessonError;
 use crate::lessons::{Claim, Evidence, Lesson, LessonScope, LessonState, NewLesson, WrittenBy};
 use crate::org::{Directory, Person, PersonId};
 use crate::runs::{MemoryRef, NewEvent, Run};
@@ -108,7 +109,7 @@ impl Nightly {
     }
 
     /// Checked every minute: runs the day's job once it is 02:00 in the company's zone.
-    pub async fn due(&self) -> Result<NightlyOutcome, MemoryError> {
+    pub async fn due(&self) -> Result<NightlyOutcome, LessonError> {
         let Some(zone) = self.zone().await? else { return Ok(NightlyOutcome::NotDue) };
         let local = self.clock.now().with_timezone(&zone);
         if local.time() < NaiveTime::from_hms_opt(NIGHTLY_HOUR, 0, 0).unwrap_or(NaiveTime::MIN) {
@@ -119,15 +120,15 @@ impl Nightly {
 
     /// By hand (`engram jobs run nightly`): today in the company's zone, or the date given,
     /// whatever the hour, and still once a day.
-    pub async fn run_now(&self, date: Option<NaiveDate>) -> Result<NightlyOutcome, MemoryError> {
+    pub async fn run_now(&self, date: Option<NaiveDate>) -> Result<NightlyOutcome, LessonError> {
         let Some(zone) = self.zone().await? else {
-            return Err(MemoryError::Invalid("There is no company yet: run engram setup first.".into()));
+            return Err(LessonError::Invalid("There is no company yet: run engram setup first.".into()));
         };
         let day = date.unwrap_or_else(|| self.clock.now().with_timezone(&zone).date_naive());
         self.run_day(day).await
     }
 
-    async fn run_day(&self, day: NaiveDate) -> Result<NightlyOutcome, MemoryError> {
+    async fn run_day(&self, day: NaiveDate) -> Result<NightlyOutcome, LessonError> {
         let local_date = day.to_string();
         // Claimed before the work, so of several servers on one database only one runs it.
         if !self.store.claim_job_run("nightly", &local_date).await? {

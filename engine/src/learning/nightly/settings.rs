@@ -2,8 +2,8 @@
 //! and the nights the budget ran out. Human admins only, acting as themselves.
 
 use super::{cents, Nightly, DEFAULT_BUDGET_CENTS, MAX_BUDGET_CENTS};
-use crate::cards::service::MemoryError;
 use crate::kernel::Actor;
+use crate::lessons::LessonError;
 use crate::org::Person;
 use serde::{Deserialize, Serialize};
 
@@ -28,9 +28,9 @@ pub fn cents_words(millicents: u64) -> String {
 }
 
 /// The budget as an admin typed it: a whole number of cents.
-pub fn parse_budget(text: &str) -> Result<u32, MemoryError> {
+pub fn parse_budget(text: &str) -> Result<u32, LessonError> {
     let refused =
-        || MemoryError::Invalid(format!("The daily budget is a whole number of cents, from 0 to {MAX_BUDGET_CENTS}"));
+        || LessonError::Invalid(format!("The daily budget is a whole number of cents, from 0 to {MAX_BUDGET_CENTS}"));
     let cents: u32 = text.trim().parse().map_err(|_| refused())?;
     if cents > MAX_BUDGET_CENTS {
         return Err(refused());
@@ -39,15 +39,15 @@ pub fn parse_budget(text: &str) -> Result<u32, MemoryError> {
 }
 
 impl Nightly {
-    fn admin(me: &Person) -> Result<(), MemoryError> {
+    fn admin(me: &Person) -> Result<(), LessonError> {
         if me.is_admin && me.left_at.is_none() {
             Ok(())
         } else {
-            Err(MemoryError::NotAllowed(ADMINS_ONLY.into()))
+            Err(LessonError::NotAllowed(ADMINS_ONLY.into()))
         }
     }
 
-    pub async fn settings(&self, me: &Person) -> Result<MemorySettingsView, MemoryError> {
+    pub async fn settings(&self, me: &Person) -> Result<MemorySettingsView, LessonError> {
         Self::admin(me)?;
         let set = self.store.memory_budget().await?;
         let budget_cents = set.unwrap_or(DEFAULT_BUDGET_CENTS);
@@ -64,7 +64,7 @@ impl Nightly {
     }
 
     /// Sets the daily budget; audited. Returns what the page says.
-    pub async fn set_budget(&self, me: &Person, text: &str) -> Result<String, MemoryError> {
+    pub async fn set_budget(&self, me: &Person, text: &str) -> Result<String, LessonError> {
         Self::admin(me)?;
         let budget = parse_budget(text)?;
         self.store.set_memory_budget(budget, Actor { person: Some(me.id), at: self.clock.now() }).await?;

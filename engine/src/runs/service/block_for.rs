@@ -170,7 +170,7 @@ impl Runs {
     }
 
     async fn running_agent(&self, agent: &Agent) -> Result<RunningAgent, RunError> {
-        self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))
+        self.memory.running_agent(agent.id).await.map_err(RunError::from)
     }
 
     /// The agent's access, and for a person's own ask the list snapshots and cards it loads: a
@@ -182,7 +182,7 @@ impl Runs {
         question: &str,
     ) -> Result<(RunningAgent, Vec<BlockSnapshot>, Vec<BlockCard>, bool), RunError> {
         let Some(p) = asker else { return Ok((self.running_agent(agent).await?, vec![], vec![], false)) };
-        let memory = |e: crate::cards::service::MemoryError| RunError::Store(e.to_string());
+        let memory = RunError::from;
         // The cards the question names are read with the agent and the snapshots, as they wait
         // on neither; a list asked again names more records, and its cards are read again.
         let (running, kept, read) = futures_util::try_join!(

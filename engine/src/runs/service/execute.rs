@@ -146,11 +146,11 @@ impl Runs {
                 return self.fail(r, &format!("The model did not answer: {why}"), None, &carried).await
             }
         };
-        let running = self.memory.running_agent(agent.id).await.map_err(|e| RunError::Store(e.to_string()))?;
+        let running = self.memory.running_agent(agent.id).await.map_err(RunError::from)?;
         let tools = if r.kind == RunKind::Eval && person.is_none() {
             vec![]
         } else {
-            self.memory.run_tools(&running).await.map_err(|e| RunError::Store(e.to_string()))?
+            self.memory.run_tools(&running).await.map_err(RunError::from)?
         };
         let mut specs: Vec<ToolSpec> = tools
             .iter()
