@@ -20,6 +20,8 @@ pub mod persona;
 pub mod quoting;
 pub mod runs;
 pub mod secrets;
+#[cfg(feature = "server")]
+pub mod services;
 pub mod store;
 pub mod tokens;
 

@@ -3,9 +3,8 @@
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
 use crate::store::{Backend, PgStore, SqliteStore};
 use clap::{Parser, Subcommand};
-use engine::cores::service::CoreService;
 use engine::cores::{core_status, CoreScope};
-use engine::org::service::OrgService;
+use engine::services::Services;
 use engine::tokens::meter;
 use engine::SystemClock;
 use std::io::Write;
@@ -155,14 +154,15 @@ pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut im
             Arc::new(PgStore::open_read_only(&url).await.map_err(|e| format!("could not open {path}: {e}"))?)
         }
     };
+    let services =
+        Services::build(store, Arc::new(SystemClock), crate::startup::reading_adapters(&Settings::from_env()));
     if let Memory::Cards { who, person } = command {
-        return cards(store, who, person.as_deref(), out).await;
+        return cards(&services, who, person.as_deref(), out).await;
     }
     if let Memory::Lessons { who, person } = command {
-        return lessons(store, who, person.as_deref(), out).await;
+        return lessons(&services, who, person.as_deref(), out).await;
     }
-    let org = OrgService::new(store.clone(), Arc::new(SystemClock));
-    let cores = CoreService::new(store, Arc::new(SystemClock));
+    let Services { org, cores, .. } = services;
     let w = |e: std::io::Error| e.to_string();
     match command {
         Memory::Roles => {
@@ -235,17 +235,10 @@ fn acting_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a e
     Ok(me)
 }
 
-async fn cards(
-    store: Arc<dyn engine::store::Store>,
-    who: &str,
-    person: Option<&str>,
-    out: &mut impl Write,
-) -> Result<(), String> {
-    use engine::cards::service::PersonMemory;
-    let dir = store.directory().await.map_err(|e| e.to_string())?;
+async fn cards(services: &Services, who: &str, person: Option<&str>, out: &mut impl Write) -> Result<(), String> {
+    let dir = services.store.directory().await.map_err(|e| e.to_string())?;
     let me = acting_person(&dir, who)?;
-    let memory =
-        PersonMemory::new(store.clone(), Arc::new(SystemClock), Arc::new(crate::connector::HttpSource::default()));
+    let memory = &services.memory;
     let w = |e: std::io::Error| e.to_string();
     match person {
         // Only the person reads their cards; anyone else (an admin) gets counts.
@@ -275,16 +268,10 @@ async fn cards(
     Ok(())
 }
 
-async fn lessons(
-    store: Arc<dyn engine::store::Store>,
-    who: &str,
-    person: Option<&str>,
-    out: &mut impl Write,
-) -> Result<(), String> {
-    use engine::lessons::service::Lessons;
-    let dir = store.directory().await.map_err(|e| e.to_string())?;
+async fn lessons(services: &Services, who: &str, person: Option<&str>, out: &mut impl Write) -> Result<(), String> {
+    let dir = services.store.directory().await.map_err(|e| e.to_string())?;
     let me = acting_person(&dir, who)?;
-    let lessons = Lessons::new(store.clone(), Arc::new(SystemClock));
+    let lessons = &services.lessons;
     let w = |e: std::io::Error| e.to_string();
     match person {
         // Only the person reads their lessons; anyone else (an admin) gets counts.

@@ -4,7 +4,8 @@
 
 use crate::archive::location;
 use crate::store::{AnyStore, Backend};
-use engine::org::service::{OrgService, SetupRequest};
+use engine::org::service::SetupRequest;
+use engine::services::Services;
 use engine::org::setup::SetupError;
 use engine::SystemClock;
 use std::io::{BufRead, IsTerminal};
@@ -74,7 +75,9 @@ pub async fn init(url: &str, args: &InitArgs, password: &str) -> Result<String, 
         }
     }
     let store = AnyStore::open(url).await.map_err(|e| open_failed(e.to_string()))?.shared();
-    let org = OrgService::new(store, Arc::new(SystemClock));
+    // Only the company's side is used; the rest of the settings change nothing here.
+    let adapters = crate::startup::reading_adapters(&crate::settings::Settings::from_env());
+    let Services { org, .. } = Services::build(store, Arc::new(SystemClock), adapters);
     let name = args.name.clone().unwrap_or_else(|| name_from_email(&args.admin));
     let request = SetupRequest {
         company: &args.company,

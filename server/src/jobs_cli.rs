@@ -3,7 +3,8 @@
 
 use crate::settings::Settings;
 use clap::Subcommand;
-use engine::learning::nightly::{Nightly, NightlyOutcome};
+use engine::learning::nightly::NightlyOutcome;
+use engine::services::Services;
 use engine::{Clock, SystemClock};
 use std::io::Write;
 use std::sync::Arc;
@@ -40,9 +41,7 @@ pub async fn run(settings: &Settings, jobs: &Jobs, out: &mut impl Write) -> Resu
     // under `engram demo`; it lives as long as this command.
     let crate::cli::Opened { store, settings, demo_model: _demo_model } =
         crate::cli::open_for_command(settings).await?;
-    let models: Arc<dyn engine::persona::model::Models> =
-        Arc::new(crate::llm::ConfiguredModels::start(settings.models.clone()));
-    let nightly = Nightly::new(store, clock, models);
+    let Services { nightly, .. } = Services::build(store, clock, crate::startup::adapters(&settings));
     match nightly.run_now(date).await.map_err(|e| e.to_string())? {
         NightlyOutcome::Ran(report) => writeln!(out, "{}", report.summary()),
         NightlyOutcome::AlreadyRan(day) => writeln!(out, "The nightly job already ran for {day}; nothing was done."),

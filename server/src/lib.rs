@@ -36,7 +36,6 @@ pub mod startup;
 pub mod state;
 pub mod statics;
 pub mod store;
-pub mod task_desk;
 pub mod teams_api;
 pub mod vault;
 

@@ -2,9 +2,7 @@
 //! people. The command line on the host is the operator; `--as` names the person (or bot) a
 //! command speaks for where the rules depend on who asks.
 
-use crate::llm::ConfiguredModels;
 use crate::settings::Settings;
-use crate::startup::build_bots;
 use crate::store::AnyStore;
 use clap::{Args, Subcommand};
 use engine::persona::backlog::{Episode, MemoryRow};
@@ -14,6 +12,7 @@ use engine::persona::self_edit_store::{EditState, SelfEdit};
 use engine::persona::service::{
     Bots, Caller, PersonaError, ProposalOutcome, ReflectOutcome, ReflectReport, WakeDoneReport, WakeReport,
 };
+use engine::services::Services;
 use engine::{SystemClock, UserSafe};
 use std::io::Write;
 use std::sync::Arc;
@@ -244,12 +243,7 @@ pub async fn open_bots(settings: &Settings) -> Result<Bots, CliError> {
     let store = AnyStore::open(&settings.database_url)
         .await
         .map_err(|e| CliError { code: 1, message: format!("could not open the database: {e}") })?;
-    Ok(build_bots(
-        settings,
-        store.shared(),
-        Arc::new(SystemClock),
-        Arc::new(ConfiguredModels::start(settings.models.clone())),
-    ))
+    Ok(Services::build(store.shared(), Arc::new(SystemClock), crate::startup::adapters(settings)).bots)
 }
 
 /// Resolves `--as`: a bot on the roster by name, else a person by email or by the part before @.

@@ -10,7 +10,8 @@ use crate::store::{AnyStore, Backend, PgStore, SqliteStore};
 use clap::{Args, Subcommand};
 use engine::auth::invite::INVITE_DAYS;
 use engine::org::import::{decode_csv, people_count, thousands, ImportError};
-use engine::org::service::{ImportBy, OrgService};
+use engine::org::service::ImportBy;
+use engine::services::Services;
 use engine::store::Store;
 use engine::{SystemClock, UserSafe};
 use std::io::Write;
@@ -97,7 +98,8 @@ async fn import(
     let bytes = std::fs::read(file).map_err(|e| failed(format!("could not read {name}: {e}")))?;
     let text = decode_csv(&bytes).map_err(refused)?;
     let store = open(&settings.database_url, apply).await?;
-    let org = OrgService::new(store.clone(), Arc::new(SystemClock));
+    let Services { org, .. } =
+        Services::build(store.clone(), Arc::new(SystemClock), crate::startup::reading_adapters(settings));
     let admin = match who {
         Some(who) => {
             let dir = store.directory().await.map_err(|e| failed(format!("could not read the people: {e}")))?;

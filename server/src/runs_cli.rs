@@ -1,11 +1,9 @@
 //! `engram ask --as alice "Sales Assistant" "what are our sales stages"`: asks an agent as a
 //! person, waits for the answer and its check, and prints them with the Memory used lines.
 
-use crate::connector::HttpSource;
 use crate::settings::Settings;
-use crate::startup::build_runs;
-use engine::cards::service::PersonMemory;
 use engine::runs::service::{Asker, RunView};
+use engine::services::Services;
 use engine::{Clock, SystemClock};
 use std::io::Write;
 use std::sync::Arc;
@@ -23,12 +21,7 @@ pub async fn ask(
     // does under `engram demo`; it lives as long as this command.
     let crate::cli::Opened { store, settings, demo_model: _demo_model } =
         crate::cli::open_for_command(settings).await?;
-    let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::new(&settings.models.outbound));
-    let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone());
-    let models: Arc<dyn engine::persona::model::Models> =
-        Arc::new(crate::llm::ConfiguredModels::start(settings.models.clone()));
-    let bots = crate::startup::build_bots(&settings, store.clone(), clock.clone(), models);
-    let runs = build_runs(&settings, store.clone(), clock, memory, source, bots);
+    let Services { runs, .. } = Services::build(store.clone(), clock, crate::startup::adapters(&settings));
     let dir = store.directory().await.map_err(|e| e.to_string())?;
     let person = crate::cli::find_person(&dir, who)?.clone();
     // Nobody watches a command's answer: it is checked before it is printed.

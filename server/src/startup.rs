@@ -11,16 +11,17 @@ use axum::handler::Handler;
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
-use engine::org::sign_in::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
 use engine::learning::nightly::{Nightly, NightlyOutcome};
 use engine::org::service::OrgService;
-use engine::persona::model::Models;
+use engine::org::sign_in::AuthService;
 use engine::persona::service::Bots;
 use engine::persona::vault::Vault;
 use engine::runs::lists::ReferenceLists;
-use engine::runs::service::{AgentModels, Runs, Spawn};
+use engine::runs::outbox::Outbox;
+use engine::runs::service::{Runs, Spawn};
+use engine::services::{Adapters, Services};
 use engine::store::Store;
 use engine::{Clock, SystemClock};
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -59,15 +60,7 @@ pub enum StartupError {
 pub struct Application {
     listener: TcpListener,
     router: Router,
-    store: Arc<dyn Store>,
-    cores: CoreService,
-    org: OrgService,
-    auth: AuthService,
-    bots: Bots,
-    memory: PersonMemory,
-    lists: ReferenceLists,
-    runs: Runs,
-    nightly: Nightly,
+    services: Services,
 }
 
 impl Application {
@@ -92,20 +85,11 @@ impl Application {
         let (opened, secret_box) =
             secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
         let store = opened.shared();
-        let cores = CoreService::new(store.clone(), clock.clone());
-        let auth = AuthService::new(store.clone(), clock.clone());
-        let org = OrgService::new(store.clone(), clock.clone()).sharing_throttle(auth.throttle());
-        let models: Arc<dyn Models> = Arc::new(ConfiguredModels::start(settings.models.clone()));
-        let bots = build_bots(&settings, store.clone(), clock.clone(), models.clone());
-        let source: Arc<dyn engine::cards::source::Source> = Arc::new(HttpSource::new(&settings.models.outbound));
-        let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models.clone());
-        let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
-        let runs = build_runs(&settings, store.clone(), clock.clone(), memory.clone(), source, bots.clone());
-        let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
+        let services = Services::build(store.clone(), clock.clone(), adapters(&settings));
         if settings.run_jobs {
-            spawn_jobs(memory.clone(), lists.clone(), nightly.clone(), bots.clone(), store.clone(), clock.clone());
+            spawn_jobs(&services);
         }
-        match runs.end_stale().await {
+        match services.runs.end_stale().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(runs = n, "runs a stopped server left unanswered were ended plainly"),
             Err(e) => tracing::warn!(error = %e, "runs left unanswered were not checked"),
@@ -131,24 +115,12 @@ impl Application {
 
         let mut leptos_options = settings.leptos.clone();
         leptos_options.site_addr = listener.local_addr()?;
-        let state = AppState {
-            leptos_options: leptos_options.clone(),
-            store: store.clone(),
-            clock: clock.clone(),
-            cores: cores.clone(),
-            org: org.clone(),
-            auth: auth.clone(),
-            bots: bots.clone(),
-            memory: memory.clone(),
-            lists: lists.clone(),
-            runs: runs.clone(),
-            lessons: engine::lessons::service::Lessons::new(store.clone(), clock.clone()),
-            nightly: nightly.clone(),
-            drafter: engine::learning::draft::CoreDrafter::new(store.clone(), clock.clone(), models.clone()),
-            trust_forwarded_for: settings.trust_forwarded_for,
-            set_up: crate::setup::SetUpFlag::default(),
-            flash_seal: app::flash_cookie::FlashSeal { seal: secret_box, secure: settings.secure_cookies },
-        };
+        let state = AppState::new(
+            leptos_options.clone(),
+            services.clone(),
+            settings.trust_forwarded_for,
+            app::flash_cookie::FlashSeal { seal: secret_box, secure: settings.secure_cookies },
+        );
         let routes = app_routes();
         let pkg_dir = leptos_options.site_pkg_dir.to_string();
 
@@ -192,7 +164,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, store, cores, org, auth, bots, memory, lists, runs, nightly })
+        Ok(Self { listener, router, services })
     }
 
     pub fn port(&self) -> u16 {
@@ -200,39 +172,39 @@ impl Application {
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
-        &self.store
+        &self.services.store
     }
 
     pub fn cores(&self) -> &CoreService {
-        &self.cores
+        &self.services.cores
     }
 
     pub fn org(&self) -> &OrgService {
-        &self.org
+        &self.services.org
     }
 
     pub fn auth(&self) -> &AuthService {
-        &self.auth
+        &self.services.auth
     }
 
     pub fn bots(&self) -> &Bots {
-        &self.bots
+        &self.services.bots
     }
 
     pub fn memory(&self) -> &PersonMemory {
-        &self.memory
+        &self.services.memory
     }
 
     pub fn lists(&self) -> &ReferenceLists {
-        &self.lists
+        &self.services.lists
     }
 
     pub fn runs(&self) -> &Runs {
-        &self.runs
+        &self.services.runs
     }
 
     pub fn nightly(&self) -> &Nightly {
-        &self.nightly
+        &self.services.nightly
     }
 
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
@@ -249,37 +221,36 @@ impl Application {
     }
 }
 
-/// Asking agents: the configured chat model, the who's-who lists, and the runtime that answers
-/// runs in the background.
-pub fn build_runs(
-    settings: &Settings,
-    store: Arc<dyn Store>,
-    clock: Arc<dyn Clock>,
-    memory: PersonMemory,
-    source: Arc<dyn engine::cards::source::Source>,
-    bots: Bots,
-) -> Runs {
-    let lists = ReferenceLists::new(store.clone(), clock.clone(), source);
-    let models: Arc<dyn AgentModels> = Arc::new(ConfiguredAgentModels::new(&settings.models));
+/// What the server hands the engine's services, from its settings: the connectors' reads, the
+/// configured models (probed now, in the background), the vault, the live checks, the outbox and
+/// the runtime that answers runs in the background.
+pub fn adapters(settings: &Settings) -> Adapters {
+    adapters_with(settings, ConfiguredModels::start(settings.models.clone()))
+}
+
+/// As `adapters`, for a command that only reads: the models are probed only if one is called.
+pub fn reading_adapters(settings: &Settings) -> Adapters {
+    adapters_with(settings, ConfiguredModels::new(settings.models.clone()))
+}
+
+fn adapters_with(settings: &Settings, models: ConfiguredModels) -> Adapters {
     let spawn: Spawn = Arc::new(|f| {
         tokio::spawn(f);
     });
-    let mut runs = Runs::new(store, clock, memory, lists, models, settings.ask_max_per_day).with_spawn(spawn);
-    // Without a vault there are no bots' boards to hand work on to.
-    if settings.vault.is_some() {
-        runs = runs.with_tasks(Arc::new(crate::task_desk::BotBoards(bots)));
+    Adapters {
+        source: Arc::new(HttpSource::new(&settings.models.outbound)),
+        models: Arc::new(models),
+        agent_models: Arc::new(ConfiguredAgentModels::new(&settings.models)),
+        vault: settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>),
+        live_checks: Arc::new(crate::live_checks::HttpLiveChecks::new(settings.models.clone())),
+        outbox: settings
+            .outbox_url
+            .as_ref()
+            .map(|url| Arc::new(crate::outbox::HttpOutbox::new(url, &settings.models.outbound)) as Arc<dyn Outbox>),
+        spawn,
+        reflect_max_per_day: settings.reflect_max_per_day,
+        ask_max_per_day: settings.ask_max_per_day,
     }
-    match &settings.outbox_url {
-        Some(url) => runs.with_outbox(Arc::new(crate::outbox::HttpOutbox::new(url, &settings.models.outbound))),
-        None => runs,
-    }
-}
-
-/// The bots' side, on the vault the settings name (if any) and the configured models.
-pub fn build_bots(settings: &Settings, store: Arc<dyn Store>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Bots {
-    let vault = settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
-    Bots::new(store, clock, vault, models, settings.reflect_max_per_day)
-        .with_live_checks(Arc::new(crate::live_checks::HttpLiveChecks::new(settings.models.clone())))
 }
 
 /// Sessions live in the same database as everything else, so that several servers on one
@@ -351,14 +322,8 @@ impl ExpiredDeletion for Sessions {
 
 /// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
 /// decides itself whether it is due, so a restart never runs one twice in a day.
-fn spawn_jobs(
-    memory: PersonMemory,
-    lists: ReferenceLists,
-    nightly: Nightly,
-    bots: Bots,
-    store: Arc<dyn Store>,
-    clock: Arc<dyn Clock>,
-) {
+fn spawn_jobs(services: &Services) {
+    let Services { memory, lists, nightly, bots, store, clock, .. } = services.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {

@@ -3,14 +3,15 @@
 use crate::security;
 use app::shell;
 use axum::extract::FromRef;
-use engine::org::sign_in::AuthService;
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
 use engine::lessons::service::Lessons;
 use engine::org::service::OrgService;
+use engine::org::sign_in::AuthService;
 use engine::persona::service::Bots;
 use engine::runs::lists::ReferenceLists;
 use engine::runs::service::Runs;
+use engine::services::Services;
 use engine::store::Store;
 use engine::Clock;
 use leptos::config::LeptosOptions;
@@ -38,6 +39,37 @@ pub struct AppState {
     pub set_up: crate::setup::SetUpFlag,
     /// Seals the flash of a browser without a session, which keeps it in a cookie.
     pub flash_seal: app::flash_cookie::FlashSeal,
+}
+
+impl AppState {
+    /// The state every handler shares: the services, and how the server was set up.
+    pub fn new(
+        leptos_options: LeptosOptions,
+        services: Services,
+        trust_forwarded_for: bool,
+        flash_seal: app::flash_cookie::FlashSeal,
+    ) -> Self {
+        let Services { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter } =
+            services;
+        Self {
+            leptos_options,
+            store,
+            clock,
+            cores,
+            org,
+            auth,
+            bots,
+            memory,
+            lists,
+            runs,
+            lessons,
+            nightly,
+            drafter,
+            trust_forwarded_for,
+            set_up: crate::setup::SetUpFlag::default(),
+            flash_seal,
+        }
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -1,0 +1,124 @@
+//! The roof's assembly: every service the engine offers, built once from the store, the clock and
+//! what the host supplies. The server and its command line both build them here, so each service
+//! is wired the same way wherever it is used.
+
+use crate::cards::service::PersonMemory;
+use crate::cards::source::Source;
+use crate::cores::service::CoreService;
+use crate::kernel::model::Models;
+use crate::learning::draft::CoreDrafter;
+use crate::learning::nightly::Nightly;
+use crate::lessons::service::Lessons;
+use crate::org::service::OrgService;
+use crate::org::sign_in::AuthService;
+use crate::org::Person;
+use crate::persona::memory_audit_checks::LiveChecks;
+use crate::persona::service::{Bots, Caller, PersonaError};
+use crate::persona::vault::Vault;
+use crate::runs::handon::{HandedTask, TaskDesk};
+use crate::runs::lists::ReferenceLists;
+use crate::runs::outbox::Outbox;
+use crate::runs::service::{AgentModels, Runs, Spawn};
+use crate::store::Store;
+use crate::Clock;
+use async_trait::async_trait;
+use std::sync::Arc;
+
+/// What the host hands the services: its ways out to the world and the limits it was set up with.
+#[derive(Clone)]
+pub struct Adapters {
+    /// Reads connected systems for cards and the who's-who lists.
+    pub source: Arc<dyn Source>,
+    /// The configured models: the bots' reflect, drafts of record shapes and cores, the nightly job.
+    pub models: Arc<dyn Models>,
+    /// The chat model agents answer people through.
+    pub agent_models: Arc<dyn AgentModels>,
+    /// The bots' files; without a vault there are no bots, and no boards to hand work on to.
+    pub vault: Option<Arc<dyn Vault>>,
+    /// The memory audit's checks against the providers themselves.
+    pub live_checks: Arc<dyn LiveChecks>,
+    /// Where approved emails go; without one, agents are not offered `send_email`.
+    pub outbox: Option<Arc<dyn Outbox>>,
+    /// The host's runtime, so runs are answered in the background.
+    pub spawn: Spawn,
+    /// Model calls across every bot per UTC day.
+    pub reflect_max_per_day: u32,
+    /// Model calls agents make answering people, per UTC day.
+    pub ask_max_per_day: u32,
+}
+
+/// Every service, built once.
+#[derive(Clone)]
+pub struct Services {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub cores: CoreService,
+    pub org: OrgService,
+    pub auth: AuthService,
+    pub bots: Bots,
+    pub memory: PersonMemory,
+    pub lists: ReferenceLists,
+    pub runs: Runs,
+    pub lessons: Lessons,
+    pub nightly: Nightly,
+    pub drafter: CoreDrafter,
+}
+
+impl Services {
+    pub fn build(store: Arc<dyn Store>, clock: Arc<dyn Clock>, adapters: Adapters) -> Self {
+        let Adapters {
+            source,
+            models,
+            agent_models,
+            vault,
+            live_checks,
+            outbox,
+            spawn,
+            reflect_max_per_day,
+            ask_max_per_day,
+        } = adapters;
+        let cores = CoreService::new(store.clone(), clock.clone());
+        let auth = AuthService::new(store.clone(), clock.clone());
+        // Every place that checks a person's password counts the same attempts.
+        let org = OrgService::new(store.clone(), clock.clone()).sharing_throttle(auth.throttle());
+        let has_vault = vault.is_some();
+        let bots = Bots::new(store.clone(), clock.clone(), vault, models.clone(), reflect_max_per_day)
+            .with_live_checks(live_checks);
+        let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models.clone());
+        let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
+        // The runs read the lists through their own, which logs a skipped connector on its own.
+        let run_lists = ReferenceLists::new(store.clone(), clock.clone(), source);
+        let mut runs =
+            Runs::new(store.clone(), clock.clone(), memory.clone(), run_lists, agent_models, ask_max_per_day)
+                .with_spawn(spawn);
+        // Without a vault there are no bots' boards to hand work on to.
+        if has_vault {
+            runs = runs.with_tasks(Arc::new(BotBoards(bots.clone())));
+        }
+        if let Some(outbox) = outbox {
+            runs = runs.with_outbox(outbox);
+        }
+        let lessons = Lessons::new(store.clone(), clock.clone());
+        let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
+        let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
+        Self { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter }
+    }
+}
+
+/// The bots' boards, as runs hand work on to them: an approved `create_task` is put on the bot's
+/// board by the person who approved it, with the same rules as any task they create.
+struct BotBoards(Bots);
+
+#[async_trait]
+impl TaskDesk for BotBoards {
+    async fn hand_on(&self, person: &Person, task: &HandedTask) -> Result<i64, String> {
+        match self.0.create_task(&Caller::Person(person.clone()), &task.bot, &task.title, &task.body).await {
+            Ok(t) => Ok(t.id),
+            Err(PersonaError::Internal(detail)) => {
+                tracing::error!(%detail, "a task handed on could not be created");
+                Err(PersonaError::Internal(detail).to_string())
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
