@@ -136,7 +136,9 @@ fn named_areas(text: &str) -> BTreeMap<String, String> {
         while let Some(i) = rest.find("crate::") {
             rest = &rest[i + "crate::".len()..];
             let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            if !name.is_empty() {
+            // `crate::string_enum!` is a macro the ground floor exports at the crate's root.
+            let is_macro = rest[name.len()..].starts_with('!');
+            if !name.is_empty() && !is_macro {
                 out.entry(name).or_insert_with(|| line.trim().to_string());
             }
         }
@@ -256,7 +258,7 @@ fn the_engines_areas_import_only_downward() {
 
 #[test]
 fn the_reader_finds_areas_in_each_spelling_of_an_import() {
-    let text = "use crate::org::Person;\nuse crate::{cards::Card, runs::{RunId, Run}};\n// crate::lessons in a comment\nlet x = crate::tokens::count(y);";
+    let text = "use crate::org::Person;\nuse crate::{cards::Card, runs::{RunId, Run}};\n// crate::lessons in a comment\nlet x = crate::tokens::count(y);\ncrate::string_enum!(A { B => \"b\" });";
     let found: Vec<String> = named_areas(text).into_keys().collect();
     assert_eq!(found, ["cards", "org", "runs", "tokens"]);
     assert_eq!(code("use crate::org::X;\n#[cfg(test)]\nmod tests { use crate::runs::Y; }"), "use crate::org::X;\n");

@@ -19,28 +19,17 @@ pub enum KeyKind {
 }
 
 impl KeyKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            KeyKind::Company => "company",
-            KeyKind::ActingFor => "acting_for",
-            KeyKind::OwnKey => "own_key",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "company" => Some(Self::Company),
-            "acting_for" => Some(Self::ActingFor),
-            "own_key" => Some(Self::OwnKey),
-            _ => None,
-        }
-    }
-
     /// Whether a read with this key speaks for one person, so what it returns is theirs alone.
     pub fn is_personal(&self) -> bool {
         !matches!(self, KeyKind::Company)
     }
 }
+
+crate::string_enum!(KeyKind {
+    Company => "company",
+    ActingFor => "acting_for",
+    OwnKey => "own_key",
+});
 
 /// A connector's toolset as it stands now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

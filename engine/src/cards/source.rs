@@ -20,23 +20,6 @@ pub enum KeyMode {
 }
 
 impl KeyMode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            KeyMode::Company => "company",
-            KeyMode::ActingFor => "acting_for",
-            KeyMode::OwnKeys => "own_keys",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "company" => Some(Self::Company),
-            "acting_for" => Some(Self::ActingFor),
-            "own_keys" => Some(Self::OwnKeys),
-            _ => None,
-        }
-    }
-
     pub fn key_kind(&self) -> KeyKind {
         match self {
             KeyMode::Company => KeyKind::Company,
@@ -45,6 +28,12 @@ impl KeyMode {
         }
     }
 }
+
+crate::string_enum!(KeyMode {
+    Company => "company",
+    ActingFor => "acting_for",
+    OwnKeys => "own_keys",
+});
 
 /// Minutes a kind of field may age: below `soft` it is answered from memory without a check;
 /// past `hard` the source is read first.

@@ -228,23 +228,11 @@ pub enum SuggestionState {
     Dismissed,
 }
 
-impl SuggestionState {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            SuggestionState::Open => "open",
-            SuggestionState::Accepted => "accepted",
-            SuggestionState::Dismissed => "dismissed",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "open" => Some(Self::Open),
-            "accepted" => Some(Self::Accepted),
-            "dismissed" => Some(Self::Dismissed),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(SuggestionState {
+    Open => "open",
+    Accepted => "accepted",
+    Dismissed => "dismissed",
+});
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewSuggestion {

@@ -13,23 +13,9 @@ pub enum DataLabel {
     Personal,
 }
 
-impl DataLabel {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            DataLabel::Public => "public",
-            DataLabel::Internal => "internal",
-            DataLabel::Confidential => "confidential",
-            DataLabel::Personal => "personal",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "public" => Some(Self::Public),
-            "internal" => Some(Self::Internal),
-            "confidential" => Some(Self::Confidential),
-            "personal" => Some(Self::Personal),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(DataLabel {
+    Public => "public",
+    Internal => "internal",
+    Confidential => "confidential",
+    Personal => "personal",
+});

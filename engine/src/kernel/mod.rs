@@ -12,6 +12,7 @@ pub mod label;
 pub mod model;
 pub mod person;
 pub mod store_error;
+pub mod strings;
 
 pub use age::age_words;
 pub use ids::{AgentId, MessageId, PersonId, RoleId, RunId, TeamId, ThreadId};

@@ -120,22 +120,7 @@ pub enum WrittenBy {
     Job,
 }
 
-impl WrittenBy {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            WrittenBy::Person => "person",
-            WrittenBy::Job => "job",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "person" => Some(WrittenBy::Person),
-            "job" => Some(WrittenBy::Job),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(WrittenBy { Person => "person", Job => "job" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lesson {

@@ -12,22 +12,7 @@ pub enum TaskKind {
     Improve,
 }
 
-impl TaskKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            TaskKind::Work => "work",
-            TaskKind::Improve => "improve",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "work" => Some(Self::Work),
-            "improve" => Some(Self::Improve),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(TaskKind { Work => "work", Improve => "improve" });
 
 /// The statuses a wake may post on its task, and those people set on improve tasks.
 pub const WAKE_STATUSES: [&str; 4] = ["in_progress", "done", "blocked", "request_changes"];
@@ -113,27 +98,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Outcome::Done => "done",
-            Outcome::Blocked => "blocked",
-            Outcome::RequestChanges => "request_changes",
-            Outcome::NoReport => "no_report",
-            Outcome::Error => "error",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "done" => Some(Self::Done),
-            "blocked" => Some(Self::Blocked),
-            "request_changes" => Some(Self::RequestChanges),
-            "no_report" => Some(Self::NoReport),
-            "error" => Some(Self::Error),
-            _ => None,
-        }
-    }
-
     /// How a wake ended: the status it posted itself, else what its exit code says.
     pub fn of_wake(posted: Option<&str>, exit: i32) -> Self {
         match posted {
@@ -145,6 +109,14 @@ impl Outcome {
         }
     }
 }
+
+crate::string_enum!(Outcome {
+    Done => "done",
+    Blocked => "blocked",
+    RequestChanges => "request_changes",
+    NoReport => "no_report",
+    Error => "error",
+});
 
 /// One finished wake, from the bot's point of view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -13,26 +13,12 @@ pub enum MemoryKind {
     Friction,
 }
 
-impl MemoryKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            MemoryKind::Lesson => "lesson",
-            MemoryKind::AntiPattern => "anti_pattern",
-            MemoryKind::Preference => "preference",
-            MemoryKind::Friction => "friction",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "lesson" => Some(Self::Lesson),
-            "anti_pattern" => Some(Self::AntiPattern),
-            "preference" => Some(Self::Preference),
-            "friction" => Some(Self::Friction),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(MemoryKind {
+    Lesson => "lesson",
+    AntiPattern => "anti_pattern",
+    Preference => "preference",
+    Friction => "friction",
+});
 
 /// One active, first-person claim in a bot's memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

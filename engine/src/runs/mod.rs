@@ -42,25 +42,12 @@ pub enum RunKind {
     Consult,
 }
 
-impl RunKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            RunKind::Ask => "ask",
-            RunKind::Schedule => "schedule",
-            RunKind::Eval => "eval",
-            RunKind::Consult => "consult",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "ask" => Some(RunKind::Ask),
-            "schedule" => Some(RunKind::Schedule),
-            "eval" => Some(RunKind::Eval),
-            "consult" => Some(RunKind::Consult),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(RunKind {
+    Ask => "ask",
+    Schedule => "schedule",
+    Eval => "eval",
+    Consult => "consult",
+});
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -74,25 +61,12 @@ pub enum RunState {
     Retried,
 }
 
-impl RunState {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            RunState::Running => "running",
-            RunState::Answered => "answered",
-            RunState::Failed => "failed",
-            RunState::Retried => "retried",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "running" => Some(RunState::Running),
-            "answered" => Some(RunState::Answered),
-            "failed" => Some(RunState::Failed),
-            "retried" => Some(RunState::Retried),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(RunState {
+    Running => "running",
+    Answered => "answered",
+    Failed => "failed",
+    Retried => "retried",
+});
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,31 +88,15 @@ pub enum StepKind {
     Checked,
 }
 
-impl StepKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            StepKind::MemoryUsed => "memory_used",
-            StepKind::ToolCall => "tool_call",
-            StepKind::Refused => "refused",
-            StepKind::Waiting => "waiting",
-            StepKind::Answer => "answer",
-            StepKind::Failed => "failed",
-            StepKind::Checked => "checked",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "memory_used" => Some(StepKind::MemoryUsed),
-            "tool_call" => Some(StepKind::ToolCall),
-            "refused" => Some(StepKind::Refused),
-            "waiting" => Some(StepKind::Waiting),
-            "answer" => Some(StepKind::Answer),
-            "failed" => Some(StepKind::Failed),
-            "checked" => Some(StepKind::Checked),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(StepKind {
+    MemoryUsed => "memory_used",
+    ToolCall => "tool_call",
+    Refused => "refused",
+    Waiting => "waiting",
+    Answer => "answer",
+    Failed => "failed",
+    Checked => "checked",
+});
 
 /// One step of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
