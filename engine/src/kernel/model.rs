@@ -176,3 +176,109 @@ pub async fn memory_call(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Memory's counted model call, tested against small fakes of its two ports: no database.
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A ledger in memory: a budget in thousandths of a cent, what was spent, and whether reads fail.
+    struct Ledger {
+        budget: u64,
+        spent: Mutex<Vec<Spend>>,
+        broken: bool,
+    }
+
+    #[async_trait]
+    impl SpendLedger for Ledger {
+        async fn spend_day(&self, now: DateTime<Utc>) -> Result<String, StoreError> {
+            Ok(now.date_naive().to_string())
+        }
+        async fn budget_left(&self, day: &str) -> Result<bool, StoreError> {
+            if self.broken {
+                return Err(StoreError::Backend("the ledger is down".into()));
+            }
+            let spent: u64 =
+                self.spent.lock().unwrap().iter().filter(|s| s.local_date == day).map(|s| s.millicents).sum();
+            Ok(spent < self.budget)
+        }
+        async fn count_spend(&self, spend: &Spend) -> Result<(), StoreError> {
+            self.spent.lock().unwrap().push(spend.clone());
+            Ok(())
+        }
+    }
+
+    /// A model that answers (at a price) or fails, and counts its calls.
+    struct Model {
+        answer: Result<u64, ModelError>,
+        calls: Mutex<u32>,
+    }
+
+    #[async_trait]
+    impl ChatModel for Model {
+        fn name(&self) -> String {
+            "test/cheap".into()
+        }
+        async fn chat(&self, _: &str, _: &str) -> Result<String, ModelError> {
+            unreachable!("memory's calls are priced")
+        }
+        async fn chat_priced(&self, _: &str, user: &str) -> Result<Priced, ModelError> {
+            *self.calls.lock().unwrap() += 1;
+            self.answer.clone().map(|millicents| Priced { text: format!("drafted from {user}"), millicents })
+        }
+    }
+
+    struct OneModel(Arc<Model>);
+
+    impl Models for OneModel {
+        fn resolve(&self, _: &str) -> ModelChoice {
+            ModelChoice::Use(self.0.clone())
+        }
+        fn describe(&self) -> String {
+            "test/cheap".into()
+        }
+    }
+
+    fn setup(budget: u64, answer: Result<u64, ModelError>, broken: bool) -> (Ledger, Arc<Model>) {
+        (Ledger { budget, spent: Mutex::new(Vec::new()), broken }, Arc::new(Model { answer, calls: Mutex::new(0) }))
+    }
+
+    async fn call(ledger: &Ledger, model: &Arc<Model>, carried: DataLabel) -> Option<String> {
+        let now = DateTime::parse_from_rfc3339("2026-12-05T10:00:00Z").unwrap().with_timezone(&Utc);
+        memory_call(ledger, &OneModel(model.clone()), now, "shape drafting", carried, "system", "the shapes").await
+    }
+
+    #[tokio::test]
+    async fn a_call_within_the_budget_is_made_and_counted_and_one_past_it_is_not_made() {
+        let (ledger, model) = setup(1_000, Ok(600), false);
+        assert_eq!(call(&ledger, &model, DataLabel::Internal).await.as_deref(), Some("drafted from the shapes"));
+        let spent = ledger.spent.lock().unwrap().clone();
+        assert_eq!(spent.len(), 1);
+        assert_eq!(
+            (spent[0].local_date.as_str(), spent[0].purpose.as_str(), spent[0].model.as_str(), spent[0].millicents),
+            ("2026-12-05", "shape drafting", "test/cheap", 600)
+        );
+        // 600 of 1,000 spent: one more call fits, and then the budget is spent.
+        assert!(call(&ledger, &model, DataLabel::Internal).await.is_some());
+        assert_eq!(call(&ledger, &model, DataLabel::Internal).await, None);
+        assert_eq!(*model.calls.lock().unwrap(), 2, "a spent budget asks no model");
+        assert_eq!(ledger.spent.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_failed_model_an_unread_ledger_or_data_above_the_clearance_is_skipped_and_nothing_counted() {
+        let (ledger, model) = setup(1_000, Err(ModelError::Timeout(30)), false);
+        assert_eq!(call(&ledger, &model, DataLabel::Internal).await, None);
+        assert_eq!((*model.calls.lock().unwrap(), ledger.spent.lock().unwrap().len()), (1, 0));
+
+        let (ledger, model) = setup(1_000, Ok(1), true);
+        assert_eq!(call(&ledger, &model, DataLabel::Internal).await, None);
+        assert_eq!(*model.calls.lock().unwrap(), 0, "a ledger that cannot be read spends nothing");
+
+        let (ledger, model) = setup(1_000, Ok(1), false);
+        assert_eq!(call(&ledger, &model, DataLabel::Confidential).await, None);
+        assert_eq!(*model.calls.lock().unwrap(), 0, "no model of memory's is cleared for confidential data");
+        assert!(ledger.spent.lock().unwrap().is_empty());
+    }
+}
