@@ -2,8 +2,6 @@
 //! is, and its short code. The app and the API translate through this one trait; each area words
 //! its own errors by implementing it beside them, so a variant is worded once, and nowhere else.
 
-use crate::kernel::StoreError;
-
 /// The sentence shown for any failure inside; the detail goes to the log, never to the person.
 pub const INTERNAL_MESSAGE: &str = "Something went wrong on our side; nothing was changed. Try again.";
 
@@ -45,26 +43,12 @@ pub trait UserSafe: std::fmt::Display {
     }
 }
 
-/// A store error reaching an edge is never the person's to read: the services word the refusals.
-impl UserSafe for StoreError {
-    fn kind(&self) -> ErrorKind {
-        ErrorKind::Internal
-    }
-
-    fn code(&self) -> &'static str {
-        "internal"
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        Some(self.to_string())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cards::service::MemoryError;
     use crate::cores::CoreError;
+    use crate::kernel::StoreError;
     use crate::org::OrgError;
     use crate::persona::service::PersonaError;
 

@@ -28,3 +28,18 @@ pub struct Actor {
     pub person: Option<PersonId>,
     pub at: DateTime<Utc>,
 }
+
+/// A store error reaching an edge is never the person's to read: the services word the refusals.
+impl crate::error::UserSafe for StoreError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Internal
+    }
+
+    fn code(&self) -> &'static str {
+        "internal"
+    }
+
+    fn internal_detail(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
