@@ -1,44 +1,24 @@
 //! The `engram` server: router, sessions, storage, the API and the CLI.
+//!
+//! - `http/`: the routers, their handlers and the layers around them;
+//! - `cli/`: the `engram` command line;
+//! - `adapters/`: what the engine's ports reach the world through (models, connectors, the vault,
+//!   the outbox and the outbound policy they share);
+//! - `jobs/`: the timed jobs a server runs;
+//! - `store/`: the SQLite and PostgreSQL stores; `secrets/`: the key that seals connector keys.
 
-pub mod agent_model;
-pub mod agents_api;
-pub mod api;
-pub mod archive;
-pub mod auth;
+pub mod adapters;
 pub mod cli;
-pub mod connector;
-pub mod guard;
-pub mod idempotency;
-pub mod inbox_api;
-pub mod init;
-pub mod jobs_cli;
-pub mod knowledge_api;
-pub mod live_checks;
-pub mod llm;
-pub mod mcp;
-pub mod memory_audit_cli;
-pub mod org_api;
-pub mod org_cli;
-pub mod outbound;
-pub mod outbox;
-pub mod password;
-pub mod people_api;
-pub mod people_cli;
-pub mod people_import_api;
-pub mod request_id;
-pub mod runs_api;
-pub mod runs_cli;
+pub mod http;
+pub mod jobs;
 pub mod secrets;
-pub mod security;
 pub mod settings;
-pub mod setup;
 pub mod startup;
-pub mod state;
-pub mod statics;
 pub mod store;
-pub mod teams_api;
-pub mod vault;
 
+pub use adapters::{agent_model, connector, live_checks, llm, outbound, outbox, vault};
+pub use cli::{archive, bots_cli, init, jobs_cli, memory_audit_cli, password, people_cli, runs_cli};
+pub use http::{idempotency, state};
 pub use settings::Settings;
 pub use startup::Application;
 pub use state::AppState;

@@ -2,7 +2,7 @@ use clap::Parser;
 use engine::persona::vault::Vault;
 use server::cli::{self, Cli, Command, Keys};
 use server::vault::FsVault;
-use server::{org_cli, Application};
+use server::{bots_cli, Application};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ async fn main() -> ExitCode {
         None | Some(Command::Serve) => serve(cli::serve_settings(cli.database), false).await,
         Some(Command::Demo) => serve(cli::serve_settings(cli.database), true).await,
         Some(Command::Memory(cli::Memory::Audit(audit))) => {
-            let settings = org_cli::settings(cli.database);
+            let settings = bots_cli::settings(cli.database);
             let mut out = std::io::stdout().lock();
             match server::memory_audit_cli::run(&audit, &settings, &mut out).await {
                 Ok(()) => ExitCode::SUCCESS,
@@ -117,9 +117,9 @@ async fn main() -> ExitCode {
             }
         }
         Some(Command::Org(org)) => {
-            let settings = org_cli::settings(cli.database);
+            let settings = bots_cli::settings(cli.database);
             let mut out = std::io::stdout().lock();
-            match org_cli::run(&org, &settings, &mut out).await {
+            match bots_cli::run(&org, &settings, &mut out).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     let _ = writeln!(std::io::stderr(), "{}", e.message);

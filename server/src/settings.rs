@@ -1,4 +1,4 @@
-use crate::llm::ModelSettings;
+use crate::adapters::llm::ModelSettings;
 use crate::secrets::KeySetting;
 use leptos::config::LeptosOptions;
 use std::net::SocketAddr;

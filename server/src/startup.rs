@@ -1,11 +1,12 @@
-use crate::agent_model::ConfiguredAgentModels;
-use crate::connector::HttpSource;
-use crate::llm::ConfiguredModels;
+use crate::adapters::agent_model::ConfiguredAgentModels;
+use crate::adapters::connector::HttpSource;
+use crate::adapters::llm::ConfiguredModels;
 use crate::settings::Settings;
-use crate::state::{page_context, page_shell, AppState};
+use crate::http::state::{page_context, page_shell, AppState};
 use crate::store::AnyStore;
-use crate::vault::FsVault;
-use crate::{api, auth, guard, idempotency, request_id, secrets, security, statics};
+use crate::adapters::vault::FsVault;
+use crate::http::{api, auth, guard, idempotency, request_id, security, statics};
+use crate::secrets;
 use app::App;
 use axum::handler::Handler;
 use axum::routing::post;
@@ -13,7 +14,7 @@ use axum::serve::ListenerExt;
 use axum::{middleware, Router};
 use engine::cards::service::PersonMemory;
 use engine::cores::service::CoreService;
-use engine::learning::nightly::{Nightly, NightlyOutcome};
+use engine::learning::nightly::Nightly;
 use engine::org::service::OrgService;
 use engine::org::sign_in::AuthService;
 use engine::persona::service::Bots;
@@ -32,7 +33,6 @@ use tower_sessions::cookie::SameSite;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::{session_store, ExpiredDeletion, Expiry, SessionManagerLayer, SessionStore};
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore as SqliteSessions};
-use tracing::Instrument;
 
 /// The app's routes, generated once per process.
 ///
@@ -87,7 +87,7 @@ impl Application {
         let store = opened.shared();
         let services = Services::build(store.clone(), clock.clone(), adapters(&settings));
         if settings.run_jobs {
-            spawn_jobs(&services);
+            crate::jobs::spawn_jobs(&services);
         }
         match services.runs.end_stale().await {
             Ok(0) => {}
@@ -127,25 +127,25 @@ impl Application {
         let router = Router::new()
             .route("/auth/sign-in", post(auth::sign_in))
             .route("/auth/sign-out", post(auth::sign_out))
-            .merge(crate::people_import_api::page_router(settings.public_url.clone()))
+            .merge(crate::http::people_import_api::page_router(settings.public_url.clone()))
             .nest(
                 "/api",
                 api::router()
-                    .merge(crate::runs_api::router())
-                    .merge(crate::inbox_api::router())
-                    .merge(crate::knowledge_api::router())
-                    .merge(crate::org_api::people_router())
-                    .merge(crate::agents_api::router())
-                    .merge(crate::people_api::router())
-                    .merge(crate::teams_api::router())
-                    .merge(crate::people_import_api::api_router(settings.public_url.clone()))
+                    .merge(crate::http::runs_api::router())
+                    .merge(crate::http::inbox_api::router())
+                    .merge(crate::http::knowledge_api::router())
+                    .merge(crate::http::bots_api::people_router())
+                    .merge(crate::http::agents_api::router())
+                    .merge(crate::http::people_api::router())
+                    .merge(crate::http::teams_api::router())
+                    .merge(crate::http::people_import_api::api_router(settings.public_url.clone()))
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .nest(
                 "/api/org",
-                crate::org_api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
+                crate::http::bots_api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
-            .merge(crate::mcp::router(&state))
+            .merge(crate::http::mcp::router(&state))
             .nest(&format!("/{pkg_dir}"), statics::pkg_router(&leptos_options.site_root, &pkg_dir))
             .leptos_routes_with_context(&state, routes, page_context(&state), {
                 let options = leptos_options.clone();
@@ -156,10 +156,10 @@ impl Application {
                 leptos_axum::file_and_error_handler::<AppState, _>(page_shell).with_state(state.clone()),
             ))
             .layer(middleware::from_fn_with_state(state.clone(), guard::pages_need_sign_in))
-            .layer(middleware::from_fn_with_state(state.clone(), crate::setup::first_run))
+            .layer(middleware::from_fn_with_state(state.clone(), crate::http::setup::first_run))
             .layer(session_layer)
             .layer(middleware::from_fn(guard::same_origin_writes))
-            .layer(middleware::from_fn_with_state(settings.body_limit_bytes, crate::people_import_api::body_limit))
+            .layer(middleware::from_fn_with_state(settings.body_limit_bytes, crate::http::people_import_api::body_limit))
             .layer(middleware::from_fn(security::headers))
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
@@ -242,11 +242,11 @@ fn adapters_with(settings: &Settings, models: ConfiguredModels) -> Adapters {
         models: Arc::new(models),
         agent_models: Arc::new(ConfiguredAgentModels::new(&settings.models)),
         vault: settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>),
-        live_checks: Arc::new(crate::live_checks::HttpLiveChecks::new(settings.models.clone())),
+        live_checks: Arc::new(crate::adapters::live_checks::HttpLiveChecks::new(settings.models.clone())),
         outbox: settings
             .outbox_url
             .as_ref()
-            .map(|url| Arc::new(crate::outbox::HttpOutbox::new(url, &settings.models.outbound)) as Arc<dyn Outbox>),
+            .map(|url| Arc::new(crate::adapters::outbox::HttpOutbox::new(url, &settings.models.outbound)) as Arc<dyn Outbox>),
         spawn,
         reflect_max_per_day: settings.reflect_max_per_day,
         ask_max_per_day: settings.ask_max_per_day,
@@ -318,94 +318,6 @@ impl ExpiredDeletion for Sessions {
             Sessions::Postgres(s) => s.delete_expired().await,
         }
     }
-}
-
-/// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
-/// decides itself whether it is due, so a restart never runs one twice in a day.
-fn spawn_jobs(services: &Services) {
-    let Services { memory, lists, nightly, bots, store, clock, .. } = services.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
-        loop {
-            tick.tick().await;
-            run_due_jobs(&memory).await;
-            run_nightly(&nightly).await;
-            fetch_due_lists(&lists).await;
-            run_memory_audits(&bots).await;
-            let stale = clock.now() - chrono::Duration::hours(crate::idempotency::KEEP_HOURS);
-            let purge = store.idem_purge_before(stale);
-            if let Err(e) =
-                tracing::Instrument::instrument(purge, tracing::info_span!("job", name = "idempotency_purge")).await
-            {
-                tracing::warn!(error = %e, "old idempotency keys were not purged");
-            }
-        }
-    });
-}
-
-/// One check of the timed jobs, each run in a span of its own.
-pub async fn run_due_jobs(memory: &PersonMemory) {
-    async {
-        match memory.prepare_due().await {
-            Ok(ran) if !ran.is_empty() => tracing::info!(people = ran.len(), "prepared the day"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "Prepare my day was skipped"),
-        }
-    }
-    .instrument(job_span("prepare_my_day"))
-    .await;
-    async {
-        match memory.forgetting_due().await {
-            Ok(Some((uses, cards))) => tracing::info!(uses, cards, "the forgetting job ran"),
-            Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "the forgetting job was skipped"),
-        }
-    }
-    .instrument(job_span("forgetting"))
-    .await;
-}
-
-/// The nightly job, when due, in a span of its own. A failure is logged; the day stays claimed,
-/// and the runs it did not read wait for the next night.
-pub async fn run_nightly(nightly: &Nightly) {
-    async {
-        match nightly.due().await {
-            Ok(NightlyOutcome::Ran(report)) => tracing::info!(summary = report.summary(), "the nightly job ran"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "the nightly job was cut short"),
-        }
-    }
-    .instrument(job_span("nightly"))
-    .await;
-}
-
-/// Seed 004's self-driven and threshold audits of the bots' memory files, in a span of their own.
-pub async fn run_memory_audits(bots: &Bots) {
-    async {
-        for report in bots.memory_audits_due().await {
-            tracing::info!(summary = report.lines()[0], "a memory audit ran");
-        }
-    }
-    .instrument(job_span("memory_audit"))
-    .await;
-}
-
-/// The who's-who lists' daily fetch, in a span of its own.
-pub async fn fetch_due_lists(lists: &ReferenceLists) {
-    async {
-        match lists.fetch_daily().await {
-            Ok(0) => {}
-            Ok(fetched) => tracing::info!(lists = fetched, "fetched the who's-who lists"),
-            Err(e) => tracing::warn!(error = %e, "the who's-who lists' fetch was skipped"),
-        }
-    }
-    .instrument(job_span("whos_who_lists"))
-    .await;
-}
-
-/// Each run of a job gets an id of its own, so its lines can be told from the previous run's.
-fn job_span(name: &'static str) -> tracing::Span {
-    tracing::info_span!("job", name, run = %request_id::new_id())
 }
 
 async fn shutdown_signal() {

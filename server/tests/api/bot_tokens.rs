@@ -17,7 +17,7 @@ async fn org_cli_with_days(app: &TestApp, days: u32, args: &[&str]) -> String {
     let parsed = server::cli::Cli::try_parse_from(["engram", "org"].iter().chain(args)).expect("parse");
     let Some(server::cli::Command::Org(org)) = parsed.command else { panic!("not an org command: {args:?}") };
     let mut out = Vec::new();
-    server::org_cli::run(&org, &settings, &mut out).await.expect("the command runs");
+    server::bots_cli::run(&org, &settings, &mut out).await.expect("the command runs");
     String::from_utf8(out).expect("utf-8").trim().to_string()
 }
 

@@ -360,13 +360,13 @@ impl TestApp {
     }
 
     /// Runs `engram org <args>` in process against this server's database and vault.
-    pub async fn org_cli(&self, args: &[&str]) -> Result<String, server::org_cli::CliError> {
+    pub async fn org_cli(&self, args: &[&str]) -> Result<String, server::bots_cli::CliError> {
         use clap::Parser;
         let parsed = server::cli::Cli::try_parse_from(["engram", "org"].iter().chain(args))
-            .map_err(|e| server::org_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
+            .map_err(|e| server::bots_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
         let Some(server::cli::Command::Org(org)) = parsed.command else { panic!("not an org command: {args:?}") };
         let mut out = Vec::new();
-        server::org_cli::run(&org, &self.settings, &mut out).await?;
+        server::bots_cli::run(&org, &self.settings, &mut out).await?;
         Ok(String::from_utf8(out).expect("utf-8"))
     }
 

@@ -7,10 +7,10 @@ use crate::model_server::{dead_url, ModelServer};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 
-async fn audit_cli(app: &TestApp, args: &[&str]) -> Result<String, server::org_cli::CliError> {
+async fn audit_cli(app: &TestApp, args: &[&str]) -> Result<String, server::bots_cli::CliError> {
     use clap::Parser;
     let parsed = server::cli::Cli::try_parse_from(["engram", "memory", "audit"].iter().chain(args))
-        .map_err(|e| server::org_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
+        .map_err(|e| server::bots_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
     let Some(server::cli::Command::Memory(server::cli::Memory::Audit(a))) = parsed.command else {
         panic!("not an audit: {args:?}")
     };
@@ -284,8 +284,8 @@ async fn the_servers_tick_audits_a_bot_past_the_threshold_once() {
     let app = spawn_bots_app(crate::model_server::no_models(), 200).await;
     let long: String = (0..40).map(|i| format!("- In this session we looked at lead number {i}.\n")).collect();
     write(&app, "scout.user.md", &long);
-    let bots = server::org_cli::open_bots(&app.settings).await.unwrap();
-    server::startup::run_memory_audits(&bots).await;
+    let bots = server::bots_cli::open_bots(&app.settings).await.unwrap();
+    server::jobs::run_memory_audits(&bots).await;
     let after = read(&app, "scout.user.md");
     assert!(!after.contains("In this session") && after.starts_with("- USER.md rewritten. Utilization: "), "{after}");
     let sam = token_for(&app, "sam").await;
@@ -294,7 +294,7 @@ async fn the_servers_tick_audits_a_bot_past_the_threshold_once() {
     assert!(state["audits"][0]["trigger"].as_str().unwrap().starts_with("USER.md at "), "{state}");
     assert_eq!(state["user_percent"], 2);
     // The next tick finds the files as the audit left them, and starts none.
-    server::startup::run_memory_audits(&bots).await;
+    server::jobs::run_memory_audits(&bots).await;
     let (_, state) = call(&app, &sam, "/api/org/agents/scout/memory-audit", None).await;
     assert_eq!(state["audits"].as_array().unwrap().len(), 1);
     for other in ["helper", "builder"] {

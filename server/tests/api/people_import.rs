@@ -321,10 +321,10 @@ async fn the_page_refuses_an_apply_when_the_data_changed_since_its_dry_run() {
     assert_eq!(people_count(&app).await, before);
 }
 
-async fn cli(app: &TestApp, args: &[&str]) -> Result<String, server::org_cli::CliError> {
+async fn cli(app: &TestApp, args: &[&str]) -> Result<String, server::bots_cli::CliError> {
     use clap::Parser;
     let parsed = server::cli::Cli::try_parse_from(["engram", "people"].iter().chain(args))
-        .map_err(|e| server::org_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
+        .map_err(|e| server::bots_cli::CliError { code: e.exit_code() as u8, message: e.to_string() })?;
     let Some(server::cli::Command::People(people)) = parsed.command else { panic!("not a people command: {args:?}") };
     let mut out = Vec::new();
     server::people_cli::run(&people, &app.settings, &mut out).await?;

@@ -105,7 +105,7 @@ async fn a_job_run_logs_in_a_span_with_its_name_and_run_id() {
     // Fifteen days on, at 02:30 in the demo company's zone (Kolkata), the forgetting job is due.
     let day = engine::Clock::now(app.clock.as_ref()).date_naive() + chrono::Duration::days(15);
     app.clock.set(day.and_hms_opt(21, 0, 0).expect("a time").and_utc());
-    server::startup::run_due_jobs(&app.memory).await;
+    server::jobs::run_due_jobs(&app.memory).await;
 
     let runs: Vec<String> = lines_with("the forgetting job ran")
         .iter()

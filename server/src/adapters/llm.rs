@@ -3,7 +3,7 @@
 //! json` holds the reply to JSON). Every call has a timeout; a failure is the caller's to log and
 //! skip.
 
-use crate::outbound::{Outbound, OutboundError};
+use crate::adapters::outbound::{Outbound, OutboundError};
 use async_trait::async_trait;
 use engine::cards::access::DataLabel;
 use engine::persona::model::{call_millicents, not_cleared, ChatModel, ModelChoice, ModelError, Models, Priced};

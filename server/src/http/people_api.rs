@@ -4,8 +4,8 @@
 //! session or a personal API token, but a reset only a session and the admin's own password again;
 //! the engine decides who may.
 
-use crate::api::{ApiError, Caller, SessionCaller};
-use crate::state::AppState;
+use crate::http::api::{ApiError, Caller, SessionCaller};
+use crate::http::state::AppState;
 use app::people::invite_link::{invite_link, site_origin};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};

@@ -1,7 +1,7 @@
 //! The outbox approved messages go to, over HTTP: `POST <ENGRAM_OUTBOX_URL>/messages` with
 //! `{"from", "to", "subject", "body"}`. The demo serves one that keeps them in memory.
 
-use crate::outbound::Outbound;
+use crate::adapters::outbound::Outbound;
 use async_trait::async_trait;
 use engine::runs::outbox::{Outbox, OutgoingMessage};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! Memory (cores included) is served only to a person signed in with a session: an API token is
 //! refused with `session_required`, whoever holds it.
 
-use crate::state::AppState;
+use crate::http::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};

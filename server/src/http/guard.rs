@@ -1,6 +1,6 @@
 //! Request guards: writes only from our own pages, and pages only for people signed in.
 
-use crate::state::AppState;
+use crate::http::state::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};

@@ -2,9 +2,9 @@
 //! import itself, on either backend. The command line on the host is the operator; `--as` names
 //! the admin the import is made as instead.
 
-use crate::archive::location;
+use crate::cli::archive::location;
 use crate::cli::find_person;
-use crate::org_cli::CliError;
+use crate::cli::bots_cli::CliError;
 use crate::settings::Settings;
 use crate::store::{AnyStore, Backend, PgStore, SqliteStore};
 use clap::{Args, Subcommand};

@@ -2,8 +2,8 @@
 //! learned, Correct and Forget. A person's own memory is read and written only in a signed-in
 //! session: a token gets `session_required`.
 
-use crate::api::{ApiError, SessionCaller};
-use crate::state::AppState;
+use crate::http::api::{ApiError, SessionCaller};
+use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -2,8 +2,8 @@
 //! with function tools, and Ollama's `/api/chat` with tools. Failures map to `ModelError` as the
 //! reflect step's clients map them (`llm.rs`), with the same timeout.
 
-use crate::llm::{failed, read_json, ModelSettings};
-use crate::outbound::Outbound;
+use crate::adapters::llm::{failed, read_json, ModelSettings};
+use crate::adapters::outbound::Outbound;
 use async_trait::async_trait;
 use engine::org::Agent;
 use engine::runs::model::{AgentModel, AgentModelChoice, ModelError, Reply, ToolCall, ToolSpec, Turn, TurnRole};

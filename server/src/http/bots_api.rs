@@ -2,8 +2,8 @@
 //! token; a bot's own token may only read that bot's rows. Also the people routes under /api
 //! (`people_router`).
 
-use crate::api::{bearer, session_person, ApiError, Caller};
-use crate::state::AppState;
+use crate::http::api::{bearer, session_person, ApiError, Caller};
+use crate::http::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::StatusCode;

@@ -2,8 +2,8 @@
 //! may rename it. An admin moves a person to another main team. Each takes a session or a
 //! personal API token; the engine decides who may do what.
 
-use crate::api::{ApiError, Caller};
-use crate::state::AppState;
+use crate::http::api::{ApiError, Caller};
+use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -5,8 +5,8 @@
 //! The provider's model list is at an address the admin configured, so it is called as any
 //! provider call is.
 
-use crate::llm::ModelSettings;
-use crate::outbound::OutboundError;
+use crate::adapters::llm::ModelSettings;
+use crate::adapters::outbound::OutboundError;
 use async_trait::async_trait;
 use engine::persona::memory_audit_checks::{LiveChecks, ProviderModels, Reach};
 use serde_json::Value;

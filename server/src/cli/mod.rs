@@ -1,5 +1,14 @@
 //! The `engram` command line.
 
+pub mod archive;
+pub mod bots_cli;
+pub mod init;
+pub mod jobs_cli;
+pub mod memory_audit_cli;
+pub mod password;
+pub mod people_cli;
+pub mod runs_cli;
+
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
 use crate::store::{Backend, PgStore, SqliteStore};
 use clap::{Parser, Subcommand};
@@ -40,9 +49,9 @@ pub enum Command {
     Keys(Keys),
     /// The timed jobs, run once by hand
     #[command(subcommand)]
-    Jobs(crate::jobs_cli::Jobs),
+    Jobs(crate::cli::jobs_cli::Jobs),
     /// The bots' wakes, episodes and memory
-    Org(crate::org_cli::OrgArgs),
+    Org(crate::cli::bots_cli::OrgArgs),
     /// Write the whole organisation as an archive file, read-only; no keys, passwords, tokens or
     /// sessions
     Export {
@@ -84,7 +93,7 @@ pub enum Command {
         name: Option<String>,
     },
     /// People: import them from a CSV file
-    People(crate::people_cli::PeopleArgs),
+    People(crate::cli::people_cli::PeopleArgs),
     /// Set a person's password to the first line of stdin
     Password {
         /// The person's email
@@ -104,7 +113,7 @@ pub enum Keys {
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
 pub enum Memory {
     /// Audit a bot's MEMORY.md and USER.md, or a Hermes memories folder (seed 004); writes unless --dry-run
-    Audit(crate::memory_audit_cli::AuditArgs),
+    Audit(crate::cli::memory_audit_cli::AuditArgs),
     /// Each role's company core
     Roles,
     /// One core's text, version and who saved it
@@ -351,11 +360,11 @@ pub async fn open_for_command(settings: &Settings) -> Result<Opened, String> {
         .await
         .map_err(|e| e.to_string())?;
     let store = opened.shared();
-    let demo_model = if crate::agent_model::wants_demo_model(&settings.models)
+    let demo_model = if crate::adapters::agent_model::wants_demo_model(&settings.models)
         && demo::company::is_demo(store.as_ref()).await
     {
         let (url, task) = demo::model::spawn(0).await.map_err(|e| format!("could not start the demo model: {e}"))?;
-        crate::agent_model::use_demo_model(&mut settings.models, &url);
+        crate::adapters::agent_model::use_demo_model(&mut settings.models, &url);
         Some(task)
     } else {
         None

@@ -4,8 +4,8 @@
 //! a toolset admits and the tools that read with people's own keys. Each takes a session or a
 //! personal API token: these are not memory endpoints.
 
-use crate::api::{ApiError, Caller};
-use crate::state::AppState;
+use crate::http::api::{ApiError, Caller};
+use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -3,9 +3,9 @@
 //! as a multipart post, which a server function does not read, so the page's forms post here, keep
 //! the file in the session and send the browser back to the page, with JavaScript on or off.
 
-use crate::api::{ApiError, Caller};
-use crate::guard::encode_component;
-use crate::state::AppState;
+use crate::http::api::{ApiError, Caller};
+use crate::http::guard::encode_component;
+use crate::http::state::AppState;
 use app::flash::{notice_key, Notice};
 use app::people_import::{
     ImportResult, Invited, KeptFile, APPLY, DONE_KEY, KEPT_FILE_KEY, PASTED_KEY, PEOPLE_IMPORT, UPLOAD,

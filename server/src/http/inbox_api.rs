@@ -2,8 +2,8 @@
 //! Only a signed-in session may read or decide it: an API token gets `session_required`, so a
 //! token that may ask an agent can never also approve what the agent would do.
 
-use crate::api::{ApiError, SessionCaller};
-use crate::state::AppState;
+use crate::http::api::{ApiError, SessionCaller};
+use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};

@@ -4,8 +4,8 @@
 //! The key is claimed in the store before the handler runs, so of two racing requests only one
 //! runs. Only a 2xx answer is kept; a refusal frees the key, so the caller can fix and retry.
 
-use crate::api::{bearer, session_person};
-use crate::state::AppState;
+use crate::http::api::{bearer, session_person};
+use crate::http::state::AppState;
 use axum::body::{to_bytes, Body};
 use axum::extract::{OriginalUri, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -74,7 +74,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     let stale_before = now - chrono::Duration::hours(KEEP_HOURS);
     let claim = match store.idem_claim(&scope, &key, &route, &body_hash, now, stale_before).await {
         Ok(c) => c,
-        Err(e) => return crate::api::ApiError::internal(e).into_response(),
+        Err(e) => return crate::http::api::ApiError::internal(e).into_response(),
     };
     match claim {
         IdemClaim::Fresh => {}
@@ -108,7 +108,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
             // The change is made but its answer cannot be read; keep the key held so a retry
             // is told to wait rather than making the change twice.
             tracing::error!(error = %e, "could not read an answer to keep for its idempotency key");
-            return crate::api::ApiError::internal(e).into_response();
+            return crate::http::api::ApiError::internal(e).into_response();
         }
     };
     if let Err(e) = store.idem_finish(&scope, &key, head.status.as_u16(), &bytes).await {

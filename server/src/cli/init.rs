@@ -2,7 +2,7 @@
 //! The password comes from standard input or a prompt that does not echo it, never an argument,
 //! so it stays out of the shell's history and the process list.
 
-use crate::archive::location;
+use crate::cli::archive::location;
 use crate::store::{AnyStore, Backend};
 use engine::org::service::SetupRequest;
 use engine::services::Services;

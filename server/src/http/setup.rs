@@ -1,8 +1,8 @@
 //! The first run: until the company exists every page leads to Set up Engram, and after it the
 //! setup page leads to sign-in.
 
-use crate::guard::is_page;
-use crate::state::AppState;
+use crate::http::guard::is_page;
+use crate::http::state::AppState;
 use app::paths::SIGN_IN;
 use app::setup::SETUP;
 use axum::extract::{Request, State};

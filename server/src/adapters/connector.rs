@@ -1,6 +1,6 @@
 //! The connector protocol's client: lists a source's tools and calls them over HTTP.
 
-use crate::outbound::{Outbound, OutboundError};
+use crate::adapters::outbound::{Outbound, OutboundError};
 use async_trait::async_trait;
 use engine::cards::source::{ReadKey, Source, SourceError, ToolInfo};
 use reqwest::StatusCode;

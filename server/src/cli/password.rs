@@ -1,7 +1,7 @@
 //! `engram password <email>`: an administrator on the host sets a person's new password. After a
 //! move (`engram import`) nobody's old password works, and this is how each person gets one again.
 
-use crate::archive::location;
+use crate::cli::archive::location;
 use crate::store::{AnyStore, Backend};
 use chrono::Utc;
 use engine::auth::rules::NewPassword;

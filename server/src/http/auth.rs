@@ -1,7 +1,7 @@
 //! Sign-in and sign-out: the only handlers that start and end sessions.
 
-use crate::guard::encode_component;
-use crate::state::AppState;
+use crate::http::guard::encode_component;
+use crate::http::state::AppState;
 use app::auth::load_sign_in::{SignInFlash, SIGN_IN_FLASH_KEY};
 use app::ssr::{begin_session, local_path};
 use axum::body::Body;
@@ -122,8 +122,8 @@ async fn sign_in_page(state: &AppState, session: &Session, next: &str) -> Respon
     };
     request.extensions_mut().insert(session.clone());
     let options = state.leptos_options.clone();
-    let render = leptos_axum::render_app_async_with_context(crate::state::page_context(state), move || {
-        crate::state::page_shell(options.clone())
+    let render = leptos_axum::render_app_async_with_context(crate::http::state::page_context(state), move || {
+        crate::http::state::page_shell(options.clone())
     });
     let (mut parts, body) = render(request).await.into_parts();
     let html = match axum::body::to_bytes(body, usize::MAX).await.map(|b| String::from_utf8(b.to_vec())) {

@@ -1,6 +1,6 @@
 //! What every handler and page render shares. The routers and `startup` both use it; it uses neither.
 
-use crate::security;
+use crate::http::security;
 use app::shell;
 use axum::extract::FromRef;
 use engine::cards::service::PersonMemory;
@@ -36,7 +36,7 @@ pub struct AppState {
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
-    pub set_up: crate::setup::SetUpFlag,
+    pub set_up: crate::http::setup::SetUpFlag,
     /// Seals the flash of a browser without a session, which keeps it in a cookie.
     pub flash_seal: app::flash_cookie::FlashSeal,
 }
@@ -66,7 +66,7 @@ impl AppState {
             nightly,
             drafter,
             trust_forwarded_for,
-            set_up: crate::setup::SetUpFlag::default(),
+            set_up: crate::http::setup::SetUpFlag::default(),
             flash_seal,
         }
     }

@@ -3,8 +3,8 @@
 //! bot's own token; each tool acts as that bot, through the same service as `/api/org/self/edit`
 //! and `/api/org/agents/{name}/memory-audit`.
 
-use crate::api::bearer;
-use crate::state::AppState;
+use crate::http::api::bearer;
+use crate::http::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::StatusCode;

@@ -3,8 +3,8 @@
 //! An API token may ask: that ask is unwatched, and the run records it. Asking waits for the
 //! answer unless `?wait=false`, when it answers at once with the run still running.
 
-use crate::api::{ApiError, Caller};
-use crate::state::AppState;
+use crate::http::api::{ApiError, Caller};
+use crate::http::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -35,7 +35,7 @@ struct Asking(Asker);
 impl FromRequestParts<AppState> for Asking {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &AppState) -> Result<Self, ApiError> {
-        let unwatched = crate::api::bearer(parts).is_some();
+        let unwatched = crate::http::api::bearer(parts).is_some();
         let Caller(person) = Caller::from_request_parts(parts, state).await?;
         Ok(Asking(Asker { person, unwatched }))
     }

@@ -1,0 +1,20 @@
+//! The web side: the routers and their handlers, and the layers every request passes through.
+
+pub mod agents_api;
+pub mod api;
+pub mod auth;
+pub mod bots_api;
+pub mod guard;
+pub mod idempotency;
+pub mod inbox_api;
+pub mod knowledge_api;
+pub mod mcp;
+pub mod people_api;
+pub mod people_import_api;
+pub mod request_id;
+pub mod runs_api;
+pub mod security;
+pub mod setup;
+pub mod state;
+pub mod statics;
+pub mod teams_api;
