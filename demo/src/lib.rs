@@ -11,6 +11,7 @@ pub mod history;
 pub mod knowledge;
 pub mod model;
 pub mod outbox;
+pub mod ports;
 
 use engine::cards::service::PersonMemory;
 use engine::persona::vault::Vault;

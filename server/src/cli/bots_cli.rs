@@ -17,12 +17,7 @@ use engine::{SystemClock, UserSafe};
 use std::io::Write;
 use std::sync::Arc;
 
-/// A failed command: the exit code and the sentence for stderr.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CliError {
-    pub code: u8,
-    pub message: String,
-}
+pub use crate::cli::CliError;
 
 /// Bad input the parser could not see, refused as clap refuses its own: exit 2.
 pub(crate) fn usage(m: impl Into<String>) -> CliError {
@@ -566,11 +561,6 @@ async fn self_command(bots: &Bots, who: &Caller, cmd: &SelfCommand) -> Result<Ve
             vec![self_edit_line(&e.map_err(refused)?)]
         }
     })
-}
-
-/// For main: the settings the org commands use, with `--database` applied.
-pub fn settings(database: Option<String>) -> Settings {
-    crate::cli::serve_settings(database)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod jobs_cli;
 pub mod memory_audit_cli;
 pub mod password;
 pub mod people_cli;
+pub mod run;
 pub mod runs_cli;
 
 use crate::settings::{Settings, DEFAULT_DATABASE_URL};
@@ -18,6 +19,22 @@ use engine::tokens::meter;
 use engine::SystemClock;
 use std::io::Write;
 use std::sync::Arc;
+
+/// A failed command: the exit code and the sentence for stderr. Every command refuses in this
+/// shape: 1 unless a command says otherwise, 2 for bad input the parser could not see, 3 for a
+/// rule's refusal where a command's contract says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    /// Any other failure: exit 1 with the reason.
+    pub fn failed(e: impl std::fmt::Display) -> Self {
+        Self { code: 1, message: e.to_string() }
+    }
+}
 
 /// `engram`: serves Engram, or runs one command against its database.
 #[derive(Debug, Parser)]
@@ -34,7 +51,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// One variant and one match arm in `main` per command.
+/// One variant, and one match arm in `Cli::run`, per command.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve Engram (the default)
