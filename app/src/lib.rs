@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod ask;
 pub mod auth;
+pub mod bots;
 pub mod checks;
 pub mod components;
 pub mod connectors;
@@ -18,7 +19,6 @@ pub mod hydration;
 pub mod inbox;
 pub mod memory;
 pub mod memory_settings;
-pub mod org;
 pub mod paths;
 pub mod people;
 pub mod people_import;
@@ -78,7 +78,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/company/people") view=people::people_page::PeoplePage ssr=mode.clone()/>
                     <Route path=path!("/company/people/import") view=people_import::people_import_page::PeopleImportPage ssr=mode.clone()/>
                     <Route path=path!("/company/agents") view=agents::agents_page::AgentsPage ssr=mode.clone()/>
-                    <Route path=path!("/company/agents/:id") view=agents::agent_page::AgentPage ssr=mode.clone()/>
+                    <Route path=path!("/company/agents/:id") view=agents::company_agent_page::AgentPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/edit") view=cores::core_editor_page::CoreEditorPage ssr=mode.clone()/>
                     <Route path=path!("/cores/:scope/versions/:version") view=cores::core_version_page::CoreVersionPage ssr=mode.clone()/>
                     <Route path=path!("/profile/tokens") view=tokens::tokens_page::TokensPage ssr=mode.clone()/>
@@ -87,9 +87,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/company/connectors") view=connectors::connectors_page::ConnectorsPage ssr=mode.clone()/>
                     <Route path=path!("/company/connectors/:id") view=connectors::connector_page::ConnectorPage ssr=mode.clone()/>
                     <Route path=path!("/profile/memory") view=memory::my_memory_page::MyMemoryPage ssr=mode.clone()/>
-                    <Route path=path!("/org/agents") view=org::roster_page::RosterPage ssr=mode.clone()/>
-                    <Route path=path!("/org/agents/:name") view=org::agent_page::AgentPage ssr=mode.clone()/>
-                    <Route path=path!("/org/improve") view=org::improve_page::ImprovePage ssr=mode.clone()/>
+                    <Route path=path!("/org/agents") view=bots::roster_page::RosterPage ssr=mode.clone()/>
+                    <Route path=path!("/org/agents/:name") view=bots::bot_page::AgentPage ssr=mode.clone()/>
+                    <Route path=path!("/org/improve") view=bots::improve_page::ImprovePage ssr=mode.clone()/>
                     <Route path=path!("/ask") view=ask::ask_page::AskPage ssr=mode.clone()/>
                     <Route path=path!("/threads/:id") view=ask::thread_page::ThreadPage ssr=mode.clone()/>
                     <Route path=path!("/company/events") view=events::events_page::EventsPage ssr=mode.clone()/>

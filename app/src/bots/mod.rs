@@ -1,9 +1,9 @@
 //! The bots' side: the roster, each bot's page with its memory and self-edits, and the improve
 //! cards and self-edits a person applies, approves, closes or undoes.
 
-pub mod agent_page;
 pub mod agent_tokens_view;
 pub mod apply_improvement;
+pub mod bot_page;
 pub mod close_improvement;
 pub mod decide_self_edit;
 pub mod edit_memory_line;
