@@ -12,10 +12,6 @@ use engine::cards::store::{Card, CardUse};
 use engine::store::StoreError;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
-fn backend(e: sqlx::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
-
 fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }

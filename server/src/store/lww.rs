@@ -9,10 +9,6 @@ use crate::store::OrBackend;
 use engine::cores::NewCoreVersion;
 use engine::store::StoreError;
 
-fn backend(e: sqlx::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
-
 impl SqliteStore {
     #[doc(hidden)]
     pub async fn append_core_version_unchecked(&self, new: &NewCoreVersion) -> Result<u32, StoreError> {
