@@ -2,10 +2,10 @@
 //! redirect, and turning engine errors into sentences (the one path to a page notice).
 
 use crate::flash::{notice_key, Notice};
-use engine::org::sign_in::AuthService;
 use engine::cores::service::CoreService;
 use engine::error::INTERNAL_MESSAGE;
 use engine::org::service::OrgService;
+use engine::org::sign_in::AuthService;
 use engine::org::{Person, PersonId};
 use engine::UserSafe;
 use leptos::prelude::*;

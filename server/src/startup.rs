@@ -1,12 +1,12 @@
 use crate::adapters::agent_model::ConfiguredAgentModels;
 use crate::adapters::connector::HttpSource;
 use crate::adapters::llm::ConfiguredModels;
-use crate::settings::Settings;
-use crate::http::state::{page_context, page_shell, AppState};
-use crate::store::AnyStore;
 use crate::adapters::vault::FsVault;
+use crate::http::state::{page_context, page_shell, AppState};
 use crate::http::{api, auth, guard, idempotency, request_id, security, statics};
 use crate::secrets;
+use crate::settings::Settings;
+use crate::store::AnyStore;
 use app::App;
 use axum::handler::Handler;
 use axum::routing::post;
@@ -143,7 +143,8 @@ impl Application {
             )
             .nest(
                 "/api/org",
-                crate::http::bots_api::router().layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
+                crate::http::bots_api::router()
+                    .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )
             .merge(crate::http::mcp::router(&state))
             .nest(&format!("/{pkg_dir}"), statics::pkg_router(&leptos_options.site_root, &pkg_dir))
@@ -159,7 +160,10 @@ impl Application {
             .layer(middleware::from_fn_with_state(state.clone(), crate::http::setup::first_run))
             .layer(session_layer)
             .layer(middleware::from_fn(guard::same_origin_writes))
-            .layer(middleware::from_fn_with_state(settings.body_limit_bytes, crate::http::people_import_api::body_limit))
+            .layer(middleware::from_fn_with_state(
+                settings.body_limit_bytes,
+                crate::http::people_import_api::body_limit,
+            ))
             .layer(middleware::from_fn(security::headers))
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
@@ -243,10 +247,9 @@ fn adapters_with(settings: &Settings, models: ConfiguredModels) -> Adapters {
         agent_models: Arc::new(ConfiguredAgentModels::new(&settings.models)),
         vault: settings.vault.as_ref().map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>),
         live_checks: Arc::new(crate::adapters::live_checks::HttpLiveChecks::new(settings.models.clone())),
-        outbox: settings
-            .outbox_url
-            .as_ref()
-            .map(|url| Arc::new(crate::adapters::outbox::HttpOutbox::new(url, &settings.models.outbound)) as Arc<dyn Outbox>),
+        outbox: settings.outbox_url.as_ref().map(|url| {
+            Arc::new(crate::adapters::outbox::HttpOutbox::new(url, &settings.models.outbound)) as Arc<dyn Outbox>
+        }),
         spawn,
         reflect_max_per_day: settings.reflect_max_per_day,
         ask_max_per_day: settings.ask_max_per_day,

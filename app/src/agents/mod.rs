@@ -1,8 +1,8 @@
 //! Agents: the company's, with New agent and Copy for a team, their department role, and each
 //! agent's page with its toolsets and clearance; and a person's own private agents.
 
-pub mod company_agent_page;
 pub mod agents_page;
+pub mod company_agent_page;
 pub mod copy_agent;
 pub mod create_agent;
 pub mod create_private_agent;

@@ -5,8 +5,8 @@
 use crate::cli::archive::location;
 use crate::store::{AnyStore, Backend};
 use engine::org::service::SetupRequest;
-use engine::services::Services;
 use engine::org::setup::SetupError;
+use engine::services::Services;
 use engine::SystemClock;
 use std::io::{BufRead, IsTerminal};
 use std::sync::Arc;

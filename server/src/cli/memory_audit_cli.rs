@@ -2,9 +2,9 @@
 //! USER.md (as its owner or lead with `--as`, or as the operator), or of a Hermes memories folder
 //! with `--dir`, which only the operator audits. `--undo <ID>` restores the files an audit changed.
 
+use crate::adapters::vault::FsVault;
 use crate::cli::bots_cli::{caller, open_bots, refused, usage, CliError};
 use crate::settings::Settings;
-use crate::adapters::vault::FsVault;
 use clap::Args;
 use engine::persona::service::{describe, AuditTarget};
 use engine::persona::vault::Vault;

@@ -3,8 +3,8 @@
 //! the admin the import is made as instead.
 
 use crate::cli::archive::location;
-use crate::cli::find_person;
 use crate::cli::bots_cli::CliError;
+use crate::cli::find_person;
 use crate::settings::Settings;
 use crate::store::{AnyStore, Backend, PgStore, SqliteStore};
 use clap::{Args, Subcommand};

@@ -47,9 +47,9 @@ impl Cli {
             Some(Command::Password { email }) => {
                 // From stdin, so the password stays out of the shell's history and the process list.
                 let mut line = String::new();
-                std::io::stdin().read_line(&mut line).map_err(|e| {
-                    CliError::failed(format!("could not read the new password from stdin: {e}"))
-                })?;
+                std::io::stdin()
+                    .read_line(&mut line)
+                    .map_err(|e| CliError::failed(format!("could not read the new password from stdin: {e}")))?;
                 let password = line.trim_end_matches(['\r', '\n']);
                 report(super::password::set_password(&database_url(database), &email, password).await)
             }
@@ -88,9 +88,8 @@ async fn serve(mut settings: Settings, with_demo: bool) -> Result<(), CliError> 
         // Approved emails go to the demo's outbox unless an outbox is set up; agents answer
         // through the demo's model unless a real provider is set up.
         let wants_model = crate::adapters::agent_model::wants_demo_model(&settings.models);
-        let ports = demo::ports::serve_beside(settings.outbox_url.is_none(), wants_model)
-            .await
-            .map_err(CliError::failed)?;
+        let ports =
+            demo::ports::serve_beside(settings.outbox_url.is_none(), wants_model).await.map_err(CliError::failed)?;
         source = Some(ports.source);
         if let Some(url) = ports.outbox {
             settings.outbox_url = Some(url);
@@ -104,9 +103,8 @@ async fn serve(mut settings: Settings, with_demo: bool) -> Result<(), CliError> 
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| CliError::failed(format!("could not listen on {addr}: {e}")))?;
-    let app = Application::build(settings, listener)
-        .await
-        .map_err(|e| CliError::failed(format!("could not start: {e}")))?;
+    let app =
+        Application::build(settings, listener).await.map_err(|e| CliError::failed(format!("could not start: {e}")))?;
     if with_demo {
         let vault = vault.map(|v| Arc::new(FsVault::new(v)) as Arc<dyn Vault>);
         match demo::seed_if_empty(app.store().clone(), app.memory(), vault, source.as_deref()).await {
