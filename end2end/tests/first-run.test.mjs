@@ -127,6 +127,15 @@ for (const js of [true, false]) {
           await person.goto(link);
           if (js) await waitHydrated(person);
           await expectText(person.locator('main h1'), 'Set your password');
+          // Two different passwords are refused on the invite page itself, and the refusal, made
+          // without a session, makes none: its sentence comes back in a sealed cookie of its own.
+          const invitePath = new URL(link).pathname;
+          await person.locator('input[name=password]').fill(PERSON.password);
+          await person.locator('input[name=repeat]').fill(`${PERSON.password}x`);
+          await submit(person, 'Set password and sign in', invitePath, js);
+          await expectTextContains(person.locator('main'), 'The two passwords differ; type the same one twice');
+          const cookieNames = (await personCtx.cookies()).map((c) => c.name);
+          assert.ok(!cookieNames.includes('engram_session'), `a refused invite makes no session: ${cookieNames}`);
           await person.locator('input[name=password]').fill(PERSON.password);
           await person.locator('input[name=repeat]').fill(PERSON.password);
           await submit(person, 'Set password and sign in', '/profile/memory', js);
