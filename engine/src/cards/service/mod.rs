@@ -11,6 +11,7 @@ mod lists;
 mod prepare;
 mod reading;
 mod runs;
+mod tool_pins;
 mod toolsets;
 mod views;
 
