@@ -200,53 +200,11 @@ impl NewLesson {
     }
 }
 
-/// Why a lesson, the nightly job or memory's settings refused or failed. The refusals are the
-/// person's to read; a store failure is the internal case, logged at the edge and never shown.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LessonError {
-    #[error("{0}")]
-    NotFound(String),
-    #[error("{0}")]
-    NotAllowed(String),
-    #[error("{0}")]
-    Invalid(String),
-    /// The text holds a secret; nothing was saved.
-    #[error("{0}")]
-    Secret(crate::secrets::SecretRefusal),
-    #[error("Something went wrong on our side; nothing was changed. Try again.")]
-    Internal(String),
-}
-
-impl From<StoreError> for LessonError {
-    fn from(e: StoreError) -> Self {
-        LessonError::Internal(e.to_string())
-    }
-}
-
-/// Worded as the cards' refusals are, so the API answers a lesson's refusal the same way.
-impl crate::error::UserSafe for LessonError {
-    fn kind(&self) -> crate::error::ErrorKind {
-        match self {
-            LessonError::Internal(_) => crate::error::ErrorKind::Internal,
-            _ => crate::error::ErrorKind::Invalid,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            LessonError::Internal(_) => "internal",
-            LessonError::Secret(_) => "secret",
-            _ => "refused",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            LessonError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
-    }
-}
+crate::refusal_error!(
+    /// Why a lesson, the nightly job or memory's settings refused or failed; answered as the
+    /// cards' refusals are.
+    LessonError
+);
 
 /// What a lesson's evidence needs from runs (an area above lessons): whom a run acted for and its
 /// thread. Lessons name it here; the store's roof answers it from the runs' store.

@@ -37,28 +37,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MemoryError {
-    #[error("{0}")]
-    NotFound(String),
-    #[error("{0}")]
-    NotAllowed(String),
-    #[error("{0}")]
-    Invalid(String),
-    /// The text holds a secret; nothing was saved.
-    #[error("{0}")]
-    Secret(crate::secrets::SecretRefusal),
-    #[error("Something went wrong on our side; nothing was changed. Try again.")]
-    Internal(String),
-}
-
-/// A store failure is the backend's, never the person's: it becomes this error's internal case,
-/// whose detail is logged at the edge and never shown.
-impl From<StoreError> for MemoryError {
-    fn from(e: StoreError) -> Self {
-        MemoryError::Internal(e.to_string())
-    }
-}
+crate::refusal_error!(
+    /// Why a person's memory of records refused or failed.
+    MemoryError
+);
 
 pub use crate::kernel::age_words;
 
@@ -230,31 +212,5 @@ impl PersonMemory {
         let u = self.store.card_use(person.id, card).await?.ok_or_else(not_yours)?;
         let c = self.store.card(card).await?.ok_or_else(not_yours)?;
         Ok((c, u))
-    }
-}
-
-/// Every refusal of a person's memory is answered alike: what they may see of their cards is
-/// theirs, so the API does not tell "not found" from "not allowed" here.
-impl crate::error::UserSafe for MemoryError {
-    fn kind(&self) -> crate::error::ErrorKind {
-        match self {
-            MemoryError::Internal(_) => crate::error::ErrorKind::Internal,
-            _ => crate::error::ErrorKind::Invalid,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            MemoryError::Internal(_) => "internal",
-            MemoryError::Secret(_) => "secret",
-            _ => "refused",
-        }
-    }
-
-    fn internal_detail(&self) -> Option<String> {
-        match self {
-            MemoryError::Internal(detail) => Some(detail.clone()),
-            _ => None,
-        }
     }
 }
