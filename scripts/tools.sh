@@ -22,6 +22,10 @@ ensure_rust_tools() {
     say "installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION}"
     cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}"
   fi
+}
+
+# The check's licence and source audit; the demo does not need it.
+ensure_cargo_deny() {
   if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny ${CARGO_DENY_VERSION}" ]; then
     say "installing cargo-deny ${CARGO_DENY_VERSION}"
     cargo install cargo-deny --version "${CARGO_DENY_VERSION}" --locked
