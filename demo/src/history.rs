@@ -24,7 +24,7 @@ pub async fn seed(store: &dyn Store, runs: &Runs, nightly: &Nightly) -> Result<S
         let asker = Asker { person: person.clone(), unwatched: false };
         let agent = runs.find_agent(&asker.person, agent).await.map_err(|e| e.to_string())?;
         let started = runs.ask(&asker, agent, question).await.map_err(|e| e.to_string())?;
-        runs.execute(started.run).await.map_err(|e| e.to_string())?;
+        runs.answering.execute(started.run).await.map_err(|e| e.to_string())?;
     }
     match nightly.run_now(None).await.map_err(|e| e.to_string())? {
         NightlyOutcome::Ran(report) => Ok(report.summary()),

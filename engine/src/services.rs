@@ -89,7 +89,7 @@ impl Services {
         // The runs read the lists through their own, which logs a skipped connector on its own.
         let run_lists = ReferenceLists::new(store.clone(), clock.clone(), source);
         let mut runs =
-            Runs::new(store.clone(), clock.clone(), memory.clone(), run_lists, agent_models, ask_max_per_day)
+            Runs::new(store.clone(), clock.clone(), memory.runs.clone(), run_lists, agent_models, ask_max_per_day)
                 .with_spawn(spawn);
         // Without a vault there are no bots' boards to hand work on to.
         if has_vault {

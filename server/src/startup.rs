@@ -89,7 +89,7 @@ impl Application {
         if settings.run_jobs {
             crate::jobs::spawn_jobs(&services);
         }
-        match services.runs.end_stale().await {
+        match services.runs.answering.end_stale().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(runs = n, "runs a stopped server left unanswered were ended plainly"),
             Err(e) => tracing::warn!(error = %e, "runs left unanswered were not checked"),

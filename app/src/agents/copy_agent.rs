@@ -11,7 +11,7 @@ pub async fn copy_agent(agent: i64, team: String) -> Result<(), ServerFnError> {
     let Ok(team) = team.trim().parse::<i64>() else {
         return notice_back(AGENTS, Notice::refused("Choose a team from the list")).await;
     };
-    match org()?.copy_agent_for_team(&me, AgentId(agent), TeamId(team)).await {
+    match org()?.agents.copy_agent_for_team(&me, AgentId(agent), TeamId(team)).await {
         Ok(copy) => {
             notice_back(&company_agent(copy.id.0), Notice::ok(format!("Added {}, a team copy", copy.name))).await
         }

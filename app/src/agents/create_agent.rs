@@ -13,7 +13,7 @@ pub async fn create_agent(name: String, role: String, owner: String, description
     let made = match (role_choice(&role), owner.trim().parse::<i64>()) {
         (Ok(r), Ok(o)) => {
             let form = AgentForm { name: name.clone(), role: r, owner: PersonId(o), description: description.clone() };
-            org()?.create_agent(&me, &form).await.map_err(|e| refusal(&e))
+            org()?.agents.create_agent(&me, &form).await.map_err(|e| refusal(&e))
         }
         (Err(e), _) => Err(crate::components::error_message(&e)),
         (_, Err(_)) => Err("Choose the agent's owner from the list".to_string()),

@@ -9,7 +9,7 @@ pub async fn create_private_agent(name: String, description: String) -> Result<(
     use crate::paths::{company_agent, AGENTS};
     use crate::ssr::*;
     let me = signed_in().await?;
-    match org()?.create_private_agent(&me, &name, &description).await {
+    match org()?.agents.create_private_agent(&me, &name, &description).await {
         Ok(a) => notice_back(&company_agent(a.id.0), Notice::ok(format!("Added your private agent {}", a.name))).await,
         Err(e) => {
             let draft = PrivateAgentDraft { name, description, message: refusal(&e) };

@@ -25,7 +25,7 @@ pub async fn load_agent_page(id: i64) -> Result<AgentPageData, ServerFnError> {
     let notice = take_flash(&notice_key(&company_agent(id))).await?;
     let playbook_draft = take_flash(&super::save_playbook::playbook_draft_key(id)).await?;
     let scopes_draft = take_flash(&super::set_memory_scopes::scopes_draft_key(id)).await?;
-    match org()?.agent_access(&me, AgentId(id)).await {
+    match org()?.agents.agent_access(&me, AgentId(id)).await {
         Ok(access) => Ok(AgentPageData { access, notice, playbook_draft, scopes_draft }),
         Err(e) => {
             if matches!(e, engine::org::OrgError::NotFound(_)) {

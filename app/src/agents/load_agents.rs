@@ -48,8 +48,8 @@ pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     let directory = org()?.directory().await.map_err(refused)?;
     let notice = take_flash(&notice_key(AGENTS)).await?;
     let draft = take_flash(AGENT_DRAFT_KEY).await?;
-    let access = memory()?.access_lines().await.map_err(refused)?;
-    let private = org()?.private_agents(&me).await.map_err(refused)?;
+    let access = memory()?.mine.access_lines().await.map_err(refused)?;
+    let private = org()?.agents.private_agents(&me).await.map_err(refused)?;
     let private_draft = take_flash(PRIVATE_AGENT_DRAFT_KEY).await?;
     Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access, draft, private, private_draft })
 }

@@ -8,7 +8,7 @@ pub async fn set_agent_clearance(agent: i64, clearance: String) -> Result<(), Se
     use crate::ssr::*;
     use engine::org::AgentId;
     let me = signed_in().await?;
-    let notice = match org()?.set_agent_clearance(&me, AgentId(agent), &clearance).await {
+    let notice = match org()?.agents.set_agent_clearance(&me, AgentId(agent), &clearance).await {
         Ok(meaning) => Notice::ok(format!("Saved the clearance: {meaning}")),
         Err(e) => Notice::refused(refusal(&e)),
     };

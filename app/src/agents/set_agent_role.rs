@@ -9,7 +9,7 @@ pub async fn set_agent_role(agent: i64, role: String) -> Result<(), ServerFnErro
     use engine::org::AgentId;
     let me = signed_in().await?;
     let role = role_choice(&role)?;
-    let notice = match org()?.set_agent_role(&me, AgentId(agent), role).await {
+    let notice = match org()?.agents.set_agent_role(&me, AgentId(agent), role).await {
         Ok(()) => Notice::ok("Saved the agent's department role"),
         Err(e) => Notice::refused(refusal(&e)),
     };

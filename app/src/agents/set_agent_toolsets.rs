@@ -9,7 +9,7 @@ pub async fn set_agent_toolsets(agent: i64, toolsets: Option<Vec<i64>>) -> Resul
     use crate::ssr::*;
     use engine::org::AgentId;
     let me = signed_in().await?;
-    let notice = match org()?.set_agent_toolsets(&me, AgentId(agent), &toolsets.unwrap_or_default()).await {
+    let notice = match org()?.agents.set_agent_toolsets(&me, AgentId(agent), &toolsets.unwrap_or_default()).await {
         Ok(()) => Notice::ok("Saved the agent's toolsets"),
         Err(e) => Notice::refused(refusal(&e)),
     };

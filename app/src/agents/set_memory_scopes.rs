@@ -15,7 +15,7 @@ pub async fn set_memory_scopes(agent: i64, scopes: Option<Vec<String>>) -> Resul
     use engine::org::AgentId;
     let me = signed_in().await?;
     let scopes = scopes.unwrap_or_default();
-    let notice = match org()?.set_memory_scopes(&me, AgentId(agent), &scopes).await {
+    let notice = match org()?.agents.set_memory_scopes(&me, AgentId(agent), &scopes).await {
         Ok(line) => Notice::ok(format!("Saved the agent's memory scopes. {line}.")),
         Err(e) => {
             set_flash(&scopes_draft_key(agent), &scopes).await?;

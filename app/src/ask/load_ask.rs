@@ -18,7 +18,7 @@ pub async fn load_ask() -> Result<AskData, ServerFnError> {
     let me = signed_in().await?;
     let runs = runs()?;
     let agents = runs.agents_to_ask(&me).await.map_err(refused)?;
-    let threads = runs.my_threads(&me).await.map_err(refused)?;
+    let threads = runs.threads.my_threads(&me).await.map_err(refused)?;
     let draft = take_flash(&question_draft_key(ASK)).await?;
     Ok(AskData { agents, threads, draft })
 }

@@ -6,5 +6,5 @@ use leptos::prelude::*;
 pub async fn load_thread(id: i64) -> Result<ThreadView, ServerFnError> {
     use crate::ssr::*;
     let me = signed_in().await?;
-    runs()?.thread(&me, engine::runs::ThreadId(id)).await.map_err(refused)
+    runs()?.threads.thread(&me, engine::runs::ThreadId(id)).await.map_err(refused)
 }

@@ -17,7 +17,7 @@ pub async fn load_thread_page(id: i64) -> Result<ThreadPageData, ServerFnError> 
     use crate::ssr::*;
     use engine::runs::ThreadId;
     let me = signed_in().await?;
-    let thread = match runs()?.thread(&me, ThreadId(id)).await {
+    let thread = match runs()?.threads.thread(&me, ThreadId(id)).await {
         Ok(t) => t,
         Err(e) => {
             if matches!(e, engine::runs::RunError::NotFound(_)) {

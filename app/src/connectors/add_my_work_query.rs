@@ -13,9 +13,10 @@ pub async fn add_my_work_query(
     use crate::ssr::*;
     let me = signed_in().await?;
     let back = connector(id);
-    let notice = match memory()?.add_query(&me, engine::org::RoleId(role), id, &tool, &arguments, &label).await {
-        Ok(q) => Notice::ok(format!("Added \u{201c}{}\u{201d}", q.label)),
-        Err(e) => Notice::refused(refusal(&e)),
-    };
+    let notice =
+        match memory()?.connectors.add_query(&me, engine::org::RoleId(role), id, &tool, &arguments, &label).await {
+            Ok(q) => Notice::ok(format!("Added \u{201c}{}\u{201d}", q.label)),
+            Err(e) => Notice::refused(refusal(&e)),
+        };
     notice_back(&back, notice).await
 }

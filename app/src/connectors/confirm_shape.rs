@@ -18,7 +18,7 @@ pub async fn confirm_shape(
     let me = signed_in().await?;
     let back = connector(id);
     let form = ShapeForm { connector: id, tool, kind, id_field, version_field, get_tool, fields };
-    let notice = match memory()?.confirm_shape_form(&me, &form).await {
+    let notice = match memory()?.connectors.confirm_shape_form(&me, &form).await {
         Ok(shape) => Notice::ok(format!("Confirmed what {} returns: cards of kind {}", shape.tool, shape.kind)),
         Err(e) => Notice::refused(refusal(&e)),
     };

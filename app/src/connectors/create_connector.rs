@@ -7,7 +7,7 @@ pub async fn create_connector(name: String, base_url: String, company_key: Strin
     use crate::paths::{connector, CONNECTORS};
     use crate::ssr::*;
     let me = signed_in().await?;
-    match memory()?.create_connector(&me, &name, &base_url, &company_key).await {
+    match memory()?.connectors.create_connector(&me, &name, &base_url, &company_key).await {
         Ok(c) => {
             notice_back(&connector(c.id), Notice::ok(format!("Added {}; tick its read tools below", c.name))).await
         }

@@ -9,7 +9,7 @@ pub async fn draft_shapes(id: i64) -> Result<(), ServerFnError> {
     use crate::ssr::*;
     let me = signed_in().await?;
     let back = connector(id);
-    let notice = match memory()?.draft_shapes(&me, id).await {
+    let notice = match memory()?.connectors.draft_shapes(&me, id).await {
         Ok((d, true)) => {
             Notice::ok(format!("{} drafts, made in the last 10 minutes; no tool was called again", d.len()))
         }

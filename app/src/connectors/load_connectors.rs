@@ -15,7 +15,7 @@ pub async fn load_connectors() -> Result<ConnectorsData, ServerFnError> {
     use crate::paths::CONNECTORS;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let connectors = memory()?.connectors(&me).await.map_err(refused)?;
+    let connectors = memory()?.connectors.connectors(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(CONNECTORS)).await?;
     Ok(ConnectorsData { connectors, notice })
 }

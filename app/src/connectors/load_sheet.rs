@@ -23,7 +23,7 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let sheet = memory()?.sheet(&me, id).await.map_err(refused)?;
+    let sheet = memory()?.connectors.sheet(&me, id).await.map_err(refused)?;
     let whos_who = lists()?.is_whos_who(id).await.map_err(refused)?;
     let notice = take_flash(&notice_key(&connector(id))).await?;
     let notes = match take_flash(&super::save_connector_notes::notes_draft_key(id)).await? {

@@ -8,7 +8,7 @@ pub async fn reapprove_tool(id: i64, tool: String, seen: i64) -> Result<(), Serv
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.reapprove_tool(&me, id, &tool, seen).await {
+    let notice = match memory()?.connectors.reapprove_tool(&me, id, &tool, seen).await {
         Ok(line) => Notice::ok(line),
         Err(e) => Notice::refused(refusal(&e)),
     };

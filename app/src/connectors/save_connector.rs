@@ -41,7 +41,7 @@ pub async fn save_connector(
         free_text: Freshness { soft_mins: free_text_soft, hard_mins: free_text_hard },
         hourly_limit,
     };
-    let notice = match memory()?.save_settings_form(&me, id, &form).await {
+    let notice = match memory()?.connectors.save_settings_form(&me, id, &form).await {
         Ok(line) => Notice::ok(line),
         Err(e) => Notice::refused(refusal(&e)),
     };

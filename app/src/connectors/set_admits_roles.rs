@@ -8,7 +8,7 @@ pub async fn set_admits_roles(id: i64, roles: Option<Vec<String>>) -> Result<(),
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.set_admits_roles(&me, id, &roles.unwrap_or_default()).await {
+    let notice = match memory()?.connectors.set_admits_roles(&me, id, &roles.unwrap_or_default()).await {
         Ok(line) => Notice::ok(line),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -9,7 +9,7 @@ pub async fn set_company_key(id: i64, company_key: String) -> Result<(), ServerF
     use crate::ssr::*;
     let me = signed_in().await?;
     let back = connector(id);
-    let notice = match memory()?.set_company_key(&me, id, &company_key).await {
+    let notice = match memory()?.connectors.set_company_key(&me, id, &company_key).await {
         Ok(()) => Notice::ok("Replaced the company key; it is stored and never shown again"),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -8,7 +8,7 @@ pub async fn set_own_key_tools(id: i64, tools: Option<Vec<String>>) -> Result<()
     use crate::paths::connector;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.set_own_key_tools(&me, id, &tools.unwrap_or_default()).await {
+    let notice = match memory()?.connectors.set_own_key_tools(&me, id, &tools.unwrap_or_default()).await {
         Ok(line) => Notice::ok(line),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -9,7 +9,7 @@ pub async fn set_write_target(id: i64, tool: String, kind: String, id_argument: 
     use crate::ssr::*;
     let me = signed_in().await?;
     let target = (!kind.trim().is_empty()).then_some((kind.as_str(), id_argument.as_str()));
-    let notice = match memory()?.set_write_target(&me, id, &tool, target).await {
+    let notice = match memory()?.connectors.set_write_target(&me, id, &tool, target).await {
         Ok(line) => Notice::ok(line),
         Err(e) => Notice::refused(refusal(&e)),
     };

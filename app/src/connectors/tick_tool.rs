@@ -9,7 +9,7 @@ pub async fn tick_tool(id: i64, tool: String, on: bool) -> Result<(), ServerFnEr
     use crate::ssr::*;
     let me = signed_in().await?;
     let back = connector(id);
-    let notice = match memory()?.tick_tool(&me, id, &tool, on).await {
+    let notice = match memory()?.connectors.tick_tool(&me, id, &tool, on).await {
         Ok(line) => Notice::ok(line),
         Err(e) => Notice::refused(refusal(&e)),
     };

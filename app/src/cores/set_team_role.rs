@@ -9,7 +9,7 @@ pub async fn set_team_role(team: i64, role: String, back: String) -> Result<(), 
     let me = signed_in().await?;
     let back = local_path(&back, crate::paths::ROLES);
     let role = role_choice(&role)?;
-    let notice = match org()?.set_team_role(&me, TeamId(team), role).await {
+    let notice = match org()?.teams.set_team_role(&me, TeamId(team), role).await {
         Ok(()) => Notice::ok("Saved the team's role"),
         Err(e) => Notice::refused(refusal(&e)),
     };

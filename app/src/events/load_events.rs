@@ -9,5 +9,5 @@ pub async fn load_events(after: i64) -> Result<Vec<Event>, ServerFnError> {
     if !me.is_admin {
         return Err(ServerFnError::new("Only an admin can see Events"));
     }
-    runs()?.events_after(&me, after).await.map_err(refused)
+    runs()?.threads.events_after(&me, after).await.map_err(refused)
 }

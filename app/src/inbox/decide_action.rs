@@ -9,7 +9,7 @@ pub async fn decide_action(id: i64, approve: bool) -> Result<(), ServerFnError> 
     use engine::runs::inbox::ActionState;
     let me = signed_in().await?;
     let runs = runs()?;
-    let decided = if approve { runs.approve(&me, id).await } else { runs.decline(&me, id).await };
+    let decided = if approve { runs.inbox.approve(&me, id).await } else { runs.inbox.decline(&me, id).await };
     let notice = match decided {
         Ok(a) => match a.state {
             ActionState::Done => Notice::ok(a.outcome.unwrap_or_else(|| format!("Done: {}", a.line))),

@@ -15,7 +15,7 @@ pub async fn load_inbox() -> Result<InboxData, ServerFnError> {
     use crate::flash::notice_key;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let actions = runs()?.inbox(&me).await.map_err(refused)?;
+    let actions = runs()?.inbox.inbox(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(crate::paths::INBOX)).await?;
     Ok(InboxData { actions, notice })
 }

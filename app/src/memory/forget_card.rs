@@ -7,7 +7,7 @@ pub async fn forget_card(id: i64) -> Result<(), ServerFnError> {
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.forget(&me, id).await {
+    let notice = match memory()?.reads.forget(&me, id).await {
         Ok(()) => Notice::ok("Forgotten. It is not kept for you again for 30 days, unless you pin it."),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -70,13 +70,13 @@ pub async fn load_my_memory(forget: Option<i64>, forget_lesson: Option<i64>) -> 
     use crate::ssr::*;
     let me = signed_in().await?;
     let memory = memory()?;
-    let cards = memory.my_cards(&me).await.map_err(refused)?;
-    let (prepare, prepare_line) = memory.prepare_status(&me).await.map_err(refused)?;
+    let cards = memory.mine.my_cards(&me).await.map_err(refused)?;
+    let (prepare, prepare_line) = memory.prepare.prepare_status(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(MY_MEMORY)).await?;
     let confirm = forget.and_then(|id| cards.iter().find(|c| c.card == id).cloned());
-    let own_keys = memory.own_key_connectors(&me).await.map_err(refused)?;
-    let own_zone = memory.own_zone(&me).await.map_err(refused)?;
-    let forgotten = memory.forgotten(&me).await.map_err(refused)?;
+    let own_keys = memory.connectors.own_key_connectors(&me).await.map_err(refused)?;
+    let own_zone = memory.prepare.own_zone(&me).await.map_err(refused)?;
+    let forgotten = memory.reads.forgotten(&me).await.map_err(refused)?;
     let prepare_draft = take_flash(&draft_key(PREPARE_DRAFT)).await?;
     let review = lessons()?.review_queue(&me).await.map_err(refused)?;
     let lessons = lessons()?.mine(&me).await.map_err(refused)?;

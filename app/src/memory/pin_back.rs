@@ -7,7 +7,7 @@ pub async fn pin_back(connector: i64, kind: String, record_id: String) -> Result
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.pin_back(&me, connector, &kind, &record_id).await {
+    let notice = match memory()?.reads.pin_back(&me, connector, &kind, &record_id).await {
         Ok(sentence) => Notice::ok(sentence),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -6,7 +6,7 @@ pub async fn pin_card(id: i64, pinned: bool) -> Result<(), ServerFnError> {
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.pin(&me, id, pinned).await {
+    let notice = match memory()?.reads.pin(&me, id, pinned).await {
         Ok(()) if pinned => Notice::ok("Pinned: it stays in your memory above what use alone keeps"),
         Ok(()) => Notice::ok("Unpinned: use alone decides whether it stays"),
         Err(e) => Notice::refused(refusal(&e)),

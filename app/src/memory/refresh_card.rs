@@ -8,7 +8,7 @@ pub async fn refresh_card(id: i64, record: String) -> Result<(), ServerFnError> 
     use crate::ssr::*;
     use engine::cards::service::RefreshOutcome;
     let me = signed_in().await?;
-    let notice = match memory()?.refresh(&me, id).await {
+    let notice = match memory()?.reads.refresh(&me, id).await {
         Ok(o @ RefreshOutcome::NotChecked(_)) => Notice::refused(format!("{record}: {}", o.sentence())),
         Ok(o) => Notice::ok(format!("{record}: {}", o.sentence())),
         Err(e) => Notice::refused(refusal(&e)),

@@ -9,8 +9,8 @@ pub async fn save_prepare(enabled: Option<String>, at_time: String, zone: String
     use crate::ssr::*;
     let me = signed_in().await?;
     let memory = memory()?;
-    let notice = match memory.save_prepare(&me, enabled.is_some(), &at_time, &zone).await {
-        Ok(()) => match memory.prepare_status(&me).await {
+    let notice = match memory.prepare.save_prepare(&me, enabled.is_some(), &at_time, &zone).await {
+        Ok(()) => match memory.prepare.prepare_status(&me).await {
             Ok((_, line)) => Notice::ok(format!("Prepare my day saved. {line}")),
             Err(e) => Notice::refused(refusal(&e)),
         },

@@ -6,7 +6,7 @@ pub async fn set_own_key(connector: i64, key: String) -> Result<(), ServerFnErro
     use crate::paths::MY_MEMORY;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match memory()?.set_own_key(&me, connector, &key).await {
+    let notice = match memory()?.connectors.set_own_key(&me, connector, &key).await {
         Ok(()) => Notice::ok("Saved your key; it is not shown again"),
         Err(e) => Notice::refused(refusal(&e)),
     };

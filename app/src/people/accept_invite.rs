@@ -12,7 +12,7 @@ pub async fn accept_invite(secret: String, password: String, repeat: String) -> 
     if password != repeat {
         return notice_back(&back, Notice::refused("The two passwords differ; type the same one twice")).await;
     }
-    let person = match org()?.accept_invite(&secret, &password).await {
+    let person = match org()?.people.accept_invite(&secret, &password).await {
         Ok(p) => p,
         Err(e) => return notice_back(&back, Notice::refused(refusal(&e))).await,
     };

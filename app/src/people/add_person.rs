@@ -39,7 +39,7 @@ pub async fn add_person(name: String, email: String, main_team: String, role: St
     let added = match (team, role) {
         (Ok(main_team), Ok(role)) => {
             let new = AddPerson { name: draft.name.clone(), email: draft.email.clone(), main_team, role };
-            org()?.add_person(&me, &new).await.map_err(|e| refusal(&e))
+            org()?.people.add_person(&me, &new).await.map_err(|e| refusal(&e))
         }
         (Err(why), _) | (_, Err(why)) => Err(why),
     };

@@ -11,7 +11,7 @@ pub async fn change_password(current: String, password: String, repeat: String) 
     if password != repeat {
         return notice_back(PASSWORD, Notice::refused("The two new passwords differ; type the same one twice")).await;
     }
-    let notice = match org()?.change_password(&me, &current, &password).await {
+    let notice = match org()?.people.change_password(&me, &current, &password).await {
         Ok(generation) => {
             session().await?.insert(GENERATION_KEY, generation).await.map_err(internal)?;
             Notice::ok("Changed your password. Your other sessions have ended; this one stays signed in.")

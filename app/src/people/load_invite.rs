@@ -27,7 +27,7 @@ pub async fn load_invite(secret: String) -> Result<InviteData, ServerFnError> {
     use crate::ssr::*;
     use engine::org::OrgError;
     let notice = take_flash(&notice_key(&invite_page_path(&secret))).await?;
-    match org()?.open_invite(&secret).await {
+    match org()?.people.open_invite(&secret).await {
         Ok(i) => Ok(InviteData { name: i.name, email: i.email, expires: when(&i.expires_at), closed: None, notice }),
         Err(e @ (OrgError::Invalid(_) | OrgError::NotFound(_))) => {
             if let Some(r) = use_context::<leptos_axum::ResponseOptions>() {

@@ -25,7 +25,7 @@ pub async fn load_people(person: Option<i64>) -> Result<PeopleData, ServerFnErro
             // Lessons are counted by their own area, and handed to the line cards words.
             let id = engine::org::PersonId(id);
             let (lessons_in_use, _) = lessons()?.counts(id).await.map_err(refused)?;
-            Some(memory()?.counts_line(&me, id, lessons_in_use).await.map_err(refused)?)
+            Some(memory()?.mine.counts_line(&me, id, lessons_in_use).await.map_err(refused)?)
         }
         None => None,
     };

@@ -9,7 +9,7 @@ pub async fn mark_left(person: i64) -> Result<(), ServerFnError> {
     use crate::ssr::*;
     use engine::org::PersonId;
     let me = signed_in().await?;
-    let notice = match org()?.person_leaves(&me, PersonId(person)).await {
+    let notice = match org()?.people.person_leaves(&me, PersonId(person)).await {
         Ok(sentence) => Notice::ok(sentence),
         Err(e) => Notice::refused(refusal(&e)),
     };

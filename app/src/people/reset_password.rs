@@ -11,7 +11,7 @@ pub async fn reset_password(person: i64, password: String) -> Result<(), ServerF
     use crate::ssr::*;
     use engine::org::PersonId;
     let me = signed_in().await?;
-    let notice = match org()?.reset_password(&me, &password, PersonId(person)).await {
+    let notice = match org()?.people.reset_password(&me, &password, PersonId(person)).await {
         Ok(made) => {
             let headers: http::HeaderMap = leptos_axum::extract().await.map_err(internal)?;
             let link = invite_link(&site_origin(&headers), &made.secret);

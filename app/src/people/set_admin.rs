@@ -8,7 +8,7 @@ pub async fn set_admin(person: i64, admin: bool) -> Result<(), ServerFnError> {
     use crate::ssr::*;
     use engine::org::PersonId;
     let me = signed_in().await?;
-    let notice = match org()?.set_admin(&me, PersonId(person), admin).await {
+    let notice = match org()?.people.set_admin(&me, PersonId(person), admin).await {
         Ok(sentence) => Notice::ok(sentence),
         Err(e) => Notice::refused(refusal(&e)),
     };

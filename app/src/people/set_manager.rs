@@ -12,7 +12,7 @@ pub async fn set_manager(person: i64, manager: String) -> Result<(), ServerFnErr
         "" => None,
         m => Some(PersonId(m.parse().map_err(|_| ServerFnError::new("Choose a manager from the list"))?)),
     };
-    let notice = match org()?.set_manager(&me, PersonId(person), manager).await {
+    let notice = match org()?.teams.set_manager(&me, PersonId(person), manager).await {
         Ok(()) => Notice::ok("Saved their manager"),
         Err(e) => Notice::refused(refusal(&e)),
     };

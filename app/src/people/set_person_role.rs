@@ -9,7 +9,7 @@ pub async fn set_person_role(person: i64, role: String) -> Result<(), ServerFnEr
     use engine::org::PersonId;
     let me = signed_in().await?;
     let role = role_choice(&role)?;
-    let notice = match org()?.set_person_role(&me, PersonId(person), role).await {
+    let notice = match org()?.people.set_person_role(&me, PersonId(person), role).await {
         Ok(()) => Notice::ok("Saved their department role"),
         Err(e) => Notice::refused(refusal(&e)),
     };

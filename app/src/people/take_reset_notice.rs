@@ -8,6 +8,6 @@ pub async fn take_reset_notice() -> Result<Option<String>, ServerFnError> {
     let Some(me) = person_in_session(&session().await?, &auth()?).await.map_err(internal)? else {
         return Ok(None);
     };
-    let notice = org()?.take_reset_notice(&me).await.map_err(refused)?;
+    let notice = org()?.people.take_reset_notice(&me).await.map_err(refused)?;
     Ok(notice.map(|n| n.sentence()))
 }

@@ -10,7 +10,7 @@ pub async fn create_team(name: String, role: String) -> Result<(), ServerFnError
     use crate::ssr::*;
     let me = signed_in().await?;
     let chosen = role_choice(&role)?;
-    match org()?.create_team(&me, &name, chosen).await {
+    match org()?.teams.create_team(&me, &name, chosen).await {
         Ok(team) => team_notice_back(team.id.0, Notice::ok(format!("Added the team {}", team.name))).await,
         Err(e) => {
             set_flash(&team_draft_key(TEAMS), &TeamDraft { name, role }).await?;

@@ -23,7 +23,7 @@ pub async fn load_team(team: String) -> Result<TeamPageData, ServerFnError> {
         not_found();
         return Err(ServerFnError::new("There is no such team"));
     };
-    let view = match org()?.team_view(&me, TeamId(id)).await {
+    let view = match org()?.teams.team_view(&me, TeamId(id)).await {
         Ok(view) => view,
         Err(e) => {
             if matches!(e, engine::org::OrgError::NotFound(_)) {

@@ -11,7 +11,7 @@ pub async fn move_person(person: i64, team: String) -> Result<(), ServerFnError>
     use engine::org::{PersonId, TeamId};
     let me = signed_in().await?;
     let team = team.trim().parse().map_err(|_| ServerFnError::new("Choose a team from the list"))?;
-    let notice = match org()?.move_person(&me, PersonId(person), TeamId(team)).await {
+    let notice = match org()?.teams.move_person(&me, PersonId(person), TeamId(team)).await {
         Ok(sentence) => Notice::ok(sentence),
         Err(e) => Notice::refused(refusal(&e)),
     };

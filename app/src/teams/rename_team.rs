@@ -8,7 +8,7 @@ pub async fn rename_team(team: i64, name: String) -> Result<(), ServerFnError> {
     use crate::ssr::*;
     use engine::org::TeamId;
     let me = signed_in().await?;
-    let notice = match org()?.rename_team(&me, TeamId(team), &name).await {
+    let notice = match org()?.teams.rename_team(&me, TeamId(team), &name).await {
         Ok(t) => Notice::ok(format!("Renamed the team to {}", t.name)),
         Err(e) => {
             set_flash(&team_draft_key(&team_path(team)), &TeamDraft { name, role: String::new() }).await?;

@@ -12,7 +12,7 @@ pub async fn set_team_lead(team: i64, lead: String) -> Result<(), ServerFnError>
         "" => None,
         l => Some(PersonId(l.parse().map_err(|_| ServerFnError::new("Choose a lead from the list"))?)),
     };
-    let notice = match org()?.set_team_lead(&me, TeamId(team), lead).await {
+    let notice = match org()?.teams.set_team_lead(&me, TeamId(team), lead).await {
         Ok(()) => Notice::ok("Saved the team's lead"),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -10,7 +10,7 @@ pub async fn choose_team_role(team: i64, role: String) -> Result<(), ServerFnErr
     use engine::org::TeamId;
     let me = signed_in().await?;
     let role = role_choice(&role)?;
-    let notice = match org()?.set_team_role(&me, TeamId(team), role).await {
+    let notice = match org()?.teams.set_team_role(&me, TeamId(team), role).await {
         Ok(()) => Notice::ok("Saved the team's role"),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -345,17 +345,31 @@ pub trait LimitNotices: Send + Sync {
     async fn limit_notices_of(&self, connector: i64) -> Result<Vec<super::loaded::LimitNotice>, StoreError>;
 }
 
-/// What the cards' service reads and writes: the cards' stores, their list snapshots, org's, the
-/// checks' notices, and the spend ledger its model calls are counted in.
-pub trait CardPorts:
-    CardStore + super::snapshots::SnapshotStore + crate::org::store::OrgPorts + LimitNotices + SpendLedger
-{
-}
-
-impl<T> CardPorts for T where
-    T: CardStore + super::snapshots::SnapshotStore + crate::org::store::OrgPorts + LimitNotices + SpendLedger + ?Sized
-{
-}
+crate::port!(
+    /// What a read made as a person needs: the connector and its keys, the kept cards the read
+    /// goes into, the list snapshots, and who the person is in the directory (their role decides
+    /// what a toolset admits).
+    ReadPorts: ConnectorStore, KeptCardStore, super::snapshots::SnapshotStore, crate::org::store::OrgStore
+);
+crate::port!(
+    /// What the admin's connector pages need besides reads: the "my work" queries, the checks'
+    /// notices, and the spend ledger a model drafting record shapes is counted in.
+    ConnectorPorts: ReadPorts, PrepareStore, LimitNotices, SpendLedger
+);
+crate::port!(
+    /// What a person's own cards need besides reads: what they forgot, and their zone for when
+    /// a forgotten card comes back.
+    MyCardPorts: ReadPorts, ForgettingStore, PrepareStore
+);
+crate::port!(
+    /// What Prepare my day and the forgetting job need besides reads: the settings and the
+    /// forgetting ledger.
+    PreparePorts: ReadPorts, PrepareStore, ForgettingStore
+);
+crate::port!(
+    /// Every port of the cards' use cases, for the roof that builds them all.
+    CardPorts: ConnectorPorts, MyCardPorts, PreparePorts
+);
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod label;
 pub mod model;
 pub mod person;
+pub mod ports;
 pub mod refusal;
 pub mod store_error;
 pub mod strings;

@@ -11,6 +11,8 @@ pub mod service;
 pub mod setup;
 #[cfg(feature = "server")]
 pub mod sign_in;
+#[cfg(test)]
+pub mod fake;
 pub mod store;
 pub mod teams;
 pub mod tokens;

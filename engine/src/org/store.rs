@@ -86,28 +86,25 @@ pub trait AgentSurroundings: Send + Sync {
     async fn held_access(&self, agent: AgentId) -> Result<Option<(DataLabel, Vec<i64>)>, StoreError>;
 }
 
-/// What the organisation's service reads and writes: org's own stores, and nothing above them.
-pub trait OrgPorts:
-    OrgStore
-    + AgentSurroundings
-    + super::people::PeopleStore
-    + super::teams::TeamStore
-    + super::agents::AgentAdminStore
-    + super::setup::SetupStore
-    + super::import::ImportStore
-    + super::memory_scopes::MemoryScopeStore
-{
-}
+crate::port!(
+    /// What the people's use cases need: the directory and people's own records.
+    PeoplePorts: OrgStore, super::people::PeopleStore
+);
+crate::port!(
+    /// What the teams' use cases need: the directory and the teams.
+    TeamPorts: OrgStore, super::teams::TeamStore
+);
+crate::port!(
+    /// What the agents' use cases need: the directory, the agents' settings and memory scopes, and
+    /// what surrounds an agent (toolsets, playbooks).
+    AgentPorts: OrgStore, AgentSurroundings, super::agents::AgentAdminStore, super::memory_scopes::MemoryScopeStore
+);
 
-impl<T> OrgPorts for T where
-    T: OrgStore
-        + AgentSurroundings
-        + super::people::PeopleStore
-        + super::teams::TeamStore
-        + super::agents::AgentAdminStore
-        + super::setup::SetupStore
-        + super::import::ImportStore
-        + super::memory_scopes::MemoryScopeStore
-        + ?Sized
-{
-}
+crate::port!(
+    /// What the organisation's service reads and writes: org's own stores, and nothing above them.
+    OrgPorts: PeoplePorts,
+    TeamPorts,
+    AgentPorts,
+    super::setup::SetupStore,
+    super::import::ImportStore
+);

@@ -1,6 +1,6 @@
 //! The check after an answer: what it found, in the words a person reads under the answer.
 //!
-//! The reads themselves are `PersonMemory::check_cards`; this is the pure part that turns what
+//! The reads themselves are `RunCards::check_cards`; this is the pure part that turns what
 //! each record's read found into the answer's state, its change lines, and what the notice that a
 //! limit may be too long counts.
 

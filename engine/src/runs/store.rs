@@ -71,27 +71,32 @@ pub trait RunStore: Send + Sync {
     async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError>;
 }
 
-/// What the runs' services read and write: the runs' own stores (runs, lists, the inbox), and
-/// every area below them.
-pub trait RunPorts:
-    RunStore
-    + super::lists::ListStore
-    + super::inbox::InboxStore
-    + crate::cards::store::CardPorts
-    + crate::lessons::LessonPorts
-    + crate::cores::store::CorePorts
-    + crate::kernel::model::ModelCallCap
-{
-}
-
-impl<T> RunPorts for T where
-    T: RunStore
-        + super::lists::ListStore
-        + super::inbox::InboxStore
-        + crate::cards::store::CardPorts
-        + crate::lessons::LessonPorts
-        + crate::cores::store::CorePorts
-        + crate::kernel::model::ModelCallCap
-        + ?Sized
-{
-}
+crate::port!(
+    /// What reading threads and runs needs: the runs, and the agents whose owner reads a run that
+    /// acted for nobody.
+    ThreadPorts: RunStore, crate::org::store::OrgStore
+);
+crate::port!(
+    /// What the Inbox needs: its actions, the runs they came from, and those runs' agents.
+    InboxPorts: super::inbox::InboxStore, RunStore, crate::org::store::OrgStore
+);
+crate::port!(
+    /// What a run's block reads besides cards and lists: cores, lessons, who's who and the
+    /// memory scopes an agent was given.
+    BlockPorts: crate::cores::store::CoreStore,
+    crate::lessons::LessonStore,
+    crate::org::store::OrgStore,
+    crate::org::memory_scopes::MemoryScopeStore
+);
+crate::port!(
+    /// What asking and answering reads and writes: the runs' own stores (runs, lists, the inbox),
+    /// and every area below them.
+    RunPorts: ThreadPorts,
+    InboxPorts,
+    BlockPorts,
+    super::lists::ListStore,
+    crate::cards::store::CardPorts,
+    crate::lessons::LessonPorts,
+    crate::cores::store::CorePorts,
+    crate::kernel::model::ModelCallCap
+);

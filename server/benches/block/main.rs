@@ -159,7 +159,7 @@ async fn run(postgres: bool) {
     let source: Arc<dyn Source> = Arc::new(HttpSource::default());
     let memory = PersonMemory::new(shared.clone(), clock.clone(), source.clone());
     let lists = ReferenceLists::new(shared.clone(), clock.clone(), source);
-    let runs = Runs::new(shared.clone(), clock.clone(), memory.clone(), lists.clone(), Arc::new(NoModel), 100);
+    let runs = Runs::new(shared.clone(), clock.clone(), memory.runs.clone(), lists.clone(), Arc::new(NoModel), 100);
 
     // Untimed, as a server that answers runs is warm: a block for every sampled person, with
     // questions the timed passes do not ask, and the baseline for a few. PostgreSQL plans a
@@ -169,7 +169,7 @@ async fn run(postgres: bool) {
     // server's connections have already made.
     for (k, person) in seeded.sampled.iter().enumerate() {
         let q = question(k + 2, person.id.0);
-        runs.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
+        runs.answering.blocks.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
         if k < 20 {
             naive::block(&store, &lists, &seeded.agent, person, &q, clock.now()).await;
         }
@@ -189,7 +189,8 @@ async fn run(postgres: bool) {
     for (k, person) in &runs_in_order {
         let q = question(*k, person.id.0);
         let t = Instant::now();
-        let block = runs.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
+        let block =
+            runs.answering.blocks.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
         product.push(t.elapsed());
         chosen.push(card_refs(&block));
         tokens = tokens.max(count_tokens(&block.system) + block.memory.as_deref().map_or(0, count_tokens));
@@ -232,10 +233,10 @@ async fn run(postgres: bool) {
     for (k, person) in seeded.sampled.iter().enumerate() {
         let q = question(k, person.id.0);
         let t = Instant::now();
-        let running = memory.running_agent(seeded.agent.id).await.expect("the agent");
+        let running = memory.runs.running_agent(seeded.agent.id).await.expect("the agent");
         agent_t.push(t.elapsed());
         let t = Instant::now();
-        memory.cards_for_run(person, &q, &running).await.expect("cards");
+        memory.runs.cards_for_run(person, &q, &running).await.expect("cards");
         cards_t.push(t.elapsed());
         let t = Instant::now();
         shared.kept_for_question(person.id, &question_terms(&q), READ_PADS_BELOW as u32).await.expect("kept");

@@ -106,11 +106,11 @@ async fn main() {
     // Alice's 10 cards: her five leads, read from each source.
     for c in [one.id, other.id] {
         for id in LEADS {
-            memory.read_as(&alice, c, "get_lead", &json!({ "id": id }), "bench").await.expect("a read");
+            memory.reads.read_as(&alice, c, "get_lead", &json!({ "id": id }), "bench").await.expect("a read");
         }
     }
     let names = vec![(one.id, one.name.clone()), (other.id, other.name.clone())];
-    let running = memory.running_agent(agent.id).await.expect("the agent");
+    let running = memory.runs.running_agent(agent.id).await.expect("the agent");
     let cards = shown(store.as_ref(), alice.id, &names).await;
     let sources = cards.iter().map(|c| c.source.clone()).collect::<std::collections::BTreeSet<_>>();
     report(format_args!("the check after an answer: {} cards from {} sources, SQLite", cards.len(), sources.len()));
@@ -121,7 +121,7 @@ async fn main() {
         clock.advance(Duration::hours(2));
         let cards = shown(store.as_ref(), alice.id, &names).await;
         let started = Instant::now();
-        let checked = memory.check_cards(&alice, &running, &cards).await.expect("the check");
+        let checked = memory.runs.check_cards(&alice, &running, &cards).await.expect("the check");
         let took = started.elapsed();
         assert_eq!(checked.len(), 10, "every card due and read");
         if i >= WARM_UP {

@@ -270,11 +270,11 @@ async fn cards(services: &Services, who: &str, person: Option<&str>, out: &mut i
         // Only the person reads their cards; anyone else (an admin) gets counts.
         Some(other) if !find_person(&dir, other)?.id.eq(&me.id) => {
             let them = find_person(&dir, other)?;
-            let line = memory.counts_sentence(me, them).await.map_err(|e| e.to_string())?;
+            let line = memory.mine.counts_sentence(me, them).await.map_err(|e| e.to_string())?;
             writeln!(out, "{line}").map_err(w)?;
         }
         _ => {
-            let cards = memory.my_cards_read_only(me).await.map_err(|e| e.to_string())?;
+            let cards = memory.mine.my_cards_read_only(me).await.map_err(|e| e.to_string())?;
             if cards.is_empty() {
                 writeln!(out, "{} has no cards kept", me.name).map_err(w)?;
             }

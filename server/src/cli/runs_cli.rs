@@ -28,7 +28,7 @@ pub async fn ask(
     let asker = Asker { person, unwatched: true };
     let agent = runs.find_agent(&asker.person, agent).await.map_err(|e| e.to_string())?;
     let started = runs.ask(&asker, agent, question).await.map_err(|e| e.to_string())?;
-    let run = runs.execute(started.run).await.map_err(|e| e.to_string())?;
+    let run = runs.answering.execute(started.run).await.map_err(|e| e.to_string())?;
     print_run(&run, out).map_err(|e| e.to_string())?;
     match run.failure {
         Some(why) => Err(format!("{why} (try again with POST /api/runs/{}/retry)", run.id)),

@@ -47,7 +47,7 @@ async fn create_agent(
 ) -> Result<Response, ApiError> {
     let form =
         AgentForm { name: b.name, role: b.role.map(RoleId), owner: PersonId(b.owner), description: b.description };
-    let agent = s.org.create_agent(&by, &form).await?;
+    let agent = s.org.agents.create_agent(&by, &form).await?;
     Ok((StatusCode::CREATED, Json(agent)).into_response())
 }
 
@@ -64,19 +64,19 @@ async fn create_private_agent(
     Caller(by): Caller,
     Json(b): Json<NewPrivateAgentBody>,
 ) -> Result<Response, ApiError> {
-    let agent = s.org.create_private_agent(&by, &b.name, &b.description).await?;
+    let agent = s.org.agents.create_private_agent(&by, &b.name, &b.description).await?;
     Ok((StatusCode::CREATED, Json(agent)).into_response())
 }
 
 /// The caller's own private agents.
 async fn private_agents(State(s): State<AppState>, Caller(by): Caller) -> Result<Response, ApiError> {
-    Ok(Json(s.org.private_agents(&by).await?).into_response())
+    Ok(Json(s.org.agents.private_agents(&by).await?).into_response())
 }
 
 /// The agent's page as data: the agent, the toolsets it holds and its clearance, with what the
 /// caller may change.
 async fn agent(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(Json(s.org.agent_access(&by, AgentId(id)).await?).into_response())
+    Ok(Json(s.org.agents.agent_access(&by, AgentId(id)).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -90,7 +90,7 @@ async fn copy_agent(
     Path(id): Path<i64>,
     Json(b): Json<CopyBody>,
 ) -> Result<Response, ApiError> {
-    let copy = s.org.copy_agent_for_team(&by, AgentId(id), TeamId(b.team)).await?;
+    let copy = s.org.agents.copy_agent_for_team(&by, AgentId(id), TeamId(b.team)).await?;
     Ok((StatusCode::CREATED, Json(copy)).into_response())
 }
 
@@ -105,7 +105,7 @@ async fn set_toolsets(
     Path(id): Path<i64>,
     Json(b): Json<ToolsetsBody>,
 ) -> Result<Response, ApiError> {
-    s.org.set_agent_toolsets(&by, AgentId(id), &b.toolsets).await?;
+    s.org.agents.set_agent_toolsets(&by, AgentId(id), &b.toolsets).await?;
     let held = s.store.agent_access(AgentId(id)).await.map_err(ApiError::internal)?.map(|(_, t)| t).unwrap_or_default();
     Ok(Json(json!({ "agent": id, "toolsets": held })).into_response())
 }
@@ -121,7 +121,7 @@ async fn set_clearance(
     Path(id): Path<i64>,
     Json(b): Json<ClearanceBody>,
 ) -> Result<Response, ApiError> {
-    let meaning = s.org.set_agent_clearance(&by, AgentId(id), &b.clearance).await?;
+    let meaning = s.org.agents.set_agent_clearance(&by, AgentId(id), &b.clearance).await?;
     Ok(Json(json!({ "agent": id, "clearance": b.clearance.trim(), "meaning": meaning })).into_response())
 }
 
@@ -137,7 +137,7 @@ async fn set_admits_roles(
     Path(id): Path<i64>,
     Json(b): Json<AdmitsBody>,
 ) -> Result<Response, ApiError> {
-    let message = s.memory.set_admits_roles(&by, id, &b.roles).await?;
+    let message = s.memory.connectors.set_admits_roles(&by, id, &b.roles).await?;
     let c = s.store.connector(id).await.map_err(ApiError::internal)?;
     let admits = c.map(|c| c.admits_roles).unwrap_or_default();
     Ok(Json(json!({ "connector": id, "admits_roles": admits, "message": message })).into_response())
@@ -155,7 +155,7 @@ async fn set_own_keys(
     Path(id): Path<i64>,
     Json(b): Json<OwnKeysBody>,
 ) -> Result<Response, ApiError> {
-    let message = s.memory.set_own_key_tools(&by, id, &b.tools).await?;
+    let message = s.memory.connectors.set_own_key_tools(&by, id, &b.tools).await?;
     let c = s.store.connector(id).await.map_err(ApiError::internal)?;
     let tools = c.map(|c| c.own_key_tools).unwrap_or_default();
     Ok(Json(json!({ "connector": id, "own_key_tools": tools, "message": message })).into_response())
@@ -178,7 +178,7 @@ async fn set_write_target(
     Json(b): Json<WriteTargetBody>,
 ) -> Result<Response, ApiError> {
     let target = b.kind.as_deref().map(|k| (k, b.id_argument.as_deref().unwrap_or("")));
-    let message = s.memory.set_write_target(&by, id, &b.tool, target).await?;
+    let message = s.memory.connectors.set_write_target(&by, id, &b.tool, target).await?;
     let c = s.store.connector(id).await.map_err(ApiError::internal)?;
     let targets = c.map(|c| c.write_targets).unwrap_or_default();
     Ok(Json(json!({ "connector": id, "write_targets": targets, "message": message })).into_response())

@@ -190,7 +190,7 @@ async fn revoke_token(
 
 /// The person's own cards; only to them, in their session.
 async fn my_cards(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
-    let cards = s.memory.my_cards(&p).await?;
+    let cards = s.memory.mine.my_cards(&p).await?;
     Ok(Json(cards).into_response())
 }
 

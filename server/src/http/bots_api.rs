@@ -75,7 +75,7 @@ async fn set_manager(
             ))
         }
     };
-    s.org.set_manager(&by, PersonId(id), manager).await?;
+    s.org.teams.set_manager(&by, PersonId(id), manager).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -17,7 +17,7 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn inbox(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.inbox(&p).await?).into_response())
+    Ok(Json(s.runs.inbox.inbox(&p).await?).into_response())
 }
 
 async fn approve(
@@ -25,7 +25,7 @@ async fn approve(
     SessionCaller(p): SessionCaller,
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.approve(&p, id).await?).into_response())
+    Ok(Json(s.runs.inbox.approve(&p, id).await?).into_response())
 }
 
 async fn decline(
@@ -33,5 +33,5 @@ async fn decline(
     SessionCaller(p): SessionCaller,
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.decline(&p, id).await?).into_response())
+    Ok(Json(s.runs.inbox.decline(&p, id).await?).into_response())
 }

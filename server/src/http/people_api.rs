@@ -54,7 +54,7 @@ async fn add_person(
     Json(b): Json<NewPersonBody>,
 ) -> Result<Response, ApiError> {
     let new = AddPerson { name: b.name, email: b.email, main_team: b.main_team.map(TeamId), role: b.role.map(RoleId) };
-    let link = s.org.add_person(&by, &new).await?;
+    let link = s.org.people.add_person(&by, &new).await?;
     tracing::info!(person = %link.person.id, by = %by.id, "added a person");
     Ok((StatusCode::CREATED, Json(invite_json(&headers, &link))).into_response())
 }
@@ -75,7 +75,7 @@ async fn reset_password(
     Path(id): Path<i64>,
     Json(b): Json<ResetBody>,
 ) -> Result<Response, ApiError> {
-    let link = s.org.reset_password(&by, &b.password, PersonId(id)).await?;
+    let link = s.org.people.reset_password(&by, &b.password, PersonId(id)).await?;
     tracing::info!(person = id, by = %by.id, "reset a password");
     Ok((StatusCode::CREATED, Json(invite_json(&headers, &link))).into_response())
 }
@@ -91,6 +91,6 @@ async fn set_admin(
     Path(id): Path<i64>,
     Json(b): Json<AdminBody>,
 ) -> Result<Response, ApiError> {
-    let message = s.org.set_admin(&by, PersonId(id), b.admin).await?;
+    let message = s.org.people.set_admin(&by, PersonId(id), b.admin).await?;
     Ok(Json(json!({ "message": message })).into_response())
 }

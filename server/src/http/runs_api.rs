@@ -61,10 +61,10 @@ struct FollowUp {
 /// Answers the run now (or, with `wait=false`, in the background) and replies with it.
 async fn answered(s: &AppState, asker: &Asker, started: Started, wait: Option<bool>) -> Result<Response, ApiError> {
     let run = if wait.unwrap_or(true) {
-        s.runs.execute(started.run).await?
+        s.runs.answering.execute(started.run).await?
     } else {
         s.runs.launch(started.run);
-        s.runs.run(&asker.person, started.run).await?
+        s.runs.threads.run(&asker.person, started.run).await?
     };
     Ok((StatusCode::CREATED, Json(json!({ "thread": started.thread, "run": run }))).into_response())
 }
@@ -101,15 +101,15 @@ async fn agents(State(s): State<AppState>, Caller(p): Caller) -> Result<Response
 }
 
 async fn my_threads(State(s): State<AppState>, Caller(p): Caller) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.my_threads(&p).await?).into_response())
+    Ok(Json(s.runs.threads.my_threads(&p).await?).into_response())
 }
 
 async fn thread(State(s): State<AppState>, Caller(p): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.thread(&p, ThreadId(id)).await?).into_response())
+    Ok(Json(s.runs.threads.thread(&p, ThreadId(id)).await?).into_response())
 }
 
 async fn run(State(s): State<AppState>, Caller(p): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.run(&p, RunId(id)).await?).into_response())
+    Ok(Json(s.runs.threads.run(&p, RunId(id)).await?).into_response())
 }
 
 async fn retry(
@@ -139,7 +139,7 @@ struct After {
 
 /// Events after an id, for admins to follow: ids and names only.
 async fn events(State(s): State<AppState>, Caller(p): Caller, Query(a): Query<After>) -> Result<Response, ApiError> {
-    Ok(Json(s.runs.events_after(&p, a.after.unwrap_or(0)).await?).into_response())
+    Ok(Json(s.runs.threads.events_after(&p, a.after.unwrap_or(0)).await?).into_response())
 }
 
 /// The roles and teams whose people see only checked answers (admins).

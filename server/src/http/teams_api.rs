@@ -68,7 +68,7 @@ async fn create_team(
 ) -> Result<Response, ApiError> {
     let name = name_field(b.name)?.unwrap_or_default();
     let role = id_or_null("role", b.role, "a role")?.flatten().map(RoleId);
-    let team = s.org.create_team(&by, &name, role).await?;
+    let team = s.org.teams.create_team(&by, &name, role).await?;
     Ok((StatusCode::CREATED, Json(team_json(&team))).into_response())
 }
 
@@ -94,7 +94,7 @@ async fn change_team(
         role: id_or_null("role", b.role, "a role")?.map(|r| r.map(RoleId)),
         lead: id_or_null("lead", b.lead, "a person")?.map(|p| p.map(PersonId)),
     };
-    let team = s.org.change_team(&by, TeamId(id), &edit).await?;
+    let team = s.org.teams.change_team(&by, TeamId(id), &edit).await?;
     Ok(Json(team_json(&team)).into_response())
 }
 
@@ -116,6 +116,6 @@ async fn move_person(
     let Some(team) = team.as_i64() else {
         return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", "The team must be a team's id"));
     };
-    let message = s.org.move_person(&by, PersonId(id), TeamId(team)).await?;
+    let message = s.org.teams.move_person(&by, PersonId(id), TeamId(team)).await?;
     Ok(Json(json!({ "person": id, "team": team, "message": message })).into_response())
 }

@@ -35,7 +35,7 @@ pub fn spawn_jobs(services: &Services) {
 /// One check of the timed jobs, each run in a span of its own.
 pub async fn run_due_jobs(memory: &PersonMemory) {
     async {
-        match memory.prepare_due().await {
+        match memory.prepare.prepare_due().await {
             Ok(ran) if !ran.is_empty() => tracing::info!(people = ran.len(), "prepared the day"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "Prepare my day was skipped"),
@@ -44,7 +44,7 @@ pub async fn run_due_jobs(memory: &PersonMemory) {
     .instrument(job_span("prepare_my_day"))
     .await;
     async {
-        match memory.forgetting_due().await {
+        match memory.prepare.forgetting_due().await {
             Ok(Some((uses, cards))) => tracing::info!(uses, cards, "the forgetting job ran"),
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, "the forgetting job was skipped"),

@@ -147,7 +147,7 @@ async fn an_admin_creates_an_agent_with_a_session_or_a_token() {
     }
     let ada_p = person(&app, "ada").await;
     let eve = person(&app, "eve").await;
-    app.org.person_leaves(&ada_p, eve.id).await.unwrap();
+    app.org.people.person_leaves(&ada_p, eve.id).await.unwrap();
     let (status, answer) = post(&ada, &app, "/api/agents", json!({"name": "Left", "owner": eve.id.0})).await;
     assert_eq!(
         (status, answer),
@@ -278,7 +278,7 @@ async fn toolsets_are_given_by_the_manager_and_narrowing_who_they_admit_holds_at
         post_with_token(app, &token, &format!("/api/agents/{support}/toolsets"), json!({"toolsets": []})).await;
     assert_eq!((status, &b["toolsets"]), (StatusCode::OK, &json!([])), "{b}");
     assert_eq!(
-        app.memory.running_agent(engine::org::AgentId(support)).await.unwrap().holds_toolsets,
+        app.memory.runs.running_agent(engine::org::AgentId(support)).await.unwrap().holds_toolsets,
         Vec::<i64>::new()
     );
     let (status, b) = post_with_token(
@@ -289,7 +289,7 @@ async fn toolsets_are_given_by_the_manager_and_narrowing_who_they_admit_holds_at
     )
     .await;
     assert_eq!((status, &b["toolsets"]), (StatusCode::OK, &json!([c.connector])));
-    let running = app.memory.running_agent(engine::org::AgentId(support)).await.unwrap();
+    let running = app.memory.runs.running_agent(engine::org::AgentId(support)).await.unwrap();
     assert_eq!(
         (running.holds_toolsets, running.cleared_for),
         (vec![c.connector], engine::cards::access::DataLabel::Public),
@@ -326,7 +326,7 @@ async fn an_admin_alone_sets_the_clearance_and_the_page_says_what_it_means() {
     assert_eq!(status, StatusCode::OK, "{b}");
     assert_eq!(b["meaning"], "this agent's model may be given cards labelled up to confidential");
     assert_eq!(
-        app.memory.running_agent(engine::org::AgentId(support)).await.unwrap().cleared_for,
+        app.memory.runs.running_agent(engine::org::AgentId(support)).await.unwrap().cleared_for,
         engine::cards::access::DataLabel::Confidential
     );
     let audit = audited(&app, "agent.clearance").await;
@@ -387,7 +387,7 @@ async fn an_admin_sets_a_tool_to_peoples_own_keys() {
     assert!(!modes.is_empty(), "the key change is audited");
     // Profile → Memory now asks her for her own key to Acme ATS.
     let me = person(app, "alice").await;
-    let own = app.memory.own_key_connectors(&me).await.unwrap();
+    let own = app.memory.connectors.own_key_connectors(&me).await.unwrap();
     assert!(own.iter().any(|(id, name, _)| *id == c.connector && name == "Acme ATS"));
 
     let (status, answer) = post(&ada, app, &path, json!({"tools": ["drop_database"]})).await;
@@ -470,11 +470,11 @@ async fn the_pages_forms_work_as_plain_posts_and_keep_what_was_typed() {
     let (_, html) = plain_page(app, &ada, &page).await;
     assert!(html.contains("Saved the agent's toolsets"), "{html}");
     assert_eq!(
-        app.memory.running_agent(engine::org::AgentId(deal_desk)).await.unwrap().holds_toolsets,
+        app.memory.runs.running_agent(engine::org::AgentId(deal_desk)).await.unwrap().holds_toolsets,
         vec![c.connector]
     );
     app.form_post(&ada, "/fn/set_agent_toolsets", &[("agent", id.as_str())]).await;
-    assert!(app.memory.running_agent(engine::org::AgentId(deal_desk)).await.unwrap().holds_toolsets.is_empty());
+    assert!(app.memory.runs.running_agent(engine::org::AgentId(deal_desk)).await.unwrap().holds_toolsets.is_empty());
 
     // Clearance: Ada sets it; Alice, its owner, is refused in words.
     app.form_post(&ada, "/fn/set_agent_clearance", &[("agent", id.as_str()), ("clearance", "personal")]).await;

@@ -69,7 +69,7 @@ async fn a_change_at_the_source_is_a_line_under_the_answer_and_the_card_is_updat
     // The card holds what was read, and the read counted as no use of it.
     let p = person(&c.app, "alice").await;
     let card = card_of(&c.app, &p, "L-1001").await.unwrap();
-    let kept = c.app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.card == card).unwrap();
+    let kept = c.app.memory.mine.my_cards(&p).await.unwrap().into_iter().find(|v| v.card == card).unwrap();
     assert!(kept.fields.iter().any(|f| f.name == "stage" && f.value == "Won"), "{:?}", kept.fields);
 
     // The thread page shows the state and the line under the answer.
@@ -159,22 +159,22 @@ async fn the_kill_switch_and_the_hourly_limit_stop_a_check() {
     c.app.clock.advance(Duration::minutes(61));
     let mut ats = c.app.store.connector(c.connector).await.unwrap().unwrap();
     ats.killed = true;
-    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &ats).await.unwrap();
     let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
     assert_eq!(asked["run"]["check"]["state"], "not_checked");
     assert_eq!(asked["run"]["check"]["reason"], "Acme ATS is switched off");
 
     ats.killed = false;
     ats.hourly_limit = 1;
-    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &ats).await.unwrap();
     // The hour's one read goes to someone's Refresh; the check finds the limit spent.
     let p = person(&c.app, "alice").await;
     let other = card_of(&c.app, &p, "L-1002").await.unwrap();
-    c.app.memory.refresh(&p, other).await.unwrap();
+    c.app.memory.reads.refresh(&p, other).await.unwrap();
     let asked = ask(&c.app, &alice, "Sales Assistant", WHERE).await;
     assert_eq!(asked["run"]["check"]["state"], "not_checked");
     assert_eq!(asked["run"]["check"]["reason"], "Acme ATS's hourly limit of 1 reads is spent");
-    let kept = c.app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
+    let kept = c.app.memory.mine.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
     assert!(!kept.fields.iter().any(|f| f.value == "Won"), "nothing was read, so nothing changed");
 }
 
@@ -195,7 +195,7 @@ async fn a_field_the_source_leaves_out_is_unknown_at_the_check() {
     let asked = ask(&app, &alice, "Sales Assistant", WHERE).await;
     assert_eq!(check(&asked["run"]), ("checked".to_string(), vec![]), "a stage left out is no change");
     let p = person(&app, "alice").await;
-    let kept = app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
+    let kept = app.memory.mine.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
     assert!(kept.fields.iter().any(|f| f.name == "stage" && f.value != "Won"), "the kept stage stands");
 }
 
@@ -425,15 +425,15 @@ async fn runs_and_checks_a_stopped_server_left_end_plainly() {
     };
     c.app.store.end_run(answered.id, &end, now).await.unwrap();
     let running = c.app.store.create_run(&new, now).await.unwrap();
-    assert_eq!(c.app.runs.end_stale().await.unwrap(), 0, "nothing is stale yet");
+    assert_eq!(c.app.runs.answering.end_stale().await.unwrap(), 0, "nothing is stale yet");
     c.app.clock.advance(Duration::minutes(16));
-    assert_eq!(c.app.runs.end_stale().await.unwrap(), 2);
+    assert_eq!(c.app.runs.answering.end_stale().await.unwrap(), 2);
     let (_, r) = c.app.get_json(&alice, &format!("/api/runs/{}", answered.id)).await;
     assert_eq!(r["check"]["state"], "not_checked");
     assert_eq!(r["check"]["words"], "Not checked: the server stopped before the check finished");
     let (_, r) = c.app.get_json(&alice, &format!("/api/runs/{}", running.id)).await;
     assert_eq!(r["state"], "failed");
-    assert_eq!(c.app.runs.end_stale().await.unwrap(), 0, "each is ended once");
+    assert_eq!(c.app.runs.answering.end_stale().await.unwrap(), 0, "each is ended once");
 }
 
 /// A lesson the nightly job wrote that claims a field of L-1001.
@@ -694,7 +694,7 @@ async fn an_unwatched_answer_shows_on_no_path_until_its_check_has_ended() {
     }
     let (_, events) = c.app.get_json(&ada, "/api/events").await;
     shown.push(("/api/events".into(), events.to_string()));
-    let again = c.app.runs.execute(RunId(run)).await.unwrap();
+    let again = c.app.runs.answering.execute(RunId(run)).await.unwrap();
     shown.push(("execute".into(), serde_json::to_string(&again).unwrap()));
     for (path, text) in &shown {
         assert!(!text.contains(ANSWER), "{path} shows the answer before its check ended: {text}");
@@ -808,7 +808,7 @@ async fn a_card_past_its_hard_limit_is_read_from_its_source_before_the_model_is_
         "{memory}"
     );
     // The read kept what it found, as Refresh does, so the answer's check has nothing due.
-    let kept = c.app.memory.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
+    let kept = c.app.memory.mine.my_cards(&p).await.unwrap().into_iter().find(|v| v.record_id == "L-1001").unwrap();
     assert!(kept.fields.iter().any(|f| f.name == "stage" && f.value == "Won"), "{:?}", kept.fields);
     assert_eq!(check(run).0, "not_needed", "{run}");
 
@@ -839,7 +839,7 @@ async fn a_card_past_its_hard_limit_reads_through_the_kill_switch_and_the_hourly
     let alice = c.app.sign_in("alice").await;
     let mut ats = c.app.store.connector(c.connector).await.unwrap().unwrap();
     ats.killed = true;
-    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &ats).await.unwrap();
     ask(&c.app, &alice, "Sales Assistant", WHERE).await;
     let user = last_user_turn(&model);
     assert!(user.contains("lead L-1001\nnot read: Acme ATS is switched off"), "{user}");
@@ -847,10 +847,10 @@ async fn a_card_past_its_hard_limit_reads_through_the_kill_switch_and_the_hourly
 
     ats.killed = false;
     ats.hourly_limit = 1;
-    c.app.memory.save_settings(&ada, &ats).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &ats).await.unwrap();
     let p = person(&c.app, "alice").await;
     let other = card_of(&c.app, &p, "L-1002").await.unwrap();
-    c.app.memory.refresh(&p, other).await.unwrap();
+    c.app.memory.reads.refresh(&p, other).await.unwrap();
     ask(&c.app, &alice, "Sales Assistant", WHERE).await;
     let user = last_user_turn(&model);
     assert!(user.contains("lead L-1001\nnot read: Acme ATS's hourly limit of 1 reads is spent"), "{user}");

@@ -42,7 +42,7 @@ pub(crate) async fn person(app: &TestApp, login: &str) -> Person {
 }
 
 pub(crate) async fn card_of(app: &TestApp, who: &Person, record: &str) -> Option<i64> {
-    app.memory.my_cards(who).await.unwrap().into_iter().find(|c| c.record_id == record).map(|c| c.card)
+    app.memory.mine.my_cards(who).await.unwrap().into_iter().find(|c| c.record_id == record).map(|c| c.card)
 }
 
 pub(crate) async fn admin(ats: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> StatusCode {
@@ -74,7 +74,7 @@ async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
     let l2 = card_of(&c.app, &alice, "L-1002").await.expect("L-1002 is kept for Alice");
-    assert_eq!(c.app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::NoChange);
+    assert_eq!(c.app.memory.reads.refresh(&alice, l2).await.unwrap(), RefreshOutcome::NoChange);
 
     let mut rec = lead(&c.ats, "L-1002").await;
     let before = rec["stage"].as_str().unwrap().to_string();
@@ -89,7 +89,7 @@ async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
     assert!(html.contains("open work"), "a Proposal is an open deal");
 
     assert_eq!(admin(&c.ats, reqwest::Method::DELETE, "/admin/leads/L-1002", None).await, StatusCode::NO_CONTENT);
-    assert_eq!(c.app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::Gone("Acme ATS".into()));
+    assert_eq!(c.app.memory.reads.refresh(&alice, l2).await.unwrap(), RefreshOutcome::Gone("Acme ATS".into()));
     assert!(card_of(&c.app, &alice, "L-1002").await.is_none(), "gone at the source, gone here");
     let removed = audited(&c.app, "card.remove").await;
     assert!(removed.iter().any(|e| e.subject == format!("card:{l2}") && e.detail == "gone at Acme ATS"), "{removed:?}");
@@ -97,7 +97,7 @@ async fn refresh_sees_a_change_a_removal_and_a_source_that_is_down() {
     let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
     c.ats_task.abort();
     let _ = c.ats_task.await;
-    match c.app.memory.refresh(&alice, l1).await.unwrap() {
+    match c.app.memory.reads.refresh(&alice, l1).await.unwrap() {
         RefreshOutcome::NotChecked(why) => {
             assert!(why.starts_with("Acme ATS: the source could not be reached"), "{why}")
         }
@@ -117,7 +117,7 @@ async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
 
     // Only the lead tools move to people's own keys: lead cards hide, tickets stay.
     let lead_tools: Vec<String> = ["list_leads", "get_lead", "search_leads"].iter().map(|s| s.to_string()).collect();
-    let removed = c.app.memory.set_key_mode(&ada, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
+    let removed = c.app.memory.connectors.set_key_mode(&ada, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
     assert_eq!(removed, 0, "the company key is still in use for tickets");
     assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "the field is no longer shown");
     assert!(card_of(&c.app, &sue, "T-4411").await.is_some());
@@ -126,23 +126,24 @@ async fn the_key_mode_switch_hides_then_removes_company_key_cards() {
     assert!(kept > 0, "hidden, not removed");
 
     // Back to the company key, the cards show again: nothing was lost.
-    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::Company, &[]).await.unwrap();
+    c.app.memory.connectors.set_key_mode(&ada, c.connector, KeyMode::Company, &[]).await.unwrap();
     assert!(card_of(&c.app, &alice, "L-1001").await.is_some());
 
     // Every tool to the acting-for header: no tool reads with the company key, so its cards go.
-    let removed = c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    let removed = c.app.memory.connectors.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
     assert!(removed >= 3, "{removed}");
     assert_eq!(c.app.store.counts(alice.id).await.unwrap(), (0, 0));
-    let alice_denied = c.app.memory.set_key_mode(&alice, c.connector, KeyMode::Company, &[]).await.unwrap_err();
+    let alice_denied =
+        c.app.memory.connectors.set_key_mode(&alice, c.connector, KeyMode::Company, &[]).await.unwrap_err();
     assert_eq!(alice_denied.to_string(), "Only an admin can change a connector");
 
     // Read again as Alice with the acting-for header: the card is hers alone.
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").expect("Sales has it");
-    assert!(c.app.memory.run_query(&alice, open_deals).await.unwrap() >= 1);
+    assert!(c.app.memory.prepare.run_query(&alice, open_deals).await.unwrap() >= 1);
     let sam = person(&c.app, "sam").await;
     let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
-    assert!(c.app.memory.my_cards(&sam).await.unwrap().iter().all(|c| c.card != card));
+    assert!(c.app.memory.mine.my_cards(&sam).await.unwrap().iter().all(|c| c.card != card));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -151,11 +152,11 @@ async fn keep_cards_off_removes_the_connectors_cards_at_once() {
     let alice = person(&c.app, "alice").await;
     let ada = person(&c.app, "ada").await;
     assert!(c.app.store.counts(alice.id).await.unwrap().0 > 0);
-    let removed = c.app.memory.set_keep_cards(&ada, c.connector, false).await.unwrap();
+    let removed = c.app.memory.connectors.set_keep_cards(&ada, c.connector, false).await.unwrap();
     assert!(removed >= 4, "{removed}");
     assert_eq!(c.app.store.counts(alice.id).await.unwrap(), (0, 0));
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
-    assert_eq!(c.app.memory.run_query(&alice, &q[0]).await.unwrap(), 0, "nothing is kept while it is off");
+    assert_eq!(c.app.memory.prepare.run_query(&alice, &q[0]).await.unwrap(), 0, "nothing is kept while it is off");
 }
 
 pub(crate) fn at(s: &str) -> DateTime<Utc> {
@@ -173,34 +174,35 @@ async fn every_read_goes_through_the_kill_switch_and_the_hourly_limit() {
     let alice = person(&c.app, "alice").await;
     let ada = person(&c.app, "ada").await;
     let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
-    let mut sheet = c.app.memory.sheet(&ada, c.connector).await.unwrap().connector;
+    let mut sheet = c.app.memory.connectors.sheet(&ada, c.connector).await.unwrap().connector;
     sheet.killed = true;
-    c.app.memory.save_settings(&ada, &sheet).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &sheet).await.unwrap();
     let before = ats_calls(&c.ats).await;
     assert_eq!(
-        c.app.memory.refresh(&alice, card).await.unwrap(),
+        c.app.memory.reads.refresh(&alice, card).await.unwrap(),
         RefreshOutcome::NotChecked("Acme ATS is switched off".into())
     );
     assert_eq!(ats_calls(&c.ats).await, before, "no call under the kill switch");
     sheet.killed = false;
     sheet.hourly_limit = 1;
-    c.app.memory.save_settings(&ada, &sheet).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &sheet).await.unwrap();
     // The demo's first reads used this hour already.
     assert_eq!(
-        c.app.memory.refresh(&alice, card).await.unwrap(),
+        c.app.memory.reads.refresh(&alice, card).await.unwrap(),
         RefreshOutcome::NotChecked("Acme ATS's hourly limit of 1 reads is spent".into())
     );
     c.app.clock.advance(chrono::Duration::minutes(61));
-    assert_eq!(c.app.memory.refresh(&alice, card).await.unwrap(), RefreshOutcome::NoChange);
+    assert_eq!(c.app.memory.reads.refresh(&alice, card).await.unwrap(), RefreshOutcome::NoChange);
 
     // A run's selection sees the same decision: an agent not cleared for the label gets nothing.
-    let sel = c.app.memory.select_for(&alice, "What stage is Nimbus Logistics at?", None).await.unwrap();
+    let sel = c.app.memory.mine.select_for(&alice, "What stage is Nimbus Logistics at?", None).await.unwrap();
     assert!(sel.cards.iter().any(|s| s.record_id == "L-1001"));
     let uncleared = engine::cards::access::RunningAgent {
         holds_toolsets: vec![c.connector],
         cleared_for: engine::cards::access::DataLabel::Public,
     };
-    let sel = c.app.memory.select_for(&alice, "What stage is Nimbus Logistics at?", Some(&uncleared)).await.unwrap();
+    let sel =
+        c.app.memory.mine.select_for(&alice, "What stage is Nimbus Logistics at?", Some(&uncleared)).await.unwrap();
     assert!(sel.cards.is_empty());
 }
 
@@ -217,20 +219,20 @@ async fn a_refresh_the_source_forbids_is_not_checked_and_the_use_goes() {
     let c = spawn_cards().await;
     let (alice, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
     // Read as each person, so the source decides what each may see.
-    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    c.app.memory.connectors.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     for query in &q {
-        assert!(c.app.memory.run_query(&alice, query).await.unwrap() >= 1, "{}", query.label);
+        assert!(c.app.memory.prepare.run_query(&alice, query).await.unwrap() >= 1, "{}", query.label);
     }
     let l1 = card_of(&c.app, &alice, "L-1001").await.expect("kept as Alice");
     let l2 = card_of(&c.app, &alice, "L-1002").await.expect("kept as Alice");
-    c.app.memory.forget(&alice, l2).await.unwrap();
+    c.app.memory.reads.forget(&alice, l2).await.unwrap();
 
     // The leads move to Sam: they still exist, but Alice may no longer read them.
     let mut rec = lead(&c.ats, "L-1002").await;
     rec["owner"] = json!("sam@acme.example");
     assert!(admin(&c.ats, reqwest::Method::PUT, "/admin/leads/L-1002", Some(rec)).await.is_success());
-    let refused = c.app.memory.pin_back(&alice, c.connector, "lead", "L-1002").await.unwrap_err();
+    let refused = c.app.memory.reads.pin_back(&alice, c.connector, "lead", "L-1002").await.unwrap_err();
     assert_eq!(refused.to_string(), "Not pinned: Acme ATS refused the read (forbidden); it stays forgotten");
     let mut rec = lead(&c.ats, "L-1001").await;
     rec["owner"] = json!("sam@acme.example");
@@ -365,7 +367,7 @@ async fn a_field_the_source_leaves_out_is_unknown_never_a_change() {
 
     // A later read that returns the field clears the mark, and an unchanged value is no change.
     partial.leave_out(None);
-    assert_eq!(app.memory.refresh(&alice, l2).await.unwrap(), RefreshOutcome::NoChange);
+    assert_eq!(app.memory.reads.refresh(&alice, l2).await.unwrap(), RefreshOutcome::NoChange);
     let (_, html) = app.page(&browser, "/profile/memory").await;
     assert!(!plain(&html).contains("not returned by"), "{}", plain(&html));
     let (_, cards) = app.get_json(&browser, "/api/memory/cards").await;

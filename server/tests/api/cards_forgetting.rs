@@ -13,14 +13,14 @@ async fn a_forgotten_record_is_not_kept_again_for_30_days() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
     let card = card_of(&c.app, &alice, "L-1001").await.unwrap();
-    c.app.memory.forget(&alice, card).await.unwrap();
+    c.app.memory.reads.forget(&alice, card).await.unwrap();
     assert!(card_of(&c.app, &alice, "L-1001").await.is_none());
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
-    c.app.memory.run_query(&alice, open_deals).await.unwrap();
+    c.app.memory.prepare.run_query(&alice, open_deals).await.unwrap();
     assert!(card_of(&c.app, &alice, "L-1001").await.is_none(), "read again within 30 days: not kept");
     c.app.clock.advance(chrono::Duration::days(31));
-    c.app.memory.run_query(&alice, open_deals).await.unwrap();
+    c.app.memory.prepare.run_query(&alice, open_deals).await.unwrap();
     assert!(card_of(&c.app, &alice, "L-1001").await.is_some(), "after 30 days it may be kept again");
 }
 
@@ -76,14 +76,14 @@ async fn the_forgetting_job_runs_once_a_day_from_two_in_the_companys_zone() {
     // 01:59 in Kolkata: not yet.
     let base = engine::Clock::now(c.app.clock.as_ref()).date_naive() + chrono::Duration::days(31);
     c.app.clock.set(base.and_hms_opt(20, 29, 0).unwrap().and_utc());
-    assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None);
+    assert_eq!(c.app.memory.prepare.forgetting_due().await.unwrap(), None);
     c.app.clock.set(base.and_hms_opt(20, 31, 0).unwrap().and_utc());
-    let (uses, cards) = c.app.memory.forgetting_due().await.unwrap().expect("due at 02:01");
+    let (uses, cards) = c.app.memory.prepare.forgetting_due().await.unwrap().expect("due at 02:01");
     assert!(uses >= 1 && cards >= 1, "{uses} uses, {cards} cards");
     assert_eq!(c.app.store.counts(alice.id).await.unwrap(), (1, 1), "the pinned card stays");
     assert!(audited(&c.app, "card_use.remove").await.iter().any(|e| e.detail.ends_with("hard limit")));
     assert_eq!(audited(&c.app, "card.remove_unkept").await.len(), 1, "what went is audited");
-    assert_eq!(c.app.memory.forgetting_due().await.unwrap(), None, "once a day");
+    assert_eq!(c.app.memory.prepare.forgetting_due().await.unwrap(), None, "once a day");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -99,18 +99,18 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
     let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
     let mut conn = c.app.store.connector(c.connector).await.unwrap().unwrap();
     conn.admits_roles = vec!["support".into()];
-    c.app.memory.save_settings(&ada, &conn).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &conn).await.unwrap();
     assert_eq!(
-        c.app.memory.refresh(&alice, l1).await.unwrap(),
+        c.app.memory.reads.refresh(&alice, l1).await.unwrap(),
         RefreshOutcome::NotChecked("Acme ATS does not admit your role".into()),
         "no read is made for her, even of a card she still holds"
     );
 
     // Read as Alice: the toolset no longer admits Sales, so her place on its cards goes, pinned or not.
-    assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
+    assert!(c.app.memory.mine.my_cards(&alice).await.unwrap().is_empty());
     assert_eq!(counts(&c.app, &alice).await, (0, 0), "removed, not hidden");
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
-    let refused = c.app.memory.run_query(&alice, &q[0]).await.unwrap_err();
+    let refused = c.app.memory.prepare.run_query(&alice, &q[0]).await.unwrap_err();
     assert_eq!(refused, "Acme ATS does not admit your role", "nothing is read for her");
     let removed = audited(&c.app, "card_use.remove").await;
     assert!(
@@ -126,14 +126,14 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
     c.app.clock.set(tomorrow.and_hms_opt(20, 31, 0).unwrap().and_utc());
     let sue_before = counts(&c.app, &sue).await;
     assert!(sue_before.0 > 0);
-    c.app.memory.forgetting_due().await.unwrap().expect("due at 02:01 in Kolkata");
+    c.app.memory.prepare.forgetting_due().await.unwrap().expect("due at 02:01 in Kolkata");
     assert_eq!(counts(&c.app, &sam).await, (0, 0));
     assert_eq!(counts(&c.app, &sue).await, sue_before, "Support is still admitted, within the hard limit");
 
     // Admitted again, nothing comes back by itself: the uses went, they were not hidden.
     conn.admits_roles = vec![];
-    c.app.memory.save_settings(&ada, &conn).await.unwrap();
-    assert!(c.app.memory.my_cards(&alice).await.unwrap().is_empty());
+    c.app.memory.connectors.save_settings(&ada, &conn).await.unwrap();
+    assert!(c.app.memory.mine.my_cards(&alice).await.unwrap().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -141,10 +141,10 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     let c = spawn_cards().await;
     let (alice, sam, ada) = (person(&c.app, "alice").await, person(&c.app, "sam").await, person(&c.app, "ada").await);
     // Cards read as Alice herself, with the acting-for header: her card readership.
-    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
+    c.app.memory.connectors.set_key_mode(&ada, c.connector, KeyMode::ActingFor, &[]).await.unwrap();
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
-    assert!(c.app.memory.run_query(&alice, open_deals).await.unwrap() >= 1);
+    assert!(c.app.memory.prepare.run_query(&alice, open_deals).await.unwrap() >= 1);
     let hers = card_of(&c.app, &alice, "L-1001").await.expect("read as her");
     assert!(counts(&c.app, &alice).await.0 >= 1);
 
@@ -152,9 +152,9 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     let r = browser.post(c.app.url("/api/tokens")).json(&json!({"name": "cli"})).send().await.unwrap();
     let token = body(r).await["token"].as_str().unwrap().to_string();
 
-    let refused = c.app.org.person_leaves(&sam, alice.id).await.unwrap_err();
+    let refused = c.app.org.people.person_leaves(&sam, alice.id).await.unwrap_err();
     assert_eq!(refused.to_string(), "Only an admin can mark someone as left");
-    let refused = c.app.org.person_leaves(&ada, ada.id).await.unwrap_err();
+    let refused = c.app.org.people.person_leaves(&ada, ada.id).await.unwrap_err();
     assert_eq!(refused.to_string(), "You cannot mark yourself as left; ask another admin");
 
     // Through the drawer, as an admin confirms it.
@@ -185,10 +185,10 @@ async fn a_person_who_leaves_is_signed_out_and_their_memory_goes() {
     let refused = server::cli::run_memory(&cmd, Some(c.app.database_url.clone()), &mut out).await.unwrap_err();
     assert_eq!(refused, "Alice Chen has left and can no longer act here");
 
-    let again = c.app.org.person_leaves(&ada, alice.id).await.unwrap_err();
+    let again = c.app.org.people.person_leaves(&ada, alice.id).await.unwrap_err();
     assert_eq!(again.to_string(), "Alice Chen has already left");
     let team = c.app.org.directory().await.unwrap().teams[0].id;
-    let refused = c.app.org.set_team_lead(&ada, team, Some(alice.id)).await.unwrap_err();
+    let refused = c.app.org.teams.set_team_lead(&ada, team, Some(alice.id)).await.unwrap_err();
     assert_eq!(refused.to_string(), "Alice Chen has left and cannot lead a team");
     // History still names her.
     assert_eq!(c.app.store.person(alice.id).await.unwrap().unwrap().name, "Alice Chen");
@@ -199,8 +199,8 @@ async fn a_forgotten_record_can_be_pinned_back_within_its_30_days() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
     let card = card_of(&c.app, &alice, "L-1002").await.unwrap();
-    c.app.memory.forget(&alice, card).await.unwrap();
-    let forgotten = c.app.memory.forgotten(&alice).await.unwrap();
+    c.app.memory.reads.forget(&alice, card).await.unwrap();
+    let forgotten = c.app.memory.reads.forgotten(&alice).await.unwrap();
     assert_eq!(forgotten.len(), 1);
     assert!(forgotten[0].line.starts_with("lead L-1002 · Acme ATS · forgotten just now · kept out until "));
     assert_eq!(audited(&c.app, "card.forget").await.len(), 1);
@@ -219,20 +219,20 @@ async fn a_forgotten_record_can_be_pinned_back_within_its_30_days() {
     assert!(r.status().is_redirection());
     let (_, html) = c.app.page(&browser, "/profile/memory").await;
     assert!(html.contains("Pinned lead L-1002 back, read again from Acme ATS"), "{html}");
-    let back = c.app.memory.my_cards(&alice).await.unwrap();
+    let back = c.app.memory.mine.my_cards(&alice).await.unwrap();
     let l2 = back.iter().find(|c| c.record_id == "L-1002").expect("kept again");
     assert!(l2.pinned, "pinned");
     assert!(l2.fields.iter().any(|f| f.name == "stage" && f.value == "Proposal"), "read again");
-    assert!(c.app.memory.forgotten(&alice).await.unwrap().is_empty(), "the forget is closed");
+    assert!(c.app.memory.reads.forgotten(&alice).await.unwrap().is_empty(), "the forget is closed");
     assert_eq!(audited(&c.app, "card.forget_lifted").await.len(), 1);
 
     // A record gone at the source cannot be pinned back: it stays forgotten, nothing changes.
     let l1 = card_of(&c.app, &alice, "L-1001").await.unwrap();
-    c.app.memory.forget(&alice, l1).await.unwrap();
+    c.app.memory.reads.forget(&alice, l1).await.unwrap();
     assert_eq!(admin(&c.ats, reqwest::Method::DELETE, "/admin/leads/L-1001", None).await, StatusCode::NO_CONTENT);
-    let refused = c.app.memory.pin_back(&alice, 1, "lead", "L-1001").await.unwrap_err();
+    let refused = c.app.memory.reads.pin_back(&alice, 1, "lead", "L-1001").await.unwrap_err();
     assert_eq!(refused.to_string(), "Not pinned: lead L-1001 is no longer at Acme ATS; it stays forgotten");
-    assert_eq!(c.app.memory.forgotten(&alice).await.unwrap().len(), 1);
-    let refused = c.app.memory.pin_back(&alice, 1, "lead", "L-1003").await.unwrap_err();
+    assert_eq!(c.app.memory.reads.forgotten(&alice).await.unwrap().len(), 1);
+    let refused = c.app.memory.reads.pin_back(&alice, 1, "lead", "L-1003").await.unwrap_err();
     assert_eq!(refused.to_string(), "You have not forgotten that record, or its 30 days are over");
 }

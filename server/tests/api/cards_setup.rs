@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 async fn prepare_my_day_runs_at_the_local_time_across_a_dst_change() {
     let c = spawn_cards().await;
     let sam = person(&c.app, "sam").await;
-    c.app.memory.set_time_zone(&sam, "Europe/London").await.unwrap();
-    c.app.memory.set_prepare(&sam, true, "08:30").await.unwrap();
-    let (_, line) = c.app.memory.prepare_status(&sam).await.unwrap();
+    c.app.memory.prepare.set_time_zone(&sam, "Europe/London").await.unwrap();
+    c.app.memory.prepare.set_prepare(&sam, true, "08:30").await.unwrap();
+    let (_, line) = c.app.memory.prepare.prepare_status(&sam).await.unwrap();
     assert_eq!(line, "On: at 08:30 your time (Europe/London)");
     let calls = || async {
         let r =
@@ -24,28 +24,28 @@ async fn prepare_my_day_runs_at_the_local_time_across_a_dst_change() {
 
     // Saturday 28 March: GMT, so 08:30 is 08:30 UTC.
     c.app.clock.set(at("2026-03-28T08:29:00Z"));
-    assert!(!ran(c.app.memory.prepare_due().await.unwrap()));
+    assert!(!ran(c.app.memory.prepare.prepare_due().await.unwrap()));
     c.app.clock.set(at("2026-03-28T08:31:00Z"));
     let before = calls().await;
-    assert!(ran(c.app.memory.prepare_due().await.unwrap()));
+    assert!(ran(c.app.memory.prepare.prepare_due().await.unwrap()));
     assert_eq!(calls().await - before, 2, "Sales has two my-work queries");
-    assert!(!ran(c.app.memory.prepare_due().await.unwrap()), "once per local day");
+    assert!(!ran(c.app.memory.prepare.prepare_due().await.unwrap()), "once per local day");
 
     // Sunday 29 March: the clocks went forward, so 08:30 is 07:30 UTC.
     c.app.clock.set(at("2026-03-29T07:29:00Z"));
-    assert!(!ran(c.app.memory.prepare_due().await.unwrap()));
+    assert!(!ran(c.app.memory.prepare.prepare_due().await.unwrap()));
     c.app.clock.set(at("2026-03-29T07:31:00Z"));
-    assert!(ran(c.app.memory.prepare_due().await.unwrap()));
+    assert!(ran(c.app.memory.prepare.prepare_due().await.unwrap()));
 
     // Monday, more than two hours late: it waits for Tuesday.
     c.app.clock.set(at("2026-03-30T09:31:00Z"));
-    assert!(!ran(c.app.memory.prepare_due().await.unwrap()));
+    assert!(!ran(c.app.memory.prepare.prepare_due().await.unwrap()));
 
     // Off means no call is made for that person.
-    c.app.memory.set_prepare(&sam, false, "08:30").await.unwrap();
+    c.app.memory.prepare.set_prepare(&sam, false, "08:30").await.unwrap();
     c.app.clock.set(at("2026-03-31T07:31:00Z"));
     let before = calls().await;
-    c.app.memory.prepare_due().await.unwrap();
+    c.app.memory.prepare.prepare_due().await.unwrap();
     assert_eq!(calls().await, before);
 }
 
@@ -132,7 +132,7 @@ async fn the_setup_sheet_drafts_shapes_once_in_ten_minutes_and_checks_queries() 
     c.app.form_post(&ada, "/fn/save_connector", &fields).await;
     let (_, html) = c.app.page(&ada, "/company/connectors/1").await;
     assert!(html.contains("cards were removed at once"), "the notice counts them");
-    assert_eq!(c.app.memory.my_cards(&alice).await.unwrap().len(), 0);
+    assert_eq!(c.app.memory.mine.my_cards(&alice).await.unwrap().len(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,7 +161,7 @@ async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
     // Lead tools on people's own keys: the page asks for Alice's, and keeps it unseen.
     let ada_p = person(&c.app, "ada").await;
     let lead_tools: Vec<String> = ["list_leads", "get_lead"].iter().map(|s| s.to_string()).collect();
-    c.app.memory.set_key_mode(&ada_p, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
+    c.app.memory.connectors.set_key_mode(&ada_p, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
     let alice = c.app.sign_in("alice").await;
     let (_, html) = c.app.page(&alice, "/profile/memory").await;
     assert!(html.contains("Acme ATS (given; not shown again)"), "the demo gave Alice's key");
@@ -171,8 +171,8 @@ async fn an_admin_adds_a_connector_and_a_person_gives_their_own_key() {
     let alice_p = person(&c.app, "alice").await;
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = q.iter().find(|q| q.label == "My open deals").unwrap();
-    assert!(c.app.memory.run_query(&alice_p, open_deals).await.unwrap() >= 1, "read with her own key");
-    let own = c.app.memory.my_cards(&alice_p).await.unwrap();
+    assert!(c.app.memory.prepare.run_query(&alice_p, open_deals).await.unwrap() >= 1, "read with her own key");
+    let own = c.app.memory.mine.my_cards(&alice_p).await.unwrap();
     assert!(own.iter().any(|c| c.record_id == "L-1001"), "her own-key card reaches her own page");
 }
 
@@ -182,20 +182,23 @@ async fn agents_are_given_only_the_cards_their_toolsets_and_clearance_allow() {
     let alice = person(&c.app, "alice").await;
     let dir = c.app.org.directory().await.unwrap();
     let agent = |name: &str| dir.agents.iter().find(|a| a.name == name).unwrap().id;
-    let sales = c.app.memory.running_agent(agent("Sales Assistant")).await.unwrap();
-    let support = c.app.memory.running_agent(agent("Support Agent")).await.unwrap();
+    let sales = c.app.memory.runs.running_agent(agent("Sales Assistant")).await.unwrap();
+    let support = c.app.memory.runs.running_agent(agent("Support Agent")).await.unwrap();
     let q = "What stage is Nimbus Logistics at?";
-    assert!(!c.app.memory.select_for(&alice, q, Some(&sales)).await.unwrap().cards.is_empty());
-    assert!(c.app.memory.select_for(&alice, q, Some(&support)).await.unwrap().cards.is_empty(), "cleared for public");
+    assert!(!c.app.memory.mine.select_for(&alice, q, Some(&sales)).await.unwrap().cards.is_empty());
+    assert!(
+        c.app.memory.mine.select_for(&alice, q, Some(&support)).await.unwrap().cards.is_empty(),
+        "cleared for public"
+    );
 
     let ada = c.app.sign_in("ada").await;
     let (_, html) = c.app.page(&ada, "/company/agents").await;
     assert!(html.contains("Holds Acme ATS · cleared for internal data"));
     assert!(html.contains("Holds Acme ATS · cleared for public data"));
     let bob = person(&c.app, "bob").await;
-    let refused = c.app.org.set_agent_toolsets(&bob, agent("Sales Assistant"), &[1]).await.unwrap_err();
+    let refused = c.app.org.agents.set_agent_toolsets(&bob, agent("Sales Assistant"), &[1]).await.unwrap_err();
     assert_eq!(refused.to_string(), "Only Sales Assistant's owner or an admin can change its toolsets");
-    let refused = c.app.org.set_agent_clearance(&bob, agent("Sales Assistant"), "personal").await.unwrap_err();
+    let refused = c.app.org.agents.set_agent_clearance(&bob, agent("Sales Assistant"), "personal").await.unwrap_err();
     assert_eq!(refused.to_string(), "Only an admin can change an agent's clearance");
 
     // Prepare my day's form: a zone that does not exist changes nothing.
@@ -222,7 +225,7 @@ async fn shapes_are_drafted_by_the_model_when_there_is_one_else_by_plain_rules()
     model.script([Script::Reply(shape.to_string()), Script::Status(500)]);
     let c = spawn_cards_with(model.openai_settings()).await;
     let ada = person(&c.app, "ada").await;
-    let (drafts, reused) = c.app.memory.draft_shapes(&ada, c.connector).await.unwrap();
+    let (drafts, reused) = c.app.memory.connectors.draft_shapes(&ada, c.connector).await.unwrap();
     assert!(!reused);
     let by_model = drafts.iter().find(|d| d.tool == "list_leads").unwrap();
     assert_eq!(by_model.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["company", "stage"]);
@@ -246,7 +249,7 @@ async fn a_refused_prepare_my_day_keeps_what_was_typed() {
     assert!(html.contains("value=\"Mars/Olympus\""), "the zone typed stays in the form");
     assert!(html.contains("value=\"07:45\""), "and the time");
     let p = person(&c.app, "sam").await;
-    let (setting, _) = c.app.memory.prepare_status(&p).await.unwrap();
+    let (setting, _) = c.app.memory.prepare.prepare_status(&p).await.unwrap();
     assert!(!setting.enabled, "nothing was saved");
     let (_, again) = c.app.page(&sam, "/profile/memory").await;
     assert!(!again.contains("Mars/Olympus"), "shown once, then the stored values");
@@ -260,7 +263,7 @@ async fn a_runs_selection_says_how_fresh_each_card_is_against_its_limits() {
     let fresh = |q: &'static str| {
         let (memory, alice) = (c.app.memory.clone(), alice.clone());
         async move {
-            let sel = memory.select_for(&alice, q, None).await.unwrap();
+            let sel = memory.mine.select_for(&alice, q, None).await.unwrap();
             sel.cards.into_iter().find(|s| s.record_id == "L-1001").map(|s| s.freshness).expect("L-1001 selected")
         }
     };
@@ -307,7 +310,7 @@ async fn every_memory_command_reads_without_changing_the_database() {
     // The toolset no longer admits Sales: a read that may write drops Alice's uses.
     let mut conn = c.app.store.connector(c.connector).await.unwrap().unwrap();
     conn.admits_roles = vec!["support".into()];
-    c.app.memory.save_settings(&ada, &conn).await.unwrap();
+    c.app.memory.connectors.save_settings(&ada, &conn).await.unwrap();
     let url = c.app.database_url.clone();
     let _dir = c.app.stop().await;
     // Everything the server wrote is in the main file, so the file's bytes can be compared.
@@ -344,7 +347,7 @@ async fn drafting_shapes_spends_from_memorys_daily_budget_and_drafts_by_rules_on
     model.script([Script::Reply(shape.to_string())]);
     let c = spawn_cards_with(model.openai_settings()).await;
     let ada = person(&c.app, "ada").await;
-    c.app.memory.draft_shapes(&ada, c.connector).await.unwrap();
+    c.app.memory.connectors.draft_shapes(&ada, c.connector).await.unwrap();
     let calls = model.asked().len();
     assert!(calls > 0);
     let day =
@@ -355,7 +358,7 @@ async fn drafting_shapes_spends_from_memorys_daily_budget_and_drafts_by_rules_on
     let at = engine::Clock::now(&*c.app.clock);
     c.app.store.set_memory_budget(0, engine::store::Actor { person: Some(ada.id), at }).await.unwrap();
     c.app.clock.advance(chrono::Duration::minutes(11));
-    let (drafts, reused) = c.app.memory.draft_shapes(&ada, c.connector).await.unwrap();
+    let (drafts, reused) = c.app.memory.connectors.draft_shapes(&ada, c.connector).await.unwrap();
     assert!(!reused && !drafts.is_empty());
     assert_eq!(model.asked().len(), calls, "no call once the budget is spent");
 }

@@ -75,7 +75,7 @@ async fn a_refused_key_changes_nothing() {
     let (_, html) = app.page(&ada, &page).await;
     assert!(html.contains("Enter the company key; it is stored and never shown again"));
     let ada_p = app.store.credentials("ada@acme.example").await.unwrap().unwrap().0;
-    let missing = app.memory.set_company_key(&ada_p, 9_999, NEW_KEY).await.unwrap_err();
+    let missing = app.memory.connectors.set_company_key(&ada_p, 9_999, NEW_KEY).await.unwrap_err();
     assert!(matches!(missing, engine::cards::service::MemoryError::NotFound(_)), "{missing:?}");
     assert!(missing.to_string().contains("There is no such connector"), "{missing}");
     assert_eq!(app.store.company_key(id).await.unwrap().as_deref(), Some(NEW_KEY));
@@ -92,6 +92,6 @@ async fn only_an_admin_replaces_the_company_key() {
     assert!(html.contains("Only an admin can change a connector"));
     assert_eq!(app.store.company_key(id).await.unwrap().as_deref(), Some(OLD_KEY), "nothing was saved");
     let bob_p = app.store.credentials("bob@acme.example").await.unwrap().unwrap().0;
-    let direct = app.memory.set_company_key(&bob_p, id, NEW_KEY).await.unwrap_err();
+    let direct = app.memory.connectors.set_company_key(&bob_p, id, NEW_KEY).await.unwrap_err();
     assert!(direct.to_string().contains("Only an admin can change a connector"), "{direct}");
 }

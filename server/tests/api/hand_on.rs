@@ -41,7 +41,7 @@ async fn a_task_holding_a_remembered_value_is_refused_and_one_after_a_read_waits
     let model = AgentModelServer::start().await;
     let (c, _vault) = spawn_boards(&model).await;
     let sam_p = person(&c.app, "sam").await;
-    let kept = c.app.memory.read_as(&sam_p, c.connector, "get_contact", &json!({"id": "C-2005"}), "test").await;
+    let kept = c.app.memory.reads.read_as(&sam_p, c.connector, "get_contact", &json!({"id": "C-2005"}), "test").await;
     assert_eq!(kept, Ok(1), "Kavya's contact is kept for Sam, scout's owner");
     let sam = c.app.sign_in("sam").await;
 

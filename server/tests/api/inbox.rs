@@ -18,7 +18,7 @@ const NIMBUS: &str = "Move Nimbus Logistics to Won";
 async fn spawn_acting(model: &AgentModelServer) -> Cards {
     let c = spawn_cards_with(model.openai_settings()).await;
     let ada = person(&c.app, "ada").await;
-    c.app.memory.tick_tool(&ada, c.connector, "update_lead", true).await.unwrap();
+    c.app.memory.connectors.tick_tool(&ada, c.connector, "update_lead", true).await.unwrap();
     let ats = c.app.store.connector(c.connector).await.unwrap().unwrap();
     assert_eq!(ats.acting, vec!["update_lead".to_string()], "ticked as a tool that acts");
     assert!(!ats.ticked.contains(&"update_lead".to_string()), "and never among the read tools");
@@ -165,7 +165,7 @@ async fn a_declined_action_never_acts_and_a_run_for_nobody_acts_not_at_all() {
         .start(RunRequest { kind: RunKind::Schedule, agent: sales, for_person: None, question: NIMBUS.into() })
         .await
         .unwrap();
-    let run = c.app.runs.execute(started.run).await.unwrap();
+    let run = c.app.runs.answering.execute(started.run).await.unwrap();
     assert!(run.steps.iter().any(|s| s.line
         == "Not done: update_lead on Acme ATS acts only with a person's approval, and this run acts for nobody"));
     assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");

@@ -158,7 +158,7 @@ async fn an_admin_sets_a_persons_manager_and_the_rules_hold() {
     assert_eq!(manager_of(sue).await, None);
 
     // Someone who left manages nobody.
-    app.org.person_leaves(&app.store.person(id("Ada")).await.unwrap().unwrap(), eve).await.unwrap();
+    app.org.people.person_leaves(&app.store.person(id("Ada")).await.unwrap().unwrap(), eve).await.unwrap();
     let (status, body) = set(&ada, alice.0, json!({"manager": eve.0})).await;
     assert_eq!((status, body["message"].as_str()), (StatusCode::NOT_FOUND, Some("There is no such person")));
     assert_eq!(manager_of(alice).await, Some(sam));

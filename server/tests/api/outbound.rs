@@ -169,7 +169,7 @@ async fn a_connectors_redirect_to_another_host_is_not_followed_and_one_to_itself
     let ada = admin(&app).await;
 
     let base = format!("{}/away", redirecting.url());
-    let e = app.memory.create_connector(&ada, "Redirecting", &base, "company-key").await.unwrap_err();
+    let e = app.memory.connectors.create_connector(&ada, "Redirecting", &base, "company-key").await.unwrap_err();
     assert_eq!(elsewhere.requests(), 0, "the other host was never asked");
     assert_eq!(
         e.to_string(),
@@ -182,7 +182,11 @@ async fn a_connectors_redirect_to_another_host_is_not_followed_and_one_to_itself
     assert!(app.store.connectors().await.unwrap().iter().all(|c| c.name != "Redirecting"), "nothing was saved");
 
     let base = format!("{}/here", redirecting.url());
-    app.memory.create_connector(&ada, "Same host", &base, "company-key").await.expect("a redirect to itself");
+    app.memory
+        .connectors
+        .create_connector(&ada, "Same host", &base, "company-key")
+        .await
+        .expect("a redirect to itself");
     assert_eq!(redirecting.requests(), 3, "the refused call, then the same-host redirect and its target");
 }
 
@@ -193,7 +197,7 @@ async fn a_connector_answer_past_the_cap_is_refused() {
     let small = StandIn::start(move |_| tools(cap / 2)).await;
     let app = spawn_app_with(move |s| s.models.outbound.max_bytes = cap).await;
     let ada = admin(&app).await;
-    let e = app.memory.create_connector(&ada, "Big", &big.url(), "company-key").await.unwrap_err();
+    let e = app.memory.connectors.create_connector(&ada, "Big", &big.url(), "company-key").await.unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -202,7 +206,11 @@ async fn a_connector_answer_past_the_cap_is_refused() {
             big.url()
         )
     );
-    app.memory.create_connector(&ada, "Small", &small.url(), "company-key").await.expect("an answer under the cap");
+    app.memory
+        .connectors
+        .create_connector(&ada, "Small", &small.url(), "company-key")
+        .await
+        .expect("an answer under the cap");
 }
 
 async fn wake_done_with(app: &TestApp, token: &str, run: &str, transcript: &str) -> (StatusCode, Value) {

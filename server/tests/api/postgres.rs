@@ -118,9 +118,9 @@ async fn the_forgetting_job_due_on_two_servers_runs_once() {
     let due = tomorrow.and_hms_opt(20, 31, 0).unwrap().and_utc();
     first.clock.set(due);
     second.clock.set(due);
-    let (a, b) = tokio::join!(first.memory.forgetting_due(), second.memory.forgetting_due());
+    let (a, b) = tokio::join!(first.memory.prepare.forgetting_due(), second.memory.prepare.forgetting_due());
     let ran = [a.unwrap(), b.unwrap()].iter().filter(|r| r.is_some()).count();
     assert_eq!(ran, 1, "one server runs the day's job");
-    assert_eq!(first.memory.forgetting_due().await.unwrap(), None, "and neither runs it again that day");
-    assert_eq!(second.memory.forgetting_due().await.unwrap(), None);
+    assert_eq!(first.memory.prepare.forgetting_due().await.unwrap(), None, "and neither runs it again that day");
+    assert_eq!(second.memory.prepare.forgetting_due().await.unwrap(), None);
 }

@@ -8,7 +8,7 @@ async fn racing_pin_backs_of_one_record_keep_one_card() {
     let c = spawn_cards().await;
     let alice = person(&c.app, "alice").await;
     let card = card_of(&c.app, &alice, "L-1002").await.unwrap();
-    c.app.memory.forget(&alice, card).await.unwrap();
+    c.app.memory.reads.forget(&alice, card).await.unwrap();
     let browser = c.app.sign_in("alice").await;
 
     // Eight pins back at once: each reads the record from the source as her and keeps it.
@@ -36,7 +36,7 @@ async fn racing_pin_backs_of_one_record_keep_one_card() {
     let hers: Vec<_> = uses.iter().filter(|(card, u)| u.person == alice.id && card.record_id == "L-1002").collect();
     assert_eq!(hers.len(), 1, "one card of the record, kept once: {hers:?}");
     assert!(hers[0].1.pinned, "pinned back");
-    let cards = c.app.memory.my_cards(&alice).await.unwrap();
+    let cards = c.app.memory.mine.my_cards(&alice).await.unwrap();
     assert_eq!(cards.iter().filter(|v| v.record_id == "L-1002").count(), 1);
-    assert!(c.app.memory.forgotten(&alice).await.unwrap().is_empty(), "the forget is closed");
+    assert!(c.app.memory.reads.forgotten(&alice).await.unwrap().is_empty(), "the forget is closed");
 }

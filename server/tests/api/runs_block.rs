@@ -241,7 +241,7 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
         .start(RunRequest { kind: RunKind::Schedule, agent: sales, for_person: None, question: NIMBUS.into() })
         .await
         .unwrap();
-    let run = c.app.runs.execute(started.run).await.unwrap();
+    let run = c.app.runs.answering.execute(started.run).await.unwrap();
     assert_eq!(run.state, "answered");
     assert_eq!(
         serde_json::to_value(&run.memory_used).unwrap(),
@@ -256,7 +256,7 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
     // On people's own keys, a run acting for nobody does not read at all.
     let ada_p = person(&c.app, "ada").await;
     let own: Vec<String> = vec!["get_lead".into()];
-    c.app.memory.set_key_mode(&ada_p, c.connector, KeyMode::Company, &own).await.unwrap();
+    c.app.memory.connectors.set_key_mode(&ada_p, c.connector, KeyMode::Company, &own).await.unwrap();
     model.script([
         AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
         AgentReply::answer("I could not read it."),
@@ -267,7 +267,7 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
         .start(RunRequest { kind: RunKind::Schedule, agent: sales, for_person: None, question: NIMBUS.into() })
         .await
         .unwrap();
-    let run = c.app.runs.execute(started.run).await.unwrap();
+    let run = c.app.runs.answering.execute(started.run).await.unwrap();
     assert_eq!(
         run.steps[1].line,
         "Not read with get_lead from Acme ATS: Acme ATS reads with people's keys, and this run acts for nobody"
@@ -285,7 +285,7 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
         })
         .await
         .unwrap();
-    let run = c.app.runs.execute(started.run).await.unwrap();
+    let run = c.app.runs.answering.execute(started.run).await.unwrap();
     assert!(run.memory_used.is_empty() && run.steps.iter().all(|s| s.kind != "memory_used"));
     assert_eq!(last_request(&model), (AGENT_SYSTEM.to_string(), NIMBUS.to_string()));
 
@@ -296,7 +296,7 @@ async fn a_run_for_nobody_loads_only_its_roles_company_core_and_an_eval_carries_
         .start(RunRequest { kind: RunKind::Consult, agent: sales, for_person: Some(alice), question: NIMBUS.into() })
         .await
         .unwrap();
-    let run = c.app.runs.execute(started.run).await.unwrap();
+    let run = c.app.runs.answering.execute(started.run).await.unwrap();
     assert_eq!(run.steps[0].line, "Read from memory: 2 cores and who's who");
 }
 
@@ -306,9 +306,9 @@ async fn a_person_is_never_given_another_persons_own_key_cards() {
     let c = spawn_runs(&model).await;
     let ada = person(&c.app, "ada").await;
     let lead_tools: Vec<String> = ["list_leads", "get_lead", "search_leads"].iter().map(|s| s.to_string()).collect();
-    c.app.memory.set_key_mode(&ada, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
+    c.app.memory.connectors.set_key_mode(&ada, c.connector, KeyMode::Company, &lead_tools).await.unwrap();
     let alice = person(&c.app, "alice").await;
-    c.app.memory.read_as(&alice, c.connector, "get_lead", &json!({"id": "L-1001"}), "test").await.unwrap();
+    c.app.memory.reads.read_as(&alice, c.connector, "get_lead", &json!({"id": "L-1001"}), "test").await.unwrap();
 
     let alice_c = c.app.sign_in("alice").await;
     let hers = ask(&c.app, &alice_c, "Sales Assistant", NIMBUS).await;
@@ -359,12 +359,12 @@ async fn a_pinned_card_the_question_does_not_name_pads_the_block_with_its_fields
     let model = AgentModelServer::start().await;
     let c = spawn_runs(&model).await;
     let alice_person = person(&c.app, "alice").await;
-    let cards = c.app.memory.my_cards(&alice_person).await.unwrap();
+    let cards = c.app.memory.mine.my_cards(&alice_person).await.unwrap();
     let pinned = cards
         .iter()
         .find(|v| v.record_id != "L-1001" && !v.open_work && !v.fields.iter().any(|f| f.value.contains("Nimbus")))
         .expect("a card of Alice's that the question does not name");
-    c.app.memory.pin(&alice_person, pinned.card, true).await.unwrap();
+    c.app.memory.reads.pin(&alice_person, pinned.card, true).await.unwrap();
     let alice = c.app.sign_in("alice").await;
     let run = ask(&c.app, &alice, "Sales Assistant", NIMBUS).await;
     let refs = run["run"]["memory_used"].as_array().unwrap();
@@ -395,7 +395,7 @@ async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
         .map(|(card, _)| card)
         .find(|card| card.id != nimbus.id && !card.open_work)
         .expect("another card of Alice's");
-    c.app.memory.pin(&alice_person, pinned.id, true).await.unwrap();
+    c.app.memory.reads.pin(&alice_person, pinned.id, true).await.unwrap();
     // More cards than a run reads its pads beside, with "Glow" in a company name of several
     // words: "glow" names each of them, and none matches "glow" alone, as a value of several
     // words matches only as a whole. So the pads are read again once the selection wants them.

@@ -149,7 +149,7 @@ async fn after_a_rotation_the_source_still_gets_the_right_keys_and_the_old_key_o
     let (ada, alice) = (person(&app, "ada").await, person(&app, "alice").await);
     // The lead tools read with people's own keys, the rest with the company key.
     let lead_tools: Vec<String> = ["list_leads", "get_lead", "search_leads"].iter().map(|s| s.to_string()).collect();
-    app.memory.set_key_mode(&ada, 1, KeyMode::Company, &lead_tools).await.unwrap();
+    app.memory.connectors.set_key_mode(&ada, 1, KeyMode::Company, &lead_tools).await.unwrap();
     let before = stored_keys(&app.database_url).await;
     let settings = app.settings.clone();
     let url = app.database_url.clone();
@@ -193,11 +193,11 @@ async fn after_a_rotation_the_source_still_gets_the_right_keys_and_the_old_key_o
     // The source refuses any key but the right one: a read that succeeds was sent the right key.
     let queries = app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let open_deals = queries.iter().find(|q| q.label == "My open deals").expect("Sales has it");
-    assert!(app.memory.run_query(&alice, open_deals).await.unwrap() >= 1, "read with Alice's own key");
-    let lead = app.memory.my_cards(&alice).await.unwrap().into_iter().find(|c| c.record_id == "L-1001").unwrap();
-    assert_eq!(app.memory.refresh(&alice, lead.card).await.unwrap(), RefreshOutcome::NoChange);
+    assert!(app.memory.prepare.run_query(&alice, open_deals).await.unwrap() >= 1, "read with Alice's own key");
+    let lead = app.memory.mine.my_cards(&alice).await.unwrap().into_iter().find(|c| c.record_id == "L-1001").unwrap();
+    assert_eq!(app.memory.reads.refresh(&alice, lead.card).await.unwrap(), RefreshOutcome::NoChange);
     let sue = person(&app, "sue").await;
-    let ticket = app.memory.my_cards(&sue).await.unwrap().into_iter().find(|c| c.record_id == "T-4411").unwrap();
-    assert_eq!(app.memory.refresh(&sue, ticket.card).await.unwrap(), RefreshOutcome::NoChange, "the company key");
+    let ticket = app.memory.mine.my_cards(&sue).await.unwrap().into_iter().find(|c| c.record_id == "T-4411").unwrap();
+    assert_eq!(app.memory.reads.refresh(&sue, ticket.card).await.unwrap(), RefreshOutcome::NoChange, "the company key");
     assert_eq!(app.store.company_key(1).await.unwrap().as_deref(), Some("acme-ats-company-key"));
 }

@@ -151,14 +151,14 @@ async fn a_card_kept_from_a_record_holding_an_aws_key_keeps_it_masked() {
     let browser = c.app.sign_in("alice").await;
     let r = c.app.form_post(&browser, "/fn/refresh_card", &[("id", &l2.to_string()), ("record", "lead L-1002")]).await;
     assert!(r.status().is_redirection());
-    let card = c.app.memory.my_cards(&alice).await.unwrap().into_iter().find(|v| v.card == l2).unwrap();
+    let card = c.app.memory.mine.my_cards(&alice).await.unwrap().into_iter().find(|v| v.card == l2).unwrap();
     let notes = card.fields.iter().find(|f| f.name == "notes").expect("the notes field is kept");
     assert_eq!(notes.value, "Their portal reads with AKIA…MPLE (ask before using)");
     let (_, html) = c.app.page(&browser, "/profile/memory").await;
     assert!(!html.contains(&aws_key()), "the page never shows the whole key");
 
     // A second refresh masks alike, so the masked key reads as no change.
-    assert_eq!(c.app.memory.refresh(&alice, l2).await.unwrap(), engine::cards::service::RefreshOutcome::NoChange);
+    assert_eq!(c.app.memory.reads.refresh(&alice, l2).await.unwrap(), engine::cards::service::RefreshOutcome::NoChange);
     if !postgres_backend() {
         let bytes = database_bytes(&c.app);
         let whole = aws_key();

@@ -35,7 +35,7 @@ pub(crate) async fn spawn_mailing_with(models: server::llm::ModelSettings) -> Ma
     })
     .await;
     let alice = person(&c.app, "alice").await;
-    let kept = c.app.memory.read_as(&alice, c.connector, "get_contact", &json!({"id": "C-2001"}), "test").await;
+    let kept = c.app.memory.reads.read_as(&alice, c.connector, "get_contact", &json!({"id": "C-2001"}), "test").await;
     assert_eq!(kept, Ok(1), "Priya's contact is kept for Alice");
     Mailing { c, outbox, _outbox_task: task }
 }

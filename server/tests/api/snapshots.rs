@@ -68,7 +68,7 @@ async fn a_list_a_run_reads_is_kept_as_a_snapshot_and_counted_as_a_list() {
     let c = spawn_cards_with(model.openai_settings()).await;
     let alice = c.app.sign_in("alice").await;
     let (p, ada) = (person(&c.app, "alice").await, person(&c.app, "ada").await);
-    let counts = c.app.memory.counts_sentence(&ada, &p).await.unwrap();
+    let counts = c.app.memory.mine.counts_sentence(&ada, &p).await.unwrap();
     assert!(counts.ends_with("and 2 lists. What they say is theirs alone."), "{counts}");
     model.script([
         AgentReply::call("acme_ats__list_leads", json!({"owner": "alice@acme.example", "stage": "Qualified"})),
@@ -79,7 +79,7 @@ async fn a_list_a_run_reads_is_kept_as_a_snapshot_and_counted_as_a_list() {
     let mine = kept.iter().find(|s| s.asked == "my qualified leads").expect("the list the run read is kept");
     assert_eq!((mine.tool.as_str(), mine.records.clone()), ("list_leads", vec!["L-1002".into(), "L-1009".into()]));
     assert_eq!(mine.arguments, json!({"owner": "alice@acme.example", "stage": "Qualified"}));
-    let counts = c.app.memory.counts_sentence(&ada, &p).await.unwrap();
+    let counts = c.app.memory.mine.counts_sentence(&ada, &p).await.unwrap();
     assert!(counts.ends_with("and 3 lists. What they say is theirs alone."), "{counts}");
 
     // One record's read keeps no list.

@@ -116,7 +116,7 @@ async fn an_admin_makes_renames_and_leads_a_team_each_change_audited() {
     assert_eq!((audit.action.as_str(), audit.detail), ("team.role", format!("{support} -> none")));
 
     // The lead is someone who has not left; a refusal changes no part.
-    app.org.person_leaves(&app.store.person(ada_id).await.unwrap().unwrap(), eve).await.unwrap();
+    app.org.people.person_leaves(&app.store.person(ada_id).await.unwrap().unwrap(), eve).await.unwrap();
     assert_eq!(
         answer(post(&app, &ada, &path, json!({"name": "Late Desk", "lead": eve.0})).await),
         refusal(StatusCode::UNPROCESSABLE_ENTITY, "Eve Moreau has left and cannot lead a team")
@@ -212,7 +212,7 @@ async fn a_lead_who_has_left_renames_nothing() {
     let sue = app.sign_in("sue").await;
     let token = token_for(&app, &sue).await;
     let ada = app.store.person(person(&dir, "Ada")).await.unwrap().unwrap();
-    app.org.person_leaves(&ada, person(&dir, "Sue")).await.unwrap();
+    app.org.people.person_leaves(&ada, person(&dir, "Sue")).await.unwrap();
 
     // Her session and her token are gone, and the team no longer names her as its lead.
     let path = format!("/api/teams/{desk}");
@@ -221,7 +221,7 @@ async fn a_lead_who_has_left_renames_nothing() {
     let gone = app.store.person(person(&dir, "Sue")).await.unwrap().unwrap();
     assert_eq!(app.store.team(desk).await.unwrap().unwrap().lead, None);
     // The rule itself, whoever reaches it: a lead who has left is no longer the lead.
-    let refused = app.org.rename_team(&gone, desk, "Sue's Desk").await.unwrap_err();
+    let refused = app.org.teams.rename_team(&gone, desk, "Sue's Desk").await.unwrap_err();
     assert_eq!(refused.to_string(), "Only Support Desk's lead or an admin can change this team");
     assert_eq!(app.store.team(desk).await.unwrap().unwrap().name, "Support Desk");
     // Her team page no longer names her as lead.
@@ -266,6 +266,7 @@ async fn a_moved_persons_role_follows_their_new_team_unless_it_is_their_own() {
     // With a role of her own, she keeps it wherever she goes.
     let marketing = role(&dir, "Marketing");
     app.org
+        .people
         .set_person_role(&app.store.person(person(&dir, "Ada")).await.unwrap().unwrap(), alice, Some(marketing))
         .await
         .unwrap();
@@ -297,7 +298,7 @@ async fn a_moved_persons_role_follows_their_new_team_unless_it_is_their_own() {
         answer(post(&app, &alice_c, &format!("/api/people/{alice}/team"), json!({"team": desk.0})).await),
         refusal(StatusCode::FORBIDDEN, "Only an admin can move people between teams")
     );
-    app.org.person_leaves(&app.store.person(person(&dir, "Ada")).await.unwrap().unwrap(), eve).await.unwrap();
+    app.org.people.person_leaves(&app.store.person(person(&dir, "Ada")).await.unwrap().unwrap(), eve).await.unwrap();
     let rows = rows + 1;
     assert_eq!(
         answer(move_to(eve, json!(desk.0)).await),

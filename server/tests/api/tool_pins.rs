@@ -78,7 +78,7 @@ async fn a_changed_tool_description_never_reaches_the_model_until_an_admin_appro
     let base = hostile_source(listing.clone()).await;
 
     let ada_p = app.store.credentials("ada@acme.example").await.unwrap().unwrap().0;
-    let id = app.memory.create_connector(&ada_p, "Lookout CRM", &base, "lookout-key").await.unwrap().id;
+    let id = app.memory.connectors.create_connector(&ada_p, "Lookout CRM", &base, "lookout-key").await.unwrap().id;
     let (id_text, page) = (id.to_string(), format!("/company/connectors/{id}"));
     let ada = app.sign_in("ada").await;
     let r = app.form_post(&ada, "/fn/tick_tool", &[("id", &id_text), ("tool", "get_lead"), ("on", "true")]).await;

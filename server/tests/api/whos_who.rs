@@ -300,14 +300,14 @@ async fn no_fetch_under_the_kill_switch_with_peoples_own_keys_or_the_acting_for_
     // Read from the store: the setup sheet would list the source's tools.
     let mut sheet = app.store.connector(CONNECTOR).await.unwrap().unwrap();
     sheet.killed = true;
-    app.memory.save_settings(&ada, &sheet).await.unwrap();
+    app.memory.connectors.save_settings(&ada, &sheet).await.unwrap();
     assert_eq!(app.lists.fetch_daily().await.unwrap(), 0);
     assert!(!app.lists.refetch_for_unknown("T-NEW").await.unwrap());
     sheet.killed = false;
-    app.memory.save_settings(&ada, &sheet).await.unwrap();
+    app.memory.connectors.save_settings(&ada, &sheet).await.unwrap();
 
     for mode in [KeyMode::OwnKeys, KeyMode::ActingFor] {
-        app.memory.set_key_mode(&ada, CONNECTOR, mode, &[]).await.unwrap();
+        app.memory.connectors.set_key_mode(&ada, CONNECTOR, mode, &[]).await.unwrap();
         assert_eq!(app.lists.fetch_daily().await.unwrap(), 0, "{mode:?}");
         assert!(!app.lists.refetch_for_unknown("T-NEW").await.unwrap(), "{mode:?}");
     }
@@ -315,7 +315,11 @@ async fn no_fetch_under_the_kill_switch_with_peoples_own_keys_or_the_acting_for_
     assert!(stored(&app).await.is_empty());
 
     // One list set to people's own keys is left out; the others read with the company key.
-    app.memory.set_key_mode(&ada, CONNECTOR, KeyMode::Company, &["list_territories".to_string()]).await.unwrap();
+    app.memory
+        .connectors
+        .set_key_mode(&ada, CONNECTOR, KeyMode::Company, &["list_territories".to_string()])
+        .await
+        .unwrap();
     assert_eq!(app.lists.fetch_daily().await.unwrap(), 2);
     assert!(!recorder.calls().contains(&"list_territories".to_string()), "{:?}", recorder.calls());
     assert!(recorder.received().iter().all(|r| r.acting_for.is_none()));
@@ -329,9 +333,9 @@ async fn each_fetch_counts_in_the_hourly_limit_and_an_unknown_id_refetches_once_
     mark(&app, true).await;
     // Past the hour of the demo's first reads, with a limit of one read an hour.
     app.clock.advance(chrono::Duration::minutes(61));
-    let mut sheet = app.memory.sheet(&ada, CONNECTOR).await.unwrap().connector;
+    let mut sheet = app.memory.connectors.sheet(&ada, CONNECTOR).await.unwrap().connector;
     sheet.hourly_limit = 1;
-    app.memory.save_settings(&ada, &sheet).await.unwrap();
+    app.memory.connectors.save_settings(&ada, &sheet).await.unwrap();
     recorder.forget();
 
     assert_eq!(app.lists.fetch_daily().await.unwrap(), 1, "a limit of 1 allows one fetch");
@@ -343,7 +347,7 @@ async fn each_fetch_counts_in_the_hourly_limit_and_an_unknown_id_refetches_once_
     let alice = person(&app, "alice").await;
     let card = crate::cards::card_of(&app, &alice, "L-1001").await.unwrap();
     assert_eq!(
-        app.memory.refresh(&alice, card).await.unwrap(),
+        app.memory.reads.refresh(&alice, card).await.unwrap(),
         engine::cards::service::RefreshOutcome::NotChecked("Acme ATS's hourly limit of 1 reads is spent".into())
     );
 
@@ -351,7 +355,7 @@ async fn each_fetch_counts_in_the_hourly_limit_and_an_unknown_id_refetches_once_
     // per id and hour.
     app.clock.advance(chrono::Duration::minutes(61));
     sheet.hourly_limit = 600;
-    app.memory.save_settings(&ada, &sheet).await.unwrap();
+    app.memory.connectors.save_settings(&ada, &sheet).await.unwrap();
     assert!(app.lists.refetch_for_unknown("T-NEW").await.unwrap());
     assert_eq!(recorder.calls().len(), 4);
     assert!(!app.lists.refetch_for_unknown("T-NEW").await.unwrap(), "T-NEW was fetched for this hour already");

@@ -20,11 +20,11 @@ struct Due {
     read_since: bool,
 }
 
-impl PersonMemory {
+impl RunCards {
     /// Of the cards a block showed, those read again since, and those with a structured field
     /// past its soft limit now, in the block's order grouped per source. Reads no source.
     async fn due_cards(&self, shown: &[LoadedCard]) -> Result<Vec<Due>, MemoryError> {
-        let now = self.now();
+        let now = self.reads.now();
         let mut connectors: HashMap<i64, Connector> = HashMap::new();
         let mut due = Vec::new();
         for b in shown {
@@ -33,7 +33,7 @@ impl PersonMemory {
             let c = match connectors.get(&card.connector) {
                 Some(c) => c.clone(),
                 None => {
-                    let c = self.connector(card.connector).await?;
+                    let c = self.reads.connector(card.connector).await?;
                     connectors.insert(c.id, c.clone());
                     c
                 }
@@ -75,7 +75,7 @@ impl PersonMemory {
                 let (changes, kinds) = super::reading::compare_fields(&d.shown, &d.card.fields, true);
                 (RefreshOutcome::changed(changes), kinds)
             } else {
-                self.reread(person, c, &d.card, Some(&d.shown), "check").await?
+                self.reads.reread(person, c, &d.card, Some(&d.shown), "check").await?
             };
             out.push(CardChecked {
                 card: d.card.id,

@@ -68,7 +68,7 @@ pub fn parse_shape_fields(text: &str) -> Result<Vec<crate::cards::source::ShapeF
 /// Asking again for the same tools within this long answers the drafts already made.
 pub const DRAFT_REUSE_MINS: i64 = 10;
 
-impl PersonMemory {
+impl Connectors {
     /// A new connector, read with the company key until an admin says otherwise. The key is
     /// checked against the source's tool list, then stored and never shown again.
     pub async fn create_connector(
@@ -78,7 +78,7 @@ impl PersonMemory {
         base_url: &str,
         company_key: &str,
     ) -> Result<Connector, MemoryError> {
-        Self::admin(admin)?;
+        must_be_admin(admin)?;
         let (name, base_url, key) = (name.trim(), base_url.trim().trim_end_matches('/'), company_key.trim());
         if name.is_empty() || name.chars().count() > 60 {
             return Err(MemoryError::Invalid("Give the connector a name of at most 60 characters".into()));
@@ -99,7 +99,7 @@ impl PersonMemory {
             free_text: crate::cards::source::Freshness { soft_mins: 30, hard_mins: 12 * 60 },
             hourly_limit: 600,
         };
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.create_connector(&new, Some(key), actor).await.map_err(|e| match e {
             StoreError::Duplicate(_) => MemoryError::Invalid(format!("There is already a connector called {name}")),
             e => e.into(),
@@ -110,11 +110,11 @@ impl PersonMemory {
     /// or when the source rotates its keys. The new key is checked against the source's tool
     /// list exactly as on creation; a refused key leaves the old one in place.
     pub async fn set_company_key(&self, admin: &Person, connector: i64, company_key: &str) -> Result<(), MemoryError> {
-        Self::admin(admin)?;
-        let c = self.connector(connector).await?;
+        must_be_admin(admin)?;
+        let c = self.reads.connector(connector).await?;
         let key = company_key.trim();
         self.probe_company_key(&c.base_url, key).await?;
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.set_company_key(c.id, key, actor).await.map_err(|e| match e {
             StoreError::NotFound(_) => MemoryError::NotFound("There is no such connector".into()),
             e => e.into(),
@@ -126,7 +126,7 @@ impl PersonMemory {
         if key.is_empty() {
             return Err(MemoryError::Invalid("Enter the company key; it is stored and never shown again".into()));
         }
-        match self.source.tools(base_url, key).await {
+        match self.reads.source.tools(base_url, key).await {
             Ok(_) => Ok(()),
             Err(SourceError::Unauthorized) | Err(SourceError::Forbidden) => {
                 Err(MemoryError::Invalid(format!("{base_url} refused that key; nothing was saved")))
@@ -149,17 +149,17 @@ impl PersonMemory {
 
     /// A person's own key for a connector: stored, never shown again.
     pub async fn set_own_key(&self, person: &Person, connector: i64, key: &str) -> Result<(), MemoryError> {
-        let c = self.connector(connector).await?;
+        let c = self.reads.connector(connector).await?;
         let key = key.trim();
         if key.is_empty() {
             return Err(MemoryError::Invalid(format!("Enter your key for {}", c.name)));
         }
-        let actor = Actor { person: Some(person.id), at: self.now() };
+        let actor = Actor { person: Some(person.id), at: self.reads.now() };
         self.store.set_person_key(c.id, person.id, key, actor).await.map_err(Into::into)
     }
 
     pub async fn connectors(&self, admin: &Person) -> Result<Vec<Connector>, MemoryError> {
-        Self::admin(admin)?;
+        must_be_admin(admin)?;
         self.store.connectors().await.map_err(Into::into)
     }
 
@@ -170,7 +170,7 @@ impl PersonMemory {
     }
 
     fn fresh_drafts(&self, c: &Connector) -> Option<Vec<RecordShape>> {
-        let now = self.now();
+        let now = self.reads.now();
         let cache = self.drafts.lock().ok()?;
         cache
             .get(&Self::draft_key(c))
@@ -179,16 +179,16 @@ impl PersonMemory {
     }
 
     pub async fn sheet(&self, admin: &Person, id: i64) -> Result<Sheet, MemoryError> {
-        Self::admin(admin)?;
-        let c = self.connector(id).await?;
+        must_be_admin(admin)?;
+        let c = self.reads.connector(id).await?;
         let (tools, pins) = match self.store.company_key(id).await? {
-            Some(key) => match self.listing(&c, &key).await? {
+            Some(key) => match self.reads.listing(&c, &key).await? {
                 Ok(l) => {
                     (Ok(l.tools.into_iter().filter(|t| t.access == "read" || t.access == "write").collect()), l.pins)
                 }
-                Err(e) => (Err(format!("{}: {e}", c.name)), self.ticked_pins(&c).await?),
+                Err(e) => (Err(format!("{}: {e}", c.name)), self.reads.ticked_pins(&c).await?),
             },
-            None => (Err(format!("{} has no company key", c.name)), self.ticked_pins(&c).await?),
+            None => (Err(format!("{} has no company key", c.name)), self.reads.ticked_pins(&c).await?),
         };
         let changed_tools = pins.into_iter().filter(|p| p.drift.is_some()).collect();
         let dir = self.store.directory().await?;
@@ -216,8 +216,8 @@ impl PersonMemory {
     /// Saves the sheet's settings. Moving the key mode or turning Keep cards off removes what
     /// must go at once; the returned sentence says how much.
     pub async fn save_settings(&self, admin: &Person, new: &Connector) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
-        let old = self.connector(new.id).await?;
+        must_be_admin(admin)?;
+        let old = self.reads.connector(new.id).await?;
         new.facts.validate().map_err(MemoryError::Invalid)?;
         if new.free_text.soft_mins > new.free_text.hard_mins {
             return Err(MemoryError::Invalid(
@@ -227,7 +227,7 @@ impl PersonMemory {
         if new.hourly_limit == 0 {
             return Err(MemoryError::Invalid("The hourly limit must be at least 1 read".to_string()));
         }
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.update_connector(new, actor).await?;
         let mut removed = 0;
         if old.key_mode != new.key_mode || old.own_key_tools != new.own_key_tools || old.ticked != new.ticked {
@@ -248,13 +248,13 @@ impl PersonMemory {
     /// Calls each ticked read tool once with the company key and drafts what it returns. Returns
     /// the drafts and whether they were the ones already made in the last 10 minutes.
     pub async fn draft_shapes(&self, admin: &Person, id: i64) -> Result<(Vec<RecordShape>, bool), MemoryError> {
-        Self::admin(admin)?;
-        let c = self.connector(id).await?;
+        must_be_admin(admin)?;
+        let c = self.reads.connector(id).await?;
         if let Some(d) = self.fresh_drafts(&c) {
             return Ok((d, true));
         }
         let listed = match self.store.company_key(id).await? {
-            Some(key) => self.listing(&c, &key).await?.map(|l| l.tools).unwrap_or_default(),
+            Some(key) => self.reads.listing(&c, &key).await?.map(|l| l.tools).unwrap_or_default(),
             None => Vec::new(),
         };
         let mut ticked: Vec<&String> = c.ticked.iter().collect();
@@ -288,7 +288,7 @@ impl PersonMemory {
             if required.iter().any(|r| !args.contains_key(r)) {
                 continue;
             }
-            let sample = match self.call(&c, &ReadKey::Company, tool, &Value::Object(args), "draft").await {
+            let sample = match self.reads.call(&c, &ReadKey::Company, tool, &Value::Object(args), "draft").await {
                 Ok(Ok(v)) => v,
                 Ok(Err(e)) => {
                     tracing::info!(tool, error = %e, "no sample for a draft");
@@ -305,7 +305,7 @@ impl PersonMemory {
             drafts.push(shape);
         }
         if let Ok(mut cache) = self.drafts.lock() {
-            cache.insert(Self::draft_key(&c), (self.now(), drafts.clone()));
+            cache.insert(Self::draft_key(&c), (self.reads.now(), drafts.clone()));
         }
         Ok((drafts, false))
     }
@@ -317,7 +317,7 @@ impl PersonMemory {
             let said = crate::kernel::model::memory_call(
                 self.store.as_ref(),
                 models.as_ref(),
-                self.now(),
+                self.reads.now(),
                 "shape drafting",
                 c.label,
                 DRAFT_SYSTEM,
@@ -337,8 +337,8 @@ impl PersonMemory {
 
     /// An admin confirms (or edits, then confirms) a shape.
     pub async fn confirm_shape(&self, admin: &Person, shape: &RecordShape) -> Result<(), MemoryError> {
-        Self::admin(admin)?;
-        let c = self.connector(shape.connector).await?;
+        must_be_admin(admin)?;
+        let c = self.reads.connector(shape.connector).await?;
         if c.reads_with(&shape.tool).is_none() {
             return Err(MemoryError::Invalid(format!("{} is not a ticked read tool of {}", shape.tool, c.name)));
         }
@@ -349,7 +349,7 @@ impl PersonMemory {
         }
         let open = self.store.open_when(c.id, &shape.tool).await?;
         let confirmed = RecordShape { confirmed: true, ..shape.clone() };
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.save_shape(&confirmed, open.as_ref(), actor).await.map_err(Into::into)
     }
 
@@ -363,8 +363,8 @@ impl PersonMemory {
         arguments: &str,
         label: &str,
     ) -> Result<MyWorkQuery, MemoryError> {
-        Self::admin(admin)?;
-        let c = self.connector(connector).await?;
+        must_be_admin(admin)?;
+        let c = self.reads.connector(connector).await?;
         if c.killed {
             return Err(MemoryError::Invalid(format!(
                 "{} is switched off; a my-work query needs a live connector",
@@ -398,15 +398,15 @@ impl PersonMemory {
             arguments: parsed.to_string(),
             label: label.into(),
         };
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.add_my_work_query(&q, actor).await.map_err(Into::into)
     }
 
     /// Turning Keep cards off removes the connector's cards at once.
     pub async fn set_keep_cards(&self, admin: &Person, connector: i64, on: bool) -> Result<u32, MemoryError> {
-        Self::admin(admin)?;
-        self.connector(connector).await?;
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        must_be_admin(admin)?;
+        self.reads.connector(connector).await?;
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.set_keep_cards(connector, on, actor).await.map_err(Into::into)
     }
 
@@ -418,13 +418,13 @@ impl PersonMemory {
         id: i64,
         form: &SettingsForm,
     ) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
+        must_be_admin(admin)?;
         let (Some(mode), Some(label)) =
             (KeyMode::parse(&form.key_mode), crate::cards::access::DataLabel::parse(&form.label))
         else {
             return Err(MemoryError::Invalid("Choose a key mode and a data label from the lists".into()));
         };
-        let mut c = self.connector(id).await?;
+        let mut c = self.reads.connector(id).await?;
         c.key_mode = mode;
         c.label = label;
         c.keep_cards = form.keep_cards;
@@ -444,8 +444,8 @@ impl PersonMemory {
         tool: &str,
         target: Option<(&str, &str)>,
     ) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
-        let mut c = self.connector(id).await?;
+        must_be_admin(admin)?;
+        let mut c = self.reads.connector(id).await?;
         if !c.acting.iter().any(|t| t == tool) {
             return Err(MemoryError::Invalid(format!("{tool} is not a ticked tool that acts of {}", c.name)));
         }
@@ -471,7 +471,7 @@ impl PersonMemory {
     /// The sheet's shape form: its fields are read, then the shape is confirmed as
     /// [`confirm_shape`](Self::confirm_shape) does. Returns the shape confirmed.
     pub async fn confirm_shape_form(&self, admin: &Person, form: &ShapeForm) -> Result<RecordShape, MemoryError> {
-        Self::admin(admin)?;
+        must_be_admin(admin)?;
         let shape = RecordShape {
             connector: form.connector,
             tool: form.tool.clone(),
@@ -493,9 +493,9 @@ impl PersonMemory {
         mode: KeyMode,
         own_key_tools: &[String],
     ) -> Result<u32, MemoryError> {
-        Self::admin(admin)?;
-        self.connector(connector).await?;
-        let actor = Actor { person: Some(admin.id), at: self.now() };
+        must_be_admin(admin)?;
+        self.reads.connector(connector).await?;
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
         self.store.set_key_mode(connector, mode, own_key_tools, actor).await.map_err(Into::into)
     }
 }

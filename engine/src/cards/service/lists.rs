@@ -25,7 +25,7 @@ pub(super) fn is_list(shape: &RecordShape) -> bool {
     shape.tool != shape.get_tool
 }
 
-impl PersonMemory {
+impl Reads {
     /// Keeps a snapshot of a list read as the person, answering `asked`. A failure is logged and
     /// the read stands: a snapshot is memory, never the read itself.
     pub(super) async fn keep_snapshot(
@@ -50,7 +50,9 @@ impl PersonMemory {
             tracing::warn!(person = %person.id, connector = c.id, error = %e, "a list snapshot was not kept");
         }
     }
+}
 
+impl RunCards {
     /// The list snapshots kept for `person`, read for a run before its agent is known.
     pub(crate) async fn kept_snapshots(&self, person: &Person) -> Result<Vec<ListSnapshot>, MemoryError> {
         Ok(self.store.snapshots_of(person.id).await?)
@@ -70,8 +72,8 @@ impl PersonMemory {
             if !agent.holds_toolsets.contains(&s.connector) {
                 continue;
             }
-            let c = self.connector(s.connector).await?;
-            if self.key_for(&c, &s.tool, person).await.is_err() {
+            let c = self.reads.connector(s.connector).await?;
+            if self.reads.key_for(&c, &s.tool, person).await.is_err() {
                 continue;
             }
             out.push(LoadedSnapshot {
@@ -100,7 +102,7 @@ impl PersonMemory {
     ) -> Result<Vec<ListChecked>, MemoryError> {
         let mut out = Vec::new();
         for s in shown {
-            let c = self.connector(s.connector).await?;
+            let c = self.reads.connector(s.connector).await?;
             let outcome = self.read_list_again(person, agent, &c, s).await;
             out.push(ListChecked { snapshot: s.id, asked: s.asked.clone(), source: c.name.clone(), outcome });
         }
@@ -122,8 +124,8 @@ impl PersonMemory {
         let Some(shape) = shapes.into_iter().find(|x| x.tool == s.tool && x.confirmed) else {
             return Err(format!("{} is no longer a confirmed list of {}", s.tool, c.name));
         };
-        let (_, key) = self.key_for(c, &s.tool, person).await.map_err(|r| r.to_string())?;
-        let value = match self.call(c, &key, &s.tool, &s.arguments, "check").await.map_err(|r| r.to_string())? {
+        let (_, key) = self.reads.key_for(c, &s.tool, person).await.map_err(|r| r.to_string())?;
+        let value = match self.reads.call(c, &key, &s.tool, &s.arguments, "check").await.map_err(|r| r.to_string())? {
             Ok(v) => v,
             Err(e) => return Err(format!("{}: {e}", c.name)),
         };
@@ -133,7 +135,7 @@ impl PersonMemory {
         };
         let now = listed_ids(&shape, &records);
         let change = ListChange::between(&s.records, &now);
-        self.keep_snapshot(person, c, &shape, &s.arguments, &s.asked, &records).await;
+        self.reads.keep_snapshot(person, c, &shape, &s.arguments, &s.asked, &records).await;
         Ok(change)
     }
 }

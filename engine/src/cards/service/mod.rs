@@ -27,8 +27,8 @@ use crate::cards::access::{decide, Decision, KeyKind, Reader};
 use crate::cards::activation::{rank_score, use_weight};
 use crate::cards::source::CardField;
 use crate::cards::source::{keep_fields, Connector, KeyMode, ReadKey, RecordShape, Source, SourceError};
-use crate::cards::store::CardPorts;
 use crate::cards::store::{Card, CardUse, MyWorkQuery, NewCard, PrepareSetting};
+use crate::cards::store::{CardPorts, ConnectorPorts, MyCardPorts, PreparePorts, ReadPorts};
 use crate::clock::Clock;
 use crate::kernel::{Actor, StoreError};
 use crate::org::{Person, PersonId, RoleSource};
@@ -46,13 +46,91 @@ pub use crate::kernel::age_words;
 
 type DraftCache = Arc<std::sync::Mutex<std::collections::HashMap<(i64, String), (DateTime<Utc>, Vec<RecordShape>)>>>;
 
+/// Person memory, one use case a field: each takes only the stores it calls, so a rule can be
+/// tried against a small fake of its port.
 #[derive(Clone)]
 pub struct PersonMemory {
-    store: Arc<dyn CardPorts>,
+    /// The admin's connector pages: set-up, record shapes, keys, toolsets and tool pins.
+    pub connectors: Connectors,
+    /// A person's reads kept as cards: read as them, refresh, pin, forget and pin back.
+    pub reads: CardReads,
+    /// What a person sees of their cards, and what an agent would load for them.
+    pub mine: MyCards,
+    /// Prepare my day and the forgetting job.
+    pub prepare: Prepare,
+    /// What a run loads from cards and lists, and the check after its answer.
+    pub runs: RunCards,
+}
+
+impl PersonMemory {
+    pub fn new(store: Arc<dyn CardPorts>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
+        let reads = Reads { store: store.clone(), clock, source };
+        Self {
+            connectors: Connectors {
+                reads: reads.clone(),
+                store: store.clone(),
+                models: None,
+                drafts: Default::default(),
+            },
+            reads: CardReads { reads: reads.clone(), store: store.clone() },
+            mine: MyCards { reads: reads.clone(), store: store.clone() },
+            prepare: Prepare { reads: reads.clone(), store: store.clone() },
+            runs: RunCards { store: store.clone(), reads },
+        }
+    }
+
+    /// Drafts record shapes with the configured model, falling back to plain rules.
+    pub fn with_models(mut self, models: Arc<dyn crate::kernel::model::Models>) -> Self {
+        self.connectors.models = Some(models);
+        self
+    }
+}
+
+/// What every use case reads through: the connector, the key a person reads with, the kill switch
+/// and hourly limit, and keeping what was read as cards. One place, so no use case reads around
+/// the gate.
+#[derive(Clone)]
+pub(crate) struct Reads {
+    store: Arc<dyn ReadPorts>,
     clock: Arc<dyn Clock>,
     source: Arc<dyn Source>,
+}
+
+/// The admin's connector pages: set-up, record shapes, keys, toolsets and tool pins.
+#[derive(Clone)]
+pub struct Connectors {
+    reads: Reads,
+    store: Arc<dyn ConnectorPorts>,
     models: Option<Arc<dyn crate::kernel::model::Models>>,
     drafts: DraftCache,
+}
+
+/// A person's reads kept as cards: read as them, refresh, pin, forget and pin back.
+#[derive(Clone)]
+pub struct CardReads {
+    reads: Reads,
+    store: Arc<dyn MyCardPorts>,
+}
+
+/// What a person sees of their cards, and what an agent would load for them.
+#[derive(Clone)]
+pub struct MyCards {
+    reads: Reads,
+    store: Arc<dyn ReadPorts>,
+}
+
+/// Prepare my day and the forgetting job.
+#[derive(Clone)]
+pub struct Prepare {
+    reads: Reads,
+    store: Arc<dyn PreparePorts>,
+}
+
+/// What a run loads from cards and lists, and the check after its answer.
+#[derive(Clone)]
+pub struct RunCards {
+    reads: Reads,
+    store: Arc<dyn ReadPorts>,
 }
 
 /// Why a read was not made.
@@ -81,6 +159,25 @@ impl std::fmt::Display for ReadRefusal {
     }
 }
 
+/// The zone Prepare my day reads its time in: the person's own, else the company's.
+async fn zone_of<S>(store: &S, person: PersonId) -> Result<chrono_tz::Tz, MemoryError>
+where
+    S: crate::cards::store::PrepareStore + crate::org::store::OrgStore + ?Sized,
+{
+    let own = store.person_time_zone(person).await?;
+    let company = store.company().await?.map(|c| c.time_zone.as_str().to_string());
+    let name = own.or(company).unwrap_or_else(|| "UTC".to_string());
+    name.parse().map_err(|_| MemoryError::Internal(format!("unknown zone {name}")))
+}
+
+fn must_be_admin(person: &Person) -> Result<(), MemoryError> {
+    if person.is_admin {
+        Ok(())
+    } else {
+        Err(MemoryError::NotAllowed("Only an admin can change a connector".to_string()))
+    }
+}
+
 /// A 403: the source would not let this person read the record, which says nothing of whether it
 /// still exists.
 fn refused_read(c: &Connector) -> String {
@@ -96,17 +193,7 @@ fn removal_reason(c: &Connector, card: &Card) -> String {
     }
 }
 
-impl PersonMemory {
-    pub fn new(store: Arc<dyn CardPorts>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
-        Self { store, clock, source, models: None, drafts: Default::default() }
-    }
-
-    /// Drafts record shapes with the configured model, falling back to plain rules.
-    pub fn with_models(mut self, models: Arc<dyn crate::kernel::model::Models>) -> Self {
-        self.models = Some(models);
-        self
-    }
-
+impl Reads {
     fn now(&self) -> DateTime<Utc> {
         self.clock.now()
     }
@@ -120,7 +207,7 @@ impl PersonMemory {
     }
 
     /// The slug of the person's department role.
-    pub async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
+    pub(super) async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
         Ok(self.department_role(person).await?.map(|r| r.slug.as_str().to_string()))
     }
 
@@ -143,22 +230,6 @@ impl PersonMemory {
             RoleSource::FromTeam(_) => team_role,
             RoleSource::None => None,
         })
-    }
-
-    /// The zone Prepare my day reads its time in: the person's own, else the company's.
-    pub async fn zone_of(&self, person: PersonId) -> Result<chrono_tz::Tz, MemoryError> {
-        let own = self.store.person_time_zone(person).await?;
-        let company = self.store.company().await?.map(|c| c.time_zone.as_str().to_string());
-        let name = own.or(company).unwrap_or_else(|| "UTC".to_string());
-        name.parse().map_err(|_| MemoryError::Internal(format!("unknown zone {name}")))
-    }
-
-    fn admin(person: &Person) -> Result<(), MemoryError> {
-        if person.is_admin {
-            Ok(())
-        } else {
-            Err(MemoryError::NotAllowed("Only an admin can change a connector".to_string()))
-        }
     }
 
     /// The key a tool reads with now, for this person; or why no read may be made. Every read

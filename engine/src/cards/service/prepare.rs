@@ -35,7 +35,7 @@ fn local_instant(zone: chrono_tz::Tz, date: NaiveDate, t: NaiveTime) -> Option<D
     }
 }
 
-impl PersonMemory {
+impl Prepare {
     /// Prepare my day's form: checks the time and the zone before writing either.
     pub async fn save_prepare(
         &self,
@@ -66,14 +66,14 @@ impl PersonMemory {
         } else {
             Some(crate::org::TimeZoneName::parse(zone).map_err(|e| MemoryError::Invalid(e.to_string()))?)
         };
-        let actor = Actor { person: Some(person.id), at: self.now() };
+        let actor = Actor { person: Some(person.id), at: self.reads.now() };
         self.store.set_person_time_zone(person.id, parsed.as_ref().map(|z| z.as_str()), actor).await.map_err(Into::into)
     }
 
     /// "On: at 08:30 your time (Asia/Kolkata)", or "Off".
     pub async fn prepare_status(&self, person: &Person) -> Result<(PrepareSetting, String), MemoryError> {
         let s = self.store.prepare_setting(person.id).await?;
-        let zone = self.zone_of(person.id).await?;
+        let zone = zone_of(&*self.store, person.id).await?;
         let line = if s.enabled {
             format!("On: at {} your time ({})", s.at_time, zone.name())
         } else {
@@ -94,10 +94,10 @@ impl PersonMemory {
     /// Runs the role's "my work" queries for everyone whose chosen local time has come today (and
     /// is less than two hours past), once per local day. Returns (person, records kept) for each run.
     pub async fn prepare_due(&self) -> Result<Vec<(PersonId, usize)>, MemoryError> {
-        let now = self.now();
+        let now = self.reads.now();
         let mut ran = Vec::new();
         for (pid, s) in self.store.prepare_enabled().await? {
-            let zone = self.zone_of(pid).await?;
+            let zone = zone_of(&*self.store, pid).await?;
             let Some(due) = due_today(&s, zone, now) else { continue };
             let Some(person) = self.store.person(pid).await? else { continue };
             // Claimed before it runs, so of several servers only one prepares the day; a query
@@ -106,7 +106,7 @@ impl PersonMemory {
                 continue;
             }
             let mut kept = 0;
-            if let Some(role) = self.department_role(&person).await?.map(|r| r.id) {
+            if let Some(role) = self.reads.department_role(&person).await?.map(|r| r.id) {
                 for q in self.store.my_work_queries(role).await? {
                     match self.run_query(&person, &q).await {
                         Ok(n) => kept += n,
@@ -124,11 +124,11 @@ impl PersonMemory {
     /// A query is checked again each time it runs: its tool must still be a ticked read tool of
     /// a live connector.
     pub async fn run_query(&self, person: &Person, q: &MyWorkQuery) -> Result<usize, String> {
-        let zone = self.zone_of(person.id).await.map_err(|e| e.to_string())?;
-        let today = self.now().with_timezone(&zone).date_naive().to_string();
+        let zone = zone_of(&*self.store, person.id).await.map_err(|e| e.to_string())?;
+        let today = self.reads.now().with_timezone(&zone).date_naive().to_string();
         let args_text = q.arguments.replace("{me}", &person.email).replace("{today}", &today);
         let args: Value = serde_json::from_str(&args_text).map_err(|e| format!("its arguments are not JSON: {e}"))?;
-        self.read_as_answering(person, q.connector, &q.tool, &args, "prepare", Some(&q.label)).await
+        self.reads.read_as_answering(person, q.connector, &q.tool, &args, "prepare", Some(&q.label)).await
     }
 }
 

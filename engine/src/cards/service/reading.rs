@@ -89,7 +89,7 @@ impl RefreshOutcome {
     }
 }
 
-impl PersonMemory {
+impl CardReads {
     /// Reads with a tool as the person and keeps what its confirmed shape keeps. Returns how many
     /// records were kept; a tool with no confirmed shape keeps nothing.
     pub async fn read_as(
@@ -100,9 +100,18 @@ impl PersonMemory {
         args: &Value,
         purpose: &str,
     ) -> Result<usize, String> {
-        self.read_as_answering(person, connector, tool, args, purpose, None).await
+        self.reads.read_as_answering(person, connector, tool, args, purpose, None).await
     }
 
+    /// Reads the card again from its source, as the person and with the key it was kept with.
+    pub async fn refresh(&self, person: &Person, card: i64) -> Result<RefreshOutcome, MemoryError> {
+        let (card, _) = self.reads.own_use(person, card).await?;
+        let c = self.reads.connector(card.connector).await?;
+        Ok(self.reads.reread(person, &c, &card, None, "refresh").await?.0)
+    }
+}
+
+impl Reads {
     /// The same; a list read that answers something (a "my work" query's label) also keeps its
     /// snapshot.
     pub(super) async fn read_as_answering(
@@ -185,13 +194,6 @@ impl PersonMemory {
             at: now,
         };
         self.store.keep_card(&keep, self.actor(None)).await.map_err(Into::into)
-    }
-
-    /// Reads the card again from its source, as the person and with the key it was kept with.
-    pub async fn refresh(&self, person: &Person, card: i64) -> Result<RefreshOutcome, MemoryError> {
-        let (card, _) = self.own_use(person, card).await?;
-        let c = self.connector(card.connector).await?;
-        Ok(self.reread(person, &c, &card, None, "refresh").await?.0)
     }
 
     /// Reads a card's record again with its shape's get tool, as the person and only with the

@@ -116,7 +116,20 @@ pub(super) fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), String>
     Ok(())
 }
 
-impl PersonMemory {
+impl RunCards {
+    /// What the agent holds and is cleared for, as a run reads it.
+    pub async fn running_agent(
+        &self,
+        agent: crate::org::AgentId,
+    ) -> Result<crate::cards::access::RunningAgent, MemoryError> {
+        self.reads.running_agent(agent).await
+    }
+
+    /// The slug of the person's department role, as a run's check names it.
+    pub async fn role_slug(&self, person: &Person) -> Result<Option<String>, MemoryError> {
+        self.reads.role_slug(person).await
+    }
+
     /// The cards a run acting for `person` carries for `question`: each decided now for the person
     /// and the agent, selected by match and use, with what the block needs to quote them. The flag
     /// says a free-text field loads.
@@ -137,7 +150,7 @@ impl PersonMemory {
         let terms = question_terms(question);
         let (kept, deciding) = futures_util::try_join!(
             async { Ok(self.store.kept_for_question(person.id, &terms, READ_PADS_BELOW as u32).await?) },
-            self.deciding(person)
+            self.reads.deciding(person)
         )?;
         Ok(CardsRead { terms, kept, deciding })
     }
@@ -159,7 +172,7 @@ impl PersonMemory {
             let kept = self.store.kept_for_question(person.id, &terms, u32::MAX).await?;
             (shown, selection) = self.select_for_run(person, question, agent, &deciding, kept).await?;
         }
-        let now = self.now();
+        let now = self.reads.now();
         // A card past its hard limit is too old to answer from: its record is read first, and
         // the block carries what that read found.
         let picked: Vec<(LoadedCard, Option<(&Card, &Connector)>)> = selection
@@ -221,7 +234,7 @@ impl PersonMemory {
         if let Err(why) = cleared(c, agent) {
             return not_read(why);
         }
-        let outcome = match self.reread(person, c, card, Some(shown), "run").await {
+        let outcome = match self.reads.reread(person, c, card, Some(shown), "run").await {
             Ok((outcome, _)) => outcome,
             Err(e) => {
                 tracing::warn!(card = card.id, error = %e, "a card past its hard limit could not be read again");
@@ -253,12 +266,12 @@ impl PersonMemory {
         deciding: &super::views::Deciding,
         kept: Vec<KeptForQuestion>,
     ) -> Result<(Vec<Shown>, Selection), MemoryError> {
-        let now = self.now();
+        let now = self.reads.now();
         let named: HashSet<i64> = kept.iter().filter(|k| k.named).map(|k| k.card.id).collect();
         // Each card the run may load is decided now, and what must go goes; the person's other
         // cards are decided when something next reads them.
         let kept = kept.into_iter().map(|k| (k.card, k.usage)).collect();
-        let mut shown = candidates_of(self.settle_of(person, Some(agent), deciding, kept).await?, &named, now);
+        let mut shown = candidates_of(self.reads.settle_of(person, Some(agent), deciding, kept).await?, &named, now);
         // Each card's fields move to the selection, which hands back those that load.
         let candidates: Vec<_> = shown
             .iter_mut()
@@ -287,7 +300,7 @@ impl PersonMemory {
         tool: &str,
         args: &Value,
     ) -> Result<Value, String> {
-        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+        let c = self.reads.connector(connector).await.map_err(|e| e.to_string())?;
         if !agent.holds_toolsets.contains(&c.id) || !c.acting.iter().any(|t| t == tool) {
             return Err(format!("{tool} is no longer a tool this agent holds"));
         }
@@ -295,8 +308,8 @@ impl PersonMemory {
         if let Some(target) = c.write_targets.iter().find(|t| t.tool == tool) {
             self.read_before_write(person, &c, target, args).await?;
         }
-        let (_, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
-        match self.call(&c, &key, tool, args, "act").await.map_err(|r| r.to_string())? {
+        let (_, key) = self.reads.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
+        match self.reads.call(&c, &key, tool, args, "act").await.map_err(|r| r.to_string())? {
             Ok(v) => Ok(v),
             Err(SourceError::Forbidden) => Err(refused_read(&c)),
             Err(e) => Err(format!("{}: {e}", c.name)),
@@ -337,12 +350,12 @@ impl PersonMemory {
                 .map(|f| f.value.clone())
         };
         let mut name = last.as_ref().and_then(|card| named(&card.fields)).unwrap_or_else(|| id.clone());
-        let key = match self.key_for(c, &shape.get_tool, person).await {
+        let key = match self.reads.key_for(c, &shape.get_tool, person).await {
             Ok((_, key)) => key,
             Err(r) => return Err(format!("{name} could not be read before the change: {r}")),
         };
         let read = serde_json::json!({ shape.id_field.clone(): id });
-        let record = match self.call(c, &key, &shape.get_tool, &read, "act").await {
+        let record = match self.reads.call(c, &key, &shape.get_tool, &read, "act").await {
             Err(refusal) => return Err(format!("{name} could not be read before the change: {refusal}")),
             Ok(Err(SourceError::NotFound)) => return Err(format!("{name} is no longer at {}", c.name)),
             Ok(Err(SourceError::Forbidden)) => {
@@ -381,17 +394,17 @@ impl PersonMemory {
         args: &Value,
         question: &str,
     ) -> Result<RunRead, String> {
-        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+        let c = self.reads.connector(connector).await.map_err(|e| e.to_string())?;
         if !agent.holds_toolsets.contains(&c.id) || c.reads_with(tool).is_none() {
             return Err(format!("{tool} is not a read tool this agent holds"));
         }
         cleared(&c, agent)?;
         let (kind, key) = match person {
-            Some(p) => self.key_for(&c, tool, p).await.map_err(|r| r.to_string())?,
+            Some(p) => self.reads.key_for(&c, tool, p).await.map_err(|r| r.to_string())?,
             None if c.reads_with(tool) == Some(KeyKind::Company) => (KeyKind::Company, ReadKey::Company),
             None => return Err(format!("{} reads with people's keys, and this run acts for nobody", c.name)),
         };
-        let value = match self.call(&c, &key, tool, args, "run").await.map_err(|r| r.to_string())? {
+        let value = match self.reads.call(&c, &key, tool, args, "run").await.map_err(|r| r.to_string())? {
             Ok(v) => v,
             Err(SourceError::Forbidden) => return Err(refused_read(&c)),
             Err(e) => return Err(format!("{}: {e}", c.name)),
@@ -416,12 +429,17 @@ impl PersonMemory {
         if let (Some(p), Some(shape)) = (person, shape.as_ref()) {
             let weight = use_weight(records.len());
             for r in &records {
-                if self.keep(p, &c, shape, kind, r, reading::Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
+                if self
+                    .reads
+                    .keep(p, &c, shape, kind, r, reading::Keeping::Read(weight))
+                    .await
+                    .map_err(|e| e.to_string())?
+                {
                     kept += 1;
                 }
             }
             if super::lists::is_list(shape) && value.get("records").is_some() {
-                self.keep_snapshot(p, &c, shape, args, question, &records).await;
+                self.reads.keep_snapshot(p, &c, shape, args, question, &records).await;
             }
         }
         Ok(RunRead { value, label: c.label, source: c.name.clone(), outside_text, kept })

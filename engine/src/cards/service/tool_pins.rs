@@ -13,16 +13,16 @@ pub(super) struct Listing {
     pub(super) pins: Vec<ToolPin>,
 }
 
-impl PersonMemory {
+impl Connectors {
     /// Ticks or unticks one tool. Only a tool the source lists now can be ticked: a read tool,
     /// or a tool that acts, whose calls in runs wait in the person's Inbox. The two are kept
     /// apart. Unticking a read tool may remove cards no tool reads any more.
     pub async fn tick_tool(&self, admin: &Person, id: i64, tool: &str, on: bool) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
-        let mut c = self.connector(id).await?;
+        must_be_admin(admin)?;
+        let mut c = self.reads.connector(id).await?;
         let acts = if on {
             let listed = match self.store.company_key(id).await? {
-                Some(key) => self.listing(&c, &key).await?.map(|l| l.tools).unwrap_or_default(),
+                Some(key) => self.reads.listing(&c, &key).await?.map(|l| l.tools).unwrap_or_default(),
                 None => Vec::new(),
             };
             let Some(info) = listed.iter().find(|t| t.name == tool && (t.access == "read" || t.access == "write"))
@@ -30,7 +30,7 @@ impl PersonMemory {
                 return Err(MemoryError::Invalid(format!("{tool} is not a tool the source lists")));
             };
             // What the admin ticks is the tool as listed now: that copy is what runs are given.
-            let actor = Actor { person: Some(admin.id), at: self.now() };
+            let actor = Actor { person: Some(admin.id), at: self.reads.now() };
             self.store.pin_tool(c.id, &ToolCopy::of(info), actor).await?;
             info.access == "write"
         } else {
@@ -42,6 +42,46 @@ impl PersonMemory {
             list.push(tool.to_string());
         }
         self.save_settings(admin, &c).await
+    }
+
+    /// An admin approves a ticked tool's changed listing as their page showed it (`seen` is the
+    /// page's [`ToolPin::seen`]): that copy is pinned, audited, and runs are given it from now on.
+    /// A listing that changed again since the page was shown is refused, to be looked at first.
+    pub async fn reapprove_tool(&self, admin: &Person, id: i64, tool: &str, seen: i64) -> Result<String, MemoryError> {
+        must_be_admin(admin)?;
+        let c = self.reads.connector(id).await?;
+        let pin = self.reads.ticked_pins(&c).await?.into_iter().find(|p| p.copy.tool == tool);
+        let Some(pin) = pin else {
+            return Err(MemoryError::Invalid(format!("{tool} is not a ticked tool of {}", c.name)));
+        };
+        let Some(drift) = pin.drift.as_ref() else {
+            return Err(MemoryError::Invalid(format!("{tool}'s listing has not changed since it was approved")));
+        };
+        if pin.seen() != seen {
+            return Err(MemoryError::Invalid(format!(
+                "{} changed {tool}'s listing again since this page was shown; look at it again before approving",
+                c.name
+            )));
+        }
+        let Listed::Changed { description, parameters } = &drift.listed else {
+            return Err(MemoryError::Invalid(format!(
+                "{} no longer lists {tool}, so there is nothing to approve; untick it instead",
+                c.name
+            )));
+        };
+        let copy =
+            ToolCopy { tool: tool.to_string(), description: description.clone(), parameters: parameters.clone() };
+        let actor = Actor { person: Some(admin.id), at: self.reads.now() };
+        self.store.pin_tool(c.id, &copy, actor).await?;
+        Ok(format!("Approved {tool} as {} lists it now; runs are given this copy from now on", c.name))
+    }
+}
+
+impl Reads {
+    /// The pinned copies of the connector's ticked tools, as last compared with a listing.
+    pub(super) async fn ticked_pins(&self, c: &Connector) -> Result<Vec<ToolPin>, MemoryError> {
+        let ticked = |p: &ToolPin| c.ticked.contains(&p.copy.tool) || c.acting.contains(&p.copy.tool);
+        Ok(self.store.tool_pins(c.id).await?.into_iter().filter(ticked).collect())
     }
 
     /// Reads the connector's listing with the company key. Every read of a listing for a
@@ -80,45 +120,9 @@ impl PersonMemory {
         }
         Ok(Ok(Listing { tools, pins }))
     }
+}
 
-    /// The pinned copies of the connector's ticked tools, as last compared with a listing.
-    pub(super) async fn ticked_pins(&self, c: &Connector) -> Result<Vec<ToolPin>, MemoryError> {
-        let ticked = |p: &ToolPin| c.ticked.contains(&p.copy.tool) || c.acting.contains(&p.copy.tool);
-        Ok(self.store.tool_pins(c.id).await?.into_iter().filter(ticked).collect())
-    }
-
-    /// An admin approves a ticked tool's changed listing as their page showed it (`seen` is the
-    /// page's [`ToolPin::seen`]): that copy is pinned, audited, and runs are given it from now on.
-    /// A listing that changed again since the page was shown is refused, to be looked at first.
-    pub async fn reapprove_tool(&self, admin: &Person, id: i64, tool: &str, seen: i64) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
-        let c = self.connector(id).await?;
-        let pin = self.ticked_pins(&c).await?.into_iter().find(|p| p.copy.tool == tool);
-        let Some(pin) = pin else {
-            return Err(MemoryError::Invalid(format!("{tool} is not a ticked tool of {}", c.name)));
-        };
-        let Some(drift) = pin.drift.as_ref() else {
-            return Err(MemoryError::Invalid(format!("{tool}'s listing has not changed since it was approved")));
-        };
-        if pin.seen() != seen {
-            return Err(MemoryError::Invalid(format!(
-                "{} changed {tool}'s listing again since this page was shown; look at it again before approving",
-                c.name
-            )));
-        }
-        let Listed::Changed { description, parameters } = &drift.listed else {
-            return Err(MemoryError::Invalid(format!(
-                "{} no longer lists {tool}, so there is nothing to approve; untick it instead",
-                c.name
-            )));
-        };
-        let copy =
-            ToolCopy { tool: tool.to_string(), description: description.clone(), parameters: parameters.clone() };
-        let actor = Actor { person: Some(admin.id), at: self.now() };
-        self.store.pin_tool(c.id, &copy, actor).await?;
-        Ok(format!("Approved {tool} as {} lists it now; runs are given this copy from now on", c.name))
-    }
-
+impl RunCards {
     /// The ticked tools the agent's toolsets hold, reads and tools that act, each as its pinned
     /// copy: what a live listing says of a tool never reaches a model. A tool the listing no
     /// longer has is not offered; a connector that cannot list its tools now is left out, and
@@ -131,7 +135,7 @@ impl PersonMemory {
                 continue;
             }
             let Some(key) = self.store.company_key(c.id).await? else { continue };
-            let pins = match self.listing(&c, &key).await? {
+            let pins = match self.reads.listing(&c, &key).await? {
                 Ok(l) => l.pins,
                 Err(e) => {
                     tracing::warn!(connector = c.id, error = %e, "the connector's tools were not listed for a run");

@@ -21,7 +21,7 @@ fn and_list(items: &[String]) -> String {
     }
 }
 
-impl PersonMemory {
+impl Connectors {
     /// An admin chooses the roles (by slug) a toolset admits; none admits everyone. Whoever it
     /// no longer admits loses it at their next read, as the access decision says.
     pub async fn set_admits_roles(
@@ -30,8 +30,8 @@ impl PersonMemory {
         connector: i64,
         roles: &[String],
     ) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
-        let mut c = self.connector(connector).await?;
+        must_be_admin(admin)?;
+        let mut c = self.reads.connector(connector).await?;
         let dir = self.store.directory().await?;
         let mut slugs: Vec<String> = Vec::new();
         let mut names: Vec<String> = Vec::new();
@@ -61,8 +61,8 @@ impl PersonMemory {
         connector: i64,
         tools: &[String],
     ) -> Result<String, MemoryError> {
-        Self::admin(admin)?;
-        let mut c = self.connector(connector).await?;
+        must_be_admin(admin)?;
+        let mut c = self.reads.connector(connector).await?;
         let mut chosen: Vec<String> = Vec::new();
         for t in tools.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
             if !c.ticked.iter().any(|x| x == t) {

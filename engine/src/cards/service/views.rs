@@ -28,7 +28,20 @@ pub(super) struct Deciding {
     connectors: Vec<Arc<Connector>>,
 }
 
-impl PersonMemory {
+impl Reads {
+    /// A company agent as the access decision sees it: the toolsets it holds and its clearance.
+    pub(super) async fn running_agent(
+        &self,
+        agent: crate::org::AgentId,
+    ) -> Result<crate::cards::access::RunningAgent, MemoryError> {
+        let (cleared_for, holds_toolsets) = self
+            .store
+            .agent_access(agent)
+            .await?
+            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
+        Ok(crate::cards::access::RunningAgent { holds_toolsets, cleared_for })
+    }
+
     /// What deciding the person's cards needs, the reader and the connectors read at once.
     pub(super) async fn deciding(&self, person: &Person) -> Result<Deciding, MemoryError> {
         let (reader, connectors) = futures_util::try_join!(self.reader(person), async {
@@ -38,13 +51,16 @@ impl PersonMemory {
     }
 
     /// The person's kept cards and what deciding them needs, read at once.
-    async fn kept_and_deciding(&self, person: &Person) -> Result<(Vec<(Card, CardUse)>, Deciding), MemoryError> {
+    pub(super) async fn kept_and_deciding(
+        &self,
+        person: &Person,
+    ) -> Result<(Vec<(Card, CardUse)>, Deciding), MemoryError> {
         futures_util::try_join!(async { Ok(self.store.kept(person.id).await?) }, self.deciding(person))
     }
 
     /// Decides each of the person's kept cards now, for them and (in a run) the agent, without
     /// carrying anything out.
-    async fn decided(
+    pub(super) async fn decided(
         &self,
         person: &Person,
         agent: Option<&crate::cards::access::RunningAgent>,
@@ -54,7 +70,7 @@ impl PersonMemory {
     }
 
     /// Decides the given kept cards of the person now, as `decided` does.
-    fn decided_of(
+    pub(super) fn decided_of(
         deciding: &Deciding,
         agent: Option<&crate::cards::access::RunningAgent>,
         kept: Vec<(Card, CardUse)>,
@@ -105,11 +121,13 @@ impl PersonMemory {
         }
         Ok(shown)
     }
+}
 
+impl MyCards {
     /// "What I'm working on": the cards kept for the person's own work, strongest first, each
     /// decided now. Cards and uses that must go are removed here too.
     pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
-        let shown = self.settle(person, None).await?;
+        let shown = self.reads.settle(person, None).await?;
         Ok(self.views(shown))
     }
 
@@ -117,6 +135,7 @@ impl PersonMemory {
     /// and left in place for the next read that may write. For the read-only command line.
     pub async fn my_cards_read_only(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
         let shown = self
+            .reads
             .decided(person, None)
             .await?
             .into_iter()
@@ -129,7 +148,7 @@ impl PersonMemory {
     }
 
     fn views(&self, shown: Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>) -> Vec<CardView> {
-        let now = self.now();
+        let now = self.reads.now();
         let mut out: Vec<(f64, CardView)> = shown
             .into_iter()
             .map(|(card, u, c, class)| {
@@ -162,8 +181,8 @@ impl PersonMemory {
         question: &str,
         agent: Option<&crate::cards::access::RunningAgent>,
     ) -> Result<crate::cards::select::Selection, MemoryError> {
-        let now = self.now();
-        let shown = self.settle(person, agent).await?;
+        let now = self.reads.now();
+        let shown = self.reads.settle(person, agent).await?;
         let candidates: Vec<_> = shown
             .iter()
             .map(|(card, u, _, _)| crate::cards::select::Candidate {
@@ -184,38 +203,19 @@ impl PersonMemory {
         Ok(selection)
     }
 
-    /// A company agent as the access decision sees it: the toolsets it holds and its clearance.
-    pub async fn running_agent(
-        &self,
-        agent: crate::org::AgentId,
-    ) -> Result<crate::cards::access::RunningAgent, MemoryError> {
-        let (cleared_for, holds_toolsets) = self
-            .store
-            .agent_access(agent)
-            .await?
-            .ok_or_else(|| MemoryError::NotFound("There is no such agent".into()))?;
-        Ok(crate::cards::access::RunningAgent { holds_toolsets, cleared_for })
-    }
-
     /// Per company agent, in words: "Holds Acme ATS · cleared for internal data".
     pub async fn access_lines(&self) -> Result<Vec<(i64, String)>, MemoryError> {
         let dir = self.store.directory().await?;
         let connectors = self.store.connectors().await?;
         let mut out = Vec::new();
         for a in &dir.agents {
-            let r = self.running_agent(a.id).await?;
+            let r = self.reads.running_agent(a.id).await?;
             let names: Vec<String> =
                 connectors.iter().filter(|c| r.holds_toolsets.contains(&c.id)).map(|c| c.name.clone()).collect();
             let holds = if names.is_empty() { "no toolsets".to_string() } else { names.join(", ") };
             out.push((a.id.0, format!("Holds {holds} · cleared for {} data", r.cleared_for.as_str())));
         }
         Ok(out)
-    }
-
-    pub async fn pin(&self, person: &Person, card: i64, pinned: bool) -> Result<(), MemoryError> {
-        let (_, mut u) = self.own_use(person, card).await?;
-        u.pinned = pinned;
-        self.store.save_use(&u).await.map_err(Into::into)
     }
 
     /// What an admin sees on a person's panel: how much is kept, never what it says; `lessons`
@@ -226,7 +226,7 @@ impl PersonMemory {
         }
         // Counted as of now: uses the person lost access to are gone before they are counted.
         if let Some(p) = self.store.person(person).await? {
-            self.settle(&p, None).await?;
+            self.reads.settle(&p, None).await?;
         }
         let (kept, pinned) = self.store.counts(person).await?;
         Ok(format!(
@@ -244,6 +244,7 @@ impl PersonMemory {
             return Err(MemoryError::NotAllowed("Only an admin sees another person's counts".to_string()));
         }
         let staying: Vec<_> = self
+            .reads
             .decided(person, None)
             .await?
             .into_iter()
@@ -253,8 +254,8 @@ impl PersonMemory {
         // Lists as a run would load them: of toolsets that still admit the person.
         let mut lists = 0;
         for s in self.store.snapshots_of(person.id).await? {
-            let c = self.connector(s.connector).await?;
-            if self.key_for(&c, &s.tool, person).await.is_ok() {
+            let c = self.reads.connector(s.connector).await?;
+            if self.reads.key_for(&c, &s.tool, person).await.is_ok() {
                 lists += 1;
             }
         }
@@ -264,5 +265,13 @@ impl PersonMemory {
             if kept == 1 { "" } else { "s" },
             if lists == 1 { "" } else { "s" }
         ))
+    }
+}
+
+impl CardReads {
+    pub async fn pin(&self, person: &Person, card: i64, pinned: bool) -> Result<(), MemoryError> {
+        let (_, mut u) = self.reads.own_use(person, card).await?;
+        u.pinned = pinned;
+        self.store.save_use(&u).await.map_err(Into::into)
     }
 }

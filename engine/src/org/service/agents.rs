@@ -1,7 +1,7 @@
 //! Company agents: an admin creates one; whoever manages it (its owner, or an admin) copies it for
 //! a team and gives it toolsets; an admin alone sets its clearance.
 
-use super::OrgService;
+use super::{actor_of, known_person, known_role, Agents};
 use crate::kernel::DataLabel;
 use crate::kernel::StoreError;
 use crate::org::agents::{
@@ -48,7 +48,7 @@ pub struct AgentAccess {
     pub memory_scopes: Vec<crate::org::memory_scopes::MemoryScope>,
 }
 
-impl OrgService {
+impl Agents {
     /// An agent the person may see: every company agent, and of private agents only their own,
     /// so another person's private agent reads as no agent at all, to admins too.
     async fn known_agent(&self, by: &Person, agent: AgentId) -> Result<Agent, OrgError> {
@@ -72,7 +72,7 @@ impl OrgService {
         let name = private_agent_name(&typed, &by.name);
         let new =
             NewAgent { name: name.clone(), template: HAND_MADE.to_string(), role: None, owner: by.id, team_copy: None };
-        self.store.add_private_agent(&new, &description, self.actor(by)).await.map_err(|e| match e {
+        self.store.add_private_agent(&new, &description, actor_of(&*self.clock, by)).await.map_err(|e| match e {
             StoreError::Duplicate(_) => OrgError::Duplicate(format!("You already have a private agent called {typed}")),
             other => other.into(),
         })
@@ -91,8 +91,8 @@ impl OrgService {
         }
         let name = parse_display_name(&form.name, "An agent")?;
         let description = parse_description(&form.description)?;
-        self.known_role(form.role).await?;
-        let owner = self.known_person(form.owner).await?;
+        known_role(&*self.store, form.role).await?;
+        let owner = known_person(&*self.store, form.owner).await?;
         if owner.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has left and cannot own an agent", owner.name)));
         }
@@ -103,7 +103,7 @@ impl OrgService {
             owner: owner.id,
             team_copy: None,
         };
-        self.store.add_agent(&new, &description, self.actor(by)).await.map_err(|e| match e {
+        self.store.add_agent(&new, &description, actor_of(&*self.clock, by)).await.map_err(|e| match e {
             StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already an agent called {name}")),
             other => other.into(),
         })
@@ -141,7 +141,7 @@ impl OrgService {
             return Err(exists(copy));
         }
         let name = parse_display_name(&team_copy_name(&source.name, &team.name), "A team copy")?;
-        match self.store.copy_agent(source.id, team.id, &name, self.actor(by)).await {
+        match self.store.copy_agent(source.id, team.id, &name, actor_of(&*self.clock, by)).await {
             Ok(a) => Ok(a),
             // Another copy may have won a race since the check: say which refusal it is.
             Err(StoreError::Duplicate(_)) => match self.store.team_copy_of(source.id, team.id).await? {
@@ -173,7 +173,7 @@ impl OrgService {
             }
         }
         chosen.sort_unstable();
-        self.store.set_agent_toolsets(a.id, &chosen, self.actor(by)).await.map_err(Into::into)
+        self.store.set_agent_toolsets(a.id, &chosen, actor_of(&*self.clock, by)).await.map_err(Into::into)
     }
 
     /// An admin alone sets the label an agent's model is cleared for. Returns what it now means.
@@ -185,7 +185,7 @@ impl OrgService {
         let label = DataLabel::parse(clearance.trim()).ok_or_else(|| {
             OrgError::Invalid("Choose a clearance: public, internal, confidential or personal".to_string())
         })?;
-        self.store.set_agent_clearance(a.id, label, self.actor(by)).await?;
+        self.store.set_agent_clearance(a.id, label, actor_of(&*self.clock, by)).await?;
         Ok(clearance_meaning(label))
     }
 
@@ -200,7 +200,7 @@ impl OrgService {
             )));
         }
         let scopes = parse_scopes(names).map_err(OrgError::Invalid)?;
-        self.store.set_memory_scopes(a.id, &scopes, self.actor(by)).await?;
+        self.store.set_memory_scopes(a.id, &scopes, actor_of(&*self.clock, by)).await?;
         Ok(scopes_line(&scopes))
     }
 

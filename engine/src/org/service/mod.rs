@@ -29,32 +29,89 @@ mod import;
 #[cfg(feature = "server")]
 pub use import::ImportBy;
 
+/// The organisation's use cases, one a field; roles, the directory, set-up and import stay here.
 #[derive(Clone)]
 pub struct OrgService {
+    /// People: adding, invites, passwords, admins, roles, and leaving.
+    pub people: People,
+    /// Teams, their leads and who manages whom.
+    pub teams: Teams,
+    /// Company and private agents: roles, toolsets, clearance and memory scopes.
+    pub agents: Agents,
     store: Arc<dyn OrgPorts>,
     clock: Arc<dyn Clock>,
     #[cfg(feature = "server")]
     throttle: Arc<crate::auth::throttle::SignInThrottle>,
 }
 
+/// People: adding, invites, passwords, admins, roles, and leaving.
+#[derive(Clone)]
+pub struct People {
+    store: Arc<dyn crate::org::store::PeoplePorts>,
+    clock: Arc<dyn Clock>,
+    /// Wrong current passwords count with sign-in's, so the two share one count.
+    #[cfg(feature = "server")]
+    throttle: Arc<crate::auth::throttle::SignInThrottle>,
+}
+
+/// Teams, their leads and who manages whom.
+#[derive(Clone)]
+pub struct Teams {
+    store: Arc<dyn crate::org::store::TeamPorts>,
+    clock: Arc<dyn Clock>,
+}
+
+/// Company and private agents: roles, toolsets, clearance and memory scopes.
+#[derive(Clone)]
+pub struct Agents {
+    store: Arc<dyn crate::org::store::AgentPorts>,
+    clock: Arc<dyn Clock>,
+}
+
+/// Who made a change, and when.
+fn actor_of(clock: &dyn Clock, person: &Person) -> Actor {
+    Actor { person: Some(person.id), at: clock.now() }
+}
+
+async fn known_role<S: crate::org::store::OrgStore + ?Sized>(store: &S, role: Option<RoleId>) -> Result<(), OrgError> {
+    if let Some(r) = role {
+        store.role_by_id(r).await?.ok_or_else(|| OrgError::NotFound("There is no such role".to_string()))?;
+    }
+    Ok(())
+}
+
+async fn known_person<S: crate::org::store::OrgStore + ?Sized>(
+    store: &S,
+    person: PersonId,
+) -> Result<Person, OrgError> {
+    store.person(person).await?.ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
+}
+
 impl OrgService {
     pub fn new(store: Arc<dyn OrgPorts>, clock: Arc<dyn Clock>) -> Self {
+        #[cfg(feature = "server")]
+        let throttle: Arc<crate::auth::throttle::SignInThrottle> = Arc::default();
         Self {
+            people: People {
+                store: store.clone(),
+                clock: clock.clone(),
+                #[cfg(feature = "server")]
+                throttle: throttle.clone(),
+            },
+            teams: Teams { store: store.clone(), clock: clock.clone() },
+            agents: Agents { store: store.clone(), clock: clock.clone() },
             store,
             clock,
             #[cfg(feature = "server")]
-            throttle: Arc::default(),
+            throttle,
         }
     }
 
     #[cfg(feature = "server")]
     /// Counts wrong current passwords with sign-in's throttle, so the two share one count.
     pub fn sharing_throttle(self, throttle: Arc<crate::auth::throttle::SignInThrottle>) -> Self {
-        Self { throttle, ..self }
-    }
-
-    fn actor(&self, person: &Person) -> Actor {
-        Actor { person: Some(person.id), at: self.clock.now() }
+        let people = People { throttle: throttle.clone(), ..self.people };
+        Self { throttle, people, ..self }
     }
 
     pub async fn directory(&self) -> Result<Directory, StoreError> {
@@ -68,23 +125,16 @@ impl OrgService {
         }
         let name = parse_role_name(name)?;
         let slug = RoleSlug::from_name(&name)?;
-        self.store.create_role(&slug, &name, COMPANY_CORE_LIMIT, self.actor(actor)).await.map_err(|e| match e {
-            StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already a role called {name}")),
-            other => other.into(),
+        self.store.create_role(&slug, &name, COMPANY_CORE_LIMIT, actor_of(&*self.clock, actor)).await.map_err(|e| {
+            match e {
+                StoreError::Duplicate(_) => OrgError::Duplicate(format!("There is already a role called {name}")),
+                other => other.into(),
+            }
         })
     }
+}
 
-    async fn known_role(&self, role: Option<RoleId>) -> Result<(), OrgError> {
-        if let Some(r) = role {
-            self.store.role_by_id(r).await?.ok_or_else(|| OrgError::NotFound("There is no such role".to_string()))?;
-        }
-        Ok(())
-    }
-
-    async fn known_person(&self, person: PersonId) -> Result<Person, OrgError> {
-        self.store.person(person).await?.ok_or_else(|| OrgError::NotFound("There is no such person".to_string()))
-    }
-
+impl People {
     /// Admins give someone their own department role, or send them back to their team's.
     pub async fn set_person_role(
         &self,
@@ -95,9 +145,9 @@ impl OrgService {
         if !actor.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can change someone's department role".to_string()));
         }
-        self.known_person(person).await?;
-        self.known_role(role).await?;
-        self.store.set_person_role(person, role, self.actor(actor)).await.map_err(Into::into)
+        known_person(&*self.store, person).await?;
+        known_role(&*self.store, role).await?;
+        self.store.set_person_role(person, role, actor_of(&*self.clock, actor)).await.map_err(Into::into)
     }
 
     /// An admin marks someone as left: they are signed out everywhere and their memory of
@@ -109,11 +159,11 @@ impl OrgService {
         if actor.id == person {
             return Err(OrgError::Invalid("You cannot mark yourself as left; ask another admin".to_string()));
         }
-        let p = self.known_person(person).await?;
+        let p = known_person(&*self.store, person).await?;
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has already left", p.name)));
         }
-        let d = self.store.mark_left(person, self.actor(actor)).await.map_err(|e| match e {
+        let d = self.store.mark_left(person, actor_of(&*self.clock, actor)).await.map_err(|e| match e {
             StoreError::LastAdmin => OrgError::Invalid(LAST_ADMIN.to_string()),
             other => other.into(),
         })?;
@@ -126,7 +176,9 @@ impl OrgService {
             plural(d.cards, "card", "cards"),
         ))
     }
+}
 
+impl Agents {
     /// Whoever manages an agent (its owner, or an admin) may change its department role.
     pub async fn set_agent_role(&self, actor: &Person, agent: AgentId, role: Option<RoleId>) -> Result<(), OrgError> {
         let a = match self.store.agent(agent).await? {
@@ -142,8 +194,8 @@ impl OrgService {
                 a.name
             )));
         }
-        self.known_role(role).await?;
-        self.store.set_agent_role(agent, role, self.actor(actor)).await.map_err(Into::into)
+        known_role(&*self.store, role).await?;
+        self.store.set_agent_role(agent, role, actor_of(&*self.clock, actor)).await.map_err(Into::into)
     }
 }
 

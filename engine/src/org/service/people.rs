@@ -1,7 +1,7 @@
 //! Adding people, their invite links and passwords, and who is an admin. An admin adds someone and
 //! copies the one-time link Engram makes; no email is sent. The person sets their password there.
 
-use super::OrgService;
+use super::{actor_of, known_person, known_role, People};
 use crate::auth::invite::{hash_invite_secret, new_invite_secret, INVITE_DAYS, INVITE_PREFIX};
 use crate::auth::rules::NewPassword;
 use crate::auth::throttle::{password_throttled_message, Admission};
@@ -64,7 +64,7 @@ async fn unusable_hash(gate: &std::sync::Arc<crate::auth::gate::HashingGate>) ->
     gate.hash(new_invite_secret()).await.map_err(hashing_failed)
 }
 
-impl OrgService {
+impl People {
     fn new_invite(&self) -> (String, NewInvite) {
         let secret = new_invite_secret();
         let invite = NewInvite {
@@ -84,7 +84,7 @@ impl OrgService {
         if let Some(team) = new.main_team {
             self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
         }
-        self.known_role(new.role).await?;
+        known_role(&*self.store, new.role).await?;
         let person = NewPerson {
             name,
             email: email.as_str().to_string(),
@@ -93,10 +93,12 @@ impl OrgService {
             main_team: new.main_team,
         };
         let (secret, invite) = self.new_invite();
-        let person = self.store.add_person(&person, new.role, &invite, self.actor(by)).await.map_err(|e| match e {
-            StoreError::Duplicate(_) => OrgError::Duplicate(format!("Someone already has the email {email}")),
-            other => other.into(),
-        })?;
+        let person = self.store.add_person(&person, new.role, &invite, actor_of(&*self.clock, by)).await.map_err(
+            |e| match e {
+                StoreError::Duplicate(_) => OrgError::Duplicate(format!("Someone already has the email {email}")),
+                other => other.into(),
+            },
+        )?;
         Ok(InviteLink { person, secret, expires_at: invite.expires_at })
     }
 
@@ -117,14 +119,14 @@ impl OrgService {
         if by.id == person {
             return Err(OrgError::Invalid("Change your own password under Profile → Password".to_string()));
         }
-        let p = self.known_person(person).await?;
+        let p = known_person(&*self.store, person).await?;
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has left, so their password cannot be reset", p.name)));
         }
         self.confirm_admin_password(by, admin_password).await?;
         let (secret, invite) = self.new_invite();
         self.store
-            .reset_password(person, &unusable_hash(self.throttle.hashing()).await?, &invite, self.actor(by))
+            .reset_password(person, &unusable_hash(self.throttle.hashing()).await?, &invite, actor_of(&*self.clock, by))
             .await
             .map_err(|e| match e {
                 StoreError::NotFound(_) => OrgError::Invalid(format!("{} has left", p.name)),
@@ -138,7 +140,7 @@ impl OrgService {
         if !by.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can make someone an admin or take it away".to_string()));
         }
-        let p = self.known_person(person).await?;
+        let p = known_person(&*self.store, person).await?;
         if p.left_at.is_some() {
             return Err(OrgError::Invalid(format!("{} has left", p.name)));
         }
@@ -146,7 +148,7 @@ impl OrgService {
             let already = if admin { "is already an admin" } else { "is not an admin" };
             return Err(OrgError::Invalid(format!("{} {already}", p.name)));
         }
-        self.store.set_admin(person, admin, self.actor(by)).await.map_err(|e| match e {
+        self.store.set_admin(person, admin, actor_of(&*self.clock, by)).await.map_err(|e| match e {
             StoreError::LastAdmin => OrgError::Invalid(LAST_ADMIN.to_string()),
             StoreError::NotFound(_) => OrgError::Invalid(format!("{} has left", p.name)),
             other => other.into(),
@@ -237,7 +239,7 @@ impl OrgService {
         }
         let new = password_rules(new)?;
         let hash = self.throttle.hashing().hash(new.into_string()).await.map_err(hashing_failed)?;
-        self.store.change_password(me.id, &hash, self.actor(me)).await.map_err(|e| match e {
+        self.store.change_password(me.id, &hash, actor_of(&*self.clock, me)).await.map_err(|e| match e {
             StoreError::NotFound(_) => OrgError::NotFound("There is no such person".to_string()),
             other => other.into(),
         })

@@ -3,7 +3,7 @@
 //! manages whom. The store checks, inside each change's transaction, what it rests on (the lead
 //! has not left, the name is free, no circle of managers); here are the permissions and words.
 
-use super::OrgService;
+use super::{actor_of, Teams};
 use crate::org::names::parse_display_name;
 use crate::org::teams::{may_rename, Member, TeamChange, TeamStoreError, TeamView};
 use crate::org::{OrgError, Person, PersonId, RoleId, Team, TeamId};
@@ -34,7 +34,7 @@ fn not_lead(team: &str) -> OrgError {
     OrgError::NotAllowed(format!("Only {team}'s lead or an admin can change this team"))
 }
 
-impl OrgService {
+impl Teams {
     async fn known_team(&self, team: TeamId) -> Result<Team, OrgError> {
         self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))
     }
@@ -64,7 +64,7 @@ impl OrgService {
             return Err(OrgError::NotAllowed("Only an admin can add a team".to_string()));
         }
         let name = parse_display_name(name, "A team")?;
-        self.store.add_team(&name, role, self.actor(actor)).await.map_err(|e| refusal(e, None))
+        self.store.add_team(&name, role, actor_of(&*self.clock, actor)).await.map_err(|e| refusal(e, None))
     }
 
     /// Changes a team's name, role and lead at once, or nothing if any part is refused. Its lead
@@ -93,7 +93,7 @@ impl OrgService {
             // An admin who also leads the team changes it as an admin.
             as_lead: (!actor.is_admin).then_some(actor.id),
         };
-        self.store.change_team(team, &change, self.actor(actor)).await.map_err(|e| refusal(e, Some(&t)))
+        self.store.change_team(team, &change, actor_of(&*self.clock, actor)).await.map_err(|e| refusal(e, Some(&t)))
     }
 
     /// "Rename", on the team's page: its lead or an admin.
@@ -117,10 +117,11 @@ impl OrgService {
         if !actor.is_admin {
             return Err(OrgError::NotAllowed("Only an admin can move people between teams".to_string()));
         }
-        let before = self.store.move_person(person, team, self.actor(actor)).await.map_err(|e| match e {
-            TeamStoreError::HasLeft(name) => OrgError::Invalid(format!("{name} has left and cannot be moved")),
-            other => refusal(other, None),
-        })?;
+        let before =
+            self.store.move_person(person, team, actor_of(&*self.clock, actor)).await.map_err(|e| match e {
+                TeamStoreError::HasLeft(name) => OrgError::Invalid(format!("{name} has left and cannot be moved")),
+                other => refusal(other, None),
+            })?;
         let t = self.known_team(team).await?;
         if before.main_team == Some(team) {
             return Ok(format!("{} is already in {}", before.name, t.name));
@@ -149,10 +150,101 @@ impl OrgService {
         if manager == Some(person) {
             return Err(OrgError::Invalid("A person cannot be their own manager".to_string()));
         }
-        self.store.set_manager(person, manager, self.actor(by)).await.map_err(|e| match e {
+        self.store.set_manager(person, manager, actor_of(&*self.clock, by)).await.map_err(|e| match e {
             // Someone who left manages nobody: to this rule they are no longer there.
             TeamStoreError::HasLeft(_) => OrgError::NotFound("There is no such person".to_string()),
             other => refusal(other, None),
         })
+    }
+}
+
+/// The teams' rules, tried against the in-memory directory: no database.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::org::fake::{person, role, FakeOrg};
+    use std::sync::Arc;
+
+    const ADMIN: PersonId = PersonId(1);
+    const LEAD: PersonId = PersonId(2);
+    const MEMBER: PersonId = PersonId(3);
+
+    /// Support (role Support) led by Lena, with Max in it; Ada is the admin.
+    fn org() -> (Teams, Arc<FakeOrg>) {
+        let fake = Arc::new(FakeOrg::with(
+            vec![person(1, "Ada", true, None), person(2, "Lena", false, Some(1)), person(3, "Max", false, Some(1))],
+            vec![Team { id: TeamId(1), name: "Support".into(), lead: Some(LEAD), role: Some(RoleId(1)) }],
+            vec![role(1, "Support"), role(2, "Sales")],
+        ));
+        let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+        (Teams { store: fake.clone(), clock }, fake)
+    }
+
+    fn who(fake: &FakeOrg, id: PersonId) -> Person {
+        fake.person_now(id).expect("in the directory")
+    }
+
+    #[tokio::test]
+    async fn a_lead_may_rename_their_team_but_not_choose_its_role_or_lead() {
+        let (teams, fake) = org();
+        let lead = who(&fake, LEAD);
+        let renamed = teams.rename_team(&lead, TeamId(1), "Customer Support").await.expect("the lead renames");
+        assert_eq!(renamed.name, "Customer Support");
+
+        let role = teams.set_team_role(&lead, TeamId(1), Some(RoleId(2))).await.unwrap_err();
+        assert_eq!(role, OrgError::NotAllowed("Only an admin can put a team in a role".into()));
+        let lead_change = teams.set_team_lead(&lead, TeamId(1), Some(MEMBER)).await.unwrap_err();
+        assert_eq!(lead_change, OrgError::NotAllowed("Only an admin can choose a team's lead".into()));
+        let team = fake.team_now(TeamId(1)).expect("the team");
+        assert_eq!((team.role, team.lead), (Some(RoleId(1)), Some(LEAD)), "nothing refused was written");
+    }
+
+    #[tokio::test]
+    async fn someone_who_does_not_lead_the_team_may_not_rename_it_and_nothing_changes() {
+        let (teams, fake) = org();
+        let member = who(&fake, MEMBER);
+        let refused = teams.rename_team(&member, TeamId(1), "Mine now").await.unwrap_err();
+        assert_eq!(refused, OrgError::NotAllowed("Only Support's lead or an admin can change this team".into()));
+        assert_eq!(fake.team_now(TeamId(1)).expect("the team").name, "Support");
+        assert!(fake.audit.lock().expect("the audit").is_empty(), "a refusal writes no audit row");
+    }
+
+    #[tokio::test]
+    async fn a_team_name_taken_in_another_case_is_refused_with_the_name_as_spelled() {
+        let (teams, fake) = org();
+        let admin = who(&fake, ADMIN);
+        let refused = teams.create_team(&admin, "SUPPORT", None).await.unwrap_err();
+        assert_eq!(refused, OrgError::Duplicate("There is already a team called Support".into()));
+        let empty = teams.change_team(&admin, TeamId(1), &TeamEdit::default()).await.unwrap_err();
+        assert_eq!(empty, OrgError::Invalid("Say what to change: the team's name, role or lead".into()));
+    }
+
+    #[tokio::test]
+    async fn a_move_says_whether_the_department_role_follows_the_team() {
+        let (teams, fake) = org();
+        let admin = who(&fake, ADMIN);
+        let sales = teams.create_team(&admin, "Sales", Some(RoleId(2))).await.expect("a new team");
+        let moved = teams.move_person(&admin, MEMBER, sales.id).await.expect("the move");
+        assert_eq!(moved, "Moved Max to Sales: their department role is now Sales, from their team");
+        assert_eq!(who(&fake, MEMBER).main_team, Some(sales.id));
+        let again = teams.move_person(&admin, MEMBER, sales.id).await.expect("a stay");
+        assert_eq!(again, "Max is already in Sales");
+
+        let by_member = teams.move_person(&who(&fake, MEMBER), LEAD, sales.id).await.unwrap_err();
+        assert_eq!(by_member, OrgError::NotAllowed("Only an admin can move people between teams".into()));
+        assert_eq!(who(&fake, LEAD).main_team, Some(TeamId(1)));
+    }
+
+    #[tokio::test]
+    async fn managers_never_go_round_in_a_circle_and_no_one_manages_themselves() {
+        let (teams, fake) = org();
+        let admin = who(&fake, ADMIN);
+        teams.set_manager(&admin, MEMBER, Some(LEAD)).await.expect("Lena manages Max");
+        let circle = teams.set_manager(&admin, LEAD, Some(MEMBER)).await.unwrap_err();
+        assert_eq!(circle, OrgError::Invalid("That would make a circle of managers".into()));
+        let own = teams.set_manager(&admin, LEAD, Some(LEAD)).await.unwrap_err();
+        assert_eq!(own, OrgError::Invalid("A person cannot be their own manager".into()));
+        assert_eq!(who(&fake, LEAD).manager, None);
     }
 }

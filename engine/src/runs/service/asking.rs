@@ -73,7 +73,7 @@ impl Runs {
     }
 
     pub(super) async fn agent(&self, id: AgentId) -> Result<crate::org::Agent, RunError> {
-        self.store.agent(id).await?.ok_or_else(|| RunError::NotFound("There is no such agent".into()))
+        agent_in(&*self.store, id).await
     }
 
     /// An agent that may run for `person`: a company agent, or their own private agent. Another
@@ -115,7 +115,7 @@ impl Runs {
     /// Asks again in a thread the asker may read; refused while its last question is unanswered.
     pub async fn ask_in_thread(&self, asker: &Asker, thread: ThreadId, question: &str) -> Result<Started, RunError> {
         let question = parse_question(question)?;
-        let t = self.readable_thread(&asker.person, thread).await?;
+        let t = self.threads.readable_thread(&asker.person, thread).await?;
         let runs = self.store.runs_of_thread(t.id).await?;
         if runs.iter().any(|r| r.state == RunState::Running) {
             return Err(RunError::Invalid("Wait for the answer before asking again".into()));
@@ -175,7 +175,7 @@ impl Runs {
     }
 
     async fn retry_from(&self, asker: &Asker, run: RunId, step: Option<u32>) -> Result<Started, RunError> {
-        let old = self.readable_run(&asker.person, run).await?;
+        let old = self.threads.readable_run(&asker.person, run).await?;
         match old.state {
             RunState::Running => return Err(RunError::Invalid("This run is still working; wait for it to end".into())),
             RunState::Retried => return Err(RunError::Invalid("This run was already tried again".into())),

@@ -64,7 +64,7 @@ fn looks_like_email(s: &str) -> bool {
     !s.contains(' ') && s.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
 }
 
-impl Runs {
+impl Blocks {
     /// The block a run of `kind` by `agent` acting for `person` is given for `question`, read from
     /// the store now. Nothing is recorded.
     pub async fn block_for(
@@ -170,7 +170,7 @@ impl Runs {
     }
 
     async fn running_agent(&self, agent: &Agent) -> Result<RunningAgent, RunError> {
-        self.memory.running_agent(agent.id).await.map_err(RunError::from)
+        self.cards.running_agent(agent.id).await.map_err(RunError::from)
     }
 
     /// The agent's access, and for a person's own ask the list snapshots and cards it loads: a
@@ -187,16 +187,16 @@ impl Runs {
         // on neither; a list asked again names more records, and its cards are read again.
         let (running, kept, read) = futures_util::try_join!(
             self.running_agent(agent),
-            async { self.memory.kept_snapshots(p).await.map_err(memory) },
-            async { self.memory.read_cards_for_run(p, question).await.map_err(memory) },
+            async { self.cards.kept_snapshots(p).await.map_err(memory) },
+            async { self.cards.read_cards_for_run(p, question).await.map_err(memory) },
         )?;
-        let snapshots = self.memory.snapshots_for_run(p, question, &running, &kept).await.map_err(memory)?;
+        let snapshots = self.cards.snapshots_for_run(p, question, &running, &kept).await.map_err(memory)?;
         let (cards, review_mode) = if snapshots.is_empty() {
-            self.memory.cards_from_read(p, question, &running, read).await.map_err(memory)?
+            self.cards.cards_from_read(p, question, &running, read).await.map_err(memory)?
         } else {
             let listed: Vec<&str> = snapshots.iter().flat_map(|s| s.records.iter().map(String::as_str)).collect();
             let question = format!("{question} {}", listed.join(" "));
-            self.memory.cards_for_run(p, &question, &running).await.map_err(memory)?
+            self.cards.cards_for_run(p, &question, &running).await.map_err(memory)?
         };
         Ok((running, snapshots, cards, review_mode))
     }

@@ -7,7 +7,7 @@ use crate::runs::block::{BlockCard, BlockSnapshot};
 use crate::runs::check::{summarise, CheckEnd, CheckState};
 use crate::runs::Run;
 
-impl Runs {
+impl Answering {
     /// What an answer's check starts as: "checking" when something the block showed is due (a
     /// list snapshot always is: its query runs once more), else "not needed". A run for nobody or
     /// without cards or lists needs none.
@@ -23,7 +23,7 @@ impl Runs {
         if !lists.is_empty() {
             return CheckState::Checking;
         }
-        match self.memory.any_due(cards).await {
+        match self.cards.any_due(cards).await {
             Ok(true) => CheckState::Checking,
             Ok(false) => CheckState::NotNeeded,
             Err(e) => {
@@ -43,9 +43,9 @@ impl Runs {
         cards: &[BlockCard],
         lists: &[BlockSnapshot],
     ) -> Result<Run, RunError> {
-        let checked = match self.memory.running_agent(r.agent).await {
-            Ok(agent) => match self.memory.check_cards(person, &agent, cards).await {
-                Ok(c) => self.memory.check_lists(person, &agent, lists).await.map(|l| (c, l)),
+        let checked = match self.cards.running_agent(r.agent).await {
+            Ok(agent) => match self.cards.check_cards(person, &agent, cards).await {
+                Ok(c) => self.cards.check_lists(person, &agent, lists).await.map(|l| (c, l)),
                 Err(e) => Err(e),
             },
             Err(e) => Err(e),
@@ -67,7 +67,7 @@ impl Runs {
     }
 }
 
-impl Runs {
+impl Answering {
     /// Records a check; `false` when another server recorded this run's check first, whose stands.
     pub(super) async fn save_check(&self, run: crate::runs::RunId, end: &CheckEnd) -> Result<bool, RunError> {
         match self.store.record_check(run, end, self.now()).await {
@@ -97,7 +97,7 @@ impl Runs {
         if p.main_team.is_some_and(|t| scopes.contains(&format!("team:{}", t.0))) {
             return true;
         }
-        match self.memory.role_slug(p).await {
+        match self.cards.role_slug(p).await {
             Ok(Some(slug)) => scopes.contains(&format!("role:{slug}")),
             Ok(None) => false,
             Err(e) => {
@@ -106,7 +106,9 @@ impl Runs {
             }
         }
     }
+}
 
+impl Runs {
     /// The roles ("role:<slug>") and teams ("team:<id>") whose people see only checked answers.
     pub async fn checked_only_scopes(&self, admin: &Person) -> Result<Vec<String>, RunError> {
         Self::only_admins(admin)?;

@@ -10,7 +10,7 @@ use crate::lessons::{Claim, Evidence, Lesson, LessonState, NewLesson, WrittenBy}
 use crate::runs::check::CardChecked;
 use crate::runs::{NewEvent, Run};
 
-impl Runs {
+impl Answering {
     pub(super) async fn contradict(&self, run: &Run, person: &Person, checked: &[CardChecked]) {
         for c in checked {
             let read = match &c.outcome {

@@ -50,16 +50,16 @@ impl Carried {
     }
 }
 
-impl Runs {
+impl Answering {
     /// Takes a recorded run to its end. A run that already ended is returned as it is, so two
     /// servers (or a retry and a reload) never answer one run twice.
     pub async fn execute(&self, run: RunId) -> Result<RunView, RunError> {
         let r = self.store.run(run).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
         if r.state != RunState::Running {
-            return self.view(r).await;
+            return self.threads.view(r).await;
         }
         let ended = self.answer(&r).await?;
-        self.view(ended).await
+        self.threads.view(ended).await
     }
 
     async fn answer(&self, r: &Run) -> Result<Run, RunError> {
@@ -68,7 +68,7 @@ impl Runs {
             .message(r.message)
             .await?
             .ok_or_else(|| RunError::NotFound("There is no such message".into()))?;
-        let agent = self.agent(r.agent).await?;
+        let agent = agent_in(&*self.store, r.agent).await?;
         let person = match r.for_person {
             Some(p) => {
                 Some(self.store.person(p).await?.ok_or_else(|| RunError::NotFound("There is no such person".into()))?)
@@ -77,7 +77,7 @@ impl Runs {
         };
         let question = message.text.clone();
         let Loaded { block, review_mode, cards, lessons, snapshots, directory, listed } =
-            self.load(r.kind, &agent, person.as_ref(), &question).await?;
+            self.blocks.load(r.kind, &agent, person.as_ref(), &question).await?;
         // What the run remembers, for the gate on tools that act: its cards and its notes.
         let remembered: Vec<RememberedCard> = cards
             .iter()
@@ -146,11 +146,11 @@ impl Runs {
                 return self.fail(r, &format!("The model did not answer: {why}"), None, &carried).await
             }
         };
-        let running = self.memory.running_agent(agent.id).await.map_err(RunError::from)?;
+        let running = self.cards.running_agent(agent.id).await.map_err(RunError::from)?;
         let tools = if r.kind == RunKind::Eval && person.is_none() {
             vec![]
         } else {
-            self.memory.run_tools(&running).await.map_err(RunError::from)?
+            self.cards.run_tools(&running).await.map_err(RunError::from)?
         };
         let mut specs: Vec<ToolSpec> = tools
             .iter()
@@ -276,7 +276,7 @@ impl Runs {
                     return Ok(refusal.sentence().to_string());
                 }
                 Ok(()) => match self
-                    .memory
+                    .cards
                     .read_for_run(person, running, t.connector, &t.tool, &call.arguments, question)
                     .await
                 {

@@ -27,7 +27,22 @@ fn no_such() -> RunError {
     RunError::NotFound("There is no such action in your Inbox".into())
 }
 
-impl Runs {
+/// The Inbox: what runs would do that acts, decided by their person and carried out then.
+#[derive(Clone)]
+pub struct Inbox {
+    pub(super) store: Arc<dyn crate::runs::store::InboxPorts>,
+    pub(super) clock: Arc<dyn Clock>,
+    /// An approved action on a connector is carried out as a run's acting call is.
+    pub(super) cards: RunCards,
+    pub(super) outbox: Option<Arc<dyn crate::runs::outbox::Outbox>>,
+    pub(super) tasks: Option<Arc<dyn crate::runs::handon::TaskDesk>>,
+}
+
+impl Inbox {
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
     /// The person's Inbox, newest first. A person's Inbox is theirs alone.
     pub async fn inbox(&self, person: &Person) -> Result<Vec<InboxView>, RunError> {
         let mut out = Vec::new();
@@ -93,8 +108,8 @@ impl Runs {
         }
         let run = self.store.run(a.run).await.map_err(|e| e.to_string())?.ok_or("its run is gone")?;
         let Some(connector) = a.connector else { return Err("there is nothing to send it with".into()) };
-        let running = self.memory.running_agent(run.agent).await.map_err(|e| e.to_string())?;
-        self.memory.act_for_person(person, &running, connector, &a.tool, &a.arguments).await.map(|_| ())
+        let running = self.cards.running_agent(run.agent).await.map_err(|e| e.to_string())?;
+        self.cards.act_for_person(person, &running, connector, &a.tool, &a.arguments).await.map(|_| ())
     }
 
     /// Declines one waiting action: it is kept, declined, and nothing acts.

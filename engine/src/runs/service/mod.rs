@@ -9,12 +9,13 @@ mod inbox;
 mod reading;
 
 pub use execute::WAITING_FOR_APPROVAL;
-pub use inbox::{InboxView, INBOX_PAGE};
+pub use inbox::{Inbox, InboxView, INBOX_PAGE};
+pub use reading::Threads;
 
 use super::lists::ReferenceLists;
 use super::model::AgentModelChoice;
 use super::{Event, MemoryRef, RunError, RunId, RunKind, ThreadId};
-use crate::cards::service::PersonMemory;
+use crate::cards::service::RunCards;
 use crate::org::{AgentId, Person};
 use crate::runs::store::RunPorts;
 use crate::Clock;
@@ -148,49 +149,104 @@ pub struct RunRequest {
 /// no runtime of its own.
 pub type Spawn = Arc<dyn Fn(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) + Send + Sync>;
 
+/// Asking: starting runs, retrying them and who sees only checked answers. Answering them, reading
+/// threads and the Inbox are use cases of their own beside it.
 #[derive(Clone)]
 pub struct Runs {
+    /// Reading threads and runs, as only their person may.
+    pub threads: Threads,
+    /// What runs would do that acts, waiting for their person.
+    pub inbox: Inbox,
+    /// Answering a recorded run, and the check after its answer.
+    pub answering: Answering,
     store: Arc<dyn RunPorts>,
     clock: Arc<dyn Clock>,
-    memory: PersonMemory,
-    lists: ReferenceLists,
+    spawn: Option<Spawn>,
+}
+
+/// Answering a recorded run: its block, the model's turns and tool calls through the gate, and
+/// the check after the answer.
+#[derive(Clone)]
+pub struct Answering {
+    /// The block a run is given.
+    pub blocks: Blocks,
+    threads: Threads,
+    store: Arc<dyn RunPorts>,
+    clock: Arc<dyn Clock>,
+    cards: RunCards,
     models: Arc<dyn AgentModels>,
     /// Model calls per agent per day, counted as reflect counts them.
     max_calls_per_day: u32,
-    spawn: Option<Spawn>,
     /// Where approved messages go; without one, agents are not offered `send_email`.
     outbox: Option<Arc<dyn super::outbox::Outbox>>,
     /// Where approved tasks go; without one, agents are not offered `create_task`.
     tasks: Option<Arc<dyn super::handon::TaskDesk>>,
 }
 
+/// The block a run is given: cores, who's who, cards, lists and lessons, read now.
+#[derive(Clone)]
+pub struct Blocks {
+    store: Arc<dyn crate::runs::store::BlockPorts>,
+    clock: Arc<dyn Clock>,
+    cards: RunCards,
+    lists: ReferenceLists,
+    /// Reads again in the background what a block carried as unknown.
+    spawn: Option<Spawn>,
+}
+
+/// The agent by id, or that there is none.
+async fn agent_in<S: crate::org::store::OrgStore + ?Sized>(
+    store: &S,
+    id: AgentId,
+) -> Result<crate::org::Agent, RunError> {
+    store.agent(id).await?.ok_or_else(|| RunError::NotFound("There is no such agent".into()))
+}
+
 impl Runs {
     pub fn new(
         store: Arc<dyn RunPorts>,
         clock: Arc<dyn Clock>,
-        memory: PersonMemory,
+        cards: RunCards,
         lists: ReferenceLists,
         models: Arc<dyn AgentModels>,
         max_calls_per_day: u32,
     ) -> Self {
-        Self { store, clock, memory, lists, models, max_calls_per_day, spawn: None, outbox: None, tasks: None }
+        let threads = Threads { store: store.clone() };
+        let inbox =
+            Inbox { store: store.clone(), clock: clock.clone(), cards: cards.clone(), outbox: None, tasks: None };
+        let blocks = Blocks { store: store.clone(), clock: clock.clone(), cards: cards.clone(), lists, spawn: None };
+        let answering = Answering {
+            blocks,
+            threads: threads.clone(),
+            store: store.clone(),
+            clock: clock.clone(),
+            cards,
+            models,
+            max_calls_per_day,
+            outbox: None,
+            tasks: None,
+        };
+        Self { threads, inbox, answering, store, clock, spawn: None }
     }
 
     /// With an outbox, agents acting for a person may send email, each message approved first.
     pub fn with_outbox(mut self, outbox: Arc<dyn super::outbox::Outbox>) -> Self {
-        self.outbox = Some(outbox);
+        self.inbox.outbox = Some(outbox.clone());
+        self.answering.outbox = Some(outbox);
         self
     }
 
     /// With the bots' boards, agents acting for a person may hand work on to a bot as a task,
     /// each one approved first.
     pub fn with_tasks(mut self, tasks: Arc<dyn super::handon::TaskDesk>) -> Self {
-        self.tasks = Some(tasks);
+        self.inbox.tasks = Some(tasks.clone());
+        self.answering.tasks = Some(tasks);
         self
     }
 
     /// With the server's spawn, `launch` answers runs in the background.
     pub fn with_spawn(mut self, spawn: Spawn) -> Self {
+        self.answering.blocks.spawn = Some(spawn.clone());
         self.spawn = Some(spawn);
         self
     }
@@ -202,14 +258,26 @@ impl Runs {
             tracing::warn!(%run, "no runtime to answer the run in the background; it stays recorded");
             return;
         };
-        let runs = self.clone();
+        let answering = self.answering.clone();
         spawn(Box::pin(async move {
-            if let Err(e) = runs.execute(run).await {
+            if let Err(e) = answering.execute(run).await {
                 tracing::warn!(%run, error = %e, "the run could not be answered");
             }
         }));
     }
 
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}
+
+impl Answering {
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}
+
+impl Blocks {
     fn now(&self) -> DateTime<Utc> {
         self.clock.now()
     }

@@ -12,7 +12,14 @@ pub const DEMO_MODEL_NOTE: &str = "Answered by the demo model: scripted replies,
 /// How many events one read returns at most.
 pub const EVENTS_PAGE: u32 = 100;
 
-impl Runs {
+/// Reading threads and runs: a run is read by its person, or, for one acting for nobody, by its
+/// agent's owner.
+#[derive(Clone)]
+pub struct Threads {
+    pub(super) store: Arc<dyn crate::runs::store::ThreadPorts>,
+}
+
+impl Threads {
     async fn may_read(
         &self,
         viewer: &Person,

@@ -1,0 +1,277 @@
+//! An in-memory directory for the engine's own tests: the organisation's store held in a
+//! `Directory`, so a use case's rules can be tried without a database. The store contract suite
+//! proves the real backends; this fake only has to be plain. What a test does not need answers an
+//! error that says so, never a made-up value.
+
+use super::store::{Around, OrgStore};
+use super::teams::{TeamChange, TeamStore, TeamStoreError};
+use super::{
+    Agent, AgentId, AuditEntry, Company, Departure, Directory, NewAgent, NewPerson, Person, PersonId, Role, RoleId,
+    RoleSlug, Team, TeamId,
+};
+use crate::kernel::{Actor, StoreError};
+use async_trait::async_trait;
+use std::sync::Mutex;
+
+/// The organisation's store, in memory: a directory and the audit rows written to it.
+#[derive(Default)]
+pub struct FakeOrg {
+    pub dir: Mutex<Directory>,
+    pub audit: Mutex<Vec<AuditEntry>>,
+}
+
+fn not_held(what: &str) -> StoreError {
+    StoreError::Backend(format!("the in-memory directory does not hold {what}"))
+}
+
+impl FakeOrg {
+    /// A directory of these people, teams and roles.
+    pub fn with(people: Vec<Person>, teams: Vec<Team>, roles: Vec<Role>) -> Self {
+        Self { dir: Mutex::new(Directory { people, teams, roles, agents: vec![] }), audit: Mutex::default() }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Directory) -> T) -> T {
+        f(&self.dir.lock().expect("the fake's lock"))
+    }
+
+    fn write<T>(&self, f: impl FnOnce(&mut Directory) -> T) -> T {
+        f(&mut self.dir.lock().expect("the fake's lock"))
+    }
+
+    fn audited(&self, actor: Actor, action: &str, subject: String) {
+        let entry = AuditEntry { at: actor.at, actor: actor.person, action: action.into(), subject, detail: "".into() };
+        self.audit.lock().expect("the fake's lock").push(entry);
+    }
+
+    /// A person as the directory holds them now.
+    pub fn person_now(&self, id: PersonId) -> Option<Person> {
+        self.read(|d| d.people.iter().find(|p| p.id == id).cloned())
+    }
+
+    /// A team as the directory holds it now.
+    pub fn team_now(&self, id: TeamId) -> Option<Team> {
+        self.read(|d| d.team(id).cloned())
+    }
+}
+
+/// A person for a test's directory.
+pub fn person(id: i64, name: &str, admin: bool, team: Option<i64>) -> Person {
+    Person {
+        id: PersonId(id),
+        name: name.into(),
+        email: format!("{}@example.com", name.to_lowercase()),
+        is_admin: admin,
+        main_team: team.map(TeamId),
+        role_override: None,
+        manager: None,
+        left_at: None,
+    }
+}
+
+/// A role for a test's directory.
+pub fn role(id: i64, name: &str) -> Role {
+    Role {
+        id: RoleId(id),
+        slug: RoleSlug::from_name(name).expect("a role's name makes a slug"),
+        name: name.into(),
+        company_core_limit: crate::org::COMPANY_CORE_LIMIT,
+    }
+}
+
+#[async_trait]
+impl OrgStore for FakeOrg {
+    async fn company(&self) -> Result<Option<Company>, StoreError> {
+        Ok(None)
+    }
+    async fn create_company(&self, _: &Company, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("a company"))
+    }
+    async fn directory(&self) -> Result<Directory, StoreError> {
+        Ok(self.read(Clone::clone))
+    }
+    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        Ok(self.person_now(id))
+    }
+    async fn credentials(&self, _: &str) -> Result<Option<(Person, String)>, StoreError> {
+        Err(not_held("passwords"))
+    }
+    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError> {
+        Ok(self.read(|d| d.roles.iter().find(|r| &r.slug == slug).cloned()))
+    }
+    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError> {
+        Ok(self.read(|d| d.role(id).cloned()))
+    }
+    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError> {
+        Ok(self.team_now(id))
+    }
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
+        Ok(self.read(|d| d.team(id).map(|t| (t.clone(), t.role.and_then(|r| d.role(r).cloned())))))
+    }
+    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
+        Ok(self.read(|d| d.agents.iter().find(|a| a.id == id).cloned()))
+    }
+    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
+        let role = self.write(|d| {
+            if d.roles.iter().any(|r| &r.slug == slug) {
+                return Err(StoreError::Duplicate(name.into()));
+            }
+            let id = RoleId(d.roles.len() as i64 + 1);
+            d.roles.push(Role { id, slug: slug.clone(), name: name.into(), company_core_limit: limit });
+            Ok(d.roles.last().cloned().expect("just pushed"))
+        })?;
+        self.audited(actor, "role.create", role.name.clone());
+        Ok(role)
+    }
+    async fn create_team(&self, _: &str, _: Option<RoleId>, _: Actor) -> Result<Team, StoreError> {
+        Err(not_held("team creation outside TeamStore"))
+    }
+    async fn create_person(&self, _: &NewPerson, _: Actor) -> Result<Person, StoreError> {
+        Err(not_held("new people"))
+    }
+    async fn create_agent(&self, _: &NewAgent, _: Actor) -> Result<Agent, StoreError> {
+        Err(not_held("new agents"))
+    }
+    async fn set_team_role(&self, _: TeamId, _: Option<RoleId>, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("team roles outside TeamStore"))
+    }
+    async fn set_team_lead(&self, _: TeamId, _: Option<PersonId>, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("team leads outside TeamStore"))
+    }
+    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        self.write(|d| match d.people.iter_mut().find(|p| p.id == person) {
+            Some(p) => {
+                p.role_override = role;
+                Ok(())
+            }
+            None => Err(StoreError::NotFound(format!("person {person}"))),
+        })?;
+        self.audited(actor, "person.role", person.to_string());
+        Ok(())
+    }
+    async fn around(&self, _: PersonId, _: u32) -> Result<Around, StoreError> {
+        Err(not_held("who's who"))
+    }
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
+        Ok(self.read(|d| {
+            d.people
+                .iter()
+                .filter(|p| p.left_at.is_none() && emails.iter().any(|e| e.eq_ignore_ascii_case(&p.email)))
+                .cloned()
+                .collect()
+        }))
+    }
+    async fn set_agent_role(&self, _: AgentId, _: Option<RoleId>, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("agents' roles"))
+    }
+    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError> {
+        self.write(|d| match d.roles.iter_mut().find(|r| r.id == role) {
+            Some(r) => {
+                r.company_core_limit = limit;
+                Ok(())
+            }
+            None => Err(StoreError::NotFound(format!("role {role}"))),
+        })?;
+        self.audited(actor, "role.limit", role.to_string());
+        Ok(())
+    }
+    async fn set_password_hash(&self, _: PersonId, _: &str, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("passwords"))
+    }
+    async fn mark_left(&self, _: PersonId, _: Actor) -> Result<Departure, StoreError> {
+        Err(not_held("departures"))
+    }
+    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
+        let log = self.audit.lock().expect("the fake's lock");
+        Ok(log.iter().rev().take(limit as usize).cloned().collect())
+    }
+}
+
+/// The teams' writes, with the rules the real stores decide inside their transaction: a name
+/// taken in any case, a lead who has left, a change as a lead who no longer leads.
+#[async_trait]
+impl TeamStore for FakeOrg {
+    async fn add_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, TeamStoreError> {
+        let team = self.write(|d| {
+            if let Some(t) = d.teams.iter().find(|t| t.name.eq_ignore_ascii_case(name)) {
+                return Err(TeamStoreError::NameTaken(t.name.clone()));
+            }
+            let team = Team { id: TeamId(d.teams.len() as i64 + 1), name: name.into(), lead: None, role };
+            d.teams.push(team.clone());
+            Ok(team)
+        })?;
+        self.audited(actor, "team.create", team.name.clone());
+        Ok(team)
+    }
+
+    async fn change_team(&self, team: TeamId, change: &TeamChange, actor: Actor) -> Result<Team, TeamStoreError> {
+        let changed = self.write(|d| {
+            let taken = change.name.as_ref().and_then(|n| {
+                d.teams.iter().find(|t| t.id != team && t.name.eq_ignore_ascii_case(n)).map(|t| t.name.clone())
+            });
+            let lead_left = match change.lead {
+                Some(Some(l)) => match d.people.iter().find(|p| p.id == l) {
+                    None => return Err(TeamStoreError::NoSuchPerson),
+                    Some(p) => p.left_at.is_some().then(|| p.name.clone()),
+                },
+                _ => None,
+            };
+            let t = d.teams.iter_mut().find(|t| t.id == team).ok_or(TeamStoreError::NoSuchTeam)?;
+            if change.as_lead.is_some() && t.lead != change.as_lead {
+                return Err(TeamStoreError::NotLead);
+            }
+            if let Some(name) = taken {
+                return Err(TeamStoreError::NameTaken(name));
+            }
+            if let Some(name) = lead_left {
+                return Err(TeamStoreError::HasLeft(name));
+            }
+            if let Some(name) = &change.name {
+                t.name = name.clone();
+            }
+            if let Some(role) = change.role {
+                t.role = role;
+            }
+            if let Some(lead) = change.lead {
+                t.lead = lead;
+            }
+            Ok(t.clone())
+        })?;
+        self.audited(actor, "team.change", changed.name.clone());
+        Ok(changed)
+    }
+
+    async fn move_person(&self, person: PersonId, team: TeamId, actor: Actor) -> Result<Person, TeamStoreError> {
+        let before = self.write(|d| {
+            if d.team(team).is_none() {
+                return Err(TeamStoreError::NoSuchTeam);
+            }
+            let p = d.people.iter_mut().find(|p| p.id == person).ok_or(TeamStoreError::NoSuchPerson)?;
+            if p.left_at.is_some() {
+                return Err(TeamStoreError::HasLeft(p.name.clone()));
+            }
+            let before = p.clone();
+            p.main_team = Some(team);
+            Ok(before)
+        })?;
+        self.audited(actor, "person.team", person.to_string());
+        Ok(before)
+    }
+
+    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), TeamStoreError> {
+        self.write(|d| {
+            // Walk up from the new manager: meeting the person closes a circle.
+            let mut up = manager;
+            while let Some(m) = up {
+                if m == person {
+                    return Err(TeamStoreError::ManagerCircle);
+                }
+                up = d.people.iter().find(|p| p.id == m).and_then(|p| p.manager);
+            }
+            let p = d.people.iter_mut().find(|p| p.id == person).ok_or(TeamStoreError::NoSuchPerson)?;
+            p.manager = manager;
+            Ok(())
+        })?;
+        self.audited(actor, "person.manager", person.to_string());
+        Ok(())
+    }
+}
