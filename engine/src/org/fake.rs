@@ -257,7 +257,12 @@ impl TeamStore for FakeOrg {
         Ok(before)
     }
 
-    async fn set_manager(&self, person: PersonId, manager: Option<PersonId>, actor: Actor) -> Result<(), TeamStoreError> {
+    async fn set_manager(
+        &self,
+        person: PersonId,
+        manager: Option<PersonId>,
+        actor: Actor,
+    ) -> Result<(), TeamStoreError> {
         self.write(|d| {
             // Walk up from the new manager: meeting the person closes a circle.
             let mut up = manager;

@@ -3,6 +3,8 @@
 //! Department roles are not access roles: whether someone is an admin is a separate flag.
 
 pub mod agents;
+#[cfg(test)]
+pub mod fake;
 pub mod import;
 pub mod memory_scopes;
 pub mod names;
@@ -11,8 +13,6 @@ pub mod service;
 pub mod setup;
 #[cfg(feature = "server")]
 pub mod sign_in;
-#[cfg(test)]
-pub mod fake;
 pub mod store;
 pub mod teams;
 pub mod tokens;
