@@ -417,3 +417,7 @@ impl From<StoreError> for CoreError {
         CoreError::Internal(e.to_string())
     }
 }
+
+#[cfg(test)]
+#[path = "service_tests.rs"]
+mod tests;

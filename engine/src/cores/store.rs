@@ -3,7 +3,6 @@
 
 use super::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion};
 use crate::kernel::{Actor, RoleId, StoreError, TeamId};
-use crate::org::store::OrgPorts;
 use async_trait::async_trait;
 
 #[async_trait]
@@ -33,7 +32,8 @@ pub trait CoreStore: Send + Sync {
     async fn dismiss_suggestion(&self, id: i64, actor: Actor) -> Result<(), StoreError>;
 }
 
-/// What the cores' service reads and writes: the cores' store, over org's.
-pub trait CorePorts: CoreStore + OrgPorts {}
-
-impl<T: CoreStore + OrgPorts + ?Sized> CorePorts for T {}
+crate::port!(
+    /// What the cores' service reads and writes: the cores' store, and the directory it decides
+    /// who may edit a core by.
+    CorePorts: CoreStore, crate::org::store::OrgStore
+);

@@ -5,29 +5,16 @@
 pub mod draft;
 pub mod nightly;
 
-/// What learning reads and writes: it stands on top, so any area's store below it, and the spend
-/// ledger its model calls are counted in.
-pub trait LearningPorts:
-    nightly::NightlyStore
-    + draft::DraftSourceStore
-    + crate::lessons::LessonPorts
-    + crate::cores::store::CorePorts
-    + crate::cards::store::ConnectorStore
-    + crate::cards::store::ForgettingStore
-    + crate::runs::store::RunStore
-    + crate::kernel::model::SpendLedger
-{
-}
-
-impl<T> LearningPorts for T where
-    T: nightly::NightlyStore
-        + draft::DraftSourceStore
-        + crate::lessons::LessonPorts
-        + crate::cores::store::CorePorts
-        + crate::cards::store::ConnectorStore
-        + crate::cards::store::ForgettingStore
-        + crate::runs::store::RunStore
-        + crate::kernel::model::SpendLedger
-        + ?Sized
-{
-}
+crate::port!(
+    /// What learning reads and writes: it stands on top, so any area's store below it (the
+    /// private agents among org's), and the spend ledger its model calls are counted in.
+    LearningPorts: nightly::NightlyStore,
+    draft::DraftSourceStore,
+    crate::lessons::LessonPorts,
+    crate::cores::store::CorePorts,
+    crate::org::agents::AgentAdminStore,
+    crate::cards::store::ConnectorStore,
+    crate::cards::store::ForgettingStore,
+    crate::runs::store::RunStore,
+    crate::kernel::model::SpendLedger
+);

@@ -215,11 +215,11 @@ pub trait EvidenceRuns: Send + Sync {
         -> Result<Option<(Option<PersonId>, crate::kernel::ThreadId)>, StoreError>;
 }
 
-/// What the lessons' service reads and writes: the lessons' store, org's, and the runs its
-/// evidence names.
-pub trait LessonPorts: LessonStore + EvidenceRuns + crate::org::store::OrgPorts {}
-
-impl<T: LessonStore + EvidenceRuns + crate::org::store::OrgPorts + ?Sized> LessonPorts for T {}
+crate::port!(
+    /// What the lessons' service reads and writes: the lessons' store, the directory (whose lesson
+    /// a lead may review), and the runs its evidence names.
+    LessonPorts: LessonStore, EvidenceRuns, crate::org::store::OrgStore
+);
 
 #[async_trait]
 pub trait LessonStore: Send + Sync {

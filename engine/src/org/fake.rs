@@ -186,6 +186,90 @@ impl OrgStore for FakeOrg {
     }
 }
 
+/// The directory beside a test's own rows: an area's fake adds its store to `rows`, and the
+/// directory answers the organisation's store for it.
+#[derive(Default)]
+pub struct WithOrg<T> {
+    pub org: FakeOrg,
+    pub rows: T,
+}
+
+#[async_trait]
+impl<T: Send + Sync> OrgStore for WithOrg<T> {
+    async fn company(&self) -> Result<Option<Company>, StoreError> {
+        self.org.company().await
+    }
+    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError> {
+        self.org.create_company(company, actor).await
+    }
+    async fn directory(&self) -> Result<Directory, StoreError> {
+        self.org.directory().await
+    }
+    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        self.org.person(id).await
+    }
+    async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError> {
+        self.org.credentials(email).await
+    }
+    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError> {
+        self.org.role(slug).await
+    }
+    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError> {
+        self.org.role_by_id(id).await
+    }
+    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError> {
+        self.org.team(id).await
+    }
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
+        self.org.team_with_role(id).await
+    }
+    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
+        self.org.agent(id).await
+    }
+    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
+        self.org.create_role(slug, name, limit, actor).await
+    }
+    async fn create_team(&self, name: &str, role: Option<RoleId>, actor: Actor) -> Result<Team, StoreError> {
+        self.org.create_team(name, role, actor).await
+    }
+    async fn create_person(&self, person: &NewPerson, actor: Actor) -> Result<Person, StoreError> {
+        self.org.create_person(person, actor).await
+    }
+    async fn create_agent(&self, agent: &NewAgent, actor: Actor) -> Result<Agent, StoreError> {
+        self.org.create_agent(agent, actor).await
+    }
+    async fn set_team_role(&self, team: TeamId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_team_role(team, role, actor).await
+    }
+    async fn set_team_lead(&self, team: TeamId, lead: Option<PersonId>, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_team_lead(team, lead, actor).await
+    }
+    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_person_role(person, role, actor).await
+    }
+    async fn around(&self, person: PersonId, teammates: u32) -> Result<Around, StoreError> {
+        self.org.around(person, teammates).await
+    }
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
+        self.org.people_by_emails(emails).await
+    }
+    async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_agent_role(agent, role, actor).await
+    }
+    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_company_core_limit(role, limit, actor).await
+    }
+    async fn set_password_hash(&self, person: PersonId, hash: &str, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_password_hash(person, hash, actor).await
+    }
+    async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
+        self.org.mark_left(person, actor).await
+    }
+    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
+        self.org.audit_log(limit).await
+    }
+}
+
 /// The teams' writes, with the rules the real stores decide inside their transaction: a name
 /// taken in any case, a lead who has left, a change as a lead who no longer leads.
 #[async_trait]

@@ -90,10 +90,11 @@ crate::port!(
 );
 crate::port!(
     /// What asking and answering reads and writes: the runs' own stores (runs, lists, the inbox),
-    /// and every area below them.
+    /// the areas below them, and the private agents a person may ask.
     RunPorts: ThreadPorts,
     InboxPorts,
     BlockPorts,
+    crate::org::agents::AgentAdminStore,
     super::lists::ListStore,
     crate::cards::store::CardPorts,
     crate::lessons::LessonPorts,
