@@ -204,3 +204,7 @@ impl SelfEdits {
         Ok(self.store.waiting_self_edits(&agents).await?)
     }
 }
+
+#[cfg(test)]
+#[path = "self_edits_tests.rs"]
+mod tests;
