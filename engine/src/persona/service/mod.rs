@@ -125,7 +125,8 @@ impl Bots {
     ) -> Self {
         let env = BotEnv::new(clock, vault, models, max_per_day);
         let improve = Improve::new(store.clone(), env.clone());
-        // One audit service, shared by the wakes that trigger it, so a bot's hourly limit is one.
+        // Built once: the wakes and the pages hold clones of it, which share its count of each
+        // bot's audits in the hour, as the server's clones of `Bots` do.
         let memory_audits = MemoryAudits::new(store.clone(), env.clone(), improve.clone(), checks);
         let reflect = Reflect::new(store.clone(), env.clone(), improve.clone());
         Self {
