@@ -174,14 +174,14 @@ pub async fn seed_episodes(
         }
     }
     let recorded = Arc::new(RecordedModel::new(REPLIES.iter().map(|r| r.to_string()).collect()));
-    let bots = Bots::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX);
+    let bots = Bots::new(store, clock, Some(vault.clone()), Arc::new(Recorded(recorded)), u32::MAX, None);
     let op = Caller::Operator;
     let e = |e: engine::persona::service::PersonaError| e.to_string();
     for r in RUNS {
-        let task = bots.create_task(&op, r.agent, r.task, "").await.map_err(e)?;
-        let w = bots.wake(&op, r.agent, Some(task.id), "assigned").await.map_err(e)?;
+        let task = bots.wakes.create_task(&op, r.agent, r.task, "").await.map_err(e)?;
+        let w = bots.wakes.wake(&op, r.agent, Some(task.id), "assigned").await.map_err(e)?;
         if let Some(status) = r.status {
-            bots.post_status(&Caller::Bot(r.agent.to_string()), task.id, status, "").await.map_err(e)?;
+            bots.wakes.post_status(&Caller::Bot(r.agent.to_string()), task.id, status, "").await.map_err(e)?;
         }
         let transcript = if r.transcript.is_empty() {
             None
@@ -200,12 +200,12 @@ pub async fn seed_episodes(
             log_path: Some(format!("logs/{}.log", r.wake)),
             transcript_path: transcript,
         };
-        let done = bots.wake_done(&op, &[w.id], &report).await.map_err(e)?;
+        let done = bots.wakes.wake_done(&op, &[w.id], &report).await.map_err(e)?;
         for note in &done.notes {
             tracing::warn!(run = r.wake, note, "demo run");
         }
         if r.redo {
-            bots.redo(&op, task.id).await.map_err(e)?;
+            bots.wakes.redo(&op, task.id).await.map_err(e)?;
         }
     }
     seed_self_edits(&bots).await?;
@@ -216,7 +216,7 @@ pub async fn seed_episodes(
 /// period, and one forget its policy sends to Sam for approval.
 async fn seed_self_edits(bots: &Bots) -> Result<(), String> {
     let scout = Caller::Bot("scout".to_string());
-    let rows = bots.memory(&scout, "scout", false).await.map_err(|e| e.to_string())?;
+    let rows = bots.pages.memory(&scout, "scout", false).await.map_err(|e| e.to_string())?;
     let id = |start: &str| {
         rows.iter().find(|r| r.text.starts_with(start)).map(|r| r.id).ok_or_else(|| format!("no line {start:?}"))
     };
@@ -230,7 +230,7 @@ async fn seed_self_edits(bots: &Bots) -> Result<(), String> {
     ];
     for (action, target, reason) in edits {
         let req = EditRequest { action: action.into(), target, content: None, reason: reason.into() };
-        let done = bots.self_edit(&scout, &req).await.map_err(|e| e.to_string())?;
+        let done = bots.self_edits.self_edit(&scout, &req).await.map_err(|e| e.to_string())?;
         if let Some(why) = done.refusal {
             return Err(format!("the demo's self-edit was refused: {why}"));
         }

@@ -13,7 +13,7 @@ use crate::org::service::OrgService;
 use crate::org::sign_in::AuthService;
 use crate::org::Person;
 use crate::persona::memory_audit_checks::LiveChecks;
-use crate::persona::service::{Bots, Caller, PersonaError};
+use crate::persona::service::{Bots, Caller, PersonaError, Wakes};
 use crate::persona::vault::Vault;
 use crate::runs::handon::{HandedTask, TaskDesk};
 use crate::runs::lists::ReferenceLists;
@@ -82,8 +82,8 @@ impl Services {
         // Every place that checks a person's password counts the same attempts.
         let org = OrgService::new(store.clone(), clock.clone()).sharing_throttle(auth.throttle());
         let has_vault = vault.is_some();
-        let bots = Bots::new(store.clone(), clock.clone(), vault, models.clone(), reflect_max_per_day)
-            .with_live_checks(live_checks);
+        let bots =
+            Bots::new(store.clone(), clock.clone(), vault, models.clone(), reflect_max_per_day, Some(live_checks));
         let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models.clone());
         let lists = ReferenceLists::new(store.clone(), clock.clone(), source.clone());
         // The runs read the lists through their own, which logs a skipped connector on its own.
@@ -93,7 +93,7 @@ impl Services {
                 .with_spawn(spawn);
         // Without a vault there are no bots' boards to hand work on to.
         if has_vault {
-            runs = runs.with_tasks(Arc::new(BotBoards(bots.clone())));
+            runs = runs.with_tasks(Arc::new(BotBoards(bots.wakes.clone())));
         }
         if let Some(outbox) = outbox {
             runs = runs.with_outbox(outbox);
@@ -107,7 +107,7 @@ impl Services {
 
 /// The bots' boards, as runs hand work on to them: an approved `create_task` is put on the bot's
 /// board by the person who approved it, with the same rules as any task they create.
-struct BotBoards(Bots);
+struct BotBoards(Wakes);
 
 #[async_trait]
 impl TaskDesk for BotBoards {

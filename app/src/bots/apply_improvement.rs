@@ -9,7 +9,7 @@ pub async fn apply_improvement(id: i64, back: String) -> Result<(), ServerFnErro
     use engine::persona::service::Caller;
     let me = signed_in().await?;
     let back = local_path(&back, IMPROVE);
-    let notice = match bots()?.apply_improvement(&Caller::Person(me), id).await {
+    let notice = match bots()?.improve.apply_improvement(&Caller::Person(me), id).await {
         Ok(t) => Notice::ok(format!(
             "Applied improve card #{id}: {} is changed",
             t.improve.map(|i| i.target_path).unwrap_or_default()

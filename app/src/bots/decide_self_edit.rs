@@ -15,7 +15,7 @@ pub async fn decide_self_edit(
     let me = signed_in().await?;
     let back = local_path(&back, IMPROVE);
     let approve = decision == "approve";
-    let notice = match bots()?.decide_self_edit(&Caller::Person(me), id, approve, reason.as_deref()).await {
+    let notice = match bots()?.self_edits.decide_self_edit(&Caller::Person(me), id, approve, reason.as_deref()).await {
         Ok(e) if approve => Notice::ok(format!(
             "Approved self-edit #{id}: {} {} is carried out, and can be undone until {}",
             e.action,

@@ -9,7 +9,7 @@ pub async fn edit_memory_line(id: i64, agent: String, text: String) -> Result<()
     use engine::persona::service::Caller;
     let me = signed_in().await?;
     let back = org_agent(&agent);
-    let notice = match bots()?.edit_memory(&Caller::Person(me), id, &text).await {
+    let notice = match bots()?.pages.edit_memory(&Caller::Person(me), id, &text).await {
         Ok(new) => Notice::ok(format!("Corrected line #{id}; #{} supersedes it and core.md is re-rendered", new.id)),
         Err(e) => {
             set_flash(&memory_draft_key(id), &text).await?;

@@ -28,7 +28,7 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
     use engine::persona::service::{Caller, PersonaError};
     let me = signed_in().await?;
     let bots = bots()?;
-    let page = match bots.agent_page(&Caller::Person(me.clone()), &name).await {
+    let page = match bots.pages.agent_page(&Caller::Person(me.clone()), &name).await {
         Ok(p) => p,
         Err(e) => {
             if matches!(e, PersonaError::NotOnRoster(_)) {
@@ -51,7 +51,7 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
         }
     }
     let audit_preview = take_flash(&super::memory_audit_view::audit_preview_key(&name)).await?;
-    let tokens = match bots.agent_tokens(&Caller::Person(me), &name).await {
+    let tokens = match bots.tokens.agent_tokens(&Caller::Person(me), &name).await {
         Ok(tokens) => Some(tokens),
         Err(PersonaError::NotAllowed(_)) => None,
         Err(e) => return Err(ServerFnError::new(refusal(&e))),

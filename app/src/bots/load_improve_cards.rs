@@ -23,8 +23,8 @@ pub async fn load_improve_cards() -> Result<ImproveData, ServerFnError> {
     let me = signed_in().await?;
     let me = Caller::Person(me);
     let bots = bots()?;
-    let cards = bots.improve_cards(&me).await.map_err(refused)?;
-    let self_edits = bots.waiting_self_edits(&me).await.map_err(refused)?;
+    let cards = bots.improve.improve_cards(&me).await.map_err(refused)?;
+    let self_edits = bots.self_edits.waiting_self_edits(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(IMPROVE)).await?;
     let mut decline_drafts = Vec::new();
     for e in &self_edits {

@@ -13,6 +13,6 @@ pub async fn load_roster() -> Result<RosterData, ServerFnError> {
     use crate::ssr::*;
     signed_in().await?;
     let bots = bots()?;
-    let lines = bots.roster_lines().await.map_err(refused)?;
+    let lines = bots.pages.roster_lines().await.map_err(refused)?;
     Ok(RosterData { lines, model: bots.model_status() })
 }

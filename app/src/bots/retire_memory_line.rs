@@ -8,7 +8,7 @@ pub async fn retire_memory_line(id: i64, agent: String, reason: String) -> Resul
     use engine::persona::service::Caller;
     let me = signed_in().await?;
     let back = org_agent(&agent);
-    let notice = match bots()?.retire_memory(&Caller::Person(me), id, &reason).await {
+    let notice = match bots()?.pages.retire_memory(&Caller::Person(me), id, &reason).await {
         Ok(()) => Notice::ok(format!("Retired line #{id}; it stays in the closed lines with your reason")),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -8,7 +8,7 @@ pub async fn revoke_agent_token(agent: String, id: i64) -> Result<(), ServerFnEr
     use crate::ssr::*;
     use engine::persona::service::Caller;
     let me = signed_in().await?;
-    let notice = match bots()?.revoke_agent_token(&Caller::Person(me), &agent, id).await {
+    let notice = match bots()?.tokens.revoke_agent_token(&Caller::Person(me), &agent, id).await {
         Ok(()) => Notice::ok(format!("Revoked {agent}'s token #{id}; it no longer works")),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -17,7 +17,8 @@ pub async fn run_memory_audit(agent: String, mode: String) -> Result<(), ServerF
         _ => return Err(ServerFnError::new("Choose Dry run or Audit now")),
     };
     let back = org_agent(&agent);
-    let notice = match bots()?.memory_audit(&Caller::Person(me), AuditTarget::Agent(agent.clone()), dry_run).await {
+    let target = AuditTarget::Agent(agent.clone());
+    let notice = match bots()?.memory_audits.memory_audit(&Caller::Person(me), target, dry_run).await {
         Ok(r) => {
             let first = r.lines().remove(0);
             match r.status {

@@ -9,7 +9,7 @@ pub async fn undo_memory_audit(id: i64, agent: String) -> Result<(), ServerFnErr
     use crate::ssr::*;
     use engine::persona::service::Caller;
     let me = signed_in().await?;
-    let notice = match bots()?.undo_memory_audit(&Caller::Person(me), id, None).await {
+    let notice = match bots()?.memory_audits.undo_memory_audit(&Caller::Person(me), id, None).await {
         Ok(_) => Notice::ok(format!("Undid memory audit #{id}: both files are as they were before it")),
         Err(e) => Notice::refused(refusal(&e)),
     };

@@ -9,7 +9,7 @@ pub async fn undo_self_edit(id: i64, back: String) -> Result<(), ServerFnError> 
     use engine::persona::service::Caller;
     let me = signed_in().await?;
     let back = local_path(&back, IMPROVE);
-    let notice = match bots()?.undo_self_edit(&Caller::Person(me), id).await {
+    let notice = match bots()?.self_edits.undo_self_edit(&Caller::Person(me), id).await {
         Ok(e) => Notice::ok(format!("Undid self-edit #{id}: {} {} is taken back", e.action, e.target)),
         Err(e) => Notice::refused(refusal(&e)),
     };

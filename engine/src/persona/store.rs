@@ -3,7 +3,10 @@
 use super::audn::AudnOp;
 use super::backlog::{AppliedOps, Episode, MemoryRow, NewEpisode, NewTask, StatusEntry, Task, Wakeup};
 use super::bot_tokens::{AgentToken, PresentedToken};
-use crate::kernel::{Actor, StoreError};
+use super::memory_audit_store::MemoryAuditStore;
+use super::self_edit_store::SelfEditStore;
+use crate::kernel::{Actor, JobClaims, StoreError};
+use crate::org::store::OrgStore;
 use crate::org::PersonId;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -126,23 +129,46 @@ pub trait PersonaStore: Send + Sync {
     async fn revoke_agent_token(&self, agent: &str, id: i64, why: &str, actor: Actor) -> Result<bool, StoreError>;
 }
 
-/// What the bots' service reads and writes: the bots' own stores and org's, nothing else: the
-/// bots stand beside the floors, over org and the ground alone.
-pub trait BotPorts:
-    PersonaStore
-    + super::self_edit_store::SelfEditStore
-    + super::memory_audit_store::MemoryAuditStore
-    + crate::org::store::OrgPorts
-    + crate::kernel::JobClaims
-{
-}
+// Each use case of the bots (`super::service`) holds the port of its own below: the bots' stores
+// it calls, and org's only where it looks up a person. `BotPorts` is all of them, so the whole
+// store hands each use case its own by upcasting.
+
+/// Wakes: tasks, wakeups and episodes, and the bot's owner in the directory for a task's owner.
+pub trait WakePorts: PersonaStore + OrgStore {}
+
+impl<T: PersonaStore + OrgStore + ?Sized> WakePorts for T {}
+
+/// Reflect and the reflection cycle: episodes and memory rows, and the self-edits a cycle requests.
+pub trait ReflectPorts: PersonaStore + SelfEditStore {}
+
+impl<T: PersonaStore + SelfEditStore + ?Sized> ReflectPorts for T {}
+
+/// Improve cards: the tasks and rows they are filed from, and the bot's owner for a card's owner.
+pub trait ImprovePorts: PersonaStore + OrgStore {}
+
+impl<T: PersonaStore + OrgStore + ?Sized> ImprovePorts for T {}
+
+/// A bot's self-edits, and the memory rows its core block is rendered from.
+pub trait SelfEditPorts: SelfEditStore + PersonaStore {}
+
+impl<T: SelfEditStore + PersonaStore + ?Sized> SelfEditPorts for T {}
+
+/// The memory audit: its records, the episodes and cap it reads, the improve cards it files with
+/// their owner, and the once-a-day claim of its scheduled run.
+pub trait MemoryAuditPorts: MemoryAuditStore + PersonaStore + OrgStore + JobClaims {}
+
+impl<T: MemoryAuditStore + PersonaStore + OrgStore + JobClaims + ?Sized> MemoryAuditPorts for T {}
+
+/// The pages: a bot's rows, episodes, self-edits and profile, and the directory for its people's names.
+pub trait PagePorts: PersonaStore + SelfEditStore + OrgStore {}
+
+impl<T: PersonaStore + SelfEditStore + OrgStore + ?Sized> PagePorts for T {}
+
+/// What the bots' use cases read and write, all together: the bots' own stores and org's,
+/// nothing else: the bots stand beside the floors, over org and the ground alone.
+pub trait BotPorts: WakePorts + ReflectPorts + ImprovePorts + SelfEditPorts + MemoryAuditPorts + PagePorts {}
 
 impl<T> BotPorts for T where
-    T: PersonaStore
-        + super::self_edit_store::SelfEditStore
-        + super::memory_audit_store::MemoryAuditStore
-        + crate::org::store::OrgPorts
-        + crate::kernel::JobClaims
-        + ?Sized
+    T: WakePorts + ReflectPorts + ImprovePorts + SelfEditPorts + MemoryAuditPorts + PagePorts + ?Sized
 {
 }

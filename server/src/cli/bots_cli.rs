@@ -233,23 +233,29 @@ fn id(s: &str, what: &str) -> Result<i64, CliError> {
     s.trim_start_matches('#').parse().map_err(|_| usage(format!("{what} must be a number, not {s:?}")))
 }
 
-/// Opens the store and builds the bots' side from the settings, as the server does.
-pub async fn open_bots(settings: &Settings) -> Result<Bots, CliError> {
+/// Opens the store and builds the services from the settings, as the server does.
+pub(crate) async fn open_services(settings: &Settings) -> Result<Services, CliError> {
     let store = AnyStore::open(&settings.database_url)
         .await
         .map_err(|e| CliError { code: 1, message: format!("could not open the database: {e}") })?;
-    Ok(Services::build(store.shared(), Arc::new(SystemClock), crate::startup::adapters(settings)).bots)
+    Ok(Services::build(store.shared(), Arc::new(SystemClock), crate::startup::adapters(settings)))
 }
 
-/// Resolves `--as`: a bot on the roster by name, else a person by email or by the part before @.
-pub(crate) async fn caller(bots: &Bots, who: Option<&str>) -> Result<Caller, CliError> {
+/// Opens the store and builds the bots' side from the settings, as the server does.
+pub async fn open_bots(settings: &Settings) -> Result<Bots, CliError> {
+    Ok(open_services(settings).await?.bots)
+}
+
+/// Resolves `--as`: a bot on the roster by name, else a person of the directory by email or by
+/// the part before @.
+pub(crate) async fn caller(services: &Services, who: Option<&str>) -> Result<Caller, CliError> {
     let Some(who) = who else { return Ok(Caller::Operator) };
-    if let Ok(roster) = bots.roster().await {
+    if let Ok(roster) = services.bots.roster().await {
         if roster.get(who).is_some() {
             return Ok(Caller::Bot(who.to_string()));
         }
     }
-    let dir = bots.store().directory().await.map_err(|e| CliError { code: 1, message: e.to_string() })?;
+    let dir = services.store.directory().await.map_err(|e| CliError { code: 1, message: e.to_string() })?;
     dir.people
         .into_iter()
         .find(|p| {
@@ -387,60 +393,61 @@ fn wake_done_lines(r: &WakeDoneReport) -> Vec<String> {
 
 /// Runs `engram org …`, writing what it prints to `out`.
 pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> Result<(), CliError> {
-    let bots = open_bots(settings).await?;
-    let who = caller(&bots, args.who.as_deref()).await?;
+    let services = open_services(settings).await?;
+    let who = caller(&services, args.who.as_deref()).await?;
+    let bots = &services.bots;
     let mut lines: Vec<String> = Vec::new();
     match &args.command {
         OrgCommand::Wake { agent, task, reason } => {
             let task = task.as_deref().map(|t| id(t, "--task")).transpose()?;
-            let w = bots.wake(&who, agent, task, reason).await.map_err(refused)?;
+            let w = bots.wakes.wake(&who, agent, task, reason).await.map_err(refused)?;
             lines.push(w.id.to_string());
         }
         OrgCommand::WakeDone { ids, report } => {
             let ids = ids.split(',').map(|i| id(i.trim(), "a wakeup id")).collect::<Result<Vec<_>, _>>()?;
-            let r = bots.wake_done(&who, &ids, &report.run_report()).await.map_err(refused)?;
+            let r = bots.wakes.wake_done(&who, &ids, &report.run_report()).await.map_err(refused)?;
             lines.extend(wake_done_lines(&r));
         }
         OrgCommand::Reflect { agent, report, reason, dry_run } => {
-            let r = bots.reflect(&who, agent, reason, &report.run_report(), *dry_run).await.map_err(refused)?;
+            let r = bots.reflect.reflect(&who, agent, reason, &report.run_report(), *dry_run).await.map_err(refused)?;
             lines.extend(reflect_lines(&r));
         }
         OrgCommand::Task(TaskCommand::New { agent, title, body }) => {
-            let t = bots.create_task(&who, agent, title, body).await.map_err(refused)?;
+            let t = bots.wakes.create_task(&who, agent, title, body).await.map_err(refused)?;
             lines.push(t.id.to_string());
         }
         OrgCommand::Task(TaskCommand::Status { task, status, note }) => {
-            bots.post_status(&who, id(task, "the task")?, status, note).await.map_err(refused)?;
+            bots.wakes.post_status(&who, id(task, "the task")?, status, note).await.map_err(refused)?;
             lines.push(format!("task #{task} is {status}"));
         }
         OrgCommand::Task(TaskCommand::Redo { task }) => {
-            let e = bots.redo(&who, id(task, "the task")?).await.map_err(refused)?;
+            let e = bots.wakes.redo(&who, id(task, "the task")?).await.map_err(refused)?;
             lines.push(format!("marked episode {} ({}, run {}) as corrected", e.id, e.agent, e.wake));
         }
         OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Episodes { agent }), .. }) => {
-            let eps = bots.episodes(&who, agent).await.map_err(refused)?;
+            let eps = bots.wakes.episodes(&who, agent).await.map_err(refused)?;
             if eps.is_empty() {
                 lines.push(format!("{agent} has no episodes yet"));
             }
             lines.extend(eps.iter().map(episode_line));
         }
         OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Stats { agent, days }), .. }) => {
-            let s = bots.stats(&who, agent, *days).await.map_err(refused)?;
+            let s = bots.pages.stats(&who, agent, *days).await.map_err(refused)?;
             lines.extend(s.lines(agent));
         }
         OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Edit { id: row, text }), .. }) => {
             let who = person_caller(who)?;
-            let new = bots.edit_memory(&who, id(row, "the line")?, text).await.map_err(refused)?;
+            let new = bots.pages.edit_memory(&who, id(row, "the line")?, text).await.map_err(refused)?;
             lines.push(format!("line #{row} is closed; #{} supersedes it", new.id));
         }
         OrgCommand::Memory(MemoryArgs { command: Some(MemoryCommand::Retire { id: row, why }), .. }) => {
             let who = person_caller(who)?;
-            bots.retire_memory(&who, id(row, "the line")?, why).await.map_err(refused)?;
+            bots.pages.retire_memory(&who, id(row, "the line")?, why).await.map_err(refused)?;
             lines.push(format!("line #{row} is retired"));
         }
         OrgCommand::Memory(MemoryArgs { command: None, agent, all }) => {
             let agent = agent.as_deref().ok_or_else(|| usage("name the bot whose memory to show"))?;
-            let rows = bots.memory(&who, agent, *all).await.map_err(refused)?;
+            let rows = bots.pages.memory(&who, agent, *all).await.map_err(refused)?;
             if rows.is_empty() {
                 lines.push(format!("{agent} has no memory lines yet"));
             }
@@ -448,7 +455,7 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
         }
         OrgCommand::ProposeImprovement { agent, memory_id, dry_run } => {
             let row = id(memory_id, "--memory-id")?;
-            match bots.propose_improvement(&who, agent, row, *dry_run).await.map_err(refused)? {
+            match bots.improve.propose_improvement(&who, agent, row, *dry_run).await.map_err(refused)? {
                 ProposalOutcome::Filed(t) => lines.push(format!("filed improve card #{}: {}", t.id, t.title)),
                 ProposalOutcome::DryRun { path, diff, rationale, changed_lines } => {
                     lines.push(format!("dry run: {changed_lines} changed lines in {path}; nothing was filed"));
@@ -465,21 +472,21 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
             }
         }
         OrgCommand::Recall { agent, query } => {
-            let hits = bots.recall(&who, agent, query).await.map_err(refused)?;
+            let hits = bots.pages.recall(&who, agent, query).await.map_err(refused)?;
             if hits.is_empty() {
                 lines.push(format!("nothing in {agent}'s memory holds {query:?}"));
             }
             lines.extend(hits.iter().map(|h| recall_line(agent, h)));
         }
-        OrgCommand::SelfEdit(cmd) => lines.extend(self_command(&bots, &who, cmd).await?),
+        OrgCommand::SelfEdit(cmd) => lines.extend(self_command(bots, &who, cmd).await?),
         OrgCommand::Token { agent, name } => {
             let Caller::Person(owner) = person_caller(who)? else { unreachable!("person_caller returns a person") };
             let (secret, _) =
-                bots.create_agent_token(&owner, agent, name, settings.bot_token_days).await.map_err(refused)?;
+                bots.tokens.create_agent_token(&owner, agent, name, settings.bot_token_days).await.map_err(refused)?;
             lines.push(secret);
         }
         OrgCommand::Tokens { agent } => {
-            let tokens = bots.agent_tokens(&person_caller(who)?, agent).await.map_err(refused)?;
+            let tokens = bots.tokens.agent_tokens(&person_caller(who)?, agent).await.map_err(refused)?;
             if tokens.is_empty() {
                 lines.push(format!("{agent} has no tokens"));
             }
@@ -487,7 +494,7 @@ pub async fn run(args: &OrgArgs, settings: &Settings, out: &mut impl Write) -> R
         }
         OrgCommand::RevokeToken { agent, id: n } => {
             let n = id(n, "the token")?;
-            bots.revoke_agent_token(&person_caller(who)?, agent, n).await.map_err(refused)?;
+            bots.tokens.revoke_agent_token(&person_caller(who)?, agent, n).await.map_err(refused)?;
             lines.push(format!("revoked {agent}'s token #{n}; it no longer works"));
         }
     }
@@ -521,9 +528,11 @@ pub fn self_edit_line(e: &SelfEdit) -> String {
 async fn self_command(bots: &Bots, who: &Caller, cmd: &SelfCommand) -> Result<Vec<String>, CliError> {
     Ok(match cmd {
         SelfCommand::Edit { action, .. } if action.trim() == "reflect" => {
-            bots.self_reflect(who, None).await.map_err(refused)?.lines()
+            bots.reflect.self_reflect(who, None).await.map_err(refused)?.lines()
         }
-        SelfCommand::Reflect { agent } => bots.self_reflect(who, agent.as_deref()).await.map_err(refused)?.lines(),
+        SelfCommand::Reflect { agent } => {
+            bots.reflect.self_reflect(who, agent.as_deref()).await.map_err(refused)?.lines()
+        }
         SelfCommand::Edit { action, target, content, reason } => {
             let req = EditRequest {
                 action: action.clone(),
@@ -531,15 +540,17 @@ async fn self_command(bots: &Bots, who: &Caller, cmd: &SelfCommand) -> Result<Ve
                 content: content.clone(),
                 reason: reason.clone(),
             };
-            let e = bots.self_edit(who, &req).await.map_err(refused)?;
+            let e = bots.self_edits.self_edit(who, &req).await.map_err(refused)?;
             if e.state == EditState::Refused {
                 return Err(CliError { code: 3, message: self_edit_line(&e) });
             }
             vec![self_edit_line(&e)]
         }
-        SelfCommand::Profile { agent } => bots.self_profile(who, agent.as_deref()).await.map_err(refused)?.lines(),
+        SelfCommand::Profile { agent } => {
+            bots.self_edits.self_profile(who, agent.as_deref()).await.map_err(refused)?.lines()
+        }
         SelfCommand::Edits { agent } => {
-            let edits = bots.self_edits(who, agent).await.map_err(refused)?;
+            let edits = bots.self_edits.self_edits(who, agent).await.map_err(refused)?;
             if edits.is_empty() {
                 vec![format!("{agent} has made no self-edits")]
             } else {
@@ -547,17 +558,17 @@ async fn self_command(bots: &Bots, who: &Caller, cmd: &SelfCommand) -> Result<Ve
             }
         }
         SelfCommand::Undo { id: n } => {
-            vec![self_edit_line(&bots.undo_self_edit(who, id(n, "the self-edit")?).await.map_err(refused)?)]
+            vec![self_edit_line(&bots.self_edits.undo_self_edit(who, id(n, "the self-edit")?).await.map_err(refused)?)]
         }
         SelfCommand::Approve { id: n } => {
             let who = person_caller(who.clone())?;
             vec![self_edit_line(
-                &bots.decide_self_edit(&who, id(n, "the self-edit")?, true, None).await.map_err(refused)?,
+                &bots.self_edits.decide_self_edit(&who, id(n, "the self-edit")?, true, None).await.map_err(refused)?,
             )]
         }
         SelfCommand::Decline { id: n, reason } => {
             let who = person_caller(who.clone())?;
-            let e = bots.decide_self_edit(&who, id(n, "the self-edit")?, false, reason.as_deref()).await;
+            let e = bots.self_edits.decide_self_edit(&who, id(n, "the self-edit")?, false, reason.as_deref()).await;
             vec![self_edit_line(&e.map_err(refused)?)]
         }
     })

@@ -3,7 +3,7 @@
 //! with `--dir`, which only the operator audits. `--undo <ID>` restores the files an audit changed.
 
 use crate::adapters::vault::FsVault;
-use crate::cli::bots_cli::{caller, open_bots, refused, usage, CliError};
+use crate::cli::bots_cli::{caller, open_services, refused, usage, CliError};
 use crate::settings::Settings;
 use clap::Args;
 use engine::persona::service::{describe, AuditTarget};
@@ -42,11 +42,12 @@ fn folder(dir: &std::path::Path) -> Result<(Arc<dyn Vault>, String), CliError> {
 }
 
 pub async fn run(args: &AuditArgs, settings: &Settings, out: &mut impl Write) -> Result<(), CliError> {
-    let bots = open_bots(settings).await?;
-    let who = caller(&bots, args.who.as_deref()).await?;
+    let services = open_services(settings).await?;
+    let who = caller(&services, args.who.as_deref()).await?;
+    let bots = &services.bots;
     let lines = if let Some(id) = args.undo {
         let files = args.dir.as_deref().map(folder).transpose()?;
-        let r = bots.undo_memory_audit(&who, id, files).await.map_err(refused)?;
+        let r = bots.memory_audits.undo_memory_audit(&who, id, files).await.map_err(refused)?;
         let mut lines =
             vec![format!("undid memory audit #{id} of {}: both files are as they were before it", r.audit.subject)];
         lines.extend(r.audit.actions.iter().map(|a| format!("reverted: {}", describe(&a.action))));
@@ -60,7 +61,7 @@ pub async fn run(args: &AuditArgs, settings: &Settings, out: &mut impl Write) ->
             }
             _ => return Err(usage("name one agent, or a folder with --dir")),
         };
-        bots.memory_audit(&who, target, args.dry_run).await.map_err(refused)?.lines()
+        bots.memory_audits.memory_audit(&who, target, args.dry_run).await.map_err(refused)?.lines()
     };
     for l in lines {
         writeln!(out, "{l}").map_err(|e| CliError { code: 1, message: e.to_string() })?;

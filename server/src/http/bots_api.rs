@@ -89,7 +89,7 @@ impl FromRequestParts<AppState> for OrgCaller {
             if let Some(p) = state.auth.person_for_token(token).await? {
                 return Ok(OrgCaller(BotCaller::Person(p)));
             }
-            return match state.bots.agent_for_token(token).await? {
+            return match state.bots.tokens.agent_for_token(token).await? {
                 TokenCheck::Live(agent) => Ok(OrgCaller(BotCaller::Bot(agent))),
                 refused => {
                     let (code, message) = refused.refusal().unwrap_or(("bad_token", String::new()));
@@ -107,7 +107,7 @@ async fn agent_tokens(
     OrgCaller(c): OrgCaller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.agent_tokens(&c, &name).await?))
+    Ok(ok(s.bots.tokens.agent_tokens(&c, &name).await?))
 }
 
 async fn revoke_agent_token(
@@ -115,7 +115,7 @@ async fn revoke_agent_token(
     OrgCaller(c): OrgCaller,
     Path((name, id)): Path<(String, i64)>,
 ) -> Result<StatusCode, ApiError> {
-    s.bots.revoke_agent_token(&c, &name, id).await?;
+    s.bots.tokens.revoke_agent_token(&c, &name, id).await?;
     tracing::info!(agent = %name, token = id, "revoked a bot token");
     Ok(StatusCode::NO_CONTENT)
 }
@@ -132,7 +132,7 @@ struct Wake {
 }
 
 async fn wake(State(s): State<AppState>, OrgCaller(c): OrgCaller, Json(b): Json<Wake>) -> Result<Response, ApiError> {
-    let w = s.bots.wake(&c, &b.agent, b.task, &b.reason).await?;
+    let w = s.bots.wakes.wake(&c, &b.agent, b.task, &b.reason).await?;
     Ok((StatusCode::CREATED, Json(w)).into_response())
 }
 
@@ -148,7 +148,7 @@ async fn wake_done(
     OrgCaller(c): OrgCaller,
     Json(b): Json<WakeDone>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.wake_done(&c, &b.wakeups, &b.report).await?))
+    Ok(ok(s.bots.wakes.wake_done(&c, &b.wakeups, &b.report).await?))
 }
 
 #[derive(Deserialize)]
@@ -167,7 +167,7 @@ async fn reflect(
     Json(b): Json<Reflect>,
 ) -> Result<Response, ApiError> {
     let reason = b.reason.as_deref().unwrap_or("task");
-    Ok(ok(s.bots.reflect(&c, &b.agent, reason, &b.report, b.dry_run).await?))
+    Ok(ok(s.bots.reflect.reflect(&c, &b.agent, reason, &b.report, b.dry_run).await?))
 }
 
 #[derive(Deserialize)]
@@ -183,7 +183,7 @@ async fn create_task(
     OrgCaller(c): OrgCaller,
     Json(b): Json<NewTask>,
 ) -> Result<Response, ApiError> {
-    let t = s.bots.create_task(&c, &b.agent, &b.title, &b.body).await?;
+    let t = s.bots.wakes.create_task(&c, &b.agent, &b.title, &b.body).await?;
     Ok((StatusCode::CREATED, Json(t)).into_response())
 }
 
@@ -200,12 +200,12 @@ async fn post_status(
     Path(id): Path<i64>,
     Json(b): Json<Status>,
 ) -> Result<StatusCode, ApiError> {
-    s.bots.post_status(&c, id, &b.status, &b.note).await?;
+    s.bots.wakes.post_status(&c, id, &b.status, &b.note).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 async fn redo(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.redo(&c, id).await?))
+    Ok(ok(s.bots.wakes.redo(&c, id).await?))
 }
 
 #[derive(Deserialize)]
@@ -220,7 +220,7 @@ async fn memory(
     Path(name): Path<String>,
     Query(q): Query<MemoryQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.memory(&c, &name, q.all).await?))
+    Ok(ok(s.bots.pages.memory(&c, &name, q.all).await?))
 }
 
 async fn episodes(
@@ -228,7 +228,7 @@ async fn episodes(
     OrgCaller(c): OrgCaller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.episodes(&c, &name).await?))
+    Ok(ok(s.bots.wakes.episodes(&c, &name).await?))
 }
 
 #[derive(Deserialize)]
@@ -242,7 +242,7 @@ async fn stats(
     Path(name): Path<String>,
     Query(q): Query<StatsQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.stats(&c, &name, q.days.unwrap_or(30)).await?))
+    Ok(ok(s.bots.pages.stats(&c, &name, q.days.unwrap_or(30)).await?))
 }
 
 #[derive(Deserialize)]
@@ -258,7 +258,7 @@ async fn propose(
     Path(name): Path<String>,
     Json(b): Json<Propose>,
 ) -> Result<Response, ApiError> {
-    match s.bots.propose_improvement(&c, &name, b.memory_id, b.dry_run).await? {
+    match s.bots.improve.propose_improvement(&c, &name, b.memory_id, b.dry_run).await? {
         // Refused as the validator's refusals are, so a caller tells a refusal from a card.
         ProposalOutcome::Refused(why) => {
             Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "proposal_refused", format!("no proposal: {why}")))
@@ -278,7 +278,7 @@ async fn edit(
     Path(id): Path<i64>,
     Json(b): Json<Edit>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.edit_memory(&c, id, &b.text).await?))
+    Ok(ok(s.bots.pages.edit_memory(&c, id, &b.text).await?))
 }
 
 #[derive(Deserialize)]
@@ -292,12 +292,12 @@ async fn retire(
     Path(id): Path<i64>,
     Json(b): Json<Why>,
 ) -> Result<Response, ApiError> {
-    s.bots.retire_memory(&c, id, &b.reason).await?;
+    s.bots.pages.retire_memory(&c, id, &b.reason).await?;
     Ok(ok(json!({"retired": id})))
 }
 
 async fn apply(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.apply_improvement(&c, id).await?))
+    Ok(ok(s.bots.improve.apply_improvement(&c, id).await?))
 }
 
 async fn close(
@@ -306,7 +306,7 @@ async fn close(
     Path(id): Path<i64>,
     Json(b): Json<Why>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.close_improvement(&c, id, &b.reason).await?))
+    Ok(ok(s.bots.improve.close_improvement(&c, id, &b.reason).await?))
 }
 
 /// `memory_self_edit` over HTTP: 200 when applied, 202 when it waits for a person, 422 with the
@@ -317,9 +317,9 @@ async fn self_edit(
     Json(b): Json<EditRequest>,
 ) -> Result<Response, ApiError> {
     if b.action.trim() == "reflect" {
-        return Ok(ok(s.bots.self_reflect(&c, None).await?));
+        return Ok(ok(s.bots.reflect.self_reflect(&c, None).await?));
     }
-    let edit = s.bots.self_edit(&c, &b).await?;
+    let edit = s.bots.self_edits.self_edit(&c, &b).await?;
     if edit.state == EditState::Refused {
         // An error's shape, with the id of the audit row that recorded the refusal.
         let body = json!({
@@ -345,7 +345,7 @@ async fn self_reflect(
     b: Option<Json<ReflectBody>>,
 ) -> Result<Response, ApiError> {
     let b = b.map(|Json(b)| b).unwrap_or_default();
-    Ok(ok(s.bots.self_reflect(&c, b.agent.as_deref()).await?))
+    Ok(ok(s.bots.reflect.self_reflect(&c, b.agent.as_deref()).await?))
 }
 
 #[derive(Deserialize)]
@@ -358,7 +358,7 @@ async fn self_profile(
     OrgCaller(c): OrgCaller,
     Query(q): Query<ProfileQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.self_profile(&c, q.agent.as_deref()).await?))
+    Ok(ok(s.bots.self_edits.self_profile(&c, q.agent.as_deref()).await?))
 }
 
 async fn self_edits(
@@ -366,7 +366,7 @@ async fn self_edits(
     OrgCaller(c): OrgCaller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.self_edits(&c, &name).await?))
+    Ok(ok(s.bots.self_edits.self_edits(&c, &name).await?))
 }
 
 async fn undo_self_edit(
@@ -374,7 +374,7 @@ async fn undo_self_edit(
     OrgCaller(c): OrgCaller,
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.undo_self_edit(&c, id).await?))
+    Ok(ok(s.bots.self_edits.undo_self_edit(&c, id).await?))
 }
 
 #[derive(Deserialize, Default)]
@@ -389,7 +389,7 @@ async fn approve_self_edit(
     b: Option<Json<Decision>>,
 ) -> Result<Response, ApiError> {
     let b = b.map(|Json(b)| b).unwrap_or_default();
-    Ok(ok(s.bots.decide_self_edit(&c, id, true, b.reason.as_deref()).await?))
+    Ok(ok(s.bots.self_edits.decide_self_edit(&c, id, true, b.reason.as_deref()).await?))
 }
 
 async fn decline_self_edit(
@@ -399,7 +399,7 @@ async fn decline_self_edit(
     b: Option<Json<Decision>>,
 ) -> Result<Response, ApiError> {
     let b = b.map(|Json(b)| b).unwrap_or_default();
-    Ok(ok(s.bots.decide_self_edit(&c, id, false, b.reason.as_deref()).await?))
+    Ok(ok(s.bots.self_edits.decide_self_edit(&c, id, false, b.reason.as_deref()).await?))
 }
 
 #[derive(Deserialize, Default)]
@@ -416,7 +416,7 @@ async fn memory_audit(
     b: Option<Json<AuditBody>>,
 ) -> Result<Response, ApiError> {
     let b = b.map(|Json(b)| b).unwrap_or_default();
-    Ok(ok(s.bots.memory_audit(&c, AuditTarget::Agent(name), b.dry_run).await?))
+    Ok(ok(s.bots.memory_audits.memory_audit(&c, AuditTarget::Agent(name), b.dry_run).await?))
 }
 
 async fn memory_audit_state(
@@ -424,7 +424,7 @@ async fn memory_audit_state(
     OrgCaller(c): OrgCaller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.memory_audit_state(&c, &name).await?))
+    Ok(ok(s.bots.memory_audits.memory_audit_state(&c, &name).await?))
 }
 
 async fn undo_memory_audit(
@@ -432,5 +432,5 @@ async fn undo_memory_audit(
     OrgCaller(c): OrgCaller,
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
-    Ok(ok(s.bots.undo_memory_audit(&c, id, None).await?))
+    Ok(ok(s.bots.memory_audits.undo_memory_audit(&c, id, None).await?))
 }

@@ -135,7 +135,7 @@ impl ServerHandler for MemoryTools {
                     return Ok(CallToolResult::error(vec![Content::text(why)]).into());
                 }
             };
-            let result = self.bots.memory_audit(&caller, AuditTarget::Agent(bot.0), dry_run).await;
+            let result = self.bots.memory_audits.memory_audit(&caller, AuditTarget::Agent(bot.0), dry_run).await;
             return Ok(match result {
                 Ok(r) => CallToolResult::success(vec![Content::text(r.lines().join("\n")), text(r)]),
                 Err(e) => {
@@ -155,9 +155,9 @@ impl ServerHandler for MemoryTools {
             }
         };
         let result = if req.action.trim() == "reflect" {
-            self.bots.self_reflect(&caller, None).await.map(|r| CallToolResult::success(vec![text(r)]))
+            self.bots.reflect.self_reflect(&caller, None).await.map(|r| CallToolResult::success(vec![text(r)]))
         } else {
-            self.bots.self_edit(&caller, &req).await.map(|e| match e.state {
+            self.bots.self_edits.self_edit(&caller, &req).await.map(|e| match e.state {
                 EditState::Refused => {
                     let why = e.refusal.clone().unwrap_or_default();
                     CallToolResult::error(vec![Content::text(why), text(e)])
@@ -185,7 +185,7 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     let token = bearer(&parts).map(str::to_string);
     req = Request::from_parts(parts, body);
     let Some(token) = token else { return refuse("Call /mcp with the bot's own token as a bearer token") };
-    match state.bots.agent_for_token(&token).await {
+    match state.bots.tokens.agent_for_token(&token).await {
         Ok(TokenCheck::Live(agent)) => {
             req.extensions_mut().insert(Bot(agent));
             next.run(req).await

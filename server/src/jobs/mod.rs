@@ -71,7 +71,7 @@ pub async fn run_nightly(nightly: &Nightly) {
 /// Seed 004's self-driven and threshold audits of the bots' memory files, in a span of their own.
 pub async fn run_memory_audits(bots: &Bots) {
     async {
-        for report in bots.memory_audits_due().await {
+        for report in bots.memory_audits.memory_audits_due().await {
             tracing::info!(summary = report.lines()[0], "a memory audit ran");
         }
     }

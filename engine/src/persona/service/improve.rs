@@ -1,6 +1,7 @@
 //! Improve: proposals a bot files against its own files, and the person who applies or closes them.
 
-use super::{one_line, Bots, Caller, PersonaError};
+use super::env::{may_correct, may_dispatch, one_line, owner_id, valid_config, BotEnv};
+use super::{Caller, PersonaError};
 use crate::kernel::StoreError;
 use crate::persona::audn::MAX_REPLY_BYTES;
 use crate::persona::backlog::{
@@ -10,9 +11,11 @@ use crate::persona::config::MemoryConfig;
 use crate::persona::model::{propose_prompt, ModelChoice, PROPOSE_SYSTEM};
 use crate::persona::proposal::{check_path, validate_proposal, ProposalRefusal, Target, ORG_YAML};
 use crate::persona::render::MemoryKind;
+use crate::persona::store::ImprovePorts;
 use crate::persona::vault::{RosterAgent, VaultError};
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ProposalOutcome {
@@ -47,7 +50,19 @@ struct ProposalReply {
     rationale: String,
 }
 
-impl Bots {
+/// Improve cards: what a bot proposes to change in its own files, and the person who applies or
+/// closes it.
+#[derive(Clone)]
+pub struct Improve {
+    store: Arc<dyn ImprovePorts>,
+    env: BotEnv,
+}
+
+impl Improve {
+    pub fn new(store: Arc<dyn ImprovePorts>, env: BotEnv) -> Self {
+        Self { store, env }
+    }
+
     /// Files a proposal for each friction or anti-pattern that has recurred enough, within the
     /// weekly cap. Returns what happened, for the report; failures are never fatal.
     pub(super) async fn propose_due(&self, a: &RosterAgent, config: &MemoryConfig) -> Vec<String> {
@@ -86,9 +101,9 @@ impl Bots {
         memory_id: i64,
         dry_run: bool,
     ) -> Result<ProposalOutcome, PersonaError> {
-        let (_, a) = self.agent(agent).await?;
-        Self::may_dispatch(caller, &a)?;
-        let config = Self::valid_config(&a).map_err(PersonaError::Invalid)?.clone();
+        let (_, a) = self.env.agent(agent).await?;
+        may_dispatch(caller, &a)?;
+        let config = valid_config(&a).map_err(PersonaError::Invalid)?.clone();
         if !config.self_improvement.enabled {
             return Ok(ProposalOutcome::Refused("self-improvement is turned off in this agent's memory block".into()));
         }
@@ -111,7 +126,7 @@ impl Bots {
         row: &MemoryRow,
         dry_run: bool,
     ) -> Result<ProposalOutcome, PersonaError> {
-        let now = self.now();
+        let now = self.env.now();
         // A dry run meets the same rules, so what it shows is what the real run would file.
         if let Some(t) = row.proposal_task_id {
             if let Some(task) = self.store.task(t).await? {
@@ -134,11 +149,11 @@ impl Bots {
                 filed, config.self_improvement.max_proposals_per_week
             )));
         }
-        let model = match self.models.resolve(&config.reflect.model) {
+        let model = match self.env.models.resolve(&config.reflect.model) {
             ModelChoice::Use(m) => m,
             ModelChoice::Off(why) => return Ok(ProposalOutcome::Skipped(why)),
         };
-        let vault = self.vault()?;
+        let vault = self.env.vault()?;
         let targets = &config.self_improvement.targets;
         let mut files: Vec<(String, String)> = Vec::new();
         if targets.iter().any(|t| t == "own_prompt") {
@@ -174,8 +189,11 @@ impl Bots {
         if files.is_empty() {
             return Ok(ProposalOutcome::Refused("the agent has no file a proposal may change".into()));
         }
-        if !self.claim_call(&a.name, "propose").await? {
-            return Ok(ProposalOutcome::Refused(format!("today's cap of {} model calls is spent", self.max_per_day)));
+        if !self.env.claim_call(self.store.as_ref(), &a.name, "propose").await? {
+            return Ok(ProposalOutcome::Refused(format!(
+                "today's cap of {} model calls is spent",
+                self.env.max_per_day
+            )));
         }
         let reply = match model.chat(PROPOSE_SYSTEM, &propose_prompt(&a.name, row, &files, now)).await {
             Ok(r) => r,
@@ -210,7 +228,7 @@ impl Bots {
                 changed_lines: valid.changed_lines,
             });
         }
-        let owner = self.owner_id(a).await?;
+        let owner = owner_id(self.store.as_ref(), a).await?;
         let short: String = row.text.chars().take(70).collect();
         let task = NewTask {
             kind: TaskKind::Improve,
@@ -237,7 +255,7 @@ impl Bots {
     /// Whether a proposal may name `path` for this agent: its own files, by the validator's rule.
     pub(super) async fn may_target(&self, a: &RosterAgent, path: &str) -> Result<(), PersonaError> {
         check_path(path, &a.knowledge).map_err(PersonaError::Refused)?;
-        self.gate(path, |why| PersonaError::Refused(ProposalRefusal::off_limits(path, why))).await
+        self.env.gate(path, |why| PersonaError::Refused(ProposalRefusal::off_limits(path, why))).await
     }
 
     /// Reads the target exactly as it is now and runs the validator; a refusal is an error.
@@ -248,7 +266,7 @@ impl Bots {
         diff: &str,
     ) -> Result<(String, crate::persona::proposal::ValidChange), PersonaError> {
         self.may_target(a, path).await?;
-        let vault = self.vault()?;
+        let vault = self.env.vault()?;
         let current = match vault.read(path).await {
             Ok(Some(t)) => t,
             Ok(None) => {
@@ -281,8 +299,8 @@ impl Bots {
     /// proposal was made.
     pub async fn apply_improvement(&self, caller: &Caller, id: i64) -> Result<Task, PersonaError> {
         let (task, imp) = self.improve_task(id).await?;
-        let (_, a) = self.agent(&imp.agent).await?;
-        let person = Self::may_correct(caller, &a)?;
+        let (_, a) = self.env.agent(&imp.agent).await?;
+        let person = may_correct(caller, &a)?;
         if task.status != STATUS_OPEN {
             return Err(PersonaError::Changed(format!("Improve card #{id} is already {}", task.status)));
         }
@@ -296,7 +314,7 @@ impl Bots {
         if current != imp.base_text {
             return Err(changed_since(&imp.target_path));
         }
-        let vault = self.vault()?;
+        let vault = self.env.vault()?;
         if !vault
             .replace_if_unchanged(&imp.target_path, &imp.base_text, &valid.new_text)
             .await
@@ -304,7 +322,7 @@ impl Bots {
         {
             return Err(changed_since(&imp.target_path));
         }
-        self.store.settle_task(id, STATUS_APPLIED, None, person.id, self.now()).await.map_err(|e| match e {
+        self.store.settle_task(id, STATUS_APPLIED, None, person.id, self.env.now()).await.map_err(|e| match e {
             StoreError::Changed { .. } => PersonaError::Changed(format!("Improve card #{id} was settled meanwhile")),
             e => e.into(),
         })?;
@@ -313,16 +331,20 @@ impl Bots {
 
     pub async fn close_improvement(&self, caller: &Caller, id: i64, reason: &str) -> Result<Task, PersonaError> {
         let (task, imp) = self.improve_task(id).await?;
-        let (_, a) = self.agent(&imp.agent).await?;
-        let person = Self::may_correct(caller, &a)?;
+        let (_, a) = self.env.agent(&imp.agent).await?;
+        let person = may_correct(caller, &a)?;
         let reason = one_line(reason, "reason for closing")?;
         if task.status != STATUS_OPEN {
             return Err(PersonaError::Changed(format!("Improve card #{id} is already {}", task.status)));
         }
-        self.store.settle_task(id, STATUS_CLOSED, Some(&reason), person.id, self.now()).await.map_err(|e| match e {
-            StoreError::Changed { .. } => PersonaError::Changed(format!("Improve card #{id} was settled meanwhile")),
-            e => e.into(),
-        })?;
+        self.store.settle_task(id, STATUS_CLOSED, Some(&reason), person.id, self.env.now()).await.map_err(
+            |e| match e {
+                StoreError::Changed { .. } => {
+                    PersonaError::Changed(format!("Improve card #{id} was settled meanwhile"))
+                }
+                e => e.into(),
+            },
+        )?;
         self.improve_task(id).await.map(|(t, _)| t)
     }
 
@@ -330,11 +352,11 @@ impl Bots {
         let mut may_settle = false;
         let mut file_changed = false;
         if let Some(imp) = &task.improve {
-            if let Ok((_, a)) = self.agent(&imp.agent).await {
-                may_settle = Self::may_correct(caller, &a).is_ok() && task.status == STATUS_OPEN;
+            if let Ok((_, a)) = self.env.agent(&imp.agent).await {
+                may_settle = may_correct(caller, &a).is_ok() && task.status == STATUS_OPEN;
             }
             if task.status == STATUS_OPEN {
-                if let Ok(vault) = self.vault() {
+                if let Ok(vault) = self.env.vault() {
                     file_changed = vault.read(&imp.target_path).await.ok().flatten().as_deref() != Some(&imp.base_text);
                 }
             }

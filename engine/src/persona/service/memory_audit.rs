@@ -9,15 +9,18 @@
 //! `memory_audit_report`; the steps that ask outside (the model, the live checks, the improve card)
 //! in `memory_audit_steps`.
 
+use super::env::{may_correct, may_read, valid_config, BotEnv};
 use super::memory_audit_report::{AuditReport, AuditState, AuditStatus};
 use super::memory_audit_steps::Skill;
-use super::{Bots, Caller, PersonaError};
+use super::{Caller, Improve, PersonaError};
 use crate::kernel::StoreError;
 use crate::persona::memory_audit::{
     categorise_by_rules, due, plan, AuditAction, AuditFile, AuditParams, Due, Entry, EntryFormat,
 };
 use crate::persona::memory_audit_apply::{apply, entry_spans, is_marker, with_markers, Texts};
+use crate::persona::memory_audit_checks::LiveChecks;
 use crate::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, NewAudit, Unresolved};
+use crate::persona::store::MemoryAuditPorts;
 use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent, Vault};
 use chrono::{DateTime, Duration, Utc};
 use std::collections::HashMap;
@@ -34,7 +37,7 @@ pub const BOT_AUDITS_PER_HOUR: usize = 6;
 /// When each bot asked for its own audits within the last hour. Kept in the server's memory: a
 /// restart forgets it, which costs at most one more hour's audits.
 #[derive(Clone, Default)]
-pub(super) struct BotAuditRequests(Arc<Mutex<HashMap<String, Vec<DateTime<Utc>>>>>);
+struct BotAuditRequests(Arc<Mutex<HashMap<String, Vec<DateTime<Utc>>>>>);
 
 impl BotAuditRequests {
     /// Counts one request by `bot` at `now`, or says when the next is allowed if the last hour
@@ -141,7 +144,29 @@ fn trigger_name(due: &Due) -> String {
     }
 }
 
-impl Bots {
+/// Seed 004's memory audit of a bot's files or of a Hermes folder, its triggers, state and Undo.
+#[derive(Clone)]
+pub struct MemoryAudits {
+    pub(super) store: Arc<dyn MemoryAuditPorts>,
+    pub(super) env: BotEnv,
+    /// An operating rule leaves memory as an improve card, under the proposals' own rules.
+    pub(super) improve: Improve,
+    /// The memory audit's checks of URLs and models; without them nothing is marked or corrected.
+    pub(super) checks: Option<Arc<dyn LiveChecks>>,
+    /// When each bot last asked for its own audits, for the hourly limit.
+    bot_audits: BotAuditRequests,
+}
+
+impl MemoryAudits {
+    pub fn new(
+        store: Arc<dyn MemoryAuditPorts>,
+        env: BotEnv,
+        improve: Improve,
+        checks: Option<Arc<dyn LiveChecks>>,
+    ) -> Self {
+        Self { store, env, improve, checks, bot_audits: BotAuditRequests::default() }
+    }
+
     /// An audit asked for: by the bot's owner or lead on its page or the API, by the bot itself
     /// (seed 004 is the bot's own upkeep: `memory_audit` over MCP), or by the operator on the
     /// command line, who alone may name a folder.
@@ -153,11 +178,11 @@ impl Bots {
     ) -> Result<AuditReport, PersonaError> {
         match target {
             AuditTarget::Agent(name) => {
-                let (_, a) = self.agent(&name).await?;
+                let (_, a) = self.env.agent(&name).await?;
                 match caller {
                     Caller::Operator => {}
                     Caller::Bot(b) if *b == name => {
-                        if let Err(next) = self.bot_audits.take(b, self.now()) {
+                        if let Err(next) = self.bot_audits.take(b, self.env.now()) {
                             return Err(PersonaError::Throttled(format!(
                                 "A bot may ask for at most {BOT_AUDITS_PER_HOUR} memory audits an hour; {name} may ask again at {} UTC",
                                 next.format("%H:%M:%S")
@@ -168,11 +193,11 @@ impl Bots {
                         return Err(PersonaError::NotAllowed("A bot audits only its own memory files".into()))
                     }
                     Caller::Person(_) => {
-                        Self::may_correct(caller, &a)?;
+                        may_correct(caller, &a)?;
                     }
                 }
-                let params = Self::valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
-                let files = agent_files(self.vault()?, &name);
+                let params = valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
+                let files = agent_files(self.env.vault()?, &name);
                 self.audit(&name, Some(&a), &files, &params, Due::Requested, dry_run, &caller.label()).await
             }
             AuditTarget::Folder { files, label } => {
@@ -196,14 +221,14 @@ impl Bots {
     /// unless nothing changed since the last audit, which would find the same again.
     pub async fn memory_audit_if_due(&self, agent: &str) -> Option<AuditReport> {
         let outcome = async {
-            let (_, a) = self.agent(agent).await?;
-            let Ok(config) = Self::valid_config(&a) else { return Ok(None) };
+            let (_, a) = self.env.agent(agent).await?;
+            let Ok(config) = valid_config(&a) else { return Ok(None) };
             let params = config.audit.clone();
-            let files = agent_files(self.vault()?, agent);
+            let files = agent_files(self.env.vault()?, agent);
             let texts = files.read().await?;
             let (m, u) = percents(&texts, files.format, &params);
             let last = self.store.memory_audits(agent, 1).await?.into_iter().next();
-            let now = self.now();
+            let now = self.env.now();
             let due = match &last {
                 Some(l) if l.audit.memory_after == texts.memory && l.audit.user_after == texts.user => {
                     if now - l.audit.at < Duration::days(crate::persona::memory_audit::SHELF_LIFE_DAYS) {
@@ -243,7 +268,7 @@ impl Bots {
 
     /// `memory_audit_if_due` for every bot on the roster.
     pub async fn memory_audits_due(&self) -> Vec<AuditReport> {
-        let Ok(roster) = self.roster().await else { return Vec::new() };
+        let Ok(roster) = self.env.roster().await else { return Vec::new() };
         let mut out = Vec::new();
         for name in roster.names() {
             out.extend(self.memory_audit_if_due(&name).await);
@@ -258,9 +283,9 @@ impl Bots {
             return;
         }
         let outcome = async {
-            let (_, a) = self.agent(agent).await?;
-            let params = Self::valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
-            let files = agent_files(self.vault()?, agent);
+            let (_, a) = self.env.agent(agent).await?;
+            let params = valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
+            let files = agent_files(self.env.vault()?, agent);
             let dry = params.dry_run;
             self.audit(agent, Some(&a), &files, &params, Due::Requested, dry, &caller.label()).await
         };
@@ -281,7 +306,7 @@ impl Bots {
         dry_run: bool,
         by: &str,
     ) -> Result<AuditReport, PersonaError> {
-        let now = self.now();
+        let now = self.env.now();
         let before = files.read().await?;
         let (m0, u0) = percents(&before, files.format, params);
         let last = self.store.memory_audits(subject, 1).await?.into_iter().next();
@@ -421,15 +446,15 @@ impl Bots {
 
     /// `GET /api/org/agents/{name}/memory-audit`: the seed's state, for whoever may read the bot.
     pub async fn memory_audit_state(&self, caller: &Caller, name: &str) -> Result<AuditState, PersonaError> {
-        Self::may_read(caller, name)?;
-        let (_, a) = self.agent(name).await?;
+        may_read(caller, name)?;
+        let (_, a) = self.env.agent(name).await?;
         self.audit_state(&a).await
     }
 
     /// The agent page's panel.
     pub(super) async fn audit_state(&self, agent: &RosterAgent) -> Result<AuditState, PersonaError> {
         let params = agent.memory.as_ref().map(|c| c.config.audit.clone()).unwrap_or_default();
-        let files = agent_files(self.vault()?, &agent.name);
+        let files = agent_files(self.env.vault()?, &agent.name);
         let texts = files.read().await?;
         let (m, u) = percents(&texts, files.format, &params);
         let audits = self.store.memory_audits(&agent.name, AUDITS_SHOWN).await?;
@@ -483,11 +508,11 @@ impl Bots {
                 )))
             }
             (None, _) => {
-                let (_, a) = self.agent(&record.audit.subject).await?;
+                let (_, a) = self.env.agent(&record.audit.subject).await?;
                 if caller != &Caller::Operator {
-                    Self::may_correct(caller, &a)?;
+                    may_correct(caller, &a)?;
                 }
-                own = self.vault()?;
+                own = self.env.vault()?;
                 agent_files(own, &record.audit.subject)
             }
         };
@@ -499,7 +524,7 @@ impl Bots {
             )));
         }
         files.write(&after, &before, "undo").await?;
-        self.store.mark_memory_audit_undone(id, &caller.label(), self.now()).await.map_err(|e| match e {
+        self.store.mark_memory_audit_undone(id, &caller.label(), self.env.now()).await.map_err(|e| match e {
             StoreError::Changed { .. } => PersonaError::Changed(format!("Memory audit #{id} was undone already")),
             e => e.into(),
         })

@@ -1,7 +1,8 @@
 //! The memory audit's steps that ask outside: the model for categories, the live systems for
 //! URLs and models, and a person (an improve card) for an operating rule.
 
-use super::{Bots, PersonaError};
+use super::env::owner_id;
+use super::{MemoryAudits, PersonaError};
 use crate::persona::backlog::{Improvement, NewTask, TaskKind, STATUS_OPEN};
 use crate::persona::memory_audit::{model_named, urls, AuditFile, Category, Entry, Verified};
 use crate::persona::memory_audit_checks::{Reach, MAX_URLS};
@@ -10,7 +11,7 @@ use crate::persona::model::ModelChoice;
 use crate::persona::vault::{RosterAgent, VaultError};
 use chrono::{DateTime, Utc};
 
-impl Bots {
+impl MemoryAudits {
     /// The cheap model's categories for every entry, or None (and why, in the notes) when the
     /// rules are to decide: no model, the daily cap spent, a failed call or an unusable reply.
     pub(super) async fn categorise(
@@ -25,19 +26,19 @@ impl Bots {
             return None;
         }
         let setting = agent.and_then(|a| a.memory.as_ref().ok()).map_or("cheap", |c| c.config.reflect.model.as_str());
-        let model = match self.models.resolve(setting) {
+        let model = match self.env.models.resolve(setting) {
             ModelChoice::Use(m) => m,
             ModelChoice::Off(why) => {
                 notes.push(format!("the plain rules categorised: {why}"));
                 return None;
             }
         };
-        match self.claim_call(subject, PURPOSE).await {
+        match self.env.claim_call(self.store.as_ref(), subject, PURPOSE).await {
             Ok(true) => {}
             Ok(false) => {
                 notes.push(format!(
                     "the plain rules categorised: today's cap of {} model calls is spent",
-                    self.max_per_day
+                    self.env.max_per_day
                 ));
                 return None;
             }
@@ -126,7 +127,7 @@ impl Bots {
                 "an Operating Rule belongs in a skill file; a memories folder names none".into(),
             ));
         };
-        let vault = self.vault()?;
+        let vault = self.env.vault()?;
         let mut skill = None;
         for k in &a.knowledge {
             let found = match vault.markdown_under(k).await {
@@ -135,7 +136,7 @@ impl Bots {
                 Err(e) => return Err(PersonaError::Vault(e)),
             };
             for path in found {
-                if self.may_target(a, &path).await.is_ok() {
+                if self.improve.may_target(a, &path).await.is_ok() {
                     if let Some(text) = vault.read(&path).await.map_err(PersonaError::Vault)? {
                         skill = Some((path, text));
                         break;
@@ -169,7 +170,7 @@ impl Bots {
         // An insertion after the file's last line: the validator reads `-N` as "before line N".
         let at = text.lines().count() + 1;
         let diff = format!("@@ -{at},0 +{at},1 @@\n+{line}\n");
-        let text = match self.check_change(a, &path, &diff).await {
+        let text = match self.improve.check_change(a, &path, &diff).await {
             Ok((current, _)) => current,
             Err(PersonaError::Refused(why)) => {
                 return Ok(Skill::Unresolved(format!("the improve card for {path} was refused: {why}")))
@@ -182,7 +183,7 @@ impl Bots {
             body: format!("The memory audit found an Operating Rule in {}: {entry}", file.as_str()),
             author: "memory audit".into(),
             assignee: None,
-            owner: self.owner_id(a).await?,
+            owner: owner_id(self.store.as_ref(), a).await?,
             improve: Some(Improvement {
                 agent: a.name.clone(),
                 target_path: path.clone(),

@@ -1,24 +1,23 @@
 //! The operations on the bots' side: wakes, episodes, reflect, the core block, corrections and
 //! self-improvement proposals. The CLI, `/api` and the pages all come through here.
 //!
-//! One use case to a file: `wakes` (wake, wake-done, episodes), `reflect`, `improve`, `self_edits`,
-//! `self_reflect`, `memory_audit` and `pages`.
-//! This file holds the service, its error, who may do what, and the steps they share.
+//! One use case to a type, each holding only the port of the stores it calls: `Wakes` (wake,
+//! wake-done, episodes), `Reflect` (with the reflection cycle of `self_reflect`), `Improve`,
+//! `SelfEdits`, `MemoryAudits` (`memory_audit*`), `BotPages` and, on the host, `BotTokens`.
+//! What they share (the clock, the vault and roster, the models, who may do what) is in `env`.
+//! This file holds their error, the caller, and `Bots`, which is each of them built once.
 
-use super::backlog::MemoryRow;
-use super::config::MemoryConfig;
 use super::memory_audit_checks::LiveChecks;
 use super::model::Models;
-use super::proposal::{check_vault_path, OffLimits, ProposalRefusal};
-use super::render::{render_core, RenderedCore};
-use super::vault::{core_path, load_roster, Link, Roster, RosterAgent, Vault, VaultError};
+use super::proposal::{OffLimits, ProposalRefusal};
+use super::vault::{Roster, Vault, VaultError};
 use crate::clock::Clock;
 use crate::kernel::StoreError;
 use crate::org::Person;
 use crate::persona::store::BotPorts;
-use chrono::{DateTime, NaiveTime, Utc};
 use std::sync::Arc;
 
+mod env;
 mod improve;
 mod memory_audit;
 mod memory_audit_report;
@@ -29,14 +28,15 @@ mod self_edits;
 mod self_reflect;
 mod wakes;
 
-pub use improve::{ImproveCard, ProposalOutcome};
-pub use memory_audit::{AuditTarget, AUDITS_SHOWN};
+pub use env::BotEnv;
+pub use improve::{Improve, ImproveCard, ProposalOutcome};
+pub use memory_audit::{AuditTarget, MemoryAudits, AUDITS_SHOWN};
 pub use memory_audit_report::{describe, AuditReport, AuditState, AuditStatus};
-pub use pages::{AgentPage, RosterLine, Stats};
-pub use reflect::{ReflectOutcome, ReflectReport};
-pub use self_edits::{SelfProfile, SELF_EDITS_SHOWN};
+pub use pages::{AgentPage, BotPages, RosterLine, Stats};
+pub use reflect::{Reflect, ReflectOutcome, ReflectReport};
+pub use self_edits::{SelfEdits, SelfProfile, SELF_EDITS_SHOWN};
 pub use self_reflect::SelfReflectReport;
-pub use wakes::{WakeDoneReport, WakeReport};
+pub use wakes::{WakeDoneReport, WakeReport, Wakes};
 
 pub const DEFAULT_MAX_PER_DAY: u32 = 200;
 const MAX_TEXT_CHARS: usize = 300;
@@ -97,168 +97,61 @@ impl Caller {
     }
 }
 
+/// Every use case of the bots, built once over one store. A plain holder: each field is its own
+/// service, and a caller names the one it uses (`bots.self_edits.undo_self_edit(..)`).
 #[derive(Clone)]
 pub struct Bots {
-    store: Arc<dyn BotPorts>,
-    clock: Arc<dyn Clock>,
-    vault: Option<Arc<dyn Vault>>,
-    models: Arc<dyn Models>,
-    max_per_day: u32,
-    /// The memory audit's checks of URLs and models; without them nothing is marked or corrected.
-    checks: Option<Arc<dyn LiveChecks>>,
-    /// When each bot last asked for its own audits, for the hourly limit.
-    bot_audits: memory_audit::BotAuditRequests,
-}
-
-fn one_line(text: &str, what: &str) -> Result<String, PersonaError> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(PersonaError::Invalid(format!("Write the {what}; it cannot be empty")));
-    }
-    if t.contains('\n') {
-        return Err(PersonaError::Invalid(format!("The {what} must be one line")));
-    }
-    if t.chars().count() > MAX_TEXT_CHARS {
-        return Err(PersonaError::Invalid(format!("The {what} can be at most {MAX_TEXT_CHARS} characters")));
-    }
-    // Every line a person or a bot writes here is kept in a bot's memory or its log.
-    crate::secrets::refuse(&format!("The {what}"), t).map_err(PersonaError::Secret)?;
-    Ok(t.to_string())
+    env: BotEnv,
+    pub wakes: Wakes,
+    pub reflect: Reflect,
+    pub improve: Improve,
+    pub self_edits: SelfEdits,
+    pub memory_audits: MemoryAudits,
+    pub pages: BotPages,
+    #[cfg(feature = "server")]
+    pub tokens: super::bot_tokens::BotTokens,
 }
 
 impl Bots {
+    /// Without `checks` (the memory audit's checks of URLs and models) nothing is marked or
+    /// corrected by an audit.
     pub fn new(
         store: Arc<dyn BotPorts>,
         clock: Arc<dyn Clock>,
         vault: Option<Arc<dyn Vault>>,
         models: Arc<dyn Models>,
         max_per_day: u32,
+        checks: Option<Arc<dyn LiveChecks>>,
     ) -> Self {
-        Self { store, clock, vault, models, max_per_day, checks: None, bot_audits: Default::default() }
-    }
-
-    pub fn with_live_checks(mut self, checks: Arc<dyn LiveChecks>) -> Self {
-        self.checks = Some(checks);
-        self
-    }
-
-    fn now(&self) -> DateTime<Utc> {
-        self.clock.now()
-    }
-
-    pub fn store(&self) -> &dyn BotPorts {
-        self.store.as_ref()
+        let env = BotEnv::new(clock, vault, models, max_per_day);
+        let improve = Improve::new(store.clone(), env.clone());
+        // Built once: the wakes and the pages hold clones of it, which share its count of each
+        // bot's audits in the hour, as the server's clones of `Bots` do.
+        let memory_audits = MemoryAudits::new(store.clone(), env.clone(), improve.clone(), checks);
+        let reflect = Reflect::new(store.clone(), env.clone(), improve.clone());
+        Self {
+            wakes: Wakes::new(store.clone(), env.clone(), reflect.clone(), memory_audits.clone()),
+            self_edits: SelfEdits::new(store.clone(), env.clone()),
+            pages: BotPages::new(store.clone(), env.clone(), improve.clone(), memory_audits.clone()),
+            #[cfg(feature = "server")]
+            tokens: super::bot_tokens::BotTokens::new(store, env.clone()),
+            reflect,
+            improve,
+            memory_audits,
+            env,
+        }
     }
 
     pub fn clock(&self) -> &dyn Clock {
-        self.clock.as_ref()
-    }
-
-    fn vault(&self) -> Result<&dyn Vault, PersonaError> {
-        self.vault.as_deref().ok_or(PersonaError::Vault(VaultError::NotConfigured))
+        self.env.clock()
     }
 
     pub fn model_status(&self) -> String {
-        self.models.describe()
+        self.env.model_status()
     }
 
     pub async fn roster(&self) -> Result<Roster, PersonaError> {
-        load_roster(self.vault()?).await.map_err(PersonaError::Vault)
-    }
-
-    async fn agent(&self, name: &str) -> Result<(Roster, RosterAgent), PersonaError> {
-        let roster = self.roster().await?;
-        let agent = roster.get(name).cloned().ok_or_else(|| PersonaError::NotOnRoster(name.to_string()))?;
-        Ok((roster, agent))
-    }
-
-    fn may_read(caller: &Caller, agent: &str) -> Result<(), PersonaError> {
-        match caller {
-            Caller::Bot(b) if b != agent => {
-                Err(PersonaError::NotAllowed(format!("A bot reads only its own memory, and this is {b}")))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The dispatcher's actions: the operator, or the bot's owner.
-    fn may_dispatch(caller: &Caller, agent: &RosterAgent) -> Result<(), PersonaError> {
-        match caller {
-            Caller::Operator => Ok(()),
-            Caller::Person(p) if agent.is_owner(&p.email) => Ok(()),
-            Caller::Person(_) => {
-                Err(PersonaError::NotAllowed(format!("Only {}'s owner can report its runs", agent.name)))
-            }
-            Caller::Bot(_) => Err(PersonaError::NotAllowed(
-                "A bot's own token cannot write its memory or episodes; its owner's side does".to_string(),
-            )),
-        }
-    }
-
-    /// Corrections and proposals: the owner or the bot's lead, as themselves.
-    fn may_correct<'a>(caller: &'a Caller, agent: &RosterAgent) -> Result<&'a Person, PersonaError> {
-        match caller {
-            Caller::Person(p) if agent.is_owner_or_lead(&p.email) => Ok(p),
-            Caller::Bot(_) => Err(PersonaError::NotAllowed(
-                "A bot's own token cannot change memory; its owner or lead does".to_string(),
-            )),
-            _ => Err(PersonaError::NotAllowed(format!(
-                "Only {}'s owner or lead can change its memory or its improve cards",
-                agent.name
-            ))),
-        }
-    }
-
-    fn valid_config(agent: &RosterAgent) -> Result<&MemoryConfig, String> {
-        agent.memory.as_ref().map(|c| &c.config).map_err(|e| {
-            format!("{}'s memory block is refused ({e}); the memory steps wait until it is fixed", agent.name)
-        })
-    }
-
-    async fn owner_id(&self, a: &RosterAgent) -> Result<Option<crate::org::PersonId>, PersonaError> {
-        Ok(self.store.credentials(&a.owner).await?.map(|(p, _)| p.id))
-    }
-
-    async fn claim_call(&self, agent: &str, purpose: &str) -> Result<bool, PersonaError> {
-        let now = self.now();
-        let day_start = now.date_naive().and_time(NaiveTime::MIN).and_utc();
-        self.store.claim_model_call(agent, purpose, day_start, self.max_per_day, now).await.map_err(Into::into)
-    }
-
-    /// Re-renders the agent's core.md from its active rows. A failed write is logged: the rows
-    /// are the record, and the next write renders again.
-    async fn render(&self, a: &RosterAgent) -> Option<RenderedCore> {
-        let budget = a.memory.as_ref().map(|c| c.config.core_budget_tokens).ok()?;
-        let rows = match self.store.memory_rows(&a.name, false).await {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::warn!(agent = a.name, error = %e, "core.md was not rendered");
-                return None;
-            }
-        };
-        let lines: Vec<_> = rows.iter().map(MemoryRow::line).collect();
-        let core = render_core(&a.name, &lines, budget);
-        if let Ok(vault) = self.vault() {
-            if let Err(e) = vault.write(&core_path(&a.name), &core.text).await {
-                tracing::warn!(agent = a.name, error = %e, "core.md was not written");
-            }
-        }
-        Some(core)
-    }
-
-    /// The validator's path rule on the vault as it is on disk: [`check_vault_path`], then whether
-    /// the path goes through a symbolic link or is a hard link, either of which may lead out of
-    /// the vault or into a protected file under another name. Proposal targets and transcripts
-    /// both pass here; `refuse` words the refusal for what the path was wanted for.
-    async fn gate(&self, path: &str, refuse: impl Fn(OffLimits) -> PersonaError) -> Result<(), PersonaError> {
-        check_vault_path(path).map_err(&refuse)?;
-        match self.vault()?.link(path).await {
-            Ok(None) => Ok(()),
-            Ok(Some(Link::Symbolic)) => Err(refuse(OffLimits::Symlink)),
-            Ok(Some(Link::Hard)) => Err(refuse(OffLimits::HardLink)),
-            Err(VaultError::Outside { .. }) => Err(refuse(OffLimits::EscapesVault)),
-            Err(e) => Err(PersonaError::Vault(e)),
-        }
+        self.env.roster().await
     }
 }
 

@@ -1,16 +1,19 @@
 //! What the pages and the CLI read: the roster, a bot's page, its memory and stats, and the
 //! corrections a person makes there.
 
-use super::{one_line, Bots, Caller, ImproveCard, PersonaError};
+use super::env::{may_correct, may_read, one_line, BotEnv};
+use super::{Caller, Improve, ImproveCard, MemoryAudits, PersonaError};
 use crate::kernel::StoreError;
 use crate::org::Person;
 use crate::persona::backlog::{Episode, MemoryRow, Outcome, Task, STATUS_APPLIED, STATUS_CLOSED, STATUS_OPEN};
 use crate::persona::config::{EffectiveConfig, MemoryConfig};
 use crate::persona::model::ModelChoice;
 use crate::persona::render::{render_core, MemoryKind, RenderedCore};
+use crate::persona::store::PagePorts;
 use crate::persona::vault::{hand_written_memory_path, user_memory_path, RosterAgent};
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
@@ -98,9 +101,25 @@ pub struct RosterLine {
     pub active: u32,
 }
 
-impl Bots {
+/// What the pages and the CLI read of the bots, and the corrections a person makes to a bot's
+/// memory lines there.
+#[derive(Clone)]
+pub struct BotPages {
+    store: Arc<dyn PagePorts>,
+    env: BotEnv,
+    /// A bot's page shows its improve cards as its reader may settle them.
+    improve: Improve,
+    /// And its memory audits' panel.
+    audits: MemoryAudits,
+}
+
+impl BotPages {
+    pub fn new(store: Arc<dyn PagePorts>, env: BotEnv, improve: Improve, audits: MemoryAudits) -> Self {
+        Self { store, env, improve, audits }
+    }
+
     pub async fn roster_lines(&self) -> Result<Vec<RosterLine>, PersonaError> {
-        let roster = self.roster().await?;
+        let roster = self.env.roster().await?;
         let mut out = Vec::new();
         for a in roster.agents.values() {
             let active = self.store.memory_rows(&a.name, false).await?.len() as u32;
@@ -115,8 +134,8 @@ impl Bots {
     }
 
     pub async fn memory(&self, caller: &Caller, agent: &str, all: bool) -> Result<Vec<MemoryRow>, PersonaError> {
-        self.agent(agent).await?;
-        Self::may_read(caller, agent)?;
+        self.env.agent(agent).await?;
+        may_read(caller, agent)?;
         let rows = match caller {
             Caller::Bot(_) => self.store.bot_memory_rows(agent, all).await,
             _ => self.store.memory_rows(agent, all).await,
@@ -143,8 +162,8 @@ impl Bots {
     ) -> Result<Vec<crate::persona::recall::RecallHit>, PersonaError> {
         use crate::persona::recall::{query_words, recall, RecallSources};
         use crate::persona::vault::core_path;
-        self.agent(agent).await?;
-        Self::may_read(caller, agent)?;
+        self.env.agent(agent).await?;
+        may_read(caller, agent)?;
         if query_words(query).is_empty() {
             return Err(PersonaError::Invalid("Say what to recall: engram org recall <agent> \"<query>\"".into()));
         }
@@ -152,19 +171,19 @@ impl Bots {
             Caller::Bot(_) => self.store.bot_memory_rows(agent, false).await,
             _ => self.store.memory_rows(agent, false).await,
         }?;
-        let vault = self.vault()?;
+        let vault = self.env.vault()?;
         let core = vault.read(&core_path(agent)).await.map_err(PersonaError::Vault)?;
         let hand_written = vault.read(&hand_written_memory_path(agent)).await.map_err(PersonaError::Vault)?;
         Ok(recall(query, &RecallSources { core: core.as_deref(), rows: &rows, hand_written: hand_written.as_deref() }))
     }
 
     pub async fn stats(&self, caller: &Caller, agent: &str, days: u32) -> Result<Stats, PersonaError> {
-        self.agent(agent).await?;
-        Self::may_read(caller, agent)?;
+        self.env.agent(agent).await?;
+        may_read(caller, agent)?;
         if days == 0 || days > 3650 {
             return Err(PersonaError::Invalid("--days is a number of days from 1 to 3650".to_string()));
         }
-        let since = self.now() - Duration::days(days as i64);
+        let since = self.env.now() - Duration::days(days as i64);
         let episodes = self.store.episodes(agent, Some(since)).await?;
         let rows = self.store.memory_rows(agent, true).await?;
         let tasks = self.store.improve_tasks(Some(agent)).await?;
@@ -178,8 +197,8 @@ impl Bots {
             .memory_row(id)
             .await?
             .ok_or_else(|| PersonaError::NotFound(format!("There is no memory line #{id}")))?;
-        let (_, a) = self.agent(&row.agent).await?;
-        let person = Self::may_correct(caller, &a)?;
+        let (_, a) = self.env.agent(&row.agent).await?;
+        let person = may_correct(caller, &a)?;
         Ok((a, person))
     }
 
@@ -196,8 +215,8 @@ impl Bots {
         let (a, person) = self.correction(caller, id).await?;
         let text = one_line(text, "corrected line")?;
         let by = format!("person:{}", person.email);
-        let new = self.store.edit_memory(id, &text, &by, self.now()).await.map_err(Self::closed_meanwhile(id))?;
-        self.render(&a).await;
+        let new = self.store.edit_memory(id, &text, &by, self.env.now()).await.map_err(Self::closed_meanwhile(id))?;
+        self.env.render(self.store.as_ref(), &a).await;
         Ok(new)
     }
 
@@ -205,14 +224,14 @@ impl Bots {
         let (a, person) = self.correction(caller, id).await?;
         let reason = one_line(reason, "reason for retiring")?;
         let by = format!("person:{}", person.email);
-        self.store.retire_memory(id, &reason, &by, self.now()).await.map_err(Self::closed_meanwhile(id))?;
-        self.render(&a).await;
+        self.store.retire_memory(id, &reason, &by, self.env.now()).await.map_err(Self::closed_meanwhile(id))?;
+        self.env.render(self.store.as_ref(), &a).await;
         Ok(())
     }
 
     pub async fn agent_page(&self, caller: &Caller, name: &str) -> Result<AgentPage, PersonaError> {
-        let (_, a) = self.agent(name).await?;
-        Self::may_read(caller, name)?;
+        let (_, a) = self.env.agent(name).await?;
+        may_read(caller, name)?;
         let dir = self.store.directory().await?;
         let by_email =
             |email: &str| dir.people.iter().find(|p| p.email.eq_ignore_ascii_case(email)).map(|p| p.name.clone());
@@ -239,13 +258,14 @@ impl Bots {
         let episodes = self.store.episodes(name, None).await?;
         let mut proposals = Vec::new();
         for t in self.store.improve_tasks(Some(name)).await? {
-            proposals.push(self.card(caller, t).await);
+            proposals.push(self.improve.card(caller, t).await);
         }
         let stats = self.stats(caller, name, 30).await?;
-        let hand_written = self.vault()?.read(&hand_written_memory_path(name)).await.map_err(PersonaError::Vault)?;
-        let user_memory = self.vault()?.read(&user_memory_path(name)).await.map_err(PersonaError::Vault)?;
+        let hand_written =
+            self.env.vault()?.read(&hand_written_memory_path(name)).await.map_err(PersonaError::Vault)?;
+        let user_memory = self.env.vault()?.read(&user_memory_path(name)).await.map_err(PersonaError::Vault)?;
         let model = match &config {
-            Some(c) => match self.models.resolve(&c.config.reflect.model) {
+            Some(c) => match self.env.models.resolve(&c.config.reflect.model) {
                 ModelChoice::Use(m) => match m.status() {
                     Some(status) => format!("Reflect uses {}. {status}", m.name()),
                     None => format!("Reflect uses {}.", m.name()),
@@ -255,18 +275,18 @@ impl Bots {
             None => "The model step waits until the memory block is fixed.".to_string(),
         };
         let self_edits = self.store.self_edits(name, super::SELF_EDITS_SHOWN).await?;
-        let now = self.now();
+        let now = self.env.now();
         let undoable = self_edits.iter().filter(|e| e.undoable(now)).map(|e| e.id).collect();
         let profile = self.store.self_profile(name).await?;
         let knowledge_gaps = self.store.knowledge_gaps(name, 20).await?;
-        let audit = self.audit_state(&a).await?;
+        let audit = self.audits.audit_state(&a).await?;
         let role_name =
             a.role.as_ref().and_then(|slug| dir.roles.iter().find(|r| r.slug.as_str() == slug).map(|r| r.name.clone()));
         Ok(AgentPage {
             owner_name: by_email(&a.owner).unwrap_or_else(|| a.owner.clone()),
             lead_name: a.lead.as_deref().map(|l| by_email(l).unwrap_or_else(|| l.to_string())),
             role_name,
-            may_correct: Self::may_correct(caller, &a).is_ok(),
+            may_correct: may_correct(caller, &a).is_ok(),
             agent: a,
             config,
             config_error,

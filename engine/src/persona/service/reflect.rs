@@ -1,13 +1,17 @@
 //! Reflect: after an episode, the model reads it and the bot's memory lines are added, seen
-//! again, reworded or closed.
+//! again, reworded or closed. The episode a wake's report makes is recorded here too, since
+//! wake-done and a reflect asked for by name both record it before reflecting.
 
-use super::{one_line, Bots, Caller, PersonaError, WakeReport};
+use super::env::{may_dispatch, one_line, valid_config, BotEnv};
+use super::{Caller, Improve, PersonaError, WakeReport};
 use crate::kernel::StoreError;
 use crate::persona::audn::{parse_reply, AudnError, AudnOp};
-use crate::persona::backlog::{AppliedOps, Episode, Outcome};
+use crate::persona::backlog::{summarise_wake, AppliedOps, Episode, NewEpisode, Outcome};
 use crate::persona::model::{reflect_prompt, ModelChoice, EXCERPT_BYTES, REFLECT_SYSTEM};
+use crate::persona::store::ReflectPorts;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The id of an episode a dry run made up and did not record.
 const UNSAVED: i64 = 0;
@@ -34,7 +38,21 @@ pub struct ReflectReport {
     pub self_reflect: Option<super::SelfReflectReport>,
 }
 
-impl Bots {
+/// The memory steps after a wake: its episode recorded, reflected on, and every tenth session
+/// the bot's own reflection cycle (`self_reflect`).
+#[derive(Clone)]
+pub struct Reflect {
+    pub(super) store: Arc<dyn ReflectPorts>,
+    pub(super) env: BotEnv,
+    /// Lines that recur enough are proposed as improve cards after a reflect.
+    improve: Improve,
+}
+
+impl Reflect {
+    pub fn new(store: Arc<dyn ReflectPorts>, env: BotEnv, improve: Improve) -> Self {
+        Self { store, env, improve }
+    }
+
     /// `engram org reflect`: the reflect step for a wake, recording its episode first if no
     /// wake-done did.
     pub async fn reflect(
@@ -45,11 +63,11 @@ impl Bots {
         report: &WakeReport,
         dry_run: bool,
     ) -> Result<ReflectReport, PersonaError> {
-        let (_, a) = self.agent(agent).await?;
-        Self::may_dispatch(caller, &a)?;
+        let (_, a) = self.env.agent(agent).await?;
+        may_dispatch(caller, &a)?;
         let wake = one_line(&report.wake, "run id")?;
         let reason = one_line(reason, "reason")?;
-        self.check_transcript(report).await?;
+        self.env.check_transcript(report).await?;
         let (episode, trigger) = match self.store.episode_by_wake(agent, &wake).await? {
             // A retry of an existing episode is asked for by name, so no trigger is checked.
             Some(e) => (e, None),
@@ -79,7 +97,7 @@ impl Bots {
         trigger: &str,
         dry_run: bool,
     ) -> Result<ReflectReport, PersonaError> {
-        let (roster, a) = self.agent(agent).await?;
+        let (roster, a) = self.env.agent(agent).await?;
         let skipped = |why: String| {
             tracing::info!(agent, episode = episode.id, why, "reflect skipped");
             Ok(ReflectReport {
@@ -90,7 +108,7 @@ impl Bots {
                 self_reflect: None,
             })
         };
-        let config = match Self::valid_config(&a) {
+        let config = match valid_config(&a) {
             Ok(c) => c.clone(),
             Err(why) => return skipped(why),
         };
@@ -104,16 +122,16 @@ impl Bots {
         if turns < config.reflect.min_turns {
             return skipped(format!("the run had {turns} turns; reflect needs at least {}", config.reflect.min_turns));
         }
-        let model = match self.models.resolve(&config.reflect.model) {
+        let model = match self.env.models.resolve(&config.reflect.model) {
             ModelChoice::Use(m) => m,
             ModelChoice::Off(why) => return skipped(why),
         };
-        let vault = self.vault()?;
+        let vault = self.env.vault()?;
         let active = self.store.memory_rows(agent, false).await?;
         let excerpt = match &episode.transcript_path {
             Some(p) => {
                 // Checked again at reading: the episode may predate the rule, or the disk changed.
-                if let Err(e) = self.gate(p, |why| PersonaError::TranscriptRefused { path: p.clone(), why }).await {
+                if let Err(e) = self.env.gate(p, |why| PersonaError::TranscriptRefused { path: p.clone(), why }).await {
                     tracing::warn!(agent, path = p, error = %e, "the transcript was refused");
                     return skipped(e.to_string());
                 }
@@ -127,10 +145,10 @@ impl Bots {
             }
             None => None,
         };
-        if !self.claim_call(agent, "reflect").await? {
-            return skipped(format!("today's cap of {} model calls is spent", self.max_per_day));
+        if !self.env.claim_call(self.store.as_ref(), agent, "reflect").await? {
+            return skipped(format!("today's cap of {} model calls is spent", self.env.max_per_day));
         }
-        let prompt = reflect_prompt(agent, episode, excerpt.as_deref(), &active, self.now());
+        let prompt = reflect_prompt(agent, episode, excerpt.as_deref(), &active, self.env.now());
         let reply = match model.chat(REFLECT_SYSTEM, &prompt).await {
             Ok(r) => r,
             Err(e) => {
@@ -165,7 +183,7 @@ impl Bots {
                 self_reflect: None,
             });
         }
-        let applied = match self.store.apply_ops(agent, episode.id, &parsed.ops, self.now()).await {
+        let applied = match self.store.apply_ops(agent, episode.id, &parsed.ops, self.env.now()).await {
             Ok(a) => a,
             Err(StoreError::Changed { .. }) => {
                 return skipped("a line the reply names was closed meanwhile; nothing was applied".into())
@@ -173,15 +191,65 @@ impl Bots {
             Err(e) => return Err(e.into()),
         };
         if !applied.is_empty() {
-            self.render(&a).await;
+            self.env.render(self.store.as_ref(), &a).await;
         }
-        let proposals = self.propose_due(&a, &config).await;
+        let proposals = self.improve.propose_due(&a, &config).await;
         Ok(ReflectReport {
             episode: (episode.id != UNSAVED).then_some(episode.id),
             outcome: ReflectOutcome::Applied(applied),
             dropped: parsed.dropped,
             proposals,
             self_reflect: None,
+        })
+    }
+
+    /// Records the wake's episode; true when this call recorded it, false when it already was.
+    pub(super) async fn record_episode(
+        &self,
+        agent: &str,
+        trigger: &str,
+        task: Option<i64>,
+        outcome: Outcome,
+        report: &WakeReport,
+    ) -> Result<(Episode, bool), PersonaError> {
+        let new = self.new_episode(agent, trigger, task, outcome, report).await?;
+        match self.store.insert_episode(&new).await {
+            Ok(e) => Ok((e, true)),
+            Err(StoreError::Duplicate(_)) => {
+                let e = self.store.episode_by_wake(agent, &new.wake).await?;
+                e.map(|e| (e, false)).ok_or_else(|| PersonaError::Internal("a duplicate episode vanished".into()))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The episode a wake's report makes, not yet recorded.
+    pub(super) async fn new_episode(
+        &self,
+        agent: &str,
+        trigger: &str,
+        task: Option<i64>,
+        outcome: Outcome,
+        report: &WakeReport,
+    ) -> Result<NewEpisode, PersonaError> {
+        let title = match task {
+            Some(t) => self.store.task(t).await?.map(|t| t.title),
+            None => None,
+        };
+        let summary = summarise_wake(outcome, task.zip(title.as_deref()), report.turns, &report.result);
+        Ok(NewEpisode {
+            agent: agent.to_string(),
+            wake: report.wake.trim().to_string(),
+            trigger: trigger.to_string(),
+            task,
+            outcome,
+            turns: report.turns,
+            cost_usd: report.cost_usd,
+            duration_s: report.duration_s,
+            summary,
+            log_path: report.log_path.clone(),
+            transcript_path: report.transcript_path.clone(),
+            at: self.env.now(),
         })
     }
 }

@@ -2,14 +2,17 @@
 //! owner's approvals and undos. A bot's own token still writes nothing itself: the server carries
 //! out each request within the bot's `SelfEditPolicy` and records it, whatever became of it.
 
-use super::{Bots, Caller, PersonaError};
+use super::env::{may_correct, may_read, valid_config, BotEnv};
+use super::{Caller, PersonaError};
 use crate::kernel::Actor;
 use crate::persona::backlog::MemoryRow;
 use crate::persona::render::MemoryKind;
 use crate::persona::self_edit::EditRequest;
 use crate::persona::self_edit_store::{EditState, SelfEdit, Settled};
+use crate::persona::store::SelfEditPorts;
 use crate::persona::vault::RosterAgent;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// How many of a bot's requests its page and the API list.
 pub const SELF_EDITS_SHOWN: u32 = 100;
@@ -62,7 +65,18 @@ fn is_strategy(r: &MemoryRow) -> bool {
     matches!(r.kind, MemoryKind::Lesson | MemoryKind::AntiPattern)
 }
 
-impl Bots {
+/// A bot's own edits of its memory and profile, and the person who approves or undoes them.
+#[derive(Clone)]
+pub struct SelfEdits {
+    store: Arc<dyn SelfEditPorts>,
+    env: BotEnv,
+}
+
+impl SelfEdits {
+    pub fn new(store: Arc<dyn SelfEditPorts>, env: BotEnv) -> Self {
+        Self { store, env }
+    }
+
     fn bot_only(caller: &Caller) -> Result<&str, PersonaError> {
         match caller {
             Caller::Bot(b) => Ok(b),
@@ -76,14 +90,14 @@ impl Bots {
     /// come back with their sentence in `refusal`.
     pub async fn self_edit(&self, caller: &Caller, req: &EditRequest) -> Result<SelfEdit, PersonaError> {
         let name = Self::bot_only(caller)?;
-        let (_, a) = self.agent(name).await?;
-        let policy = &Self::valid_config(&a).map_err(PersonaError::Invalid)?.self_edit;
+        let (_, a) = self.env.agent(name).await?;
+        let policy = &valid_config(&a).map_err(PersonaError::Invalid)?.self_edit;
         // Refused before it is recorded: a refused request keeps its text, and a secret is never kept.
         crate::secrets::refuse("The content", req.content.as_deref().unwrap_or("")).map_err(PersonaError::Secret)?;
         crate::secrets::refuse("The reason", &req.reason).map_err(PersonaError::Secret)?;
-        let edit = self.store.self_edit(name, policy, req, self.now()).await?;
+        let edit = self.store.self_edit(name, policy, req, self.env.now()).await?;
         if edit.state == EditState::Applied {
-            self.render(&a).await;
+            self.env.render(self.store.as_ref(), &a).await;
         }
         Ok(edit)
     }
@@ -94,8 +108,8 @@ impl Bots {
             (_, Some(a)) => a,
             (_, None) => return Err(PersonaError::Invalid("Name the agent whose profile to read".into())),
         };
-        let (_, a) = self.agent(name).await?;
-        Self::may_read(caller, name)?;
+        let (_, a) = self.env.agent(name).await?;
+        may_read(caller, name)?;
         let rows = match caller {
             Caller::Bot(_) => self.store.bot_memory_rows(name, false).await,
             _ => self.store.memory_rows(name, false).await,
@@ -123,8 +137,8 @@ impl Bots {
 
     /// The bot's requests, newest first: its own, or any bot's for those who may read it.
     pub async fn self_edits(&self, caller: &Caller, agent: &str) -> Result<Vec<SelfEdit>, PersonaError> {
-        self.agent(agent).await?;
-        Self::may_read(caller, agent)?;
+        self.env.agent(agent).await?;
+        may_read(caller, agent)?;
         Ok(self.store.self_edits(agent, SELF_EDITS_SHOWN).await?)
     }
 
@@ -134,7 +148,7 @@ impl Bots {
             .self_edit_by_id(id)
             .await?
             .ok_or_else(|| PersonaError::NotFound(format!("There is no self-edit #{id}")))?;
-        let (_, a) = self.agent(&edit.agent).await?;
+        let (_, a) = self.env.agent(&edit.agent).await?;
         Ok((edit, a))
     }
 
@@ -151,11 +165,11 @@ impl Bots {
         let person = match caller {
             Caller::Bot(b) if *b == edit.agent => None,
             Caller::Bot(_) => return Err(PersonaError::NotAllowed("A bot undoes only its own edits".into())),
-            _ => Some(Self::may_correct(caller, &a)?),
+            _ => Some(may_correct(caller, &a)?),
         };
-        let actor = Actor { person: person.map(|p| p.id), at: self.now() };
+        let actor = Actor { person: person.map(|p| p.id), at: self.env.now() };
         let done = Self::settled(self.store.undo_self_edit(id, &caller.label(), actor).await?)?;
-        self.render(&a).await;
+        self.env.render(self.store.as_ref(), &a).await;
         Ok(done)
     }
 
@@ -168,12 +182,12 @@ impl Bots {
         why: Option<&str>,
     ) -> Result<SelfEdit, PersonaError> {
         let (_, a) = self.edit_and_agent(id).await?;
-        let person = Self::may_correct(caller, &a)?;
+        let person = may_correct(caller, &a)?;
         let why = why.map(str::trim).filter(|w| !w.is_empty());
-        let actor = Actor { person: Some(person.id), at: self.now() };
+        let actor = Actor { person: Some(person.id), at: self.env.now() };
         let done = Self::settled(self.store.decide_self_edit(id, approve, why, &caller.label(), actor).await?)?;
         if approve {
-            self.render(&a).await;
+            self.env.render(self.store.as_ref(), &a).await;
         }
         Ok(done)
     }
@@ -181,7 +195,7 @@ impl Bots {
     /// Requests waiting for the person, for Suggested changes: the bots they own or lead.
     pub async fn waiting_self_edits(&self, caller: &Caller) -> Result<Vec<SelfEdit>, PersonaError> {
         let Caller::Person(p) = caller else { return Ok(Vec::new()) };
-        let Ok(roster) = self.roster().await else { return Ok(Vec::new()) };
+        let Ok(roster) = self.env.roster().await else { return Ok(Vec::new()) };
         let agents: Vec<String> =
             roster.agents.values().filter(|a| a.is_owner_or_lead(&p.email)).map(|a| a.name.clone()).collect();
         if agents.is_empty() {
@@ -190,3 +204,7 @@ impl Bots {
         Ok(self.store.waiting_self_edits(&agents).await?)
     }
 }
+
+#[cfg(test)]
+#[path = "self_edits_tests.rs"]
+mod tests;

@@ -4,7 +4,8 @@
 //! an episode with reason `self_reflect`. A failed, slow or refused model call is logged and
 //! passed over, and nothing is recorded, so the next wake-done tries again.
 
-use super::{Bots, Caller, PersonaError};
+use super::env::{may_correct, valid_config};
+use super::{Caller, PersonaError, Reflect};
 use crate::persona::backlog::{NewEpisode, Outcome};
 use crate::persona::model::ModelChoice;
 use crate::persona::self_edit_store::{EditState, SelfEdit};
@@ -47,7 +48,7 @@ impl SelfReflectReport {
     }
 }
 
-impl Bots {
+impl Reflect {
     /// Runs the cycle for `agent` (the calling bot's own when it is a bot), asked for by the bot,
     /// its owner or lead, or the operator.
     pub async fn self_reflect(&self, caller: &Caller, agent: Option<&str>) -> Result<SelfReflectReport, PersonaError> {
@@ -60,9 +61,9 @@ impl Bots {
             (_, Some(a)) => a.to_string(),
             (_, None) => return Err(PersonaError::Invalid("Name the agent to reflect".into())),
         };
-        let (_, a) = self.agent(&name).await?;
+        let (_, a) = self.env.agent(&name).await?;
         if let Caller::Person(_) = caller {
-            Self::may_correct(caller, &a)?;
+            may_correct(caller, &a)?;
         }
         self.cycle(&name).await
     }
@@ -89,7 +90,7 @@ impl Bots {
     }
 
     async fn cycle(&self, agent: &str) -> Result<SelfReflectReport, PersonaError> {
-        let (_, a) = self.agent(agent).await?;
+        let (_, a) = self.env.agent(agent).await?;
         let mut report = SelfReflectReport {
             agent: agent.to_string(),
             episode: None,
@@ -103,11 +104,11 @@ impl Bots {
             r.not_run = Some(why);
             Ok(r)
         };
-        let config = match Self::valid_config(&a) {
+        let config = match valid_config(&a) {
             Ok(c) => c.clone(),
             Err(why) => return not_run(report, why),
         };
-        let model = match self.models.resolve(&config.reflect.model) {
+        let model = match self.env.models.resolve(&config.reflect.model) {
             ModelChoice::Use(m) => m,
             ModelChoice::Off(why) => return not_run(report, why),
         };
@@ -117,12 +118,12 @@ impl Bots {
             return not_run(report, "no session has finished since the last reflection".into());
         }
         report.reviewed = sessions.iter().map(|e| e.id).collect();
-        if !self.claim_call(agent, TRIGGER).await? {
-            return not_run(report, format!("today's cap of {} model calls is spent", self.max_per_day));
+        if !self.env.claim_call(self.store.as_ref(), agent, TRIGGER).await? {
+            return not_run(report, format!("today's cap of {} model calls is spent", self.env.max_per_day));
         }
         let rows = self.store.memory_rows(agent, false).await?;
         let profile = self.store.self_profile(agent).await?;
-        let user = prompt(agent, &sessions, &rows, profile.as_deref(), self.now());
+        let user = prompt(agent, &sessions, &rows, profile.as_deref(), self.env.now());
         let reply = match model.chat(SELF_REFLECT_SYSTEM, &user).await {
             Ok(r) => r,
             Err(e) => {
@@ -138,7 +139,7 @@ impl Bots {
             }
         };
         for req in &parsed.requests {
-            report.edits.push(self.store.self_edit(agent, &config.self_edit, req, self.now()).await?);
+            report.edits.push(self.store.self_edit(agent, &config.self_edit, req, self.env.now()).await?);
         }
         let count = |s: EditState| report.edits.iter().filter(|e| e.state == s).count();
         let mut summary = format!(
@@ -166,14 +167,14 @@ impl Bots {
                 summary,
                 log_path: None,
                 transcript_path: None,
-                at: self.now(),
+                at: self.env.now(),
             })
             .await?;
-        self.store.add_knowledge_gaps(agent, episode.id, &parsed.missing, self.now()).await?;
+        self.store.add_knowledge_gaps(agent, episode.id, &parsed.missing, self.env.now()).await?;
         report.episode = Some(episode.id);
         report.missing = parsed.missing;
         if count(EditState::Applied) > 0 {
-            self.render(&a).await;
+            self.env.render(self.store.as_ref(), &a).await;
         }
         Ok(report)
     }

@@ -1,12 +1,11 @@
 //! Wakes: a bot is woken, posts its status, and its wake is closed as an episode.
 
-use super::{one_line, Bots, Caller, PersonaError, ReflectReport};
-use crate::kernel::StoreError;
-use crate::persona::backlog::{
-    summarise_wake, Episode, NewEpisode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, WAKE_STATUSES,
-};
-use crate::persona::proposal::check_vault_path;
+use super::env::{may_dispatch, may_read, one_line, owner_id, BotEnv};
+use super::{Caller, MemoryAudits, PersonaError, Reflect, ReflectReport};
+use crate::persona::backlog::{Episode, NewTask, Outcome, Task, TaskKind, Wakeup, FALLBACK_STATUS, WAKE_STATUSES};
+use crate::persona::store::WakePorts;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A finished wake, as the dispatcher reports it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -39,7 +38,22 @@ pub struct WakeDoneReport {
     pub notes: Vec<String>,
 }
 
-impl Bots {
+/// The dispatcher's side of a bot's work: its tasks, its wakes and what they closed.
+#[derive(Clone)]
+pub struct Wakes {
+    store: Arc<dyn WakePorts>,
+    env: BotEnv,
+    /// A finished wake is reflected on at once.
+    reflect: Reflect,
+    /// A wake may ask for its bot's memory audit, and a finished one may have filled its files.
+    audits: MemoryAudits,
+}
+
+impl Wakes {
+    pub fn new(store: Arc<dyn WakePorts>, env: BotEnv, reflect: Reflect, audits: MemoryAudits) -> Self {
+        Self { store, env, reflect, audits }
+    }
+
     pub async fn wake(
         &self,
         caller: &Caller,
@@ -47,8 +61,8 @@ impl Bots {
         task: Option<i64>,
         reason: &str,
     ) -> Result<Wakeup, PersonaError> {
-        let (_, a) = self.agent(agent).await?;
-        Self::may_dispatch(caller, &a)?;
+        let (_, a) = self.env.agent(agent).await?;
+        may_dispatch(caller, &a)?;
         let reason = one_line(reason, "reason")?;
         let mut words = reason.clone();
         if let Some(t) = task {
@@ -56,9 +70,9 @@ impl Bots {
                 self.store.task(t).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{t}")))?;
             words.push_str(&format!("\n{}\n{}", t.title, t.body));
         }
-        let wakeup = self.store.open_wakeup(agent, task, &reason, self.now()).await?;
+        let wakeup = self.store.open_wakeup(agent, task, &reason, self.env.now()).await?;
         // Seed 004's input-driven trigger: the bot starts on clean memory.
-        self.memory_audit_if_asked(caller, agent, &words).await;
+        self.audits.memory_audit_if_asked(caller, agent, &words).await;
         Ok(wakeup)
     }
 
@@ -69,10 +83,10 @@ impl Bots {
         title: &str,
         body: &str,
     ) -> Result<Task, PersonaError> {
-        let (_, a) = self.agent(agent).await?;
-        Self::may_dispatch(caller, &a)?;
+        let (_, a) = self.env.agent(agent).await?;
+        may_dispatch(caller, &a)?;
         let title = one_line(title, "title")?;
-        let owner = self.owner_id(&a).await?;
+        let owner = owner_id(self.store.as_ref(), &a).await?;
         let t = NewTask {
             kind: TaskKind::Work,
             title,
@@ -81,7 +95,7 @@ impl Bots {
             assignee: Some(agent.to_string()),
             owner,
             improve: None,
-            at: self.now(),
+            at: self.env.now(),
         };
         self.store.create_task(&t).await.map_err(Into::into)
     }
@@ -104,7 +118,10 @@ impl Bots {
         if !allowed {
             return Err(PersonaError::NotAllowed(format!("Only task #{task}'s assignee or owner can post its status")));
         }
-        self.store.post_task_status(task, status, note.trim(), &caller.label(), self.now()).await.map_err(Into::into)
+        self.store
+            .post_task_status(task, status, note.trim(), &caller.label(), self.env.now())
+            .await
+            .map_err(Into::into)
     }
 
     /// Closes the wake's wakeups and posts a fallback status if the wake left none; then, never
@@ -119,7 +136,7 @@ impl Bots {
             return Err(PersonaError::Invalid("Name at least one wakeup".to_string()));
         }
         let wake = one_line(&report.wake, "run id")?;
-        self.check_transcript(report).await?;
+        self.env.check_transcript(report).await?;
         let wakeups = self.store.wakeups(ids).await?;
         if let Some(missing) = ids.iter().find(|id| !wakeups.iter().any(|w| w.id == **id)) {
             return Err(PersonaError::NotFound(format!("There is no wakeup {missing}")));
@@ -130,8 +147,8 @@ impl Bots {
         }
         if let Caller::Operator = caller {
         } else {
-            let (_, a) = self.agent(&agent).await?;
-            Self::may_dispatch(caller, &a)?;
+            let (_, a) = self.env.agent(&agent).await?;
+            may_dispatch(caller, &a)?;
         }
         if let Some(existing) = self.store.episode_by_wake(&agent, &wake).await? {
             return Ok(WakeDoneReport {
@@ -145,7 +162,7 @@ impl Bots {
             });
         }
         let note = format!("fallback: run {wake} exited {} without posting a status", report.exit);
-        let finished = self.store.finish_wakeups(ids, &wake, (FALLBACK_STATUS, &note), self.now()).await?;
+        let finished = self.store.finish_wakeups(ids, &wake, (FALLBACK_STATUS, &note), self.env.now()).await?;
         let mut out = WakeDoneReport {
             closed: finished.wakeups.iter().map(|w| w.id).collect(),
             fallback_posted: finished.fallback_posted,
@@ -157,9 +174,9 @@ impl Bots {
         };
         let first = &wakeups[0];
         let outcome = Outcome::of_wake(finished.posted.as_deref(), report.exit);
-        match self.record_episode(&agent, &first.reason, first.task, outcome, report).await {
+        match self.reflect.record_episode(&agent, &first.reason, first.task, outcome, report).await {
             Ok((episode, true)) => {
-                match self.reflect_episode(&agent, &episode, "wake_done", false).await {
+                match self.reflect.reflect_episode(&agent, &episode, "wake_done", false).await {
                     Ok(r) => out.reflect = Some(r),
                     Err(e) => {
                         tracing::warn!(agent, wake, error = %e, "reflect after wake-done was skipped");
@@ -167,9 +184,9 @@ impl Bots {
                     }
                 }
                 out.episode = Some(episode);
-                out.self_reflect = self.self_reflect_if_due(&agent).await;
+                out.self_reflect = self.reflect.self_reflect_if_due(&agent).await;
                 // Seed 004's threshold: a run may have filled the bot's memory files.
-                if let Some(audit) = self.memory_audit_if_due(&agent).await {
+                if let Some(audit) = self.audits.memory_audit_if_due(&agent).await {
                     out.notes.push(audit.lines().remove(0));
                 }
             }
@@ -185,66 +202,6 @@ impl Bots {
         Ok(out)
     }
 
-    pub(super) async fn record_episode(
-        &self,
-        agent: &str,
-        trigger: &str,
-        task: Option<i64>,
-        outcome: Outcome,
-        report: &WakeReport,
-    ) -> Result<(Episode, bool), PersonaError> {
-        let new = self.new_episode(agent, trigger, task, outcome, report).await?;
-        match self.store.insert_episode(&new).await {
-            Ok(e) => Ok((e, true)),
-            Err(StoreError::Duplicate(_)) => {
-                let e = self.store.episode_by_wake(agent, &new.wake).await?;
-                e.map(|e| (e, false)).ok_or_else(|| PersonaError::Internal("a duplicate episode vanished".into()))
-            }
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// The episode a wake's report makes, not yet recorded.
-    pub(super) async fn new_episode(
-        &self,
-        agent: &str,
-        trigger: &str,
-        task: Option<i64>,
-        outcome: Outcome,
-        report: &WakeReport,
-    ) -> Result<NewEpisode, PersonaError> {
-        let title = match task {
-            Some(t) => self.store.task(t).await?.map(|t| t.title),
-            None => None,
-        };
-        let summary = summarise_wake(outcome, task.zip(title.as_deref()), report.turns, &report.result);
-        Ok(NewEpisode {
-            agent: agent.to_string(),
-            wake: report.wake.trim().to_string(),
-            trigger: trigger.to_string(),
-            task,
-            outcome,
-            turns: report.turns,
-            cost_usd: report.cost_usd,
-            duration_s: report.duration_s,
-            summary,
-            log_path: report.log_path.clone(),
-            transcript_path: report.transcript_path.clone(),
-            at: self.now(),
-        })
-    }
-
-    /// A wake's transcript is refused on the way in, before anything is changed. Without a vault
-    /// nothing is ever read, so only the rule itself applies.
-    pub(super) async fn check_transcript(&self, report: &WakeReport) -> Result<(), PersonaError> {
-        let Some(path) = &report.transcript_path else { return Ok(()) };
-        let refuse = |why| PersonaError::TranscriptRefused { path: path.clone(), why };
-        if self.vault.is_none() {
-            return check_vault_path(path).map_err(refuse);
-        }
-        self.gate(path, refuse).await
-    }
-
     /// `engram org task redo`: the reviewer sent the card back, so the builder's latest episode on
     /// it counts as corrected.
     pub async fn redo(&self, caller: &Caller, task: i64) -> Result<Episode, PersonaError> {
@@ -252,8 +209,8 @@ impl Bots {
             self.store.task(task).await?.ok_or_else(|| PersonaError::NotFound(format!("There is no task #{task}")))?;
         let builder =
             t.assignee.clone().ok_or_else(|| PersonaError::Invalid(format!("Task #{task} has no assignee")))?;
-        let (_, a) = self.agent(&builder).await?;
-        Self::may_dispatch(caller, &a)?;
+        let (_, a) = self.env.agent(&builder).await?;
+        may_dispatch(caller, &a)?;
         self.store
             .mark_corrected(task, &builder)
             .await?
@@ -261,8 +218,8 @@ impl Bots {
     }
 
     pub async fn episodes(&self, caller: &Caller, agent: &str) -> Result<Vec<Episode>, PersonaError> {
-        self.agent(agent).await?;
-        Self::may_read(caller, agent)?;
+        self.env.agent(agent).await?;
+        may_read(caller, agent)?;
         match caller {
             Caller::Bot(_) => self.store.bot_episodes(agent).await,
             _ => self.store.episodes(agent, None).await,
