@@ -331,3 +331,7 @@ impl Lessons {
         ))
     }
 }
+
+#[cfg(test)]
+#[path = "service_tests.rs"]
+mod tests;
