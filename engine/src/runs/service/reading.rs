@@ -182,3 +182,7 @@ impl Threads {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "reading_tests.rs"]
+mod tests;
