@@ -48,7 +48,7 @@ impl LessonStore for Fake {
             state_reason: None,
             confirmed: new.confirmed,
             supersedes: None,
-            written_by: new.written_by.clone(),
+            written_by: new.written_by,
             created_at: new.at,
         };
         rows.push(lesson.clone());
