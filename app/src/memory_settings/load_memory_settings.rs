@@ -20,7 +20,7 @@ pub async fn load_memory_settings() -> Result<MemorySettingsData, ServerFnError>
     use crate::paths::MEMORY_SETTINGS;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let settings = nightly()?.settings(&me).await.map_err(refused)?;
+    let settings = nightly()?.settings.settings(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(MEMORY_SETTINGS)).await?;
     let draft = take_flash(&draft_key(BUDGET_DRAFT)).await?;
     Ok(MemorySettingsData { settings, notice, draft })

@@ -8,7 +8,7 @@ pub async fn set_memory_budget(cents: String) -> Result<(), ServerFnError> {
     use crate::paths::MEMORY_SETTINGS;
     use crate::ssr::*;
     let me = signed_in().await?;
-    let notice = match nightly()?.set_budget(&me, &cents).await {
+    let notice = match nightly()?.settings.set_budget(&me, &cents).await {
         Ok(line) => Notice::ok(line),
         Err(e) => {
             set_flash(&draft_key(BUDGET_DRAFT), &cents).await?;

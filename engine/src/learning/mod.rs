@@ -9,6 +9,7 @@ crate::port!(
     /// What learning reads and writes: it stands on top, so any area's store below it (the
     /// private agents among org's), and the spend ledger its model calls are counted in.
     LearningPorts: nightly::NightlyStore,
+    nightly::settings::SettingsPorts,
     draft::DraftSourceStore,
     crate::lessons::LessonPorts,
     crate::cores::store::CorePorts,

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 /// The organisation's store, in memory: a directory and the audit rows written to it.
 #[derive(Default)]
 pub struct FakeOrg {
+    pub company: Mutex<Option<Company>>,
     pub dir: Mutex<Directory>,
     pub audit: Mutex<Vec<AuditEntry>>,
 }
@@ -27,7 +28,8 @@ fn not_held(what: &str) -> StoreError {
 impl FakeOrg {
     /// A directory of these people, teams and roles.
     pub fn with(people: Vec<Person>, teams: Vec<Team>, roles: Vec<Role>) -> Self {
-        Self { dir: Mutex::new(Directory { people, teams, roles, agents: vec![] }), audit: Mutex::default() }
+        let dir = Mutex::new(Directory { people, teams, roles, agents: vec![] });
+        Self { company: Mutex::default(), dir, audit: Mutex::default() }
     }
 
     fn read<T>(&self, f: impl FnOnce(&Directory) -> T) -> T {
@@ -81,7 +83,7 @@ pub fn role(id: i64, name: &str) -> Role {
 #[async_trait]
 impl OrgStore for FakeOrg {
     async fn company(&self) -> Result<Option<Company>, StoreError> {
-        Ok(None)
+        Ok(self.company.lock().expect("the fake's lock").clone())
     }
     async fn create_company(&self, _: &Company, _: Actor) -> Result<(), StoreError> {
         Err(not_held("a company"))

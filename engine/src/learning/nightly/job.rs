@@ -82,6 +82,8 @@ pub enum NightlyOutcome {
 
 #[derive(Clone)]
 pub struct Nightly {
+    /// Company → Memory settings: the budget the job works within.
+    pub settings: super::settings::MemorySettings,
     pub(super) store: Arc<dyn LearningPorts>,
     pub(super) clock: Arc<dyn Clock>,
     models: Arc<dyn Models>,
@@ -101,7 +103,8 @@ struct Batch {
 impl Nightly {
     pub fn new(store: Arc<dyn LearningPorts>, clock: Arc<dyn Clock>, models: Arc<dyn Models>) -> Self {
         let cores = CoreService::new(store.clone(), clock.clone());
-        Self { store, clock, models, cores }
+        let settings = super::settings::MemorySettings::new(store.clone(), clock.clone());
+        Self { settings, store, clock, models, cores }
     }
 
     pub(super) async fn zone(&self) -> Result<Option<chrono_tz::Tz>, StoreError> {

@@ -1,11 +1,13 @@
 //! Company → Memory settings: the daily budget memory's model calls work within, what today cost,
 //! and the nights the budget ran out. Human admins only, acting as themselves.
 
-use super::{cents, Nightly, DEFAULT_BUDGET_CENTS, MAX_BUDGET_CENTS};
+use super::{cents, NightlyStore, DEFAULT_BUDGET_CENTS, MAX_BUDGET_CENTS};
+use crate::clock::Clock;
 use crate::kernel::Actor;
 use crate::lessons::LessonError;
 use crate::org::Person;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What the settings page shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +40,24 @@ pub fn parse_budget(text: &str) -> Result<u32, LessonError> {
     Ok(cents)
 }
 
-impl Nightly {
+crate::port!(
+    /// What the memory settings read and write: the budget and the spend the nightly job keeps,
+    /// and the company's zone its days are dated in.
+    SettingsPorts: NightlyStore, crate::org::store::OrgStore
+);
+
+/// Company → Memory settings, for human admins.
+#[derive(Clone)]
+pub struct MemorySettings {
+    store: Arc<dyn SettingsPorts>,
+    clock: Arc<dyn Clock>,
+}
+
+impl MemorySettings {
+    pub fn new(store: Arc<dyn SettingsPorts>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
     fn admin(me: &Person) -> Result<(), LessonError> {
         if me.is_admin && me.left_at.is_none() {
             Ok(())
@@ -51,7 +70,8 @@ impl Nightly {
         Self::admin(me)?;
         let set = self.store.memory_budget().await?;
         let budget_cents = set.unwrap_or(DEFAULT_BUDGET_CENTS);
-        let today = match self.zone().await? {
+        let zone = self.store.company().await?.map(|c| c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC));
+        let today = match zone {
             Some(zone) => self.clock.now().with_timezone(&zone).date_naive(),
             None => self.clock.now().date_naive(),
         }
@@ -71,6 +91,10 @@ impl Nightly {
         Ok(format!("Saved. Memory's model calls may spend {} a day.", cents(budget)))
     }
 }
+
+#[cfg(test)]
+#[path = "settings_tests.rs"]
+mod fake_tests;
 
 #[cfg(test)]
 mod tests {
