@@ -23,12 +23,16 @@ mod inbox;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod memory_audits;
+mod memory_rows;
 pub(crate) mod memory_scopes;
 mod nightly;
+mod org;
+mod persona;
 pub mod postgres;
 mod run_rows;
 mod runs;
 mod sealing;
+mod self_edits;
 pub mod sqlite;
 mod tokens;
 

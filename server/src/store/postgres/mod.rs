@@ -70,6 +70,22 @@ pub(crate) async fn begin_write(pool: &PgPool) -> Result<sqlx::Transaction<'stat
     pool.begin().await.or_backend()
 }
 
+/// A read-only transaction that sees one snapshot throughout, so several reads agree with each other.
+pub(crate) async fn begin_read(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+    pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await.or_backend()
+}
+
+/// A condition that `column` is one of a list bound as parameter `$n` (see [`list`]): one array, so
+/// the statement is the same whatever the list's length.
+pub(crate) fn in_list(column: &str, n: usize) -> String {
+    format!("{column} = ANY(${n})")
+}
+
+/// A list as [`in_list`] binds it: an array.
+pub(crate) fn list<T>(values: &[T]) -> &[T] {
+    values
+}
+
 /// Serialises the rest of the transaction with every other one that takes the same lock; released
 /// at commit or rollback. The key is folded into 32 bits: a collision only serialises more than
 /// needed, it never lets two holders in at once.
@@ -77,6 +93,20 @@ pub(crate) async fn lock(conn: &mut PgConnection, namespace: i32, key: i64) -> R
     sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
         .bind(namespace)
         .bind((key % i64::from(i32::MAX)) as i32)
+        .execute(conn)
+        .await
+        .or_backend()?;
+    Ok(())
+}
+
+/// Serialises the rest of the transaction with every other write to the bot's memory rows. An
+/// advisory lock rather than row locks: a reflection's plan depends on rows a concurrent one may
+/// be about to insert, which no row lock covers. The bot's name is hashed by the database
+/// (`hashtext`), so every server agrees on the key.
+pub(crate) async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        .bind(locks::AGENT_MEMORY)
+        .bind(agent)
         .execute(conn)
         .await
         .or_backend()?;

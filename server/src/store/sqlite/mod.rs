@@ -20,7 +20,7 @@ pub(crate) mod people;
 mod persona;
 mod runs;
 mod secrets;
-pub(crate) mod self_edits;
+mod self_edits;
 pub(crate) mod setup;
 mod snapshots;
 pub(crate) mod teams;
@@ -66,9 +66,33 @@ pub(crate) async fn begin_write(pool: &SqlitePool) -> Result<sqlx::Transaction<'
     pool.begin_with("BEGIN IMMEDIATE").await.or_backend()
 }
 
+/// A transaction for several reads that must agree with each other: a deferred one, which in WAL
+/// mode reads one snapshot from its first read to its end, and blocks no writer.
+pub(crate) async fn begin_read(pool: &SqlitePool) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+    pool.begin().await.or_backend()
+}
+
+/// A condition that `column` is one of a list bound as parameter `$n` (see [`list`]): SQLite has no
+/// arrays, so the list is bound as one JSON array and read back with `json_each`, and the statement
+/// is the same whatever the list's length.
+pub(crate) fn in_list(column: &str, n: usize) -> String {
+    format!("{column} IN (SELECT value FROM json_each(${n}))")
+}
+
+/// A list as [`in_list`] binds it: a JSON array.
+pub(crate) fn list<T: serde::Serialize>(values: &[T]) -> String {
+    serde_json::to_string(values).unwrap_or_default()
+}
+
 /// Takes no lock: a write transaction here begins IMMEDIATE and so already excludes every other
 /// writer, which the advisory locks of PostgreSQL stand in for there.
 pub(crate) async fn lock(_conn: &mut SqliteConnection, _namespace: i32, _key: i64) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// Takes no lock: every write to a bot's memory rows runs in a transaction begun IMMEDIATE
+/// ([`begin_write`]), which already excludes every other writer.
+pub(crate) async fn lock_agent_memory(_conn: &mut SqliteConnection, _agent: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
