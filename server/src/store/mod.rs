@@ -17,9 +17,11 @@ mod agents;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;
 mod cards;
+mod cores;
 mod draft_sources;
 mod idempotency;
 mod inbox;
+mod lessons;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod memory_audits;
@@ -27,6 +29,7 @@ mod memory_rows;
 pub(crate) mod memory_scopes;
 mod nightly;
 mod org;
+mod people;
 mod persona;
 pub mod postgres;
 mod run_rows;
@@ -34,6 +37,7 @@ mod runs;
 mod sealing;
 mod self_edits;
 pub mod sqlite;
+mod teams;
 mod tokens;
 
 use engine::store::{Store, StoreError};

@@ -61,6 +61,9 @@ pub(crate) type DbRow = sqlx::postgres::PgRow;
 /// Locks the row a read-then-write reads, until the transaction ends.
 pub(crate) const FOR_UPDATE: &str = " FOR UPDATE";
 
+/// Keeps the row a read-then-write depends on as read, without writing it, until the transaction ends.
+pub(crate) const FOR_SHARE: &str = " FOR SHARE";
+
 /// Orders text by its bytes, as SQLite does, whatever the database's locale.
 pub(crate) const BY_BYTES: &str = " COLLATE \"C\"";
 

@@ -16,17 +16,15 @@ mod memory_rows;
 mod memory_scopes;
 mod nightly;
 mod org;
-pub(crate) mod people;
+mod people;
 mod persona;
 mod runs;
 mod secrets;
 mod self_edits;
 pub(crate) mod setup;
 mod snapshots;
-pub(crate) mod teams;
+mod teams;
 mod tokens;
-
-pub(crate) use org::{person_from, team_from, PERSON_COLUMNS};
 
 use crate::store::OrBackend;
 use chrono::{DateTime, Utc};
@@ -56,6 +54,9 @@ pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
 /// Nothing: SQLite locks no single row, and a write transaction holds the database's one write
 /// lock from its start ([`begin_write`]).
 pub(crate) const FOR_UPDATE: &str = "";
+
+/// Nothing, as [`FOR_UPDATE`].
+pub(crate) const FOR_SHARE: &str = "";
 
 /// Nothing: SQLite's default collation, BINARY, already orders text by its bytes.
 pub(crate) const BY_BYTES: &str = "";
