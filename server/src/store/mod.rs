@@ -14,6 +14,7 @@
 //! statement only one backend can run stays in that backend's module, with the reason beside it.
 
 mod agents;
+mod archive;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;
 mod cards;
@@ -22,6 +23,7 @@ mod draft_sources;
 mod idempotency;
 mod inbox;
 mod lessons;
+mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod memory_audits;
@@ -35,7 +37,9 @@ pub mod postgres;
 mod run_rows;
 mod runs;
 mod sealing;
+mod secrets;
 mod self_edits;
+mod snapshots;
 pub mod sqlite;
 mod teams;
 mod tokens;

@@ -2,7 +2,7 @@
 //! both read the same version and then both write.
 
 mod agents;
-pub(crate) mod archive;
+mod archive;
 mod cards;
 mod cores;
 mod draft_sources;
