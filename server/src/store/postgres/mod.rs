@@ -34,8 +34,6 @@ mod teams;
 mod tokens;
 
 use crate::store::OrBackend;
-use chrono::{DateTime, Utc};
-use engine::store::Actor;
 use engine::store::StoreError;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgConnection, PgPool};
@@ -53,10 +51,13 @@ pub struct PgStore {
 
 pub(crate) use crate::store::{backend, is_unique_violation, locks};
 
+crate::store::base::base_store!();
+
 /// The names the stores written once in `store::*` expand with here (see "Written once" in `store`).
 pub(crate) type ThisStore = PgStore;
 pub(crate) type Conn = PgConnection;
 pub(crate) type DbRow = sqlx::postgres::PgRow;
+pub(crate) type Pool = PgPool;
 
 /// Locks the row a read-then-write reads, until the transaction ends.
 pub(crate) const FOR_UPDATE: &str = " FOR UPDATE";
@@ -116,74 +117,6 @@ pub(crate) async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> R
     Ok(())
 }
 
-/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
-/// memory's daily cap shares.
-pub(crate) enum CallLedger<'a> {
-    ConnectorRead { connector: i64, purpose: &'a str },
-    ModelCall { agent: &'a str, purpose: &'a str },
-}
-
-/// Takes one call from a limit of `limit` calls since `since`. The ledger's advisory lock is taken
-/// before counting, so two callers (on any server) can never both take the last call.
-pub(crate) async fn claim_call(
-    pool: &PgPool,
-    ledger: CallLedger<'_>,
-    since: DateTime<Utc>,
-    limit: u32,
-    at: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let mut tx = pool.begin().await.or_backend()?;
-    let count = match ledger {
-        CallLedger::ConnectorRead { connector, .. } => {
-            lock(&mut tx, locks::CONNECTOR_CALLS, connector).await?;
-            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = $1 AND at >= $2")
-                .bind(connector)
-                .bind(since)
-        }
-        CallLedger::ModelCall { .. } => {
-            lock(&mut tx, locks::MODEL_CALLS, 0).await?;
-            sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= $1").bind(since)
-        }
-    };
-    let used: i64 = count.fetch_one(&mut *tx).await.or_backend()?;
-    if used >= i64::from(limit) {
-        return Ok(false);
-    }
-    let record = match ledger {
-        CallLedger::ConnectorRead { connector, purpose } => {
-            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES ($1, $2, $3)")
-                .bind(connector)
-                .bind(purpose)
-        }
-        CallLedger::ModelCall { agent, purpose } => {
-            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES ($1, $2, $3)").bind(agent).bind(purpose)
-        }
-    };
-    record.bind(at).execute(&mut *tx).await.or_backend()?;
-    tx.commit().await.or_backend()?;
-    Ok(true)
-}
-
-/// Records one change in the audit log, inside the caller's transaction.
-pub(crate) async fn audit(
-    conn: &mut PgConnection,
-    actor: Actor,
-    action: &str,
-    subject: &str,
-    detail: &str,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES ($1, $2, $3, $4, $5)")
-        .bind(actor.at)
-        .bind(actor.person.map(|p| p.0))
-        .bind(action)
-        .bind(subject)
-        .bind(detail)
-        .execute(conn)
-        .await
-        .or_backend()?;
-    Ok(())
-}
-
 /// How long a pooled connection may lie idle and still be handed out without a ping first. A ping
 /// is a round trip of its own, which a run's twenty or so reads would each wait for. A connection
 /// in use less than a second ago is alive but for a rare mishap, which fails one read and closes
@@ -226,24 +159,5 @@ impl PgStore {
             .await
             .or_backend()?;
         Ok(Self { pool, secrets: None })
-    }
-
-    pub fn pool(&self) -> &PgPool {
-        &self.pool
-    }
-
-    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
-    /// one way a store gets it after checking it.
-    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
-        Self { secrets: Some(secrets), ..self }
-    }
-
-    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
-        &self.secrets
-    }
-
-    pub async fn is_empty(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.or_backend()?;
-        Ok(n == 0)
     }
 }

@@ -21,15 +21,13 @@ mod persona;
 mod runs;
 mod secrets;
 mod self_edits;
-pub(crate) mod setup;
+mod setup;
 mod snapshots;
 mod teams;
 mod tokens;
 
 use crate::store::OrBackend;
-use chrono::{DateTime, Utc};
-
-use engine::store::{Actor, StoreError};
+use engine::store::StoreError;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{SqliteConnection, SqlitePool};
 use std::str::FromStr;
@@ -46,10 +44,13 @@ pub struct SqliteStore {
 
 pub(crate) use crate::store::{backend, is_unique_violation, locks};
 
+crate::store::base::base_store!();
+
 /// The names the stores written once in `store::*` expand with here (see "Written once" in `store`).
 pub(crate) type ThisStore = SqliteStore;
 pub(crate) type Conn = SqliteConnection;
 pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
+pub(crate) type Pool = SqlitePool;
 
 /// Nothing: SQLite locks no single row, and a write transaction holds the database's one write
 /// lock from its start ([`begin_write`]).
@@ -129,85 +130,4 @@ impl SqliteStore {
         let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.or_backend()?;
         Ok(Self { pool, secrets: None })
     }
-
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
-    }
-
-    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
-    /// one way a store gets it after checking it.
-    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
-        Self { secrets: Some(secrets), ..self }
-    }
-
-    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
-        &self.secrets
-    }
-
-    pub async fn is_empty(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.or_backend()?;
-        Ok(n == 0)
-    }
-}
-
-/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
-/// memory's daily cap shares.
-pub(crate) enum CallLedger<'a> {
-    ConnectorRead { connector: i64, purpose: &'a str },
-    ModelCall { agent: &'a str, purpose: &'a str },
-}
-
-/// Takes one call from a limit of `limit` calls since `since`. Counting and recording happen in one
-/// IMMEDIATE transaction, so two callers can never both take the last call.
-pub(crate) async fn claim_call(
-    pool: &SqlitePool,
-    ledger: CallLedger<'_>,
-    since: DateTime<Utc>,
-    limit: u32,
-    at: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
-    let count = match ledger {
-        CallLedger::ConnectorRead { connector, .. } => {
-            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
-                .bind(connector)
-        }
-        CallLedger::ModelCall { .. } => sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= ?"),
-    };
-    let used: i64 = count.bind(since).fetch_one(&mut *tx).await.or_backend()?;
-    if used >= i64::from(limit) {
-        return Ok(false);
-    }
-    let record = match ledger {
-        CallLedger::ConnectorRead { connector, purpose } => {
-            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
-                .bind(connector)
-                .bind(purpose)
-        }
-        CallLedger::ModelCall { agent, purpose } => {
-            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES (?, ?, ?)").bind(agent).bind(purpose)
-        }
-    };
-    record.bind(at).execute(&mut *tx).await.or_backend()?;
-    tx.commit().await.or_backend()?;
-    Ok(true)
-}
-
-pub(crate) async fn audit(
-    conn: &mut SqliteConnection,
-    actor: Actor,
-    action: &str,
-    subject: &str,
-    detail: &str,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES (?, ?, ?, ?, ?)")
-        .bind(actor.at)
-        .bind(actor.person.map(|p| p.0))
-        .bind(action)
-        .bind(subject)
-        .bind(detail)
-        .execute(conn)
-        .await
-        .or_backend()?;
-    Ok(())
 }
