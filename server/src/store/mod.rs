@@ -19,6 +19,7 @@
 
 mod agents;
 mod archive;
+mod backlog;
 mod base;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;

@@ -10,6 +10,7 @@
 
 mod agents;
 mod archive;
+mod backlog;
 mod cards;
 mod cores;
 mod draft_sources;
