@@ -90,7 +90,13 @@ macro_rules! people_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(email.clone()) } else { backend(e) })?;
+                .map_err(|e| {
+                    if is_unique_violation(&e) {
+                        StoreError::Duplicate(email.clone())
+                    } else {
+                        backend(e)
+                    }
+                })?;
                 audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
                 insert_invite(&mut tx, PersonId(id), invite, actor).await?;
                 tx.commit().await.or_backend()?;

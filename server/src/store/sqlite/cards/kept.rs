@@ -128,9 +128,7 @@ async fn kept_for_question(
         .or_backend()?;
     let mut kept = rows
         .iter()
-        .map(|r| {
-            Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get::<i64, _>("named") != 0 })
-        })
+        .map(|r| Ok(KeptForQuestion { card: card_from(r)?, usage: use_from(r)?, named: r.get::<i64, _>("named") != 0 }))
         .collect::<Result<Vec<_>, StoreError>>()?;
     // Ordered here rather than by SQLite's sorter, which copies each wide row once more.
     kept.sort_by_key(|k| k.card.id);
