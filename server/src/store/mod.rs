@@ -6,30 +6,49 @@
 //!
 //! A store whose statements and logic are the same on both backends is written once, as a macro in
 //! its module here (`runs::runs_store!`, …), and expanded in `sqlite::*` and `postgres::*`. Each
-//! backend's `mod.rs` gives the names it expands with: `ThisStore`, `Conn` and `DbRow` (its store,
-//! connection and row), `begin_write` (a transaction for a read-then-write), `FOR_UPDATE` (what
-//! locks a row read for a write) and `lock` (an advisory lock from `locks`). SQLite's write
-//! transactions begin IMMEDIATE and take the one write lock at once, so there `FOR_UPDATE` is empty
-//! and `lock` takes nothing. Statements number their parameters (`$1`), which both accept; a
-//! statement only one backend can run stays in that backend's module, with the reason beside it.
+//! backend's `mod.rs` gives the names it expands with: `ThisStore`, `Pool`, `Conn` and `DbRow` (its
+//! store, pool, connection and row), `begin_write` (a transaction for a read-then-write),
+//! `begin_read` (one snapshot for several reads), `FOR_UPDATE` and `FOR_SHARE` (what locks a row
+//! read for a write, or keeps it as read), `lock` (an advisory lock from `locks`),
+//! `lock_agent_memory` (a bot's memory rows), `BY_BYTES` (text ordered by its bytes) and `in_list`
+//! with `list` (a column among a list bound as one parameter). SQLite's write transactions begin
+//! IMMEDIATE and take the one write lock at once, so there `FOR_UPDATE` and `FOR_SHARE` are empty and
+//! the locks take nothing. Statements number their parameters (`$1`), which both accept; a statement
+//! only one backend can run stays in that backend's module, with the reason beside it, and the
+//! shared logic calls it by name.
 
 mod agents;
+mod archive;
+mod backlog;
+mod base;
 #[cfg(feature = "bench-seed")]
 pub mod bench_seed;
 mod cards;
+mod cores;
 mod draft_sources;
 mod idempotency;
 mod inbox;
+mod lessons;
+mod lists;
 #[cfg(feature = "bench-lww")]
 mod lww;
 mod memory_audits;
+mod memory_rows;
 pub(crate) mod memory_scopes;
 mod nightly;
+mod org;
+mod people;
+mod persona;
 pub mod postgres;
 mod run_rows;
 mod runs;
 mod sealing;
+mod secrets;
+mod self_edits;
+mod setup;
+mod snapshots;
 pub mod sqlite;
+mod teams;
 mod tokens;
 
 use engine::store::{Store, StoreError};

@@ -10,6 +10,7 @@
 
 mod agents;
 mod archive;
+mod backlog;
 mod cards;
 mod cores;
 mod draft_sources;
@@ -34,8 +35,6 @@ mod teams;
 mod tokens;
 
 use crate::store::OrBackend;
-use chrono::{DateTime, Utc};
-use engine::store::Actor;
 use engine::store::StoreError;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgConnection, PgPool};
@@ -53,13 +52,19 @@ pub struct PgStore {
 
 pub(crate) use crate::store::{backend, is_unique_violation, locks};
 
+crate::store::base::base_store!();
+
 /// The names the stores written once in `store::*` expand with here (see "Written once" in `store`).
 pub(crate) type ThisStore = PgStore;
 pub(crate) type Conn = PgConnection;
 pub(crate) type DbRow = sqlx::postgres::PgRow;
+pub(crate) type Pool = PgPool;
 
 /// Locks the row a read-then-write reads, until the transaction ends.
 pub(crate) const FOR_UPDATE: &str = " FOR UPDATE";
+
+/// Keeps the row a read-then-write depends on as read, without writing it, until the transaction ends.
+pub(crate) const FOR_SHARE: &str = " FOR SHARE";
 
 /// Orders text by its bytes, as SQLite does, whatever the database's locale.
 pub(crate) const BY_BYTES: &str = " COLLATE \"C\"";
@@ -68,6 +73,22 @@ pub(crate) const BY_BYTES: &str = " COLLATE \"C\"";
 /// ([`FOR_UPDATE`], [`lock`]).
 pub(crate) async fn begin_write(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
     pool.begin().await.or_backend()
+}
+
+/// A read-only transaction that sees one snapshot throughout, so several reads agree with each other.
+pub(crate) async fn begin_read(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+    pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await.or_backend()
+}
+
+/// A condition that `column` is one of a list bound as parameter `$n` (see [`list`]): one array, so
+/// the statement is the same whatever the list's length.
+pub(crate) fn in_list(column: &str, n: usize) -> String {
+    format!("{column} = ANY(${n})")
+}
+
+/// A list as [`in_list`] binds it: an array.
+pub(crate) fn list<T>(values: &[T]) -> &[T] {
+    values
 }
 
 /// Serialises the rest of the transaction with every other one that takes the same lock; released
@@ -83,68 +104,14 @@ pub(crate) async fn lock(conn: &mut PgConnection, namespace: i32, key: i64) -> R
     Ok(())
 }
 
-/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
-/// memory's daily cap shares.
-pub(crate) enum CallLedger<'a> {
-    ConnectorRead { connector: i64, purpose: &'a str },
-    ModelCall { agent: &'a str, purpose: &'a str },
-}
-
-/// Takes one call from a limit of `limit` calls since `since`. The ledger's advisory lock is taken
-/// before counting, so two callers (on any server) can never both take the last call.
-pub(crate) async fn claim_call(
-    pool: &PgPool,
-    ledger: CallLedger<'_>,
-    since: DateTime<Utc>,
-    limit: u32,
-    at: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let mut tx = pool.begin().await.or_backend()?;
-    let count = match ledger {
-        CallLedger::ConnectorRead { connector, .. } => {
-            lock(&mut tx, locks::CONNECTOR_CALLS, connector).await?;
-            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = $1 AND at >= $2")
-                .bind(connector)
-                .bind(since)
-        }
-        CallLedger::ModelCall { .. } => {
-            lock(&mut tx, locks::MODEL_CALLS, 0).await?;
-            sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= $1").bind(since)
-        }
-    };
-    let used: i64 = count.fetch_one(&mut *tx).await.or_backend()?;
-    if used >= i64::from(limit) {
-        return Ok(false);
-    }
-    let record = match ledger {
-        CallLedger::ConnectorRead { connector, purpose } => {
-            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES ($1, $2, $3)")
-                .bind(connector)
-                .bind(purpose)
-        }
-        CallLedger::ModelCall { agent, purpose } => {
-            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES ($1, $2, $3)").bind(agent).bind(purpose)
-        }
-    };
-    record.bind(at).execute(&mut *tx).await.or_backend()?;
-    tx.commit().await.or_backend()?;
-    Ok(true)
-}
-
-/// Records one change in the audit log, inside the caller's transaction.
-pub(crate) async fn audit(
-    conn: &mut PgConnection,
-    actor: Actor,
-    action: &str,
-    subject: &str,
-    detail: &str,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES ($1, $2, $3, $4, $5)")
-        .bind(actor.at)
-        .bind(actor.person.map(|p| p.0))
-        .bind(action)
-        .bind(subject)
-        .bind(detail)
+/// Serialises the rest of the transaction with every other write to the bot's memory rows. An
+/// advisory lock rather than row locks: a reflection's plan depends on rows a concurrent one may
+/// be about to insert, which no row lock covers. The bot's name is hashed by the database
+/// (`hashtext`), so every server agrees on the key.
+pub(crate) async fn lock_agent_memory(conn: &mut PgConnection, agent: &str) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        .bind(locks::AGENT_MEMORY)
+        .bind(agent)
         .execute(conn)
         .await
         .or_backend()?;
@@ -193,24 +160,5 @@ impl PgStore {
             .await
             .or_backend()?;
         Ok(Self { pool, secrets: None })
-    }
-
-    pub fn pool(&self) -> &PgPool {
-        &self.pool
-    }
-
-    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
-    /// one way a store gets it after checking it.
-    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
-        Self { secrets: Some(secrets), ..self }
-    }
-
-    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
-        &self.secrets
-    }
-
-    pub async fn is_empty(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.or_backend()?;
-        Ok(n == 0)
     }
 }

@@ -1,133 +1,13 @@
-//! The PostgreSQL side of sealed connector keys: the key check, the sealing of plain keys at start-up
-//! and the rotation to a new key, each in one transaction that first locks the key check and both
-//! key tables against writes (reads go on), so that two servers starting at once, or a rotation,
-//! never interleave with a key being written.
+//! `store::secrets` on PostgreSQL, expanded here.
 
-use super::{audit, PgStore};
-use crate::secrets::{Place, SecretBox};
-use crate::store::sealing::{reseal, seal_plain, Sealed, StoredKey};
-use crate::store::OrBackend;
-use chrono::{DateTime, Utc};
-use engine::store::{Actor, StoreError};
-use sqlx::PgConnection;
+crate::store::secrets::secrets_store!();
 
 /// Locks the key check and both key tables against writes until the transaction ends. EXCLUSIVE
 /// mode lets plain reads go on, and conflicts with the `FOR SHARE` a key's writer takes on the check.
-async fn lock_keys(conn: &mut PgConnection) -> Result<(), StoreError> {
+async fn lock_keys(conn: &mut Conn) -> Result<(), StoreError> {
     sqlx::query("LOCK TABLE secret_key_check, connectors, person_keys IN EXCLUSIVE MODE")
         .execute(conn)
         .await
         .or_backend()?;
     Ok(())
-}
-
-/// The key check, locked against a rotation until the transaction ends.
-pub(crate) async fn key_check(conn: &mut PgConnection) -> Result<Option<String>, StoreError> {
-    sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1 FOR SHARE")
-        .fetch_optional(conn)
-        .await
-        .or_backend()
-}
-
-async fn stored_keys(conn: &mut PgConnection) -> Result<Vec<StoredKey>, StoreError> {
-    let company: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, company_key FROM connectors WHERE company_key IS NOT NULL ORDER BY id")
-            .fetch_all(&mut *conn)
-            .await
-            .or_backend()?;
-    let people: Vec<(i64, i64, String)> =
-        sqlx::query_as("SELECT connector_id, person_id, secret FROM person_keys ORDER BY connector_id, person_id")
-            .fetch_all(&mut *conn)
-            .await
-            .or_backend()?;
-    let company =
-        company.into_iter().map(|(connector, value)| StoredKey { place: Place::CompanyKey { connector }, value });
-    let people = people
-        .into_iter()
-        .map(|(connector, person, value)| StoredKey { place: Place::PersonKey { connector, person }, value });
-    Ok(company.chain(people).collect())
-}
-
-async fn write_keys(conn: &mut PgConnection, keys: &[StoredKey]) -> Result<(), StoreError> {
-    for k in keys {
-        let query = match k.place {
-            Place::CompanyKey { connector } => {
-                sqlx::query("UPDATE connectors SET company_key = $1 WHERE id = $2").bind(&k.value).bind(connector)
-            }
-            Place::PersonKey { connector, person } => {
-                sqlx::query("UPDATE person_keys SET secret = $1 WHERE connector_id = $2 AND person_id = $3")
-                    .bind(&k.value)
-                    .bind(connector)
-                    .bind(person)
-            }
-            // Neither is a stored key: the check is written apart, a flash lives in a browser.
-            Place::KeyCheck | Place::FlashCookie => continue,
-        };
-        query.execute(&mut *conn).await.or_backend()?;
-    }
-    Ok(())
-}
-
-async fn write_check(conn: &mut PgConnection, sealed: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO secret_key_check (id, sealed, sealed_at) VALUES (1, $1, $2) \
-         ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed, sealed_at = excluded.sealed_at",
-    )
-    .bind(sealed)
-    .bind(at)
-    .execute(conn)
-    .await
-    .or_backend()?;
-    Ok(())
-}
-
-impl PgStore {
-    pub async fn key_check_exists(&self) -> Result<bool, StoreError> {
-        let check: Option<String> = sqlx::query_scalar("SELECT sealed FROM secret_key_check WHERE id = 1")
-            .fetch_optional(self.pool())
-            .await
-            .or_backend()?;
-        Ok(check.is_some())
-    }
-
-    pub(crate) async fn seal_at_rest(&self, sealer: &SecretBox, at: DateTime<Utc>) -> Result<Sealed, StoreError> {
-        let mut tx = self.pool().begin().await.or_backend()?;
-        lock_keys(&mut tx).await?;
-        let sealed_before = match key_check(&mut tx).await? {
-            Some(check) if !sealer.opens_check(&check) => return Ok(Sealed::WrongKey),
-            Some(_) => true,
-            None => false,
-        };
-        let sealed = seal_plain(stored_keys(&mut tx).await?, sealed_before, sealer);
-        write_keys(&mut tx, &sealed).await?;
-        if !sealed_before {
-            write_check(&mut tx, &sealer.seal_check(), at).await?;
-        }
-        if !sealed.is_empty() {
-            let detail = format!("sealed {} connector key(s) kept in plain text", sealed.len());
-            audit(&mut tx, Actor { person: None, at }, "secret.seal", "connector_keys", &detail).await?;
-        }
-        tx.commit().await.or_backend()?;
-        Ok(Sealed::Done(sealed.len() as u32))
-    }
-
-    pub(crate) async fn reseal_all(
-        &self,
-        old: &SecretBox,
-        new: &SecretBox,
-        at: DateTime<Utc>,
-    ) -> Result<Sealed, StoreError> {
-        let mut tx = self.pool().begin().await.or_backend()?;
-        lock_keys(&mut tx).await?;
-        if !key_check(&mut tx).await?.is_some_and(|c| old.opens_check(&c)) {
-            return Ok(Sealed::WrongKey);
-        }
-        let resealed = reseal(stored_keys(&mut tx).await?, old, new)?;
-        write_keys(&mut tx, &resealed).await?;
-        write_check(&mut tx, &new.seal_check(), at).await?;
-        let detail = format!("re-sealed {} connector key(s) under a new secret key", resealed.len());
-        audit(&mut tx, Actor { person: None, at }, "secret.rotate", "connector_keys", &detail).await?;
-        tx.commit().await.or_backend()?;
-        Ok(Sealed::Done(resealed.len() as u32))
-    }
 }

@@ -1,161 +1,17 @@
-//! Whole-organisation archives on SQLite, and the SQL both backends share for them (the table and
-//! column names come from the engine's fixed list, never from an archive, and are quoted because
-//! some, such as `trigger`, are keywords).
+//! `store::archive` on SQLite, expanded here.
 
-use super::SqliteStore;
-use crate::store::OrBackend;
-use async_trait::async_trait;
-use chrono::{DateTime, Utc};
-use engine::archive::schema::{Hidden, Kind, Table, TABLES};
-use engine::archive::{ArchiveError, ArchiveStore, Cell, TableRows};
-use engine::store::StoreError;
-use sqlx::sqlite::{SqliteArguments, SqliteRow};
-use sqlx::{Row, Sqlite};
+crate::store::archive::archive_store!();
 
-/// Every column of the table in order, sorted by its primary key.
-pub(crate) fn select_sql(table: &Table) -> String {
-    let columns: Vec<String> = table.columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
-    let key: Vec<String> = table.key.iter().map(|k| format!("\"{k}\"")).collect();
-    format!("SELECT {} FROM \"{}\" ORDER BY {}", columns.join(", "), table.name, key.join(", "))
+/// The backend an archive says it came from.
+const SOURCE: &str = "sqlite";
+
+/// Nothing: the import's transaction begins IMMEDIATE, so a second import waits for it, then finds
+/// the company.
+async fn lock_for_import(_conn: &mut super::Conn) -> Result<(), StoreError> {
+    Ok(())
 }
 
-/// An insert of every column, then every hidden one, with the placeholders the backend uses.
-pub(crate) fn insert_sql(table: &Table, placeholder: impl Fn(usize) -> String) -> String {
-    let names: Vec<String> = table
-        .columns
-        .iter()
-        .map(|c| c.name)
-        .chain(table.hidden.iter().map(|(h, _)| *h))
-        .map(|n| format!("\"{n}\""))
-        .collect();
-    let values: Vec<String> = (1..=names.len()).map(placeholder).collect();
-    format!("INSERT INTO \"{}\" ({}) VALUES ({})", table.name, names.join(", "), values.join(", "))
-}
-
-/// Sets a late column of one row, once every row is in.
-pub(crate) fn late_sql(table: &Table, column: &str, placeholder: impl Fn(usize) -> String) -> String {
-    format!("UPDATE \"{}\" SET \"{column}\" = {} WHERE \"id\" = {}", table.name, placeholder(1), placeholder(2))
-}
-
-static EMPTY: Cell = Cell::Null;
-
-/// The value an insert puts in a column: a late one starts empty.
-pub(crate) fn loaded<'a>(table: &Table, column: &str, cell: &'a Cell) -> &'a Cell {
-    if table.late.contains(&column) {
-        &EMPTY
-    } else {
-        cell
-    }
-}
-
-/// Each late column's value per row id: `(column, id, value)`.
-pub(crate) fn late_values(rows: &TableRows) -> Vec<(&'static str, i64, i64)> {
-    let t = rows.table;
-    let id = t.columns.iter().position(|c| c.name == "id");
-    let mut out = Vec::new();
-    for late in t.late {
-        let Some(at) = t.columns.iter().position(|c| c.name == *late) else { continue };
-        for row in &rows.rows {
-            if let (Some(id), Some(value)) = (id.and_then(|i| row[i].int()), row[at].int()) {
-                out.push((*late, id, value));
-            }
-        }
-    }
-    out
-}
-
-/// The value an import gives a hidden column.
-pub(crate) fn hidden_value(hidden: Hidden, unusable_password_hash: &str) -> Option<String> {
-    match hidden {
-        Hidden::UnusablePassword => Some(unusable_password_hash.to_string()),
-        Hidden::Null => None,
-    }
-}
-
-type Query<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments<'q>>;
-
-fn bind<'q>(q: Query<'q>, kind: Kind, cell: &Cell) -> Query<'q> {
-    match kind {
-        Kind::Int => q.bind(cell.int()),
-        Kind::Text => q.bind(cell.text().map(str::to_string)),
-        Kind::Bool => q.bind(cell.bool()),
-        Kind::Real => q.bind(cell.real()),
-        Kind::Time => q.bind(cell.time()),
-    }
-}
-
-fn cell(row: &SqliteRow, i: usize, kind: Kind) -> Result<Cell, sqlx::Error> {
-    let cell = match kind {
-        Kind::Int => row.try_get::<Option<i64>, _>(i)?.map(Cell::Int),
-        Kind::Text => row.try_get::<Option<String>, _>(i)?.map(Cell::Text),
-        Kind::Bool => row.try_get::<Option<bool>, _>(i)?.map(Cell::Bool),
-        Kind::Real => row.try_get::<Option<f64>, _>(i)?.map(Cell::Real),
-        Kind::Time => row.try_get::<Option<DateTime<Utc>>, _>(i)?.map(Cell::Time),
-    };
-    Ok(cell.unwrap_or(Cell::Null))
-}
-
-#[async_trait]
-impl ArchiveStore for SqliteStore {
-    fn source(&self) -> &'static str {
-        "sqlite"
-    }
-
-    async fn export_tables(&self) -> Result<Vec<TableRows>, StoreError> {
-        // One read transaction: the archive is one moment of the database.
-        let mut tx = self.pool().begin().await.or_backend()?;
-        let mut out = Vec::with_capacity(TABLES.len());
-        for table in TABLES {
-            let rows = sqlx::query(&select_sql(table)).fetch_all(&mut *tx).await.or_backend()?;
-            let rows = rows
-                .iter()
-                .map(|r| table.columns.iter().enumerate().map(|(i, c)| cell(r, i, c.kind)).collect())
-                .collect::<Result<Vec<Vec<Cell>>, _>>()
-                .or_backend()?;
-            out.push(TableRows { table, rows });
-        }
-        tx.commit().await.or_backend()?;
-        Ok(out)
-    }
-
-    async fn import_tables(&self, tables: &[TableRows], unusable_password_hash: &str) -> Result<(), ArchiveError> {
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await.or_backend()?;
-        for table in TABLES {
-            let any: i64 = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 FROM \"{}\")", table.name))
-                .fetch_one(&mut *tx)
-                .await
-                .or_backend()?;
-            if any != 0 {
-                return Err(ArchiveError::NotEmpty { table: table.name.to_string() });
-            }
-        }
-        for rows in tables {
-            let t = rows.table;
-            let sql = insert_sql(t, |_| "?".to_string());
-            for row in &rows.rows {
-                let mut q = sqlx::query(&sql);
-                for (c, v) in t.columns.iter().zip(row) {
-                    q = bind(q, c.kind, loaded(t, c.name, v));
-                }
-                for (_, hidden) in t.hidden {
-                    q = q.bind(hidden_value(*hidden, unusable_password_hash));
-                }
-                q.execute(&mut *tx).await.or_backend()?;
-            }
-        }
-        for rows in tables {
-            for (column, id, value) in late_values(rows) {
-                sqlx::query(&late_sql(rows.table, column, |_| "?".to_string()))
-                    .bind(value)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .or_backend()?;
-            }
-        }
-        // An archive carries no match terms: they are made again from the cards.
-        super::cards::terms::index_unindexed(&mut tx).await?;
-        tx.commit().await.or_backend()?;
-        Ok(())
-    }
+/// Nothing: SQLite gives the next row an id after the largest one, loaded or not.
+async fn after_import(_conn: &mut super::Conn) -> Result<(), StoreError> {
+    Ok(())
 }

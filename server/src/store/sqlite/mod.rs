@@ -2,7 +2,8 @@
 //! both read the same version and then both write.
 
 mod agents;
-pub(crate) mod archive;
+mod archive;
+mod backlog;
 mod cards;
 mod cores;
 mod draft_sources;
@@ -16,22 +17,18 @@ mod memory_rows;
 mod memory_scopes;
 mod nightly;
 mod org;
-pub(crate) mod people;
+mod people;
 mod persona;
 mod runs;
 mod secrets;
-pub(crate) mod self_edits;
-pub(crate) mod setup;
+mod self_edits;
+mod setup;
 mod snapshots;
-pub(crate) mod teams;
+mod teams;
 mod tokens;
 
-pub(crate) use org::{person_from, team_from, PERSON_COLUMNS};
-
 use crate::store::OrBackend;
-use chrono::{DateTime, Utc};
-
-use engine::store::{Actor, StoreError};
+use engine::store::StoreError;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{SqliteConnection, SqlitePool};
 use std::str::FromStr;
@@ -48,14 +45,20 @@ pub struct SqliteStore {
 
 pub(crate) use crate::store::{backend, is_unique_violation, locks};
 
+crate::store::base::base_store!();
+
 /// The names the stores written once in `store::*` expand with here (see "Written once" in `store`).
 pub(crate) type ThisStore = SqliteStore;
 pub(crate) type Conn = SqliteConnection;
 pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
+pub(crate) type Pool = SqlitePool;
 
 /// Nothing: SQLite locks no single row, and a write transaction holds the database's one write
 /// lock from its start ([`begin_write`]).
 pub(crate) const FOR_UPDATE: &str = "";
+
+/// Nothing, as [`FOR_UPDATE`].
+pub(crate) const FOR_SHARE: &str = "";
 
 /// Nothing: SQLite's default collation, BINARY, already orders text by its bytes.
 pub(crate) const BY_BYTES: &str = "";
@@ -66,9 +69,33 @@ pub(crate) async fn begin_write(pool: &SqlitePool) -> Result<sqlx::Transaction<'
     pool.begin_with("BEGIN IMMEDIATE").await.or_backend()
 }
 
+/// A transaction for several reads that must agree with each other: a deferred one, which in WAL
+/// mode reads one snapshot from its first read to its end, and blocks no writer.
+pub(crate) async fn begin_read(pool: &SqlitePool) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+    pool.begin().await.or_backend()
+}
+
+/// A condition that `column` is one of a list bound as parameter `$n` (see [`list`]): SQLite has no
+/// arrays, so the list is bound as one JSON array and read back with `json_each`, and the statement
+/// is the same whatever the list's length.
+pub(crate) fn in_list(column: &str, n: usize) -> String {
+    format!("{column} IN (SELECT value FROM json_each(${n}))")
+}
+
+/// A list as [`in_list`] binds it: a JSON array.
+pub(crate) fn list<T: serde::Serialize>(values: &[T]) -> String {
+    serde_json::to_string(values).unwrap_or_default()
+}
+
 /// Takes no lock: a write transaction here begins IMMEDIATE and so already excludes every other
 /// writer, which the advisory locks of PostgreSQL stand in for there.
 pub(crate) async fn lock(_conn: &mut SqliteConnection, _namespace: i32, _key: i64) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// Takes no lock: every write to a bot's memory rows runs in a transaction begun IMMEDIATE
+/// ([`begin_write`]), which already excludes every other writer.
+pub(crate) async fn lock_agent_memory(_conn: &mut SqliteConnection, _agent: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
@@ -104,85 +131,4 @@ impl SqliteStore {
         let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.or_backend()?;
         Ok(Self { pool, secrets: None })
     }
-
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
-    }
-
-    /// The store that seals and opens connector keys with this key; see `AnyStore::unlock`, the
-    /// one way a store gets it after checking it.
-    pub(crate) fn with_secrets(self, secrets: std::sync::Arc<crate::secrets::SecretBox>) -> Self {
-        Self { secrets: Some(secrets), ..self }
-    }
-
-    pub(crate) fn secrets(&self) -> &crate::store::sealing::Secrets {
-        &self.secrets
-    }
-
-    pub async fn is_empty(&self) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM company").fetch_one(&self.pool).await.or_backend()?;
-        Ok(n == 0)
-    }
-}
-
-/// A ledger of outbound calls that a limit counts: a connector's reads, or the model calls that
-/// memory's daily cap shares.
-pub(crate) enum CallLedger<'a> {
-    ConnectorRead { connector: i64, purpose: &'a str },
-    ModelCall { agent: &'a str, purpose: &'a str },
-}
-
-/// Takes one call from a limit of `limit` calls since `since`. Counting and recording happen in one
-/// IMMEDIATE transaction, so two callers can never both take the last call.
-pub(crate) async fn claim_call(
-    pool: &SqlitePool,
-    ledger: CallLedger<'_>,
-    since: DateTime<Utc>,
-    limit: u32,
-    at: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.or_backend()?;
-    let count = match ledger {
-        CallLedger::ConnectorRead { connector, .. } => {
-            sqlx::query_scalar("SELECT COUNT(*) FROM connector_calls WHERE connector_id = ? AND at >= ?")
-                .bind(connector)
-        }
-        CallLedger::ModelCall { .. } => sqlx::query_scalar("SELECT COUNT(*) FROM reflect_calls WHERE at >= ?"),
-    };
-    let used: i64 = count.bind(since).fetch_one(&mut *tx).await.or_backend()?;
-    if used >= i64::from(limit) {
-        return Ok(false);
-    }
-    let record = match ledger {
-        CallLedger::ConnectorRead { connector, purpose } => {
-            sqlx::query("INSERT INTO connector_calls (connector_id, purpose, at) VALUES (?, ?, ?)")
-                .bind(connector)
-                .bind(purpose)
-        }
-        CallLedger::ModelCall { agent, purpose } => {
-            sqlx::query("INSERT INTO reflect_calls (agent, purpose, at) VALUES (?, ?, ?)").bind(agent).bind(purpose)
-        }
-    };
-    record.bind(at).execute(&mut *tx).await.or_backend()?;
-    tx.commit().await.or_backend()?;
-    Ok(true)
-}
-
-pub(crate) async fn audit(
-    conn: &mut SqliteConnection,
-    actor: Actor,
-    action: &str,
-    subject: &str,
-    detail: &str,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO audit_log (at, actor_id, action, subject, detail) VALUES (?, ?, ?, ?, ?)")
-        .bind(actor.at)
-        .bind(actor.person.map(|p| p.0))
-        .bind(action)
-        .bind(subject)
-        .bind(detail)
-        .execute(conn)
-        .await
-        .or_backend()?;
-    Ok(())
 }

@@ -1,0 +1,3 @@
+//! `store::backlog` on PostgreSQL, expanded here.
+
+crate::store::backlog::backlog_store!();
