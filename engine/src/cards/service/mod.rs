@@ -187,7 +187,12 @@ fn refused_read(c: &Connector) -> String {
 /// Why a card the access decision removes must go, for the audit log.
 fn removal_reason(c: &Connector, card: &Card) -> String {
     if c.keep_cards {
-        format!("no tool of {} reads with the {} key any more", c.name, card.read_with.as_str().replace('_', " "))
+        let key = match card.read_with {
+            KeyKind::Company => "the company key",
+            KeyKind::ActingFor => "the acting-for key",
+            KeyKind::OwnKey => "people's own keys",
+        };
+        format!("no tool of {} reads with {key} any more", c.name)
     } else {
         format!("Keep cards is off for {}", c.name)
     }

@@ -275,3 +275,7 @@ impl CardReads {
         self.store.save_use(&u).await.map_err(Into::into)
     }
 }
+
+#[cfg(test)]
+#[path = "views_tests.rs"]
+mod tests;
