@@ -211,9 +211,7 @@ fn kept(id: i64, connector: i64, tool: &str, record: &str, person: PersonId, wei
         read_at: at,
         not_returned: vec![],
     };
-    let mut summary = crate::cards::activation::UseSummary::default();
-    summary.weight = weight;
-    summary.first_use = Some(at);
+    let summary = crate::cards::activation::UseSummary { weight, first_use: Some(at), ..Default::default() };
     (card, CardUse { person, card: id, summary, pinned: false, last_use: at })
 }
 
