@@ -23,6 +23,7 @@ pub mod secrets;
 #[cfg(feature = "server")]
 pub mod services;
 pub mod store;
+pub mod terms;
 pub mod tokens;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -28,6 +28,7 @@ const AREAS: &[(&str, Place)] = &[
     ("error", Place::Floor(0)),
     ("quoting", Place::Floor(0)),
     ("secrets", Place::Floor(0)),
+    ("terms", Place::Floor(0)),
     ("tokens", Place::Floor(0)),
     ("auth", Place::Floor(1)),
     ("org", Place::Floor(2)),

@@ -1,24 +1,98 @@
-//! Which lessons a run loads: of those in use and readable by the person, the ones that share a
-//! word that carries meaning with the question, most shared words first, at most ten. The block then keeps them within
-//! its 2,000 tokens.
+//! Which lessons a run loads: of those in use and readable by the person, the ones most relevant
+//! to the question, at most ten. The block then keeps them within its 2,000 tokens.
+//!
+//! Relevance is each of the question's terms a lesson holds (see [`crate::terms`]: split, folded
+//! and stemmed the way people write), weighed by how rare the term is among the lessons read: a
+//! word every lesson shares says little of which one is meant. A word one letter apart from a
+//! lesson's (a typo) counts for less than the word itself. A lesson far below the best is left
+//! out rather than padding the block.
 
 use super::Lesson;
-use crate::cards::snapshots::meaning;
+use crate::terms::{one_letter_apart, terms, words};
 
 /// At most this many lessons load into one run.
 pub const LESSONS_PER_RUN: usize = 10;
 
-/// The lessons a question loads, most relevant first: by how many of its words they share, then
-/// confirmed before unconfirmed, then newest.
+/// A lesson loads only if its relevance is at least this share of the best lesson's.
+pub const RELEVANCE_FLOOR: f64 = 0.2;
+
+/// How rare a term is, is judged as if at least this many lessons were read: among a person's
+/// three lessons all about Kaveri, "Kaveri" is no common word.
+const MIN_LESSONS_FOR_RARITY: f64 = 20.0;
+
+/// How much a word one letter apart counts, against the word itself.
+const TYPO_WEIGHT: f64 = 0.7;
+
+/// A text's terms and words, each once.
+struct Indexed {
+    terms: Vec<String>,
+    words: Vec<String>,
+}
+
+impl Indexed {
+    fn of(text: &str) -> Self {
+        let mut terms = terms(text);
+        terms.sort();
+        terms.dedup();
+        let mut words = words(text);
+        words.sort();
+        words.dedup();
+        Self { terms, words }
+    }
+}
+
+/// How well a lesson holds one asked term: 1 for the term, less for a typo of its word, else 0.
+fn holds(lesson: &Indexed, term: &str, asked_words: &[String]) -> f64 {
+    if lesson.terms.binary_search_by(|t| t.as_str().cmp(term)).is_ok() {
+        return 1.0;
+    }
+    let typo = asked_words.iter().any(|a| lesson.words.iter().any(|w| one_letter_apart(a, w)));
+    if typo {
+        TYPO_WEIGHT
+    } else {
+        0.0
+    }
+}
+
+/// The lessons a question loads, most relevant first, then confirmed before unconfirmed, then
+/// newest.
 pub fn lessons_for<'a>(question: &str, lessons: &'a [Lesson]) -> Vec<&'a Lesson> {
-    let asked = meaning(question);
-    let mut scored: Vec<(usize, &Lesson)> = lessons
-        .iter()
-        .map(|l| (meaning(&l.text).iter().filter(|w| asked.contains(w)).count(), l))
-        .filter(|(shared, _)| *shared > 0)
-        .collect();
+    // Each asked term with the words it came from, so a typo is told by the word, not its stem.
+    let mut asked: Vec<(String, Vec<String>)> = Vec::new();
+    for w in words(question) {
+        for t in terms(&w) {
+            match asked.iter_mut().find(|(term, _)| *term == t) {
+                Some((_, from)) => from.push(w.clone()),
+                None => asked.push((t, vec![w.clone()])),
+            }
+        }
+    }
+    if asked.is_empty() {
+        return Vec::new();
+    }
+    let indexed: Vec<Indexed> = lessons.iter().map(|l| Indexed::of(&l.text)).collect();
+    let n = (indexed.len() as f64).max(MIN_LESSONS_FOR_RARITY);
+    let mut scores = vec![0.0f64; lessons.len()];
+    for (term, from) in &asked {
+        let held: Vec<f64> = indexed.iter().map(|l| holds(l, term, from)).collect();
+        let df = held.iter().filter(|h| **h > 0.0).count() as f64;
+        if df == 0.0 {
+            continue;
+        }
+        // BM25's inverse document frequency: never below zero, lower the more lessons hold it.
+        let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+        for (s, h) in scores.iter_mut().zip(held) {
+            *s += idf * h;
+        }
+    }
+    let best = scores.iter().copied().fold(0.0, f64::max);
+    if best <= 0.0 {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f64, &Lesson)> =
+        scores.into_iter().zip(lessons).filter(|(s, _)| *s > 0.0 && *s >= best * RELEVANCE_FLOOR).collect();
     scored.sort_by(|a, b| {
-        b.0.cmp(&a.0)
+        b.0.total_cmp(&a.0)
             .then(b.1.confirmed.cmp(&a.1.confirmed))
             .then(b.1.valid_from.cmp(&a.1.valid_from))
             .then(b.1.id.cmp(&a.1.id))
@@ -91,5 +165,40 @@ pub(crate) mod tests {
             lessons.push(lesson(i, "Kaveri again", LessonState::Accepted, false, t));
         }
         assert_eq!(ids("Kaveri", &lessons).len(), LESSONS_PER_RUN);
+    }
+
+    #[test]
+    fn a_lesson_is_found_however_its_key_is_written() {
+        let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+        let lessons = [
+            lesson(1, "The billing-tier for Acme is Enterprise", LessonState::Accepted, true, t),
+            lesson(2, "The seat_count for Acme is 240", LessonState::Accepted, true, t),
+            lesson(3, "Acme's SupportPlan is Premium", LessonState::Accepted, true, t),
+            lesson(4, "Müller GmbH renews in March", LessonState::Accepted, true, t),
+        ];
+        let ids = |q: &str| lessons_for(q, &lessons).iter().map(|l| l.id).collect::<Vec<_>>();
+        assert_eq!(ids("Which billing tier applies?"), [1]);
+        assert_eq!(ids("What seat count is recorded?"), [2]);
+        assert_eq!(ids("what support plan does Acme have"), [3, 2, 1], "the plan first, then what else Acme holds");
+        assert_eq!(ids("when do the Muller renewals happen"), [4], "accents and plurals fold");
+        assert_eq!(ids("which billing teir"), [1], "a one-letter typo still finds it");
+    }
+
+    #[test]
+    fn a_lesson_sharing_only_a_common_word_never_outranks_one_that_names_the_subject() {
+        let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+        let mut lessons: Vec<Lesson> = (1..=8)
+            .map(|i| {
+                lesson(i, &format!("Customer {i} prefers email"), LessonState::Accepted, true, t + Duration::days(i))
+            })
+            .collect();
+        lessons.push(lesson(20, "Kaveri Foods' customer escalations go to Priya", LessonState::Accepted, false, t));
+        let found = lessons_for("who handles Kaveri customer escalations?", &lessons);
+        assert_eq!(found[0].id, 20, "the rare words decide, though it is older and unconfirmed");
+        assert!(
+            found.len() == 1,
+            "lessons far below the best are left out: {:?}",
+            found.iter().map(|l| l.id).collect::<Vec<_>>()
+        );
     }
 }
