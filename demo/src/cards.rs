@@ -133,7 +133,7 @@ pub async fn seed(
         let Some(role_id) = memory_role(&dir, p) else { continue };
         for q in store.my_work_queries(role_id).await.map_err(e)? {
             if let Err(err) = memory.prepare.run_query(p, &q).await {
-                tracing::warn!(login, query = q.label, error = err, "a demo read was skipped");
+                tracing::warn!(login, query = q.label, error = ?err, "a demo read was skipped");
             }
         }
     }
@@ -163,7 +163,7 @@ async fn read_this_morning(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<(), String> {
     let args = serde_json::json!({ "id": READ_THIS_MORNING });
-    memory.reads.read_as(alice, connector, "get_lead", &args, "demo").await?;
+    memory.reads.read_as(alice, connector, "get_lead", &args, "demo").await.map_err(|e| format!("{e:?}"))?;
     let kept = store.kept(alice.id).await.map_err(|e| e.to_string())?;
     let Some((card, _)) = kept.into_iter().find(|(c, _)| c.record_id == READ_THIS_MORNING) else {
         return Err(format!("{READ_THIS_MORNING} was not kept for Alice"));

@@ -15,7 +15,7 @@ use crate::org::Person;
 use crate::persona::memory_audit_checks::LiveChecks;
 use crate::persona::service::{Bots, Caller, PersonaError, Wakes};
 use crate::persona::vault::Vault;
-use crate::runs::handon::{HandedTask, TaskDesk};
+use crate::runs::handon::{HandOnError, HandedTask, TaskDesk};
 use crate::runs::lists::ReferenceLists;
 use crate::runs::outbox::Outbox;
 use crate::runs::service::{AgentModels, Runs, Spawn};
@@ -111,14 +111,14 @@ struct BotBoards(Wakes);
 
 #[async_trait]
 impl TaskDesk for BotBoards {
-    async fn hand_on(&self, person: &Person, task: &HandedTask) -> Result<i64, String> {
+    async fn hand_on(&self, person: &Person, task: &HandedTask) -> Result<i64, HandOnError> {
         match self.0.create_task(&Caller::Person(person.clone()), &task.bot, &task.title, &task.body).await {
             Ok(t) => Ok(t.id),
             Err(PersonaError::Internal(detail)) => {
                 tracing::error!(%detail, "a task handed on could not be created");
-                Err(PersonaError::Internal(detail).to_string())
+                Err(HandOnError::Internal(detail))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(HandOnError::Refused(e.to_string())),
         }
     }
 }

@@ -18,16 +18,10 @@ pub enum FactKind {
     Moving,
 }
 
+crate::string_enum!(FactKind { Reference => "reference", State => "state", Moving => "moving" });
+
 impl FactKind {
     pub const ALL: [FactKind; 3] = [FactKind::Reference, FactKind::State, FactKind::Moving];
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            FactKind::Reference => "reference",
-            FactKind::State => "state",
-            FactKind::Moving => "moving",
-        }
-    }
 
     /// For people: "identifiers and reference data".
     pub fn words(&self) -> &'static str {
@@ -36,10 +30,6 @@ impl FactKind {
             FactKind::State => "state fields (stage, status, owner)",
             FactKind::Moving => "amounts and dates",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
     /// Which kind a structured field holds, from its name, else its value. The name decides
@@ -153,11 +143,14 @@ impl FactLimits {
     }
 
     /// Checks each kind's soft limit is within its hard one: the sentence for the admin, naming the kind.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), crate::cards::service::MemoryError> {
         for k in FactKind::ALL {
             let f = self.of(k);
             if f.soft_mins > f.hard_mins {
-                return Err(format!("A soft limit cannot be longer than its hard limit ({})", k.words()));
+                return Err(crate::cards::service::MemoryError::Invalid(format!(
+                    "A soft limit cannot be longer than its hard limit ({})",
+                    k.words()
+                )));
             }
         }
         Ok(())
@@ -205,7 +198,10 @@ mod tests {
         assert!(FactLimits::DEFAULT.validate().is_ok());
         let mut l = FactLimits::DEFAULT;
         l.moving = Freshness { soft_mins: 300, hard_mins: 200 };
-        assert_eq!(l.validate().unwrap_err(), "A soft limit cannot be longer than its hard limit (amounts and dates)");
+        assert_eq!(
+            l.validate().unwrap_err().to_string(),
+            "A soft limit cannot be longer than its hard limit (amounts and dates)"
+        );
         assert_eq!(FactLimits::DEFAULT.longest_hard(), 30 * 24 * 60);
         assert_eq!(FactKind::parse("state"), Some(FactKind::State));
     }

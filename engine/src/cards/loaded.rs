@@ -69,7 +69,7 @@ pub struct ListChecked {
     pub asked: String,
     /// The connector's name.
     pub source: String,
-    pub outcome: Result<super::snapshots::ListChange, String>,
+    pub outcome: Result<super::snapshots::ListChange, crate::cards::service::MemoryError>,
 }
 
 /// A connector's notice that a kind of fact's limit may be too long.

@@ -83,10 +83,12 @@ impl CoreDraft {
 }
 
 /// Checks a playbook's or notes' length: the reason when it is too long.
-pub fn check_source_text(what: &str, text: &str) -> Result<(), String> {
+pub fn check_source_text(what: &str, text: &str) -> Result<(), CoreError> {
     let n = text.chars().count();
     if n > SOURCE_MAX_CHARS {
-        return Err(format!("{what} holds at most {SOURCE_MAX_CHARS} characters; this one has {n}"));
+        return Err(CoreError::Invalid(format!(
+            "{what} holds at most {SOURCE_MAX_CHARS} characters; this one has {n}"
+        )));
     }
     Ok(())
 }
@@ -204,7 +206,7 @@ impl CoreDrafter {
         if !me.is_admin && a.owner != me.id {
             return Err(CoreError::NotAllowed(format!("Only {}'s owner or an admin can change its playbook", a.name)));
         }
-        check_source_text("A playbook", text).map_err(CoreError::Invalid)?;
+        check_source_text("A playbook", text)?;
         crate::secrets::refuse("The playbook", text).map_err(CoreError::Secret)?;
         self.store.save_playbook(agent, text.trim(), Actor { person: Some(me.id), at: self.clock.now() }).await?;
         Ok(())
@@ -227,7 +229,7 @@ impl CoreDrafter {
             .connector(connector)
             .await?
             .ok_or_else(|| CoreError::NotFound("There is no such connector".into()))?;
-        check_source_text("A connector's notes", text).map_err(CoreError::Invalid)?;
+        check_source_text("A connector's notes", text)?;
         crate::secrets::refuse("The notes for agents", text).map_err(CoreError::Secret)?;
         let actor = Actor { person: Some(me.id), at: self.clock.now() };
         self.store.save_connector_notes(connector, text.trim(), actor).await?;
@@ -326,6 +328,7 @@ mod tests {
 
     #[test]
     fn a_long_source_is_refused_with_its_count() {
+        let check_source_text = |what, text: &str| check_source_text(what, text).map_err(|e| e.to_string());
         assert_eq!(check_source_text("A playbook", "x"), Ok(()));
         assert_eq!(
             check_source_text("A playbook", &"x".repeat(8_001)),

@@ -90,6 +90,7 @@ mod tests {
     #[test]
     fn scopes_parse_once_each_and_refuse_an_unknown_one() {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let parse_scopes = |names: &[String]| parse_scopes(names).map_err(|e| e.to_string());
         assert_eq!(
             parse_scopes(&names(&["team", "personal", "team", " "])),
             Ok(vec![MemoryScope::Personal, MemoryScope::Team])

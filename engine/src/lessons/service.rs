@@ -81,14 +81,16 @@ fn shared_by(l: &Lesson) -> Option<&'static str> {
 }
 
 /// A lesson's words as kept: trimmed, not empty, not too long; `Err` is the sentence for the person.
-pub fn lesson_text(text: &str) -> Result<String, String> {
+pub fn lesson_text(text: &str) -> Result<String, LessonError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("Write the lesson first".into());
+        return Err(LessonError::Invalid("Write the lesson first".into()));
     }
     let n = t.chars().count();
     if n > LESSON_MAX_CHARS {
-        return Err(format!("A lesson holds at most {LESSON_MAX_CHARS} characters; this one has {n}"));
+        return Err(LessonError::Invalid(format!(
+            "A lesson holds at most {LESSON_MAX_CHARS} characters; this one has {n}"
+        )));
     }
     Ok(t.to_string())
 }
@@ -122,7 +124,7 @@ impl Lessons {
                 )))
             }
         };
-        let text = lesson_text(text).map_err(LessonError::Invalid)?;
+        let text = lesson_text(text)?;
         crate::secrets::refuse("The lesson", &text).map_err(LessonError::Secret)?;
         let mut lesson = self.written(person, text);
         lesson.scope = scope;
@@ -273,7 +275,7 @@ impl Lessons {
 
     /// Correct: the person's words supersede the lesson, which stays in their history.
     pub async fn correct(&self, person: &Person, id: i64, text: &str) -> Result<Lesson, LessonError> {
-        let text = lesson_text(text).map_err(LessonError::Invalid)?;
+        let text = lesson_text(text)?;
         crate::secrets::refuse("The lesson", &text).map_err(LessonError::Secret)?;
         let old = self.owned(person, id).await?;
         if let Some(why) = shared_by(&old) {

@@ -31,34 +31,18 @@ pub enum LessonState {
     Retired,
 }
 
+crate::string_enum!(LessonState {
+    Accepted => "accepted",
+    Waiting => "waiting",
+    Superseded => "superseded",
+    Expired => "expired",
+    Contested => "contested",
+    SourceRemoved => "source_removed",
+    Declined => "declined",
+    Retired => "retired",
+});
+
 impl LessonState {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            LessonState::Accepted => "accepted",
-            LessonState::Waiting => "waiting",
-            LessonState::Superseded => "superseded",
-            LessonState::Expired => "expired",
-            LessonState::Contested => "contested",
-            LessonState::SourceRemoved => "source_removed",
-            LessonState::Declined => "declined",
-            LessonState::Retired => "retired",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "accepted" => LessonState::Accepted,
-            "waiting" => LessonState::Waiting,
-            "superseded" => LessonState::Superseded,
-            "expired" => LessonState::Expired,
-            "contested" => LessonState::Contested,
-            "source_removed" => LessonState::SourceRemoved,
-            "declined" => LessonState::Declined,
-            "retired" => LessonState::Retired,
-            _ => return None,
-        })
-    }
-
     /// How the owner's page names it under No longer current.
     pub fn words(&self) -> &'static str {
         match self {

@@ -20,19 +20,9 @@ pub enum MemoryScope {
 
 pub const ALL_SCOPES: [MemoryScope; 3] = [MemoryScope::Personal, MemoryScope::Team, MemoryScope::Partner];
 
+crate::string_enum!(MemoryScope { Personal => "personal", Team => "team", Partner => "partner" });
+
 impl MemoryScope {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            MemoryScope::Personal => "personal",
-            MemoryScope::Team => "team",
-            MemoryScope::Partner => "partner",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        ALL_SCOPES.into_iter().find(|m| m.as_str() == s)
-    }
-
     /// As the agent page names it.
     pub fn words(&self) -> &'static str {
         match self {
@@ -44,11 +34,12 @@ impl MemoryScope {
 }
 
 /// The scopes as typed or ticked: each known one once, in order; an unknown one is refused.
-pub fn parse_scopes(names: &[String]) -> Result<Vec<MemoryScope>, String> {
+pub fn parse_scopes(names: &[String]) -> Result<Vec<MemoryScope>, super::OrgError> {
     let mut out = Vec::new();
     for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        let s = MemoryScope::parse(n)
-            .ok_or_else(|| format!("{n:?} is not a memory scope: use personal, team or partner"))?;
+        let s = MemoryScope::parse(n).ok_or_else(|| {
+            super::OrgError::Invalid(format!("{n:?} is not a memory scope: use personal, team or partner"))
+        })?;
         if !out.contains(&s) {
             out.push(s);
         }

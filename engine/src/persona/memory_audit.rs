@@ -49,14 +49,7 @@ pub enum AuditFile {
     User,
 }
 
-impl AuditFile {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            AuditFile::Memory => "MEMORY.md",
-            AuditFile::User => "USER.md",
-        }
-    }
-}
+crate::string_enum!(AuditFile { Memory => "MEMORY.md", User => "USER.md" });
 
 /// How a file's entries are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

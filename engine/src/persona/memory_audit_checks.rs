@@ -13,7 +13,26 @@ pub trait LiveChecks: Send + Sync {
     async fn reachable(&self, url: &str) -> Reach;
     /// The configured provider's model names and the model it is configured with, or why they
     /// could not be read.
-    async fn provider_models(&self) -> Result<ProviderModels, String>;
+    async fn provider_models(&self) -> Result<ProviderModels, NotListed>;
+}
+
+/// Why the provider's model names could not be read, naming the address asked; the audit's notes
+/// say it after "models were not checked: ".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotListed {
+    #[error("{url} did not answer within {secs} s")]
+    Slow { url: String, secs: u64 },
+    #[error("{url} could not be reached")]
+    Unreachable { url: String },
+    #[error("{url} answered {status}")]
+    Status { url: String, status: u16 },
+    /// Its answer was not read: `why` says what limit it broke.
+    #[error("{url}: {why}")]
+    Unread { url: String, why: String },
+    #[error("{url} did not answer with JSON")]
+    NotJson { url: String },
+    #[error("{url} did not list models")]
+    NoList { url: String },
 }
 
 /// What checking a URL a memory names found.

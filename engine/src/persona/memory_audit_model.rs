@@ -73,36 +73,53 @@ fn unfence(reply: &str) -> &str {
     t.strip_prefix("```json").or_else(|| t.strip_prefix("```")).and_then(|r| r.strip_suffix("```")).unwrap_or(t).trim()
 }
 
+/// Why a model's reply is not used; the audit's notes say it after "the plain rules categorised: ".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    #[error("the reply is {0} bytes; at most 16 KiB is read")]
+    Oversized(usize),
+    #[error("the reply is not the JSON asked for: {0}")]
+    Malformed(String),
+    #[error("the reply names entry {n}, and there are {count}")]
+    NoSuchEntry { n: usize, count: usize },
+    #[error("the reply names entry {0} twice")]
+    Twice(usize),
+    #[error("entry {0} is Unclear without a why")]
+    UnclearWithoutWhy(usize),
+    #[error("entry {0}'s why is over {MAX_WHY_CHARS} characters")]
+    LongWhy(usize),
+    #[error("entry {n} has no category {category:?}")]
+    NoCategory { n: usize, category: String },
+    #[error("the reply leaves out entry {0}")]
+    LeftOut(usize),
+}
+
 /// Reads a reply for `count` entries: one verdict per entry, in order, or why the reply is not used.
-pub fn parse(reply: &str, count: usize) -> Result<Vec<Verdict>, String> {
+pub fn parse(reply: &str, count: usize) -> Result<Vec<Verdict>, ReplyError> {
     if reply.len() > MAX_REPLY_BYTES {
-        return Err(format!("the reply is {} bytes; at most 16 KiB is read", reply.len()));
+        return Err(ReplyError::Oversized(reply.len()));
     }
-    let raw: Raw =
-        serde_json::from_str(unfence(reply)).map_err(|e| format!("the reply is not the JSON asked for: {e}"))?;
+    let raw: Raw = serde_json::from_str(unfence(reply)).map_err(|e| ReplyError::Malformed(e.to_string()))?;
     let mut out: Vec<Option<Verdict>> = vec![None; count];
     for e in raw.entries {
-        let slot =
-            e.n.checked_sub(1)
-                .and_then(|i| out.get_mut(i))
-                .ok_or_else(|| format!("the reply names entry {}, and there are {count}", e.n))?;
+        let slot = e.n.checked_sub(1).and_then(|i| out.get_mut(i)).ok_or(ReplyError::NoSuchEntry { n: e.n, count })?;
         if slot.is_some() {
-            return Err(format!("the reply names entry {} twice", e.n));
+            return Err(ReplyError::Twice(e.n));
         }
         let why = e.why.map(|w| w.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|w| !w.is_empty());
         let category = if e.category.trim().eq_ignore_ascii_case("unclear") {
-            let why = why.ok_or_else(|| format!("entry {} is Unclear without a why", e.n))?;
+            let why = why.ok_or(ReplyError::UnclearWithoutWhy(e.n))?;
             if why.chars().count() > MAX_WHY_CHARS {
-                return Err(format!("entry {}'s why is over {MAX_WHY_CHARS} characters", e.n));
+                return Err(ReplyError::LongWhy(e.n));
             }
             Err(format!("the model could not place it: {why}"))
         } else {
-            Ok(Category::parse(&e.category).ok_or_else(|| format!("entry {} has no category {:?}", e.n, e.category))?)
+            Ok(Category::parse(&e.category).ok_or(ReplyError::NoCategory { n: e.n, category: e.category })?)
         };
         let shorter = e.shorter.map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && !s.contains('\n'));
         *slot = Some(Verdict { category, shorter });
     }
-    out.into_iter().enumerate().map(|(i, v)| v.ok_or_else(|| format!("the reply leaves out entry {}", i + 1))).collect()
+    out.into_iter().enumerate().map(|(i, v)| v.ok_or(ReplyError::LeftOut(i + 1))).collect()
 }
 
 #[cfg(test)]
@@ -129,9 +146,9 @@ mod tests {
             (r#"{"entries": [{"n": 1, "category": "Identity", "extra": 1}]}"#, "not the JSON"),
             ("not json", "not the JSON"),
         ] {
-            assert!(parse(bad, 1).unwrap_err().contains(why), "{bad}");
+            assert!(parse(bad, 1).unwrap_err().to_string().contains(why), "{bad}");
         }
-        assert!(parse(&" ".repeat(MAX_REPLY_BYTES + 1), 1).unwrap_err().contains("16 KiB"));
+        assert!(parse(&" ".repeat(MAX_REPLY_BYTES + 1), 1).unwrap_err().to_string().contains("16 KiB"));
     }
 
     #[test]

@@ -30,24 +30,18 @@ pub enum Action {
     Reflect,
 }
 
+crate::string_enum!(Action {
+    Append => "append",
+    Replace => "replace",
+    Strengthen => "strengthen",
+    Weaken => "weaken",
+    Forget => "forget",
+    Reflect => "reflect",
+});
+
 impl Action {
     pub const ALL: [Action; 6] =
         [Action::Append, Action::Replace, Action::Strengthen, Action::Weaken, Action::Forget, Action::Reflect];
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Action::Append => "append",
-            Action::Replace => "replace",
-            Action::Strengthen => "strengthen",
-            Action::Weaken => "weaken",
-            Action::Forget => "forget",
-            Action::Reflect => "reflect",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.as_str() == s)
-    }
 }
 
 /// What a request's `target` names.

@@ -18,23 +18,13 @@ pub enum EditState {
     Undone,
 }
 
-impl EditState {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            EditState::Applied => "applied",
-            EditState::Waiting => "waiting",
-            EditState::Refused => "refused",
-            EditState::Declined => "declined",
-            EditState::Undone => "undone",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [EditState::Applied, EditState::Waiting, EditState::Refused, EditState::Declined, EditState::Undone]
-            .into_iter()
-            .find(|e| e.as_str() == s)
-    }
-}
+crate::string_enum!(EditState {
+    Applied => "applied",
+    Waiting => "waiting",
+    Refused => "refused",
+    Declined => "declined",
+    Undone => "undone",
+});
 
 /// One `memory_self_edit` request and what became of it: the audit row the seed asks for, with
 /// what the bot meant to do (`reason`) beside what changed (`before`, `after`).

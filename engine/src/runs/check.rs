@@ -31,23 +31,15 @@ pub enum CheckState {
     NotNeeded,
 }
 
+crate::string_enum!(CheckState {
+    Checking => "checking",
+    Checked => "checked",
+    Changed => "changed",
+    NotChecked => "not_checked",
+    NotNeeded => "not_needed",
+});
+
 impl CheckState {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            CheckState::Checking => "checking",
-            CheckState::Checked => "checked",
-            CheckState::Changed => "changed",
-            CheckState::NotChecked => "not_checked",
-            CheckState::NotNeeded => "not_needed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::Checking, Self::Checked, Self::Changed, Self::NotChecked, Self::NotNeeded]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-    }
-
     /// As the thread page shows it under the answer.
     pub fn words(&self) -> &'static str {
         match self {
@@ -115,9 +107,10 @@ pub fn summarise(checked: &[CardChecked], lists: &[ListChecked]) -> CheckEnd {
                 gone += change.gone.len();
             }
             Err(why) => {
+                let why = why.to_string();
                 words.push(format!("{}: not checked: {why}", l.asked));
-                if !reasons.contains(why) {
-                    reasons.push(why.clone());
+                if !reasons.contains(&why) {
+                    reasons.push(why);
                 }
             }
         }
@@ -264,7 +257,12 @@ mod tests {
             (CheckState::Checked, "Checked 1 record and 1 list against Acme ATS: no change")
         );
 
-        let down = summarise(&[], &[list(Err("Acme ATS: the source could not be reached".into()))]);
+        let down = summarise(
+            &[],
+            &[list(Err(crate::cards::service::MemoryError::Invalid(
+                "Acme ATS: the source could not be reached".into(),
+            )))],
+        );
         assert_eq!(down.state, CheckState::NotChecked);
         assert_eq!(down.reason.as_deref(), Some("Acme ATS: the source could not be reached"));
     }

@@ -20,16 +20,36 @@ pub struct HandedTask {
     pub body: String,
 }
 
+/// What a `create_task` call is missing; the sentence is the person's to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TaskRefusal {
+    #[error("The task names no bot to take it")]
+    NoBot,
+    #[error("The task has no title")]
+    NoTitle,
+}
+
+/// Why a bot's board did not take an approved task.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HandOnError {
+    /// The board refused it, in words for the person ("There is no agent named x on the roster").
+    #[error("{0}")]
+    Refused(String),
+    /// Something failed inside: the detail is logged, never shown.
+    #[error("{}", crate::error::INTERNAL_MESSAGE)]
+    Internal(String),
+}
+
 impl HandedTask {
     /// The task a `create_task` call asks for; `Err` says what is missing.
-    pub fn from_call(arguments: &Value) -> Result<Self, String> {
+    pub fn from_call(arguments: &Value) -> Result<Self, TaskRefusal> {
         let text = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::trim).unwrap_or_default().to_string();
         let (bot, title, body) = (text("bot"), text("title"), text("body"));
         if bot.is_empty() {
-            return Err("The task names no bot to take it".into());
+            return Err(TaskRefusal::NoBot);
         }
         if title.is_empty() {
-            return Err("The task has no title".into());
+            return Err(TaskRefusal::NoTitle);
         }
         Ok(Self { bot, title, body })
     }
@@ -44,7 +64,7 @@ impl HandedTask {
 #[async_trait]
 pub trait TaskDesk: Send + Sync {
     /// Puts the task on the bot's board as `person` would; the task's number, or why not.
-    async fn hand_on(&self, person: &Person, task: &HandedTask) -> Result<i64, String>;
+    async fn hand_on(&self, person: &Person, task: &HandedTask) -> Result<i64, HandOnError>;
 }
 
 /// The tool as the model is offered it.
@@ -78,7 +98,8 @@ mod tests {
             Ok(HandedTask { bot: "scout".into(), title: "Call Priya".into(), body: "About the quote".into() })
         );
         assert_eq!(t.unwrap().line(), "task for scout: Call Priya");
-        assert_eq!(HandedTask::from_call(&json!({"title": "x"})), Err("The task names no bot to take it".into()));
-        assert_eq!(HandedTask::from_call(&json!({"bot": "scout"})), Err("The task has no title".into()));
+        let refused = |arguments| HandedTask::from_call(&arguments).map_err(|e| e.to_string());
+        assert_eq!(refused(json!({"title": "x"})), Err("The task names no bot to take it".into()));
+        assert_eq!(refused(json!({"bot": "scout"})), Err("The task has no title".into()));
     }
 }

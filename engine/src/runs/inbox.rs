@@ -22,24 +22,7 @@ pub enum ActionKind {
     Task,
 }
 
-impl ActionKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ActionKind::Write => "write",
-            ActionKind::Send => "send",
-            ActionKind::Task => "task",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "write" => Some(ActionKind::Write),
-            "send" => Some(ActionKind::Send),
-            "task" => Some(ActionKind::Task),
-            _ => None,
-        }
-    }
-}
+crate::string_enum!(ActionKind { Write => "write", Send => "send", Task => "task" });
 
 /// Waiting, then approved or declined; an approved action is then done or failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,23 +36,13 @@ pub enum ActionState {
     Failed,
 }
 
-impl ActionState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ActionState::Waiting => "waiting",
-            ActionState::Approved => "approved",
-            ActionState::Declined => "declined",
-            ActionState::Done => "done",
-            ActionState::Failed => "failed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [ActionState::Waiting, ActionState::Approved, ActionState::Declined, ActionState::Done, ActionState::Failed]
-            .into_iter()
-            .find(|a| a.as_str() == s)
-    }
-}
+crate::string_enum!(ActionState {
+    Waiting => "waiting",
+    Approved => "approved",
+    Declined => "declined",
+    Done => "done",
+    Failed => "failed",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewAction {

@@ -91,7 +91,7 @@ impl ReferenceLists {
         let mut fetched = 0;
         for c in self.marked().await? {
             if let Err(why) = may_fetch(&c) {
-                self.log_skip(&c, &why, &today);
+                self.log_skip(&c, why, &today);
                 continue;
             }
             // Claimed only once the connector may be read, so a kill switch lifted later in the
@@ -120,7 +120,7 @@ impl ReferenceLists {
         let mut ran = false;
         for c in self.marked().await? {
             if let Err(why) = may_fetch(&c) {
-                self.log_skip(&c, &why, &today);
+                self.log_skip(&c, why, &today);
                 continue;
             }
             if !self.store.claim_list_fetch(c.id, &slot, now).await? {
@@ -173,11 +173,11 @@ impl ReferenceLists {
         Ok(self.clock.now().with_timezone(&zone).date_naive().to_string())
     }
 
-    fn log_skip(&self, c: &Connector, why: &str, today: &str) {
+    fn log_skip(&self, c: &Connector, why: NotFetched, today: &str) {
         let mut skipped = self.skipped.lock().unwrap_or_else(PoisonError::into_inner);
         if skipped.get(&c.id).map(String::as_str) != Some(today) {
             skipped.insert(c.id, today.to_string());
-            tracing::info!(connector = c.id, reason = why, "who's-who lists not fetched");
+            tracing::info!(connector = c.id, reason = %why, "who's-who lists not fetched");
         }
     }
 
@@ -230,18 +230,31 @@ impl ReferenceLists {
     }
 }
 
+/// Why a connector's lists are not fetched, as the log says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum NotFetched {
+    #[error("the kill switch is on")]
+    Killed,
+    #[error("it has no company key")]
+    NoCompanyKey,
+    #[error("it reads with the acting-for header")]
+    ActingFor,
+    #[error("it reads with people's own keys")]
+    OwnKeys,
+}
+
 /// Whether a connector's lists may be fetched at all: live, and reading with the company key alone.
-fn may_fetch(c: &Connector) -> Result<(), String> {
+fn may_fetch(c: &Connector) -> Result<(), NotFetched> {
     if c.killed {
-        return Err("the kill switch is on".into());
+        return Err(NotFetched::Killed);
     }
     if !c.has_company_key {
-        return Err("it has no company key".into());
+        return Err(NotFetched::NoCompanyKey);
     }
     match c.key_mode.key_kind() {
         KeyKind::Company => Ok(()),
-        KeyKind::ActingFor => Err("it reads with the acting-for header".into()),
-        KeyKind::OwnKey => Err("it reads with people's own keys".into()),
+        KeyKind::ActingFor => Err(NotFetched::ActingFor),
+        KeyKind::OwnKey => Err(NotFetched::OwnKeys),
     }
 }
 
@@ -309,6 +322,7 @@ mod tests {
 
     #[test]
     fn only_a_live_connector_reading_with_the_company_key_alone_is_fetched() {
+        let may_fetch = |c: &Connector| super::may_fetch(c).map_err(|why| why.to_string());
         assert_eq!(may_fetch(&connector()), Ok(()));
         let mut c = connector();
         c.killed = true;

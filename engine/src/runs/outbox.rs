@@ -20,19 +20,39 @@ pub struct OutgoingMessage {
     pub body: String,
 }
 
+/// What a `send_email` call is missing; the sentence is the person's to read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MessageRefusal {
+    #[error("\u{201c}{0}\u{201d} is not an email address")]
+    NotAnAddress(String),
+    #[error("The message has no subject and no text")]
+    NoText,
+}
+
+/// Why the outbox did not take an approved message; the detail of an unreachable outbox is
+/// logged where it failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutboxError {
+    #[error("the outbox could not be reached")]
+    Unreachable,
+    /// It answered with this HTTP status.
+    #[error("the outbox refused it ({0})")]
+    Refused(u16),
+}
+
 impl OutgoingMessage {
     /// The message a `send_email` call asks for, from `from`; `Err` says what is missing.
-    pub fn from_call(from: &str, arguments: &Value) -> Result<Self, String> {
+    pub fn from_call(from: &str, arguments: &Value) -> Result<Self, MessageRefusal> {
         let text = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::trim).unwrap_or_default().to_string();
         let to = text("to");
         let valid = !to.contains(char::is_whitespace)
             && to.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.starts_with('.'));
         if !valid {
-            return Err(format!("\u{201c}{to}\u{201d} is not an email address"));
+            return Err(MessageRefusal::NotAnAddress(to));
         }
         let (subject, body) = (text("subject"), text("body"));
         if subject.is_empty() && body.is_empty() {
-            return Err("The message has no subject and no text".into());
+            return Err(MessageRefusal::NoText);
         }
         Ok(Self { from: from.to_string(), to, subject, body })
     }
@@ -50,7 +70,7 @@ impl OutgoingMessage {
 /// Where approved messages go.
 #[async_trait]
 pub trait Outbox: Send + Sync {
-    async fn send(&self, message: &OutgoingMessage) -> Result<(), String>;
+    async fn send(&self, message: &OutgoingMessage) -> Result<(), OutboxError>;
 }
 
 /// The tool as the model is offered it.
@@ -89,10 +109,11 @@ mod tests {
         for bad in [json!({"to": "Dana", "body": "x"}), json!({"to": "a@b", "body": "x"}), json!({"body": "x"})] {
             assert!(OutgoingMessage::from_call("a@acme.example", &bad)
                 .unwrap_err()
+                .to_string()
                 .ends_with("is not an email address"));
         }
         assert_eq!(
-            OutgoingMessage::from_call("a@acme.example", &json!({"to": "d@l.example"})).unwrap_err(),
+            OutgoingMessage::from_call("a@acme.example", &json!({"to": "d@l.example"})).unwrap_err().to_string(),
             "The message has no subject and no text"
         );
     }

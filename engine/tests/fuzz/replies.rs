@@ -210,7 +210,7 @@ fn fuzz_memory_audit_valid_reply_is_read() {
         let entries: Vec<Value> =
             order.iter().map(|n| json!({"n": n, "category": categories[n - 1].as_str().to_uppercase()})).collect();
         let verdicts = memory_audit_model::parse(&json!({ "entries": entries }).to_string(), order.len())
-            .map_err(TestCaseError::fail)?;
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
         for (v, c) in verdicts.iter().zip(&categories) {
             prop_assert_eq!(v.category.as_ref().ok(), Some(c));
         }

@@ -8,7 +8,7 @@
 use crate::adapters::llm::ModelSettings;
 use crate::adapters::outbound::OutboundError;
 use async_trait::async_trait;
-use engine::persona::memory_audit_checks::{LiveChecks, ProviderModels, Reach};
+use engine::persona::memory_audit_checks::{LiveChecks, NotListed, ProviderModels, Reach};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -26,34 +26,35 @@ impl HttpLiveChecks {
     }
 
     /// The names a provider lists: each `{list}[].{name}` of its answer.
-    async fn names(&self, url: &str, key: Option<&str>, list: &str, name: &str) -> Result<Vec<String>, String> {
+    async fn names(&self, url: &str, key: Option<&str>, list: &str, name: &str) -> Result<Vec<String>, NotListed> {
         let v = self.json(url, key).await?;
         Ok(v.get(list)
             .and_then(Value::as_array)
-            .ok_or_else(|| format!("{url} did not list models"))?
+            .ok_or_else(|| NotListed::NoList { url: url.to_string() })?
             .iter()
             .filter_map(|m| m.get(name).and_then(Value::as_str).map(str::to_string))
             .collect())
     }
 
-    async fn json(&self, url: &str, key: Option<&str>) -> Result<Value, String> {
-        let mut req = self.client.get(url);
+    async fn json(&self, url: &str, key: Option<&str>) -> Result<Value, NotListed> {
+        let url = url.to_string();
+        let mut req = self.client.get(&url);
         if let Some(k) = key {
             req = req.bearer_auth(k);
         }
         let resp = req.send().await.map_err(|e| {
             if e.is_timeout() {
-                format!("{url} did not answer within {} s", CHECK_TIMEOUT.as_secs())
+                NotListed::Slow { url: url.clone(), secs: CHECK_TIMEOUT.as_secs() }
             } else {
-                format!("{url} could not be reached")
+                NotListed::Unreachable { url: url.clone() }
             }
         })?;
         if !resp.status().is_success() {
-            return Err(format!("{url} answered {}", resp.status().as_u16()));
+            return Err(NotListed::Status { url, status: resp.status().as_u16() });
         }
         self.models.outbound.read_json(resp).await.map_err(|e| match e {
-            e @ OutboundError::TooLarge { .. } => format!("{url}: {e}"),
-            _ => format!("{url} did not answer with JSON"),
+            e @ OutboundError::TooLarge { .. } => NotListed::Unread { url, why: e.to_string() },
+            _ => NotListed::NotJson { url },
         })
     }
 }
@@ -83,7 +84,7 @@ impl LiveChecks for HttpLiveChecks {
         }
     }
 
-    async fn provider_models(&self) -> Result<ProviderModels, String> {
+    async fn provider_models(&self) -> Result<ProviderModels, NotListed> {
         let s = &self.models;
         if s.openai_api_key.is_some() || s.agent_model_is_demo {
             let url = format!("{}/models", s.openai_base_url.trim_end_matches('/'));

@@ -3,7 +3,7 @@
 
 use crate::adapters::outbound::Outbound;
 use async_trait::async_trait;
-use engine::runs::outbox::{Outbox, OutgoingMessage};
+use engine::runs::outbox::{Outbox, OutboxError, OutgoingMessage};
 use std::time::Duration;
 
 pub struct HttpOutbox {
@@ -22,16 +22,16 @@ impl HttpOutbox {
 
 #[async_trait]
 impl Outbox for HttpOutbox {
-    async fn send(&self, message: &OutgoingMessage) -> Result<(), String> {
+    async fn send(&self, message: &OutgoingMessage) -> Result<(), OutboxError> {
         let r = self.http.post(format!("{}/messages", self.url)).json(message).send().await.map_err(|e| {
             tracing::warn!(error = %e, "the outbox could not be reached");
-            "the outbox could not be reached".to_string()
+            OutboxError::Unreachable
         })?;
         if r.status().is_success() {
             Ok(())
         } else {
             tracing::warn!(status = %r.status(), "the outbox refused a message");
-            Err(format!("the outbox refused it ({})", r.status().as_u16()))
+            Err(OutboxError::Refused(r.status().as_u16()))
         }
     }
 }

@@ -111,7 +111,7 @@ async fn a_person_who_loses_access_loses_their_use_rows() {
     assert_eq!(counts(&c.app, &alice).await, (0, 0), "removed, not hidden");
     let q = c.app.store.my_work_queries(engine::org::RoleId(4)).await.unwrap();
     let refused = c.app.memory.prepare.run_query(&alice, &q[0]).await.unwrap_err();
-    assert_eq!(refused, "Acme ATS does not admit your role", "nothing is read for her");
+    assert_eq!(refused.to_string(), "Acme ATS does not admit your role", "nothing is read for her");
     let removed = audited(&c.app, "card_use.remove").await;
     assert!(
         removed

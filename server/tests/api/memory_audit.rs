@@ -323,6 +323,6 @@ async fn the_live_checks_read_either_providers_list_and_any_answer_is_reachable(
     let unlisted = HttpLiveChecks::new(model.openai_settings());
     assert!(matches!(unlisted.reachable(&page).await, Reach::NotAsked(_)), "a stand-in not allowed is not asked");
     let down = server::llm::ModelSettings { ollama_host: dead_url(), ..Default::default() };
-    let why = HttpLiveChecks::new(down).provider_models().await.unwrap_err();
+    let why = HttpLiveChecks::new(down).provider_models().await.unwrap_err().to_string();
     assert!(why.ends_with("could not be reached"), "{why}");
 }

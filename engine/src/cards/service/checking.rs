@@ -70,7 +70,7 @@ impl RunCards {
             let (outcome, compared) = if !agent.holds_toolsets.contains(&c.id) {
                 (RefreshOutcome::NotChecked(format!("this agent no longer holds {}", c.name)), vec![])
             } else if let Err(why) = super::runs::cleared(c, agent) {
-                (RefreshOutcome::NotChecked(why), vec![])
+                (RefreshOutcome::NotChecked(why.to_string()), vec![])
             } else if d.read_since {
                 let (changes, kinds) = super::reading::compare_fields(&d.shown, &d.card.fields, true);
                 (RefreshOutcome::changed(changes), kinds)

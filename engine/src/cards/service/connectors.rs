@@ -218,7 +218,7 @@ impl Connectors {
     pub async fn save_settings(&self, admin: &Person, new: &Connector) -> Result<String, MemoryError> {
         must_be_admin(admin)?;
         let old = self.reads.connector(new.id).await?;
-        new.facts.validate().map_err(MemoryError::Invalid)?;
+        new.facts.validate()?;
         if new.free_text.soft_mins > new.free_text.hard_mins {
             return Err(MemoryError::Invalid(
                 "A soft limit cannot be longer than its hard limit (free text)".to_string(),

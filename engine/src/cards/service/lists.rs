@@ -115,23 +115,20 @@ impl RunCards {
         agent: &RunningAgent,
         c: &Connector,
         s: &LoadedSnapshot,
-    ) -> Result<ListChange, String> {
+    ) -> Result<ListChange, MemoryError> {
         if !agent.holds_toolsets.contains(&c.id) {
-            return Err(format!("this agent no longer holds {}", c.name));
+            return Err(MemoryError::NotAllowed(format!("this agent no longer holds {}", c.name)));
         }
         super::runs::cleared(c, agent)?;
-        let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
+        let shapes = self.store.shapes(c.id).await?;
         let Some(shape) = shapes.into_iter().find(|x| x.tool == s.tool && x.confirmed) else {
-            return Err(format!("{} is no longer a confirmed list of {}", s.tool, c.name));
+            return Err(MemoryError::NotFound(format!("{} is no longer a confirmed list of {}", s.tool, c.name)));
         };
-        let (_, key) = self.reads.key_for(c, &s.tool, person).await.map_err(|r| r.to_string())?;
-        let value = match self.reads.call(c, &key, &s.tool, &s.arguments, "check").await.map_err(|r| r.to_string())? {
-            Ok(v) => v,
-            Err(e) => return Err(format!("{}: {e}", c.name)),
-        };
+        let (_, key) = self.reads.key_for(c, &s.tool, person).await?;
+        let value = self.reads.call(c, &key, &s.tool, &s.arguments, "check").await?.map_err(|e| source_failed(c, e))?;
         // An answer that is not a list says nothing of what is gone.
         let Some(records) = value.get("records").and_then(Value::as_array).cloned() else {
-            return Err(format!("{} did not answer {} with a list", c.name, s.tool));
+            return Err(MemoryError::Invalid(format!("{} did not answer {} with a list", c.name, s.tool)));
         };
         let now = listed_ids(&shape, &records);
         let change = ListChange::between(&s.records, &now);

@@ -134,29 +134,35 @@ pub struct RunCards {
 }
 
 /// Why a read was not made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadRefusal {
+    #[error("{0} is switched off")]
     Killed(String),
+    #[error("{0}'s hourly limit of {1} reads is spent")]
     Limit(String, u32),
+    #[error("{0} reads with your own key, and you have not given one")]
     NeedsOwnKey(String),
+    #[error("{0} has no company key")]
     NoCompanyKey(String),
     /// The connector's toolset does not admit the person: they could not fetch it themselves.
+    #[error("{0} does not admit your role")]
     NotAdmitted(String),
     /// Whether they are admitted could not be decided; the sentence is already safe to show.
+    #[error("{0}")]
     Undecided(String),
 }
 
-impl std::fmt::Display for ReadRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadRefusal::Killed(s) => write!(f, "{s} is switched off"),
-            ReadRefusal::Limit(s, n) => write!(f, "{s}'s hourly limit of {n} reads is spent"),
-            ReadRefusal::NeedsOwnKey(s) => write!(f, "{s} reads with your own key, and you have not given one"),
-            ReadRefusal::NoCompanyKey(s) => write!(f, "{s} has no company key"),
-            ReadRefusal::NotAdmitted(s) => write!(f, "{s} does not admit your role"),
-            ReadRefusal::Undecided(why) => write!(f, "{why}"),
-        }
+/// A read refused at the gate is the person's to read, as worded.
+impl From<ReadRefusal> for MemoryError {
+    fn from(r: ReadRefusal) -> Self {
+        MemoryError::NotAllowed(r.to_string())
     }
+}
+
+/// What a source answered instead of the record, named by its connector: "Acme CRM: the source
+/// could not be reached: timed out".
+fn source_failed(c: &Connector, e: SourceError) -> MemoryError {
+    MemoryError::Invalid(format!("{}: {e}", c.name))
 }
 
 /// The zone Prepare my day reads its time in: the person's own, else the company's.

@@ -123,11 +123,12 @@ impl Prepare {
 
     /// A query is checked again each time it runs: its tool must still be a ticked read tool of
     /// a live connector.
-    pub async fn run_query(&self, person: &Person, q: &MyWorkQuery) -> Result<usize, String> {
-        let zone = zone_of(&*self.store, person.id).await.map_err(|e| e.to_string())?;
+    pub async fn run_query(&self, person: &Person, q: &MyWorkQuery) -> Result<usize, MemoryError> {
+        let zone = zone_of(&*self.store, person.id).await?;
         let today = self.reads.now().with_timezone(&zone).date_naive().to_string();
         let args_text = q.arguments.replace("{me}", &person.email).replace("{today}", &today);
-        let args: Value = serde_json::from_str(&args_text).map_err(|e| format!("its arguments are not JSON: {e}"))?;
+        let args: Value = serde_json::from_str(&args_text)
+            .map_err(|e| MemoryError::Invalid(format!("its arguments are not JSON: {e}")))?;
         self.reads.read_as_answering(person, q.connector, &q.tool, &args, "prepare", Some(&q.label)).await
     }
 }

@@ -99,7 +99,7 @@ impl CardReads {
         tool: &str,
         args: &Value,
         purpose: &str,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, MemoryError> {
         self.reads.read_as_answering(person, connector, tool, args, purpose, None).await
     }
 
@@ -122,17 +122,14 @@ impl Reads {
         args: &Value,
         purpose: &str,
         asked: Option<&str>,
-    ) -> Result<usize, String> {
-        let c = self.connector(connector).await.map_err(|e| e.to_string())?;
+    ) -> Result<usize, MemoryError> {
+        let c = self.connector(connector).await?;
         if c.reads_with(tool).is_none() {
-            return Err(format!("{tool} is not a ticked read tool of {}", c.name));
+            return Err(MemoryError::NotAllowed(format!("{tool} is not a ticked read tool of {}", c.name)));
         }
-        let (kind, key) = self.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
-        let value = match self.call(&c, &key, tool, args, purpose).await.map_err(|r| r.to_string())? {
-            Ok(v) => v,
-            Err(e) => return Err(format!("{}: {e}", c.name)),
-        };
-        let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
+        let (kind, key) = self.key_for(&c, tool, person).await?;
+        let value = self.call(&c, &key, tool, args, purpose).await?.map_err(|e| source_failed(&c, e))?;
+        let shapes = self.store.shapes(c.id).await?;
         let Some(shape) = shapes.into_iter().find(|s| s.tool == tool && s.confirmed) else { return Ok(0) };
         let listed = value.get("records").is_some();
         let records: Vec<Value> = match value.get("records").and_then(Value::as_array) {
@@ -142,7 +139,7 @@ impl Reads {
         let weight = use_weight(records.len());
         let mut kept = 0;
         for r in &records {
-            if self.keep(person, &c, &shape, kind, r, Keeping::Read(weight)).await.map_err(|e| e.to_string())? {
+            if self.keep(person, &c, &shape, kind, r, Keeping::Read(weight)).await? {
                 kept += 1;
             }
         }

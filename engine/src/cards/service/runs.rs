@@ -104,14 +104,14 @@ pub(crate) fn carried_after_read(mut card: LoadedCard, read: ReadFirst) -> Optio
 }
 
 /// A run's agent may be given a connector's data only up to the label its model is cleared for.
-pub(super) fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), String> {
+pub(super) fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), MemoryError> {
     if c.label > agent.cleared_for {
-        return Err(format!(
+        return Err(MemoryError::NotAllowed(format!(
             "{} holds {} data, and this agent's model is cleared for {} data",
             c.name,
             c.label.as_str(),
             agent.cleared_for.as_str()
-        ));
+        )));
     }
     Ok(())
 }
@@ -232,7 +232,7 @@ impl RunCards {
             return not_read(format!("this agent no longer holds {}", c.name));
         }
         if let Err(why) = cleared(c, agent) {
-            return not_read(why);
+            return not_read(why.to_string());
         }
         let outcome = match self.reads.reread(person, c, card, Some(shown), "run").await {
             Ok((outcome, _)) => outcome,
@@ -299,20 +299,20 @@ impl RunCards {
         connector: i64,
         tool: &str,
         args: &Value,
-    ) -> Result<Value, String> {
-        let c = self.reads.connector(connector).await.map_err(|e| e.to_string())?;
+    ) -> Result<Value, MemoryError> {
+        let c = self.reads.connector(connector).await?;
         if !agent.holds_toolsets.contains(&c.id) || !c.acting.iter().any(|t| t == tool) {
-            return Err(format!("{tool} is no longer a tool this agent holds"));
+            return Err(MemoryError::NotAllowed(format!("{tool} is no longer a tool this agent holds")));
         }
         cleared(&c, agent)?;
         if let Some(target) = c.write_targets.iter().find(|t| t.tool == tool) {
             self.read_before_write(person, &c, target, args).await?;
         }
-        let (_, key) = self.reads.key_for(&c, tool, person).await.map_err(|r| r.to_string())?;
-        match self.reads.call(&c, &key, tool, args, "act").await.map_err(|r| r.to_string())? {
+        let (_, key) = self.reads.key_for(&c, tool, person).await?;
+        match self.reads.call(&c, &key, tool, args, "act").await? {
             Ok(v) => Ok(v),
-            Err(SourceError::Forbidden) => Err(refused_read(&c)),
-            Err(e) => Err(format!("{}: {e}", c.name)),
+            Err(SourceError::Forbidden) => Err(MemoryError::NotAllowed(refused_read(&c))),
+            Err(e) => Err(source_failed(&c, e)),
         }
     }
 
@@ -325,21 +325,28 @@ impl RunCards {
         c: &Connector,
         target: &crate::cards::source::WriteTarget,
         args: &Value,
-    ) -> Result<(), String> {
+    ) -> Result<(), MemoryError> {
         let id = match args.get(&target.id_argument) {
             Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
             Some(Value::Number(n)) => n.to_string(),
-            _ => return Err(format!("the change names no {} in {}", target.kind, target.id_argument)),
+            _ => {
+                return Err(MemoryError::Invalid(format!(
+                    "the change names no {} in {}",
+                    target.kind, target.id_argument
+                )))
+            }
         };
-        let shapes = self.store.shapes(c.id).await.map_err(|e| e.to_string())?;
+        let shapes = self.store.shapes(c.id).await?;
         let Some(shape) = shapes.into_iter().find(|s| s.confirmed && s.kind == target.kind) else {
-            return Err(format!("{} has no confirmed read shape of {} records", c.name, target.kind));
+            return Err(MemoryError::NotFound(format!(
+                "{} has no confirmed read shape of {} records",
+                c.name, target.kind
+            )));
         };
         let last = self
             .store
             .kept(person.id)
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .into_iter()
             .map(|(card, _)| card)
             .find(|card| card.connector == c.id && card.kind == target.kind && card.record_id == id);
@@ -350,22 +357,24 @@ impl RunCards {
                 .map(|f| f.value.clone())
         };
         let mut name = last.as_ref().and_then(|card| named(&card.fields)).unwrap_or_else(|| id.clone());
+        let unread =
+            |why: String| MemoryError::NotAllowed(format!("{name} could not be read before the change: {why}"));
         let key = match self.reads.key_for(c, &shape.get_tool, person).await {
             Ok((_, key)) => key,
-            Err(r) => return Err(format!("{name} could not be read before the change: {r}")),
+            Err(r) => return Err(unread(r.to_string())),
         };
         let read = serde_json::json!({ shape.id_field.clone(): id });
         let record = match self.reads.call(c, &key, &shape.get_tool, &read, "act").await {
-            Err(refusal) => return Err(format!("{name} could not be read before the change: {refusal}")),
-            Ok(Err(SourceError::NotFound)) => return Err(format!("{name} is no longer at {}", c.name)),
-            Ok(Err(SourceError::Forbidden)) => {
-                return Err(format!("{name} could not be read before the change: {}", refused_read(c)))
+            Err(refusal) => return Err(unread(refusal.to_string())),
+            Ok(Err(SourceError::NotFound)) => {
+                return Err(MemoryError::NotFound(format!("{name} is no longer at {}", c.name)))
             }
-            Ok(Err(e)) => return Err(format!("{name} could not be read before the change: {}: {e}", c.name)),
+            Ok(Err(SourceError::Forbidden)) => return Err(unread(refused_read(c))),
+            Ok(Err(e)) => return Err(unread(format!("{}: {e}", c.name))),
             Ok(Ok(record)) => record,
         };
         let Some(now) = keep_fields(&shape, &record) else {
-            return Err(format!("{name} could not be read before the change: {} answered it without its id", c.name));
+            return Err(unread(format!("{} answered it without its id", c.name)));
         };
         if last.is_none() {
             name = named(&now.fields).unwrap_or(name);
@@ -377,7 +386,7 @@ impl RunCards {
         if same {
             Ok(())
         } else {
-            Err(format!("{name} changed since it was read; read it again"))
+            Err(MemoryError::NotAllowed(format!("{name} changed since it was read; read it again")))
         }
     }
 
@@ -393,29 +402,28 @@ impl RunCards {
         tool: &str,
         args: &Value,
         question: &str,
-    ) -> Result<RunRead, String> {
-        let c = self.reads.connector(connector).await.map_err(|e| e.to_string())?;
+    ) -> Result<RunRead, MemoryError> {
+        let c = self.reads.connector(connector).await?;
         if !agent.holds_toolsets.contains(&c.id) || c.reads_with(tool).is_none() {
-            return Err(format!("{tool} is not a read tool this agent holds"));
+            return Err(MemoryError::NotAllowed(format!("{tool} is not a read tool this agent holds")));
         }
         cleared(&c, agent)?;
         let (kind, key) = match person {
-            Some(p) => self.reads.key_for(&c, tool, p).await.map_err(|r| r.to_string())?,
+            Some(p) => self.reads.key_for(&c, tool, p).await?,
             None if c.reads_with(tool) == Some(KeyKind::Company) => (KeyKind::Company, ReadKey::Company),
-            None => return Err(format!("{} reads with people's keys, and this run acts for nobody", c.name)),
+            None => {
+                return Err(MemoryError::NotAllowed(format!(
+                    "{} reads with people's keys, and this run acts for nobody",
+                    c.name
+                )))
+            }
         };
-        let value = match self.reads.call(&c, &key, tool, args, "run").await.map_err(|r| r.to_string())? {
+        let value = match self.reads.call(&c, &key, tool, args, "run").await? {
             Ok(v) => v,
-            Err(SourceError::Forbidden) => return Err(refused_read(&c)),
-            Err(e) => return Err(format!("{}: {e}", c.name)),
+            Err(SourceError::Forbidden) => return Err(MemoryError::NotAllowed(refused_read(&c))),
+            Err(e) => return Err(source_failed(&c, e)),
         };
-        let shape = self
-            .store
-            .shapes(c.id)
-            .await
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .find(|s| s.tool == tool && s.confirmed);
+        let shape = self.store.shapes(c.id).await?.into_iter().find(|s| s.tool == tool && s.confirmed);
         let records: Vec<Value> = match value.get("records").and_then(Value::as_array) {
             Some(list) => list.clone(),
             None => vec![value.clone()],
@@ -429,12 +437,7 @@ impl RunCards {
         if let (Some(p), Some(shape)) = (person, shape.as_ref()) {
             let weight = use_weight(records.len());
             for r in &records {
-                if self
-                    .reads
-                    .keep(p, &c, shape, kind, r, reading::Keeping::Read(weight))
-                    .await
-                    .map_err(|e| e.to_string())?
-                {
+                if self.reads.keep(p, &c, shape, kind, r, reading::Keeping::Read(weight)).await? {
                     kept += 1;
                 }
             }

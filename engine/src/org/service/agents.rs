@@ -199,7 +199,7 @@ impl Agents {
                 a.name
             )));
         }
-        let scopes = parse_scopes(names).map_err(OrgError::Invalid)?;
+        let scopes = parse_scopes(names)?;
         self.store.set_memory_scopes(a.id, &scopes, actor_of(&*self.clock, by)).await?;
         Ok(scopes_line(&scopes))
     }

@@ -181,10 +181,11 @@ pub(super) fn may_correct<'a>(caller: &'a Caller, agent: &RosterAgent) -> Result
     }
 }
 
-pub(super) fn valid_config(agent: &RosterAgent) -> Result<&MemoryConfig, String> {
-    agent
-        .memory
-        .as_ref()
-        .map(|c| &c.config)
-        .map_err(|e| format!("{}'s memory block is refused ({e}); the memory steps wait until it is fixed", agent.name))
+pub(super) fn valid_config(agent: &RosterAgent) -> Result<&MemoryConfig, PersonaError> {
+    agent.memory.as_ref().map(|c| &c.config).map_err(|e| {
+        PersonaError::Invalid(format!(
+            "{}'s memory block is refused ({e}); the memory steps wait until it is fixed",
+            agent.name
+        ))
+    })
 }

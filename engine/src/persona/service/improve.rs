@@ -103,7 +103,7 @@ impl Improve {
     ) -> Result<ProposalOutcome, PersonaError> {
         let (_, a) = self.env.agent(agent).await?;
         may_dispatch(caller, &a)?;
-        let config = valid_config(&a).map_err(PersonaError::Invalid)?.clone();
+        let config = valid_config(&a)?.clone();
         if !config.self_improvement.enabled {
             return Ok(ProposalOutcome::Refused("self-improvement is turned off in this agent's memory block".into()));
         }

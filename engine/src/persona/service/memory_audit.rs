@@ -196,7 +196,7 @@ impl MemoryAudits {
                         may_correct(caller, &a)?;
                     }
                 }
-                let params = valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
+                let params = valid_config(&a)?.audit.clone();
                 let files = agent_files(self.env.vault()?, &name);
                 self.audit(&name, Some(&a), &files, &params, Due::Requested, dry_run, &caller.label()).await
             }
@@ -284,7 +284,7 @@ impl MemoryAudits {
         }
         let outcome = async {
             let (_, a) = self.env.agent(agent).await?;
-            let params = valid_config(&a).map_err(PersonaError::Invalid)?.audit.clone();
+            let params = valid_config(&a)?.audit.clone();
             let files = agent_files(self.env.vault()?, agent);
             let dry = params.dry_run;
             self.audit(agent, Some(&a), &files, &params, Due::Requested, dry, &caller.label()).await

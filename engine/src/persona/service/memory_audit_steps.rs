@@ -62,7 +62,7 @@ impl MemoryAudits {
                 Some(v)
             }
             Err(why) => {
-                tracing::warn!(subject, why, "the memory audit's model reply was not used");
+                tracing::warn!(subject, why = %why, "the memory audit's model reply was not used");
                 notes.push(format!("the plain rules categorised: {why}"));
                 None
             }

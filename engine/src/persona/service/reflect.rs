@@ -110,7 +110,7 @@ impl Reflect {
         };
         let config = match valid_config(&a) {
             Ok(c) => c.clone(),
-            Err(why) => return skipped(why),
+            Err(why) => return skipped(why.to_string()),
         };
         if !config.reflect.enabled {
             return skipped("reflect is turned off in this agent's memory block".into());

@@ -91,7 +91,7 @@ impl SelfEdits {
     pub async fn self_edit(&self, caller: &Caller, req: &EditRequest) -> Result<SelfEdit, PersonaError> {
         let name = Self::bot_only(caller)?;
         let (_, a) = self.env.agent(name).await?;
-        let policy = &valid_config(&a).map_err(PersonaError::Invalid)?.self_edit;
+        let policy = &valid_config(&a)?.self_edit;
         // Refused before it is recorded: a refused request keeps its text, and a secret is never kept.
         crate::secrets::refuse("The content", req.content.as_deref().unwrap_or("")).map_err(PersonaError::Secret)?;
         crate::secrets::refuse("The reason", &req.reason).map_err(PersonaError::Secret)?;

@@ -106,7 +106,7 @@ impl Reflect {
         };
         let config = match valid_config(&a) {
             Ok(c) => c.clone(),
-            Err(why) => return not_run(report, why),
+            Err(why) => return not_run(report, why.to_string()),
         };
         let model = match self.env.models.resolve(&config.reflect.model) {
             ModelChoice::Use(m) => m,

@@ -296,10 +296,15 @@ impl Answering {
                             ),
                         )
                     }
-                    Err(why) => (
-                        format!("Not read with {} from {}: {why}", t.tool, t.connector_name),
-                        format!("Not read: {why}"),
-                    ),
+                    Err(why) => {
+                        if let Some(detail) = crate::error::UserSafe::internal_detail(&why) {
+                            tracing::error!(%detail, tool = %t.tool, "a run's read failed inside");
+                        }
+                        (
+                            format!("Not read with {} from {}: {why}", t.tool, t.connector_name),
+                            format!("Not read: {why}"),
+                        )
+                    }
                 },
             },
         };
@@ -403,14 +408,14 @@ impl Answering {
     /// One of Engram's own tools that act, as a step: refused with the seed's sentence when an
     /// argument is a remembered value the run has not read; not done for nobody, or when `plan`
     /// says why; otherwise put in the person's Inbox with the line `plan` gives.
-    async fn to_inbox(
+    async fn to_inbox<E: std::fmt::Display>(
         &self,
         r: &Run,
         person: Option<&Person>,
         call: &ToolCall,
         provenance: &Provenance,
         (gate, tool, not_done): (provenance::StepKind, &str, &str),
-        plan: impl FnOnce(&Person) -> Result<(ActionKind, String), String>,
+        plan: impl FnOnce(&Person) -> Result<(ActionKind, String), E>,
     ) -> Result<String, RunError> {
         let not = |why: &str| {
             let line = format!("{not_done}: {why}");
@@ -425,7 +430,7 @@ impl Answering {
             ),
             (Ok(()), None) => not("this run acts for nobody, so nobody can approve it"),
             (Ok(()), Some(p)) => match plan(p) {
-                Err(why) => not(&why),
+                Err(why) => not(&why.to_string()),
                 Ok((action_kind, what)) => {
                     let action = NewAction {
                         person: p.id,

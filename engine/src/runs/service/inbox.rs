@@ -27,6 +27,34 @@ fn no_such() -> RunError {
     RunError::NotFound("There is no such action in your Inbox".into())
 }
 
+/// Why an approved action was not done, as its outcome reads after "Not done: ".
+#[derive(Debug, thiserror::Error)]
+enum NotDone {
+    #[error("no board is set up to take it")]
+    NoBoard,
+    #[error("no outbox is set up to send it")]
+    NoOutbox,
+    #[error("its run is gone")]
+    RunGone,
+    #[error("there is nothing to send it with")]
+    NothingToSendWith,
+    #[error("{0}")]
+    Task(#[from] crate::runs::handon::TaskRefusal),
+    #[error("{0}")]
+    HandOn(#[from] crate::runs::handon::HandOnError),
+    #[error("{0}")]
+    Message(#[from] crate::runs::outbox::MessageRefusal),
+    #[error("{0}")]
+    Outbox(#[from] crate::runs::outbox::OutboxError),
+    /// The gate of the connector's tool refused it, or the cards failed inside (worded as the
+    /// cards' internal failure, its detail logged).
+    #[error("{0}")]
+    Cards(#[from] crate::cards::service::MemoryError),
+    /// The store failed: worded as any internal failure, its detail logged.
+    #[error("{}", crate::error::INTERNAL_MESSAGE)]
+    Store(#[from] crate::kernel::StoreError),
+}
+
 /// The Inbox: what runs would do that acts, decided by their person and carried out then.
 #[derive(Clone)]
 pub struct Inbox {
@@ -87,7 +115,7 @@ impl Inbox {
         let outcome = match self.carry_out(person, &a).await {
             Ok(()) => (ActionState::Done, format!("Done: {}", a.line)),
             Err(why) => {
-                tracing::warn!(action = a.id, reason = %why, "an approved action was not done");
+                tracing::warn!(action = a.id, reason = %why, error = ?why, "an approved action was not done");
                 (ActionState::Failed, format!("Not done: {why}"))
             }
         };
@@ -95,21 +123,22 @@ impl Inbox {
         self.inbox_view(finished).await
     }
 
-    async fn carry_out(&self, person: &Person, a: &InboxAction) -> Result<(), String> {
+    async fn carry_out(&self, person: &Person, a: &InboxAction) -> Result<(), NotDone> {
         if a.kind == crate::runs::inbox::ActionKind::Task {
-            let Some(tasks) = &self.tasks else { return Err("no board is set up to take it".into()) };
+            let Some(tasks) = &self.tasks else { return Err(NotDone::NoBoard) };
             let task = crate::runs::handon::HandedTask::from_call(&a.arguments)?;
-            return tasks.hand_on(person, &task).await.map(|_| ());
+            return Ok(tasks.hand_on(person, &task).await.map(|_| ())?);
         }
         if a.kind == crate::runs::inbox::ActionKind::Send {
-            let Some(outbox) = &self.outbox else { return Err("no outbox is set up to send it".into()) };
+            let Some(outbox) = &self.outbox else { return Err(NotDone::NoOutbox) };
             let message = crate::runs::outbox::OutgoingMessage::from_call(&person.email, &a.arguments)?;
-            return outbox.send(&message).await;
+            return Ok(outbox.send(&message).await?);
         }
-        let run = self.store.run(a.run).await.map_err(|e| e.to_string())?.ok_or("its run is gone")?;
-        let Some(connector) = a.connector else { return Err("there is nothing to send it with".into()) };
-        let running = self.cards.running_agent(run.agent).await.map_err(|e| e.to_string())?;
-        self.cards.act_for_person(person, &running, connector, &a.tool, &a.arguments).await.map(|_| ())
+        let run = self.store.run(a.run).await?.ok_or(NotDone::RunGone)?;
+        let Some(connector) = a.connector else { return Err(NotDone::NothingToSendWith) };
+        let running = self.cards.running_agent(run.agent).await?;
+        self.cards.act_for_person(person, &running, connector, &a.tool, &a.arguments).await?;
+        Ok(())
     }
 
     /// Declines one waiting action: it is kept, declined, and nothing acts.
