@@ -4,8 +4,15 @@
 //! an amount or a due date moves fastest and does the most harm when stale. Each kind has its
 //! own limits, set per connector by an admin. Free text (notes, subjects) keeps its own limits.
 
-use super::source::Freshness;
 use serde::{Deserialize, Serialize};
+
+/// Minutes a kind of field may age: below `soft` it is answered from memory without a check;
+/// past `hard` the source is read first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Freshness {
+    pub soft_mins: u32,
+    pub hard_mins: u32,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -143,11 +150,11 @@ impl FactLimits {
     }
 
     /// Checks each kind's soft limit is within its hard one: the sentence for the admin, naming the kind.
-    pub fn validate(&self) -> Result<(), crate::cards::service::MemoryError> {
+    pub fn validate(&self) -> Result<(), crate::cards::error::MemoryError> {
         for k in FactKind::ALL {
             let f = self.of(k);
             if f.soft_mins > f.hard_mins {
-                return Err(crate::cards::service::MemoryError::Invalid(format!(
+                return Err(crate::cards::error::MemoryError::Invalid(format!(
                     "A soft limit cannot be longer than its hard limit ({})",
                     k.words()
                 )));

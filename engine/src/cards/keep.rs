@@ -3,7 +3,7 @@
 //! of one record racing never make two uses, and keeps racing at the cap never go over it.
 
 use super::activation::{admit, rank_score, Admission, Use, UseSummary, CARD_CAP};
-use super::store::{Card, CardUse, NewCard};
+use super::card::{Card, CardUse, NewCard};
 use crate::org::PersonId;
 use chrono::{DateTime, Utc};
 

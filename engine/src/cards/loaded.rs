@@ -3,11 +3,86 @@
 //! know how.
 
 use super::facts::FactKind;
-use super::service::RefreshOutcome;
 use super::source::CardField;
 use crate::kernel::DataLabel;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldChange {
+    pub name: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// What Refresh found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefreshOutcome {
+    Changed(Vec<FieldChange>),
+    NoChange,
+    /// Gone at the source: the card was removed.
+    Gone(String),
+    NotChecked(String),
+}
+
+/// What changed from `before` to `now`, field by field, and per kind of structured fact whether
+/// one of its fields changed. Only fields both hold can change: one `now` lacks is unknown, and
+/// with `only_before` one `before` lacks was not shown, so it is no change either.
+pub(crate) fn compare_fields(
+    before: &[CardField],
+    now: &[CardField],
+    only_before: bool,
+) -> (Vec<FieldChange>, Vec<(FactKind, bool)>) {
+    let mut changes = Vec::new();
+    let mut kinds: Vec<(FactKind, bool)> = Vec::new();
+    for f in now {
+        let was = before.iter().find(|o| o.name == f.name);
+        if was.is_none() && only_before {
+            continue;
+        }
+        let was = was.map(|o| o.value.clone()).unwrap_or_default();
+        // The same value spelled anew at the source ("48,000" for "48000") is no change: the
+        // check compares values as the gate does.
+        let changed = !crate::canon::same_value(&was, &f.value);
+        if !f.free_text {
+            let kind = FactKind::of(&f.name, &was);
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, any)) => *any |= changed,
+                None => kinds.push((kind, changed)),
+            }
+        }
+        if changed {
+            changes.push(FieldChange { name: f.name.clone(), before: was, after: f.value.clone() });
+        }
+    }
+    (changes, kinds)
+}
+
+impl RefreshOutcome {
+    pub(crate) fn changed(changes: Vec<FieldChange>) -> Self {
+        if changes.is_empty() {
+            RefreshOutcome::NoChange
+        } else {
+            RefreshOutcome::Changed(changes)
+        }
+    }
+
+    pub fn sentence(&self) -> String {
+        match self {
+            RefreshOutcome::Changed(changes) => format!(
+                "changed: {}",
+                changes
+                    .iter()
+                    .map(|c| format!("{} ({} → {})", c.name, c.before, c.after))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            RefreshOutcome::NoChange => "no change".to_string(),
+            RefreshOutcome::Gone(source) => format!("no longer at {source}"),
+            RefreshOutcome::NotChecked(why) => format!("not checked: {why}"),
+        }
+    }
+}
 
 /// A selected card as a run's block loads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +144,7 @@ pub struct ListChecked {
     pub asked: String,
     /// The connector's name.
     pub source: String,
-    pub outcome: Result<super::snapshots::ListChange, crate::cards::service::MemoryError>,
+    pub outcome: Result<super::snapshots::ListChange, crate::cards::error::MemoryError>,
 }
 
 /// A connector's notice that a kind of fact's limit may be too long.

@@ -7,7 +7,9 @@
 
 pub mod access;
 pub mod activation;
+pub mod card;
 pub mod draft;
+pub mod error;
 pub mod facts;
 pub mod keep;
 pub mod loaded;

@@ -35,13 +35,7 @@ crate::string_enum!(KeyMode {
     OwnKeys => "own_keys",
 });
 
-/// Minutes a kind of field may age: below `soft` it is answered from memory without a check;
-/// past `hard` the source is read first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Freshness {
-    pub soft_mins: u32,
-    pub hard_mins: u32,
-}
+pub use super::facts::Freshness;
 
 /// One field of a kept record, as its shape keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -40,8 +40,8 @@ impl RunCards {
             };
             let shown: Vec<CardField> = b.fields.iter().filter(|f| !f.free_text).cloned().collect();
             // Read again since: later, or (within the same instant) holding other values.
-            let read_since =
-                card.read_at > b.read_at || !super::reading::compare_fields(&shown, &card.fields, true).0.is_empty();
+            let read_since = card.read_at > b.read_at
+                || !crate::cards::loaded::compare_fields(&shown, &card.fields, true).0.is_empty();
             if read_since || shown.iter().any(|f| c.due(f, b.read_at, now)) {
                 due.push(Due { card, connector: c, shown, read_since });
             }
@@ -69,10 +69,10 @@ impl RunCards {
             // The agent's hold on the toolset is decided now, before any value is shown again.
             let (outcome, compared) = if !agent.holds_toolsets.contains(&c.id) {
                 (RefreshOutcome::NotChecked(format!("this agent no longer holds {}", c.name)), vec![])
-            } else if let Err(why) = super::runs::cleared(c, agent) {
+            } else if let Err(why) = cleared(c, agent) {
                 (RefreshOutcome::NotChecked(why.to_string()), vec![])
             } else if d.read_since {
-                let (changes, kinds) = super::reading::compare_fields(&d.shown, &d.card.fields, true);
+                let (changes, kinds) = crate::cards::loaded::compare_fields(&d.shown, &d.card.fields, true);
                 (RefreshOutcome::changed(changes), kinds)
             } else {
                 self.reads.reread(person, c, &d.card, Some(&d.shown), "check").await?

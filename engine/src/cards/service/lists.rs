@@ -20,11 +20,6 @@ fn listed_ids(shape: &RecordShape, records: &[Value]) -> Vec<String> {
     ids
 }
 
-/// Whether a shape's tool reads a list: any tool of it but the one that gets one record by id.
-pub(super) fn is_list(shape: &RecordShape) -> bool {
-    shape.tool != shape.get_tool
-}
-
 impl Reads {
     /// Keeps a snapshot of a list read as the person, answering `asked`. A failure is logged and
     /// the read stands: a snapshot is memory, never the read itself.
@@ -119,7 +114,7 @@ impl RunCards {
         if !agent.holds_toolsets.contains(&c.id) {
             return Err(MemoryError::NotAllowed(format!("this agent no longer holds {}", c.name)));
         }
-        super::runs::cleared(c, agent)?;
+        cleared(c, agent)?;
         let shapes = self.store.shapes(c.id).await?;
         let Some(shape) = shapes.into_iter().find(|x| x.tool == s.tool && x.confirmed) else {
             return Err(MemoryError::NotFound(format!("{} is no longer a confirmed list of {}", s.tool, c.name)));

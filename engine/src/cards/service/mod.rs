@@ -15,10 +15,10 @@ mod tool_pins;
 mod toolsets;
 mod views;
 
+pub use crate::cards::loaded::{FieldChange, RefreshOutcome};
 pub use connectors::{parse_shape_fields, SettingsForm, ShapeForm, Sheet, DRAFT_REUSE_MINS};
 pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
 pub use prepare::{due_today, PREPARE_WINDOW_MINS};
-pub use reading::{FieldChange, RefreshOutcome};
 pub use runs::{RunRead, RunTool};
 pub use toolsets::admits_line;
 pub use views::CardView;
@@ -37,11 +37,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 
-crate::refusal_error!(
-    /// Why a person's memory of records refused or failed.
-    MemoryError
-);
-
+pub use crate::cards::error::{MemoryError, ReadRefusal};
 pub use crate::kernel::age_words;
 
 type DraftCache = Arc<std::sync::Mutex<std::collections::HashMap<(i64, String), (DateTime<Utc>, Vec<RecordShape>)>>>;
@@ -133,36 +129,28 @@ pub struct RunCards {
     store: Arc<dyn ReadPorts>,
 }
 
-/// Why a read was not made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReadRefusal {
-    #[error("{0} is switched off")]
-    Killed(String),
-    #[error("{0}'s hourly limit of {1} reads is spent")]
-    Limit(String, u32),
-    #[error("{0} reads with your own key, and you have not given one")]
-    NeedsOwnKey(String),
-    #[error("{0} has no company key")]
-    NoCompanyKey(String),
-    /// The connector's toolset does not admit the person: they could not fetch it themselves.
-    #[error("{0} does not admit your role")]
-    NotAdmitted(String),
-    /// Whether they are admitted could not be decided; the sentence is already safe to show.
-    #[error("{0}")]
-    Undecided(String),
-}
-
-/// A read refused at the gate is the person's to read, as worded.
-impl From<ReadRefusal> for MemoryError {
-    fn from(r: ReadRefusal) -> Self {
-        MemoryError::NotAllowed(r.to_string())
-    }
-}
-
 /// What a source answered instead of the record, named by its connector: "Acme CRM: the source
 /// could not be reached: timed out".
 fn source_failed(c: &Connector, e: SourceError) -> MemoryError {
     MemoryError::Invalid(format!("{}: {e}", c.name))
+}
+
+/// A run's agent may be given a connector's data only up to the label its model is cleared for.
+fn cleared(c: &Connector, agent: &crate::cards::access::RunningAgent) -> Result<(), MemoryError> {
+    if c.label > agent.cleared_for {
+        return Err(MemoryError::NotAllowed(format!(
+            "{} holds {} data, and this agent's model is cleared for {} data",
+            c.name,
+            c.label.as_str(),
+            agent.cleared_for.as_str()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether a shape's tool reads a list: any tool of it but the one that gets one record by id.
+fn is_list(shape: &RecordShape) -> bool {
+    shape.tool != shape.get_tool
 }
 
 /// The zone Prepare my day reads its time in: the person's own, else the company's.

@@ -103,19 +103,6 @@ pub(crate) fn carried_after_read(mut card: LoadedCard, read: ReadFirst) -> Optio
     }
 }
 
-/// A run's agent may be given a connector's data only up to the label its model is cleared for.
-pub(super) fn cleared(c: &Connector, agent: &RunningAgent) -> Result<(), MemoryError> {
-    if c.label > agent.cleared_for {
-        return Err(MemoryError::NotAllowed(format!(
-            "{} holds {} data, and this agent's model is cleared for {} data",
-            c.name,
-            c.label.as_str(),
-            agent.cleared_for.as_str()
-        )));
-    }
-    Ok(())
-}
-
 impl RunCards {
     /// What the agent holds and is cleared for, as a run reads it.
     pub async fn running_agent(
@@ -441,7 +428,7 @@ impl RunCards {
                     kept += 1;
                 }
             }
-            if super::lists::is_list(shape) && value.get("records").is_some() {
+            if is_list(shape) && value.get("records").is_some() {
                 self.reads.keep_snapshot(p, &c, shape, args, question, &records).await;
             }
         }
