@@ -29,6 +29,28 @@ pub fn meter(tokens: u32, limit: u32) -> String {
     format!("{} of {} tokens", format_count(tokens), format_count(limit))
 }
 
+/// The running token count of items joined by newlines, as [`count_tokens`] counts
+/// the joined text, without joining it again for every item.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TokenTally {
+    items: u64,
+    chars: u64,
+    words: u64,
+}
+
+impl TokenTally {
+    /// Adds `item` when the joined text stays within `budget` tokens; otherwise changes nothing.
+    pub fn try_add(&mut self, item: &str, budget: u32) -> bool {
+        let chars = self.chars + item.chars().count() as u64 + u64::from(self.items > 0);
+        let words = self.words + item.split_whitespace().count() as u64;
+        if chars.div_ceil(4).max(words) > u64::from(budget) {
+            return false;
+        }
+        *self = TokenTally { items: self.items + 1, chars, words };
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,9 +3,9 @@
 //! actions from categorised entries. Reading the files, asking the model, checking URLs and
 //! models, and writing are the service's; nothing here does input or output.
 
-use super::memory_audit_apply::entry_spans;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Hermes' entry delimiter (`tools/memory_tool.py`, `ENTRY_DELIMITER`): entries may span lines.
 pub const HERMES_DELIMITER: &str = "\n§\n";
@@ -59,6 +59,73 @@ pub enum EntryFormat {
     /// Engram's hand-written markdown: each list item (with its indented lines) or paragraph is an
     /// entry; headings are not.
     Markdown,
+}
+
+/// Each entry's bytes in the text (its whole lines for markdown, trimmed for Hermes) and its
+/// text as `split_entries` gives it.
+pub fn entry_spans(text: &str, format: EntryFormat) -> Vec<(Range<usize>, String)> {
+    match format {
+        EntryFormat::Hermes => {
+            let mut out = Vec::new();
+            let mut start = 0;
+            loop {
+                let end = text[start..].find(HERMES_DELIMITER).map_or(text.len(), |i| start + i);
+                let raw = &text[start..end];
+                let lead = raw.len() - raw.trim_start().len();
+                let trimmed = raw.trim();
+                if !trimmed.is_empty() {
+                    out.push((start + lead..start + lead + trimmed.len(), trimmed.to_string()));
+                }
+                if end == text.len() {
+                    return out;
+                }
+                start = end + HERMES_DELIMITER.len();
+            }
+        }
+        EntryFormat::Markdown => {
+            let mut out = Vec::new();
+            // The entry being read: its start, its end so far, its text, and whether it is a list item.
+            let mut current: Option<(usize, usize, String, bool)> = None;
+            let mut at = 0;
+            for line in text.split_inclusive('\n') {
+                let (start, end) = (at, at + line.trim_end_matches(['\n', '\r']).len());
+                at += line.len();
+                let t = line.trim();
+                let flush = |c: &mut Option<(usize, usize, String, bool)>, out: &mut Vec<_>| {
+                    if let Some((s, e, text, _)) = c.take() {
+                        out.push((s..e, text));
+                    }
+                };
+                if t.is_empty() || t.starts_with('#') {
+                    flush(&mut current, &mut out);
+                    continue;
+                }
+                // An entry's span starts at its text, after the indent and the list marker.
+                let content = start + (line.len() - line.trim_start().len());
+                if let Some(item) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
+                    flush(&mut current, &mut out);
+                    let item_at = content + 2 + (item.len() - item.trim_start().len());
+                    current = Some((item_at, end, item.trim().to_string(), true));
+                    continue;
+                }
+                let indented = line.starts_with([' ', '\t']);
+                match current.take() {
+                    Some((s, _, c, is_item)) if indented || !is_item => {
+                        current = Some((s, end, format!("{c} {t}"), is_item))
+                    }
+                    Some((s, e, c, _)) => {
+                        out.push((s..e, c));
+                        current = Some((content, end, t.to_string(), false));
+                    }
+                    None => current = Some((content, end, t.to_string(), false)),
+                }
+            }
+            if let Some((s, e, c, _)) = current {
+                out.push((s..e, c));
+            }
+            out
+        }
+    }
 }
 
 /// The entries of a file, in order, each trimmed; empty ones dropped.

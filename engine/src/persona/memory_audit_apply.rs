@@ -4,7 +4,7 @@
 //! and a rename, and keeps the texts before as the audit's version.
 
 use super::memory_audit::{chars, utilisation, AuditAction, AuditFile, AuditParams, EntryFormat, HERMES_DELIMITER};
-use super::memory_audit::{UNVERIFIED, UNVERIFIED_MARK};
+use super::memory_audit::{entry_spans, UNVERIFIED, UNVERIFIED_MARK};
 use std::ops::Range;
 
 /// The seed's summary markers start so; a marker is the audit's own note, never an entry.
@@ -16,73 +16,6 @@ pub fn is_marker(entry: &str) -> bool {
     [AuditFile::Memory, AuditFile::User]
         .iter()
         .any(|f| entry.starts_with(&format!("{} rewritten. Utilization:", f.as_str())))
-}
-
-/// Each entry's bytes in the text (its whole lines for markdown, trimmed for Hermes) and its
-/// text as `split_entries` gives it.
-pub fn entry_spans(text: &str, format: EntryFormat) -> Vec<(Range<usize>, String)> {
-    match format {
-        EntryFormat::Hermes => {
-            let mut out = Vec::new();
-            let mut start = 0;
-            loop {
-                let end = text[start..].find(HERMES_DELIMITER).map_or(text.len(), |i| start + i);
-                let raw = &text[start..end];
-                let lead = raw.len() - raw.trim_start().len();
-                let trimmed = raw.trim();
-                if !trimmed.is_empty() {
-                    out.push((start + lead..start + lead + trimmed.len(), trimmed.to_string()));
-                }
-                if end == text.len() {
-                    return out;
-                }
-                start = end + HERMES_DELIMITER.len();
-            }
-        }
-        EntryFormat::Markdown => {
-            let mut out = Vec::new();
-            // The entry being read: its start, its end so far, its text, and whether it is a list item.
-            let mut current: Option<(usize, usize, String, bool)> = None;
-            let mut at = 0;
-            for line in text.split_inclusive('\n') {
-                let (start, end) = (at, at + line.trim_end_matches(['\n', '\r']).len());
-                at += line.len();
-                let t = line.trim();
-                let flush = |c: &mut Option<(usize, usize, String, bool)>, out: &mut Vec<_>| {
-                    if let Some((s, e, text, _)) = c.take() {
-                        out.push((s..e, text));
-                    }
-                };
-                if t.is_empty() || t.starts_with('#') {
-                    flush(&mut current, &mut out);
-                    continue;
-                }
-                // An entry's span starts at its text, after the indent and the list marker.
-                let content = start + (line.len() - line.trim_start().len());
-                if let Some(item) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
-                    flush(&mut current, &mut out);
-                    let item_at = content + 2 + (item.len() - item.trim_start().len());
-                    current = Some((item_at, end, item.trim().to_string(), true));
-                    continue;
-                }
-                let indented = line.starts_with([' ', '\t']);
-                match current.take() {
-                    Some((s, _, c, is_item)) if indented || !is_item => {
-                        current = Some((s, end, format!("{c} {t}"), is_item))
-                    }
-                    Some((s, e, c, _)) => {
-                        out.push((s..e, c));
-                        current = Some((content, end, t.to_string(), false));
-                    }
-                    None => current = Some((content, end, t.to_string(), false)),
-                }
-            }
-            if let Some((s, e, c, _)) = current {
-                out.push((s..e, c));
-            }
-            out
-        }
-    }
 }
 
 /// The two files as an audit changes them.

@@ -14,6 +14,7 @@ use crate::cores::CoreScope;
 use crate::kernel::age_words;
 use crate::kernel::DataLabel;
 use crate::quoting::quote_item;
+use crate::tokens::TokenTally;
 use chrono::{DateTime, Utc};
 
 /// The fixed opening of every agent's system prompt: the same bytes in every run.
@@ -319,28 +320,6 @@ fn english_list(parts: &[String]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
-/// The running token count of items joined by newlines, as `crate::tokens::count_tokens` counts
-/// the joined text, without joining it again for every item.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct TokenTally {
-    items: u64,
-    chars: u64,
-    words: u64,
-}
-
-impl TokenTally {
-    /// Adds `item` when the joined text stays within `budget` tokens; otherwise changes nothing.
-    pub(crate) fn try_add(&mut self, item: &str, budget: u32) -> bool {
-        let chars = self.chars + item.chars().count() as u64 + u64::from(self.items > 0);
-        let words = self.words + item.split_whitespace().count() as u64;
-        if chars.div_ceil(4).max(words) > u64::from(budget) {
-            return false;
-        }
-        *self = TokenTally { items: self.items + 1, chars, words };
-        true
     }
 }
 

@@ -10,13 +10,18 @@ use crate::cards::access::KeyKind;
 use crate::cards::source::{Connector, ReadKey, Source, ToolInfo};
 use crate::kernel::{Actor, StoreError};
 use crate::org::Person;
-use crate::runs::store::RunPorts;
 use crate::Clock;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+
+crate::port!(
+    /// What the who's-who lists read and write: the lists, the connectors they are read through
+    /// (within their keys and hourly limits), and the company's zone their fetches are dated in.
+    ListPorts: ListStore, crate::cards::store::ConnectorStore, crate::org::store::OrgStore
+);
 
 #[async_trait]
 pub trait ListStore: Send + Sync {
@@ -53,7 +58,7 @@ pub const UNKNOWN_ID_MAX_CHARS: usize = 200;
 /// Fetches and serves the who's-who reference lists.
 #[derive(Clone)]
 pub struct ReferenceLists {
-    store: Arc<dyn RunPorts>,
+    store: Arc<dyn ListPorts>,
     clock: Arc<dyn Clock>,
     source: Arc<dyn Source>,
     /// The local date each connector was last logged as skipped, so a connector that may not be
@@ -62,7 +67,7 @@ pub struct ReferenceLists {
 }
 
 impl ReferenceLists {
-    pub fn new(store: Arc<dyn RunPorts>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
+    pub fn new(store: Arc<dyn ListPorts>, clock: Arc<dyn Clock>, source: Arc<dyn Source>) -> Self {
         Self { store, clock, source, skipped: Arc::default() }
     }
 

@@ -95,7 +95,7 @@ crate::port!(
     InboxPorts,
     BlockPorts,
     crate::org::agents::AgentAdminStore,
-    super::lists::ListStore,
+    super::lists::ListPorts,
     crate::cards::store::CardPorts,
     crate::lessons::LessonPorts,
     crate::cores::store::CorePorts,

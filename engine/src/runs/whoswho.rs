@@ -2,11 +2,11 @@
 //! values of the who's-who reference lists that name them. Pure: the store and the list fetch
 //! supply the inputs.
 
-use super::block::TokenTally;
 use crate::kernel::age_words;
 pub use crate::org::store::Around;
 use crate::org::Person;
 use crate::quoting::quote_item;
+use crate::tokens::TokenTally;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

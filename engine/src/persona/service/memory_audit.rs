@@ -14,10 +14,11 @@ use super::memory_audit_report::{AuditReport, AuditState, AuditStatus};
 use super::memory_audit_steps::Skill;
 use super::{Caller, Improve, PersonaError};
 use crate::kernel::StoreError;
+use crate::persona::memory_audit::entry_spans;
 use crate::persona::memory_audit::{
     categorise_by_rules, due, plan, AuditAction, AuditFile, AuditParams, Due, Entry, EntryFormat,
 };
-use crate::persona::memory_audit_apply::{apply, entry_spans, is_marker, with_markers, Texts};
+use crate::persona::memory_audit_apply::{apply, is_marker, with_markers, Texts};
 use crate::persona::memory_audit_checks::LiveChecks;
 use crate::persona::memory_audit_store::{ActionRecord, Audit, AuditRecord, NewAudit, Unresolved};
 use crate::persona::store::MemoryAuditPorts;

@@ -17,6 +17,8 @@ use crate::org::Person;
 use crate::persona::store::BotPorts;
 use std::sync::Arc;
 
+#[cfg(feature = "server")]
+mod bot_tokens;
 mod env;
 mod improve;
 mod memory_audit;
@@ -109,7 +111,7 @@ pub struct Bots {
     pub memory_audits: MemoryAudits,
     pub pages: BotPages,
     #[cfg(feature = "server")]
-    pub tokens: super::bot_tokens::BotTokens,
+    pub tokens: bot_tokens::BotTokens,
 }
 
 impl Bots {
@@ -134,7 +136,7 @@ impl Bots {
             self_edits: SelfEdits::new(store.clone(), env.clone()),
             pages: BotPages::new(store.clone(), env.clone(), improve.clone(), memory_audits.clone()),
             #[cfg(feature = "server")]
-            tokens: super::bot_tokens::BotTokens::new(store, env.clone()),
+            tokens: bot_tokens::BotTokens::new(store, env.clone()),
             reflect,
             improve,
             memory_audits,
