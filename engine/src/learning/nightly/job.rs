@@ -348,7 +348,7 @@ impl Nightly {
             Ok(r) => r,
             Err(why) => {
                 tracing::warn!(
-                    why,
+                    %why,
                     "the nightly job's model answered out of shape; the runs are read again next night"
                 );
                 return Err(ReadFailed { cost: priced.millicents });

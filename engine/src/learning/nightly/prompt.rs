@@ -117,14 +117,23 @@ pub struct CoreLine {
     pub runs: Vec<i64>,
 }
 
+/// Why the nightly job's model answer is not used; logged, and its runs are read again the next
+/// night.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    #[error("no JSON object in the answer")]
+    NoJson,
+    #[error("the answer is not in the expected shape: {0}")]
+    Malformed(String),
+}
+
 /// Reads the answer: JSON, possibly inside a fenced block or with words around it.
-pub fn parse_reply(text: &str) -> Result<NightlyReply, String> {
-    let start = text.find('{').ok_or("no JSON object in the answer")?;
-    let end = text.rfind('}').ok_or("no JSON object in the answer")?;
+pub fn parse_reply(text: &str) -> Result<NightlyReply, ReplyError> {
+    let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) else { return Err(ReplyError::NoJson) };
     if end < start {
-        return Err("no JSON object in the answer".into());
+        return Err(ReplyError::NoJson);
     }
-    serde_json::from_str(&text[start..=end]).map_err(|e| format!("the answer is not in the expected shape: {e}"))
+    serde_json::from_str(&text[start..=end]).map_err(|e| ReplyError::Malformed(e.to_string()))
 }
 
 #[cfg(test)]
