@@ -1,5 +1,10 @@
 use leptos::prelude::*;
 
+/// The flash key for a refused Decline's reason, shown again in its form.
+pub fn decline_draft_key(id: i64) -> String {
+    format!("decline-draft:{id}")
+}
+
 /// Approves (carries out) or declines a bot's self-edit that waits for its owner or lead.
 #[server(prefix = "/fn", endpoint = "decide_self_edit")]
 pub async fn decide_self_edit(
@@ -28,7 +33,7 @@ pub async fn decide_self_edit(
             // and in the notice in case it no longer does.
             match reason.as_deref().map(str::trim).filter(|r| !r.is_empty() && !approve) {
                 Some(r) => {
-                    set_flash(&super::self_edit_view::decline_draft_key(id), &r.to_string()).await?;
+                    set_flash(&decline_draft_key(id), &r.to_string()).await?;
                     Notice::refused(format!(
                         "{}. Your reason was: \u{201c}{r}\u{201d}",
                         refusal(&e).trim_end_matches('.')

@@ -46,11 +46,11 @@ pub async fn load_agent_page(name: String) -> Result<AgentPageData, ServerFnErro
     }
     let mut decline_drafts = Vec::new();
     for e in page.self_edits.iter().filter(|e| e.state == engine::persona::self_edit_store::EditState::Waiting) {
-        if let Some(text) = take_flash::<String>(&super::self_edit_view::decline_draft_key(e.id)).await? {
+        if let Some(text) = take_flash::<String>(&super::decide_self_edit::decline_draft_key(e.id)).await? {
             decline_drafts.push((e.id, text));
         }
     }
-    let audit_preview = take_flash(&super::memory_audit_view::audit_preview_key(&name)).await?;
+    let audit_preview = take_flash(&super::run_memory_audit::audit_preview_key(&name)).await?;
     let tokens = match bots.tokens.agent_tokens(&Caller::Person(me), &name).await {
         Ok(tokens) => Some(tokens),
         Err(PersonaError::NotAllowed(_)) => None,

@@ -28,7 +28,7 @@ pub async fn load_improve_cards() -> Result<ImproveData, ServerFnError> {
     let notice = take_flash(&notice_key(IMPROVE)).await?;
     let mut decline_drafts = Vec::new();
     for e in &self_edits {
-        if let Some(text) = take_flash::<String>(&super::self_edit_view::decline_draft_key(e.id)).await? {
+        if let Some(text) = take_flash::<String>(&super::decide_self_edit::decline_draft_key(e.id)).await? {
             decline_drafts.push((e.id, text));
         }
     }

@@ -10,11 +10,6 @@ use engine::persona::service::{describe, AuditReport, AuditState};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
-/// The flash key for a dry run's report, shown once on the agent page.
-pub fn audit_preview_key(agent: &str) -> String {
-    format!("memory-audit-preview:{agent}")
-}
-
 fn unresolved_list(items: Vec<Unresolved>) -> impl IntoView {
     (!items.is_empty()).then(|| {
         view! {

@@ -1,11 +1,15 @@
 use leptos::prelude::*;
 
+/// The flash key for a dry run's report, shown once on the agent page.
+pub fn audit_preview_key(agent: &str) -> String {
+    format!("memory-audit-preview:{agent}")
+}
+
 /// Seed 004 on the agent page: **Dry run** shows the actions without applying them; **Audit
 /// now** applies them. Either way the outcome is the page's notice, and a dry run's actions are
 /// shown once beside the panel.
 #[server(prefix = "/fn", endpoint = "run_memory_audit")]
 pub async fn run_memory_audit(agent: String, mode: String) -> Result<(), ServerFnError> {
-    use super::memory_audit_view::audit_preview_key;
     use crate::flash::Notice;
     use crate::paths::org_agent;
     use crate::ssr::*;

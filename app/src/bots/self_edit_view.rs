@@ -7,11 +7,6 @@ use engine::persona::self_edit_store::{EditState, SelfEdit};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
-/// The flash key for a refused Decline's reason, shown again in its form.
-pub fn decline_draft_key(id: i64) -> String {
-    format!("decline-draft:{id}")
-}
-
 /// What an edit changed, as a diff: the text before removed, the text after added.
 fn change_diff(e: &SelfEdit) -> String {
     let mut out = String::new();

@@ -9,29 +9,6 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
-use engine::org::service::OrgService;
-use engine::store::StoreError;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
-/// Whether this server has seen the company exist. A company is never removed, so once true it
-/// stays true and pages need no read for it; while false, each page reads the company, so a
-/// server started on an empty database notices a setup made through another server.
-#[derive(Clone, Default)]
-pub struct SetUpFlag(Arc<AtomicBool>);
-
-impl SetUpFlag {
-    pub async fn is_set_up(&self, org: &OrgService) -> Result<bool, StoreError> {
-        if self.0.load(Ordering::Acquire) {
-            return Ok(true);
-        }
-        let set_up = org.is_set_up().await?;
-        if set_up {
-            self.0.store(true, Ordering::Release);
-        }
-        Ok(set_up)
-    }
-}
 
 /// The pages an empty database sends to the setup: every page of the app, sign-in and sign-out.
 fn leads_to_setup(path: &str) -> bool {

@@ -16,6 +16,7 @@ use engine::store::Store;
 use engine::Clock;
 use leptos::config::LeptosOptions;
 use leptos::prelude::{provide_context, IntoView};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -36,7 +37,7 @@ pub struct AppState {
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
-    pub set_up: crate::http::setup::SetUpFlag,
+    pub set_up: SetUpFlag,
     /// Seals the flash of a browser without a session, which keeps it in a cookie.
     pub flash_seal: app::flash_cookie::FlashSeal,
 }
@@ -66,7 +67,7 @@ impl AppState {
             nightly,
             drafter,
             trust_forwarded_for,
-            set_up: crate::http::setup::SetUpFlag::default(),
+            set_up: SetUpFlag::default(),
             flash_seal,
         }
     }
@@ -104,4 +105,23 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
 pub(crate) fn page_shell(options: LeptosOptions) -> impl IntoView {
     security::set_page_policy();
     shell(options)
+}
+
+/// Whether this server has seen the company exist. A company is never removed, so once true it
+/// stays true and pages need no read for it; while false, each page reads the company, so a
+/// server started on an empty database notices a setup made through another server.
+#[derive(Clone, Default)]
+pub struct SetUpFlag(Arc<AtomicBool>);
+
+impl SetUpFlag {
+    pub async fn is_set_up(&self, org: &OrgService) -> Result<bool, engine::store::StoreError> {
+        if self.0.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        let set_up = org.is_set_up().await?;
+        if set_up {
+            self.0.store(true, Ordering::Release);
+        }
+        Ok(set_up)
+    }
 }

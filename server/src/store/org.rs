@@ -7,8 +7,8 @@
 macro_rules! org_store {
     () => {
         use super::{
-            audit, backend, begin_read, begin_write, in_list, is_unique_violation, list, DbRow, ThisStore, BY_BYTES,
-            FOR_UPDATE,
+            audit, backend, begin_read, begin_write, in_list, is_unique_violation, list, lock, locks, Conn, DbRow,
+            ThisStore, BY_BYTES, FOR_UPDATE,
         };
         use crate::store::OrBackend;
         use async_trait::async_trait;
@@ -36,6 +36,31 @@ macro_rules! org_store {
                 lead: row.get::<Option<i64>, _>("lead_id").map(PersonId),
                 role: row.get::<Option<i64>, _>("role_id").map(RoleId),
             }
+        }
+
+        /// Refuses with `LastAdmin` when `person` is the only current admin left. Takes the admins' lock
+        /// first, held to the end of the caller's transaction.
+        pub(super) async fn keep_an_admin(conn: &mut Conn, person: PersonId) -> Result<(), StoreError> {
+            lock(&mut *conn, locks::ADMINS, 0).await?;
+            let is_admin: Option<bool> =
+                sqlx::query_scalar("SELECT is_admin FROM people WHERE id = $1 AND left_at IS NULL")
+                    .bind(person.0)
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .or_backend()?;
+            if is_admin != Some(true) {
+                return Ok(());
+            }
+            let others: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM people WHERE is_admin AND left_at IS NULL AND id <> $1")
+                    .bind(person.0)
+                    .fetch_one(&mut *conn)
+                    .await
+                    .or_backend()?;
+            if others == 0 {
+                return Err(StoreError::LastAdmin);
+            }
+            Ok(())
         }
 
         pub(crate) fn person_from(row: &DbRow) -> Person {
@@ -389,7 +414,7 @@ macro_rules! org_store {
 
             async fn mark_left(&self, person: PersonId, actor: Actor) -> Result<Departure, StoreError> {
                 let mut tx = begin_write(self.pool()).await?;
-                super::people::keep_an_admin(&mut tx, person).await?;
+                keep_an_admin(&mut tx, person).await?;
                 // The update locks the person's row: a second departure waits, then finds them gone.
                 let marked = sqlx::query("UPDATE people SET left_at = $1 WHERE id = $2 AND left_at IS NULL")
                     .bind(actor.at)

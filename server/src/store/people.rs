@@ -7,8 +7,8 @@
 
 macro_rules! people_store {
     () => {
-        use super::org::{person_from, PERSON_COLUMNS};
-        use super::{audit, backend, begin_write, is_unique_violation, lock, locks, Conn, ThisStore, FOR_UPDATE};
+        use super::org::{keep_an_admin, person_from, PERSON_COLUMNS};
+        use super::{audit, backend, begin_write, is_unique_violation, Conn, ThisStore, FOR_UPDATE};
         use crate::store::OrBackend;
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
@@ -38,31 +38,6 @@ macro_rules! people_store {
             .or_backend()?;
             let expires = invite.expires_at.format("%Y-%m-%d %H:%M UTC").to_string();
             audit(conn, actor, "person.invite", &format!("person:{}", person.0), &format!("expires {expires}")).await
-        }
-
-        /// Refuses with `LastAdmin` when `person` is the only current admin left. Takes the admins' lock
-        /// first, held to the end of the caller's transaction.
-        pub(super) async fn keep_an_admin(conn: &mut Conn, person: PersonId) -> Result<(), StoreError> {
-            lock(&mut *conn, locks::ADMINS, 0).await?;
-            let is_admin: Option<bool> =
-                sqlx::query_scalar("SELECT is_admin FROM people WHERE id = $1 AND left_at IS NULL")
-                    .bind(person.0)
-                    .fetch_optional(&mut *conn)
-                    .await
-                    .or_backend()?;
-            if is_admin != Some(true) {
-                return Ok(());
-            }
-            let others: i64 =
-                sqlx::query_scalar("SELECT COUNT(*) FROM people WHERE is_admin AND left_at IS NULL AND id <> $1")
-                    .bind(person.0)
-                    .fetch_one(&mut *conn)
-                    .await
-                    .or_backend()?;
-            if others == 0 {
-                return Err(StoreError::LastAdmin);
-            }
-            Ok(())
         }
 
         #[async_trait]
