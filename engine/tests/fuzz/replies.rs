@@ -150,7 +150,7 @@ fn fuzz_nightly_reply() {
         }
         // A well-formed reply among words without braces reads whole.
         if let Some(sent) = sent {
-            let parsed = parsed.map_err(TestCaseError::fail)?;
+            let parsed = parsed.map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(parsed.lessons.len(), sent["lessons"].as_array().unwrap().len());
             prop_assert_eq!(parsed.confirms.len(), sent["confirms"].as_array().unwrap().len());
             prop_assert_eq!(parsed.supersedes.len(), sent["supersedes"].as_array().unwrap().len());
