@@ -70,6 +70,7 @@ for (const js of [true, false]) {
       const details = run.locator('details.steps');
       await details.locator('summary').click();
       const memory = details.locator('li[data-kind=memory_used]');
+      await expectText(memory.locator('.step-name'), 'Memory used');
       await expectTextContains(memory, 'Read from memory: 1 core and who\'s who');
       await expectTextContains(memory, 'Sales company core, version 1');
       await expectTextContains(memory, 'Who\'s who: The people and teams around this work');

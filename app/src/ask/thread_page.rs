@@ -156,7 +156,13 @@ fn run(r: RunView, thread: i64) -> impl IntoView {
                     <summary>"Details"</summary>
                     <ol>
                         {r.steps.into_iter().map(|s| view! {
-                            <li data-kind=s.kind>
+                            <li data-kind=s.kind.clone()>
+                                // The step that says what the run read from memory is named as
+                                // people know it, with what it read listed under it.
+                                {(s.kind == "memory_used").then(|| view! {
+                                    <span class="step-name">"Memory used"</span>
+                                    " "
+                                })}
                                 <span class="line">{s.line}</span>
                                 {(!s.words.is_empty()).then(|| view! {
                                     <ul>{s.words.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}</ul>

@@ -338,6 +338,10 @@ async fn asking_works_as_plain_form_posts_and_details_shows_the_memory_used() {
     );
     assert!(html.contains("<summary>Details</summary>"));
     assert!(html.contains("Read from memory: 1 core and who's who"), "{html}");
+    assert!(
+        html.contains(r#"<span class="step-name">Memory used</span>"#),
+        "the step is named as people know it: {html}"
+    );
     assert!(html.contains("Sales company core, version 1"));
     assert!(html.contains("Who's who: The people and teams around this work"));
     assert!(html.contains("Data label: "));
