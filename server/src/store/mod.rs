@@ -79,6 +79,18 @@ impl<T, E: std::fmt::Display> OrBackend<T> for Result<T, E> {
     }
 }
 
+/// `.or_duplicate(|| name)`: a write refused for a unique constraint is `StoreError::Duplicate`
+/// naming what was taken; any other database error, as [`backend`] reports it.
+pub(crate) trait OrDuplicate<T> {
+    fn or_duplicate(self, taken: impl FnOnce() -> String) -> Result<T, StoreError>;
+}
+
+impl<T> OrDuplicate<T> for Result<T, sqlx::Error> {
+    fn or_duplicate(self, taken: impl FnOnce() -> String) -> Result<T, StoreError> {
+        self.map_err(|e| if is_unique_violation(&e) { StoreError::Duplicate(taken()) } else { backend(e) })
+    }
+}
+
 /// Advisory lock namespaces (the first key of `pg_advisory_xact_lock(int, int)`), one per ledger or
 /// cap, so that unrelated locks never wait on each other.
 pub(crate) mod locks {

@@ -7,10 +7,9 @@
 macro_rules! org_store {
     () => {
         use super::{
-            audit, backend, begin_read, begin_write, in_list, is_unique_violation, list, lock, locks, Conn, DbRow,
-            ThisStore, BY_BYTES, FOR_UPDATE,
+            audit, begin_read, begin_write, in_list, list, lock, locks, Conn, DbRow, ThisStore, BY_BYTES, FOR_UPDATE,
         };
-        use crate::store::OrBackend;
+        use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
         use engine::org::{
             Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
@@ -119,13 +118,7 @@ macro_rules! org_store {
                     .bind(actor.at)
                     .execute(&mut *tx)
                     .await
-                    .map_err(|e| {
-                        if is_unique_violation(&e) {
-                            StoreError::Duplicate("company".into())
-                        } else {
-                            backend(e)
-                        }
-                    })?;
+                    .or_duplicate(|| "company".into())?;
                 audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
                 tx.commit().await.or_backend()
             }
@@ -258,13 +251,7 @@ macro_rules! org_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(name.to_string())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| name.to_string())?;
                 audit(&mut tx, actor, "role.create", &slug.to_string(), name).await?;
                 tx.commit().await.or_backend()?;
                 Ok(Role { id: RoleId(id), slug: slug.clone(), name: name.to_string(), company_core_limit: limit })
@@ -280,13 +267,7 @@ macro_rules! org_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(name.to_string())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| name.to_string())?;
                 audit(&mut tx, actor, "team.create", &format!("team:{id}"), name).await?;
                 tx.commit().await.or_backend()?;
                 Ok(Team { id: TeamId(id), name: name.to_string(), lead: None, role })
@@ -307,13 +288,7 @@ macro_rules! org_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(email.clone())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| email.clone())?;
                 audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
                 tx.commit().await.or_backend()?;
                 Ok(Person {
@@ -342,13 +317,7 @@ macro_rules! org_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(a.name.clone())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| a.name.clone())?;
                 audit(&mut tx, actor, "agent.create", &format!("agent:{id}"), &a.name).await?;
                 tx.commit().await.or_backend()?;
                 Ok(Agent {

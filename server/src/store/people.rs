@@ -8,8 +8,8 @@
 macro_rules! people_store {
     () => {
         use super::org::{keep_an_admin, person_from, PERSON_COLUMNS};
-        use super::{audit, backend, begin_write, is_unique_violation, Conn, ThisStore, FOR_UPDATE};
-        use crate::store::OrBackend;
+        use super::{audit, begin_write, Conn, ThisStore, FOR_UPDATE};
+        use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use engine::org::people::{Invite, NewInvite, PeopleStore, ResetNotice, PASSWORD_RESET_EVENT};
@@ -65,13 +65,7 @@ macro_rules! people_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(email.clone())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| email.clone())?;
                 audit(&mut tx, actor, "person.create", &format!("person:{id}"), &p.name).await?;
                 insert_invite(&mut tx, PersonId(id), invite, actor).await?;
                 tx.commit().await.or_backend()?;

@@ -7,8 +7,8 @@
 
 macro_rules! setup_store {
     () => {
-        use super::{audit, backend, begin_write, is_unique_violation, ThisStore};
-        use crate::store::OrBackend;
+        use super::{audit, begin_write, ThisStore};
+        use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use engine::org::setup::{FirstAdmin, SetUp, SetupStore};
@@ -49,13 +49,7 @@ macro_rules! setup_store {
                 .bind(at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(email.clone())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| email.clone())?;
                 let actor = Actor { person: Some(PersonId(id)), at };
                 audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
                 audit(

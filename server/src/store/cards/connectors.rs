@@ -8,7 +8,7 @@ macro_rules! connectors_store {
         use super::*;
         use crate::secrets::{Place, SecretBox};
         use crate::store::sealing::{check_still_opens, open_stored, sealer};
-        use crate::store::OrBackend;
+        use crate::store::{OrBackend, OrDuplicate};
         use engine::cards::pins::{Drift, Listed, ToolCopy, ToolPin};
         use engine::cards::store::ConnectorStore;
 
@@ -74,13 +74,7 @@ macro_rules! connectors_store {
                 .bind(actor.at)
                 .fetch_one(&mut *tx)
                 .await
-                .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        StoreError::Duplicate(c.name.clone())
-                    } else {
-                        backend(e)
-                    }
-                })?;
+                .or_duplicate(|| c.name.clone())?;
                 // The key is sealed for the row it lives in, whose id the insert has just given.
                 if let (Some(key), Some(sealer)) = (company_key, sealer) {
                     let id: i64 = row.get("id");

@@ -22,8 +22,7 @@ pub(crate) mod prepare;
 macro_rules! cards_store {
     () => {
         use super::{
-            audit, backend, begin_write, claim_call, is_unique_violation, lock, locks, CallLedger, Conn, DbRow,
-            ThisStore, BY_BYTES, FOR_UPDATE,
+            audit, begin_write, claim_call, lock, locks, CallLedger, Conn, DbRow, ThisStore, BY_BYTES, FOR_UPDATE,
         };
         use crate::store::OrBackend;
         use async_trait::async_trait;
