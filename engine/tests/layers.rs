@@ -29,6 +29,7 @@ const AREAS: &[(&str, Place)] = &[
     ("quoting", Place::Floor(0)),
     ("secrets", Place::Floor(0)),
     ("terms", Place::Floor(0)),
+    ("locale", Place::Floor(0)),
     ("tokens", Place::Floor(0)),
     ("auth", Place::Floor(1)),
     ("org", Place::Floor(2)),

@@ -2,8 +2,8 @@
 //! write, and what the organisation's service holds.
 
 use super::{
-    Agent, AgentId, AuditEntry, Company, Departure, Directory, NewAgent, NewPerson, Person, PersonId, Role, RoleId,
-    RoleSlug, Team, TeamId,
+    Agent, AgentId, AuditEntry, Company, Departure, Directory, LocaleName, NewAgent, NewPerson, Person, PersonId, Role,
+    RoleId, RoleSlug, Team, TeamId,
 };
 use crate::kernel::{Actor, DataLabel, StoreError};
 use async_trait::async_trait;
@@ -23,6 +23,8 @@ pub struct Around {
 pub trait OrgStore: Send + Sync {
     async fn company(&self) -> Result<Option<Company>, StoreError>;
     async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
+    /// Sets how numbers and dates read, with its audit row; `NotFound` before setup.
+    async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError>;
     async fn directory(&self) -> Result<Directory, StoreError>;
     async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError>;
     /// The person and their password hash, by email (case-insensitive).

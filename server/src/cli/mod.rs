@@ -102,6 +102,10 @@ pub enum Command {
         /// The company's time zone, an IANA name such as Asia/Kolkata
         #[arg(long, value_name = "ZONE")]
         zone: String,
+        /// How numbers, amounts and dates read to people, a locale name such as en-IN; en-US
+        /// when left out
+        #[arg(long, value_name = "LOCALE", default_value = "")]
+        locale: String,
         /// The first admin's email
         #[arg(long, value_name = "EMAIL")]
         admin: String,

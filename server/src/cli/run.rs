@@ -39,8 +39,8 @@ impl Cli {
                 let settings = serve_settings(database);
                 super::jobs_cli::run(&settings, &jobs, &mut std::io::stdout().lock()).await.map_err(CliError::failed)
             }
-            Some(Command::Init { company, zone, admin, name }) => {
-                let args = super::init::InitArgs { company, zone, admin, name };
+            Some(Command::Init { company, zone, locale, admin, name }) => {
+                let args = super::init::InitArgs { company, zone, locale, admin, name };
                 let password = super::init::read_password(&args.admin).map_err(CliError::failed)?;
                 report(super::init::init(&database_url(database), &args, &password).await)
             }

@@ -11,6 +11,7 @@ mod bots;
 mod bots_models;
 mod bots_proposals;
 mod bots_rules;
+mod card_labels;
 mod cards;
 mod cards_forgetting;
 mod cards_setup;
