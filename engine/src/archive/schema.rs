@@ -38,6 +38,9 @@ pub struct Column {
     pub name: &'static str,
     pub kind: Kind,
     pub nullable: bool,
+    /// For a column added after archives of this version were first written: the JSON value an
+    /// archive without it reads as, the column's default, so an older archive still imports.
+    pub missing: Option<&'static str>,
 }
 
 /// What an import puts in a column the archive never carries.
@@ -74,11 +77,16 @@ impl Table {
 }
 
 const fn c(name: &'static str, kind: Kind) -> Column {
-    Column { name, kind, nullable: false }
+    Column { name, kind, nullable: false, missing: None }
 }
 
 const fn n(name: &'static str, kind: Kind) -> Column {
-    Column { name, kind, nullable: true }
+    Column { name, kind, nullable: true, missing: None }
+}
+
+/// A column added later, read as `missing` (JSON) from an archive written before it.
+const fn later(column: Column, missing: &'static str) -> Column {
+    Column { missing: Some(missing), ..column }
 }
 
 use Kind::{Bool, Int, Real, Text, Time};
@@ -99,7 +107,16 @@ const fn joined(name: &'static str, columns: &'static [Column], key: &'static [&
 pub const TABLES: &[Table] = &[
     Table {
         identity: false,
-        ..plain("company", &[c("id", Int), c("name", Text), c("time_zone", Text), c("created_at", Time)])
+        ..plain(
+            "company",
+            &[
+                c("id", Int),
+                c("name", Text),
+                c("time_zone", Text),
+                c("created_at", Time),
+                later(c("locale", Text), "\"en-US\""),
+            ],
+        )
     },
     plain(
         "roles",
@@ -510,6 +527,8 @@ pub const TABLES: &[Table] = &[
                 n("supersedes", Int),
                 c("written_by", Text),
                 c("created_at", Time),
+                later(c("partner", Bool), "false"),
+                later(n("match_terms", Text), "null"),
             ],
         )
     },
