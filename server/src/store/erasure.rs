@@ -95,8 +95,8 @@ macro_rules! erasure_store {
             for row in rows.iter().filter(|r| names(naming, r, TEXTS)) {
                 let id: i64 = row.get("id");
                 sqlx::query("DELETE FROM card_uses WHERE card_id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
-                sqlx::query("DELETE FROM cards WHERE id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
-                n += 1;
+                let done = sqlx::query("DELETE FROM cards WHERE id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
+                n += done.rows_affected() as u32;
             }
             Ok(n)
         }
@@ -107,7 +107,7 @@ macro_rules! erasure_store {
             let rows = candidates(conn, naming, "person_id, connector_id, kind, record_id", "forgotten_records", TEXTS, "").await?;
             let mut n = 0;
             for row in rows.iter().filter(|r| names(naming, r, TEXTS)) {
-                sqlx::query(
+                let done = sqlx::query(
                     "DELETE FROM forgotten_records WHERE person_id = $1 AND connector_id = $2 AND kind = $3 AND record_id = $4",
                 )
                 .bind(row.get::<i64, _>("person_id"))
@@ -117,7 +117,7 @@ macro_rules! erasure_store {
                 .execute(&mut *conn)
                 .await
                 .or_backend()?;
-                n += 1;
+                n += done.rows_affected() as u32;
             }
             Ok(n)
         }
@@ -128,12 +128,12 @@ macro_rules! erasure_store {
             let rows = candidates(conn, naming, "id, arguments, asked, records, closed_reason", "list_snapshots", TEXTS, "").await?;
             let mut n = 0;
             for row in rows.iter().filter(|r| names(naming, r, TEXTS)) {
-                sqlx::query("DELETE FROM list_snapshots WHERE id = $1")
+                let done = sqlx::query("DELETE FROM list_snapshots WHERE id = $1")
                     .bind(row.get::<i64, _>("id"))
                     .execute(&mut *conn)
                     .await
                     .or_backend()?;
-                n += 1;
+                n += done.rows_affected() as u32;
             }
             Ok(n)
         }
@@ -191,8 +191,9 @@ macro_rules! erasure_store {
                     .execute(&mut *conn)
                     .await
                     .or_backend()?;
-                sqlx::query("DELETE FROM list_entries WHERE id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
-                n += 1;
+                let done =
+                    sqlx::query("DELETE FROM list_entries WHERE id = $1").bind(id).execute(&mut *conn).await.or_backend()?;
+                n += done.rows_affected() as u32;
             }
             Ok(n)
         }
@@ -207,13 +208,13 @@ macro_rules! erasure_store {
                 if !naming.names_any([id, Some(slot.as_str())]) {
                     continue;
                 }
-                sqlx::query("DELETE FROM list_fetch_claims WHERE connector_id = $1 AND slot = $2")
+                let done = sqlx::query("DELETE FROM list_fetch_claims WHERE connector_id = $1 AND slot = $2")
                     .bind(row.get::<i64, _>("connector_id"))
                     .bind(&slot)
                     .execute(&mut *conn)
                     .await
                     .or_backend()?;
-                n += 1;
+                n += done.rows_affected() as u32;
             }
             Ok(n)
         }
@@ -228,13 +229,13 @@ macro_rules! erasure_store {
                 if !body.is_some_and(|b| naming.names(&String::from_utf8_lossy(&b))) {
                     continue;
                 }
-                sqlx::query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2")
+                let done = sqlx::query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2")
                     .bind(row.get::<String, _>("scope"))
                     .bind(row.get::<String, _>("key"))
                     .execute(&mut *conn)
                     .await
                     .or_backend()?;
-                n += 1;
+                n += done.rows_affected() as u32;
             }
             Ok(n)
         }
