@@ -11,6 +11,7 @@ pub mod cards;
 pub mod clock;
 pub mod cores;
 pub mod diff;
+pub mod erasure;
 pub mod error;
 pub mod kernel;
 pub mod learning;

@@ -38,6 +38,8 @@ const AREAS: &[(&str, Place)] = &[
     ("lessons", Place::Floor(5)),
     ("runs", Place::Floor(6)),
     ("learning", Place::Floor(7)),
+    // Erasing a third party: above the cards, lessons and who's who it removes from.
+    ("erasure", Place::Floor(7)),
     // The bots stand beside, over org and the ground only.
     ("persona", Place::Beside(2)),
     // The memory archive's format, over the ground only.

@@ -6,7 +6,8 @@
 //! - secrets: `api_tokens` and `agent_tokens` (token hashes; owners make new tokens), `person_keys`
 //!   (the row is the secret; people enter their keys again), `invites` (an admin makes new links),
 //!   `password_reset_notices` (after a move everyone sets a new password, so a waiting notice of an
-//!   admin's reset would only mislead);
+//!   admin's reset would only mislead), `erasure_key` (sealed under the old database's secret key; the new
+//!   one makes its own at its first erasure, so the same value hashes differently there);
 //! - runtime state: `connector_calls` and `reflect_calls` (the ledgers of hourly and daily limits),
 //!   `job_runs` (daily job claims), `list_fetch_claims` (who's-who list fetches claimed across
 //!   servers), `idempotency_keys` (kept 24 hours) and sign-in sessions;

@@ -57,6 +57,21 @@ impl Cli {
                 let settings = serve_settings(database);
                 super::people_cli::run(&people, &settings, &mut std::io::stdout().lock()).await
             }
+            Some(Command::Erase { value, who }) => {
+                let settings = serve_settings(database);
+                if value.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                    eprint!("Email address or phone number to erase: ");
+                }
+                let mut stdin = std::io::stdin().lock();
+                super::erase_cli::run(
+                    &settings,
+                    value.as_deref(),
+                    who.as_deref(),
+                    &mut stdin,
+                    &mut std::io::stdout().lock(),
+                )
+                .await
+            }
             Some(Command::Org(org)) => {
                 let settings = serve_settings(database);
                 super::bots_cli::run(&org, &settings, &mut std::io::stdout().lock()).await

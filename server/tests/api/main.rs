@@ -20,6 +20,7 @@ mod company_key;
 mod core_draft;
 mod cores;
 mod dana;
+mod erasure;
 mod gate;
 mod hand_on;
 mod helpers;
@@ -51,5 +52,7 @@ mod setup;
 mod snapshots;
 mod teams;
 mod tool_pins;
+#[path = "../store/traces.rs"]
+mod traces;
 mod tracing;
 mod whos_who;
