@@ -4,6 +4,7 @@
 
 #[cfg(feature = "ssr")]
 pub mod invite_link;
+pub mod find_people;
 pub mod load_people;
 pub mod mark_left;
 pub mod people_page;
