@@ -23,6 +23,7 @@ mod idempotency;
 mod import;
 mod inbox;
 mod keep;
+mod listing;
 mod lessons;
 mod memory_audits;
 mod memory_scopes;
