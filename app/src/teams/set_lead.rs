@@ -10,7 +10,10 @@ pub async fn set_team_lead(team: i64, lead: String) -> Result<(), ServerFnError>
     use engine::org::TeamId;
     let me = signed_in().await?;
     let org = org()?;
-    let notice = match org.people.resolve(&me, &lead, "the lead").await {
+    // Only an admin may name anyone; anyone else is refused by the teams' own rule, in its words,
+    // with no one looked up.
+    let chosen = if me.is_admin { org.people.resolve(&me, &lead, "the lead").await } else { Ok(None) };
+    let notice = match chosen {
         Ok(chosen) => match org.teams.set_team_lead(&me, TeamId(team), chosen.map(|p| p.id)).await {
             Ok(()) => Notice::ok("Saved the team's lead"),
             Err(e) => Notice::refused(refusal(&e)),
