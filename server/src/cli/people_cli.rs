@@ -102,8 +102,7 @@ async fn import(
         Services::build(store.clone(), Arc::new(SystemClock), crate::startup::reading_adapters(settings));
     let admin = match who {
         Some(who) => {
-            let dir = store.directory().await.map_err(|e| failed(format!("could not read the people: {e}")))?;
-            Some(find_person(&dir, who).map_err(|m| CliError { code: 3, message: m })?.clone())
+            Some(find_person(store.as_ref(), who).await.map_err(|m| CliError { code: 3, message: m })?)
         }
         None => None,
     };
