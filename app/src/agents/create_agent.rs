@@ -15,14 +15,16 @@ pub async fn create_agent(name: String, role: String, owner: String, description
         Err(e) => Err(crate::components::error_message(&e)),
         // Only an admin may name anyone; anyone else is refused by the agents' own rule below,
         // in its words, with no one looked up.
-        Ok(r) => match if me.is_admin { org.people.resolve(&me, &owner, "the owner").await } else { Ok(Some(me.clone())) } {
-            Err(e) => Err(refusal(&e)),
-            Ok(None) => Err("Name the agent's owner: type their name or email".to_string()),
-            Ok(Some(o)) => {
-                let form = AgentForm { name: name.clone(), role: r, owner: o.id, description: description.clone() };
-                org.agents.create_agent(&me, &form).await.map_err(|e| refusal(&e))
+        Ok(r) => {
+            match if me.is_admin { org.people.resolve(&me, &owner, "the owner").await } else { Ok(Some(me.clone())) } {
+                Err(e) => Err(refusal(&e)),
+                Ok(None) => Err("Name the agent's owner: type their name or email".to_string()),
+                Ok(Some(o)) => {
+                    let form = AgentForm { name: name.clone(), role: r, owner: o.id, description: description.clone() };
+                    org.agents.create_agent(&me, &form).await.map_err(|e| refusal(&e))
+                }
             }
-        },
+        }
     };
     match made {
         Ok(a) => {

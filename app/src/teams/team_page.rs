@@ -6,9 +6,9 @@ use crate::checks::checked_only_toggle::CheckedOnlyToggle;
 use crate::components::{loaded, NoticeLine, PersonPicker};
 use crate::cores::core_panel::CorePanel;
 use crate::paths::TEAMS;
+use engine::org::listing::page_number;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
-use engine::org::listing::page_number;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 /// One team: its team core (with the Suggested changes its lead sees), then its members and lead,

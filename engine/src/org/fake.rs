@@ -113,9 +113,8 @@ impl OrgStore for FakeOrg {
         limit: u32,
     ) -> Result<Vec<Person>, StoreError> {
         Ok(self.read(|d| {
-            let team_matches = |p: &Person, s: &PrefixSearch| {
-                p.main_team.and_then(|t| d.team(t)).is_some_and(|t| s.matches(&t.name))
-            };
+            let team_matches =
+                |p: &Person, s: &PrefixSearch| p.main_team.and_then(|t| d.team(t)).is_some_and(|t| s.matches(&t.name));
             by_name(d.people.iter().filter(|p| match search {
                 None => true,
                 Some(s) => s.matches(&p.name) || s.matches(&p.email) || team_matches(p, s),

@@ -302,17 +302,18 @@ async fn asks(client: &reqwest::Client, base: &str, n: u32) -> (Figure, Option<i
         }
     }
     times.sort();
-    let figure = Figure {
-        p50: percentile(&times, 0.5),
-        p99: percentile(&times, 0.99),
-        bytes: 0,
-        errors,
-        requests: n as usize,
-    };
+    let figure =
+        Figure { p50: percentile(&times, 0.5), p99: percentile(&times, 0.99), bytes: 0, errors, requests: n as usize };
     (figure, thread)
 }
 
-async fn one_size(backend: &str, size: u32, rate: u32, seconds: u32, ask_count: u32) -> (String, Vec<(String, Figure)>) {
+async fn one_size(
+    backend: &str,
+    size: u32,
+    rate: u32,
+    seconds: u32,
+    ask_count: u32,
+) -> (String, Vec<(String, Figure)>) {
     let bin = engram_bin();
     assert!(bin.exists(), "no engram binary at {} (build it: cargo build --release -p server)", bin.display());
     let dir = tempfile::tempdir().expect("a folder");
@@ -402,16 +403,14 @@ fn main() {
     );
     let heads: Vec<String> =
         sizes.iter().map(|s| if *s == 0 { "demo".to_string() } else { format!("+{s} people") }).collect();
-    println!(
-        "\n| page | {} |",
-        heads.iter().map(|h| format!("{h}: p50 / p99 ms, KB")).collect::<Vec<_>>().join(" | ")
-    );
+    println!("\n| page | {} |", heads.iter().map(|h| format!("{h}: p50 / p99 ms, KB")).collect::<Vec<_>>().join(" | "));
     println!("|---|{}", "---|".repeat(sizes.len()));
     for (name, figures) in table.values() {
         let cells: Vec<String> = figures
             .iter()
             .map(|f| {
-                let errors = if f.errors > 0 { format!(" ({} errors of {})", f.errors, f.requests) } else { String::new() };
+                let errors =
+                    if f.errors > 0 { format!(" ({} errors of {})", f.errors, f.requests) } else { String::new() };
                 let kb = if f.bytes > 0 { format!(", {:.1}", f.bytes as f64 / 1000.0) } else { String::new() };
                 format!("{} / {}{kb}{errors}", ms(f.p50), ms(f.p99))
             })

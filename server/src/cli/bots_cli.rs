@@ -257,7 +257,10 @@ pub(crate) async fn caller(services: &Services, who: Option<&str>) -> Result<Cal
     }
     crate::cli::find_person(services.store.as_ref(), who)
         .await
-        .map_err(|_| CliError { code: 1, message: format!("There is no person or agent called {who}") })
+        .map_err(|e| match e.starts_with("There is no person") {
+            true => CliError { code: 1, message: format!("There is no person or agent called {who}") },
+            false => CliError { code: 1, message: e },
+        })
         .and_then(|p| match p.left_at {
             Some(_) => Err(CliError { code: 1, message: format!("{} has left and can no longer act here", p.name) }),
             None => Ok(Caller::Person(p)),

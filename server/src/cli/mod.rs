@@ -308,7 +308,8 @@ async fn lessons(services: &Services, who: &str, person: Option<&str>, out: &mut
     match person {
         // Only the person reads their lessons; anyone else (an admin) gets counts.
         Some(other) if find_person(store, other).await?.id != me.id => {
-            let line = lessons.counts_sentence(me, &find_person(store, other).await?).await.map_err(|e| e.to_string())?;
+            let line =
+                lessons.counts_sentence(me, &find_person(store, other).await?).await.map_err(|e| e.to_string())?;
             writeln!(out, "{line}").map_err(w)?;
         }
         _ => {

@@ -101,9 +101,7 @@ async fn import(
     let Services { org, .. } =
         Services::build(store.clone(), Arc::new(SystemClock), crate::startup::reading_adapters(settings));
     let admin = match who {
-        Some(who) => {
-            Some(find_person(store.as_ref(), who).await.map_err(|m| CliError { code: 3, message: m })?)
-        }
+        Some(who) => Some(find_person(store.as_ref(), who).await.map_err(|m| CliError { code: 3, message: m })?),
         None => None,
     };
     let by = admin.as_ref().map_or(ImportBy::HostOperator, ImportBy::Person);

@@ -10,9 +10,9 @@ macro_rules! org_store {
             audit, begin_read, begin_write, folded, in_list, list, lock, locks, Conn, DbRow, ThisStore, BY_BYTES,
             FOR_UPDATE,
         };
-        use engine::org::listing::{fold, Outline, PrefixSearch, TeamSize};
         use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
+        use engine::org::listing::{fold, Outline, PrefixSearch, TeamSize};
         use engine::org::{
             Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
             TimeZoneName,

@@ -451,7 +451,8 @@ async fn the_pages_forms_work_as_plain_posts_and_keep_what_was_typed() {
     assert!(!ids(app).await.agents.iter().any(|a| a.name == "Deal Desk"), "nothing was added");
     // Accepted: it opens the new agent's page with a notice.
     // By whole name, ignoring case in A to Z, as a browser without JavaScript sends it.
-    let typed = [("name", "Deal Desk"), ("role", sales_s.as_str()), ("owner", "alice chen"), ("description", "Prices deals.")];
+    let typed =
+        [("name", "Deal Desk"), ("role", sales_s.as_str()), ("owner", "alice chen"), ("description", "Prices deals.")];
     let r = app.form_post(&ada, "/fn/create_agent", &typed).await;
     let deal_desk = agent_id(app, "Deal Desk").await;
     assert_eq!(r.headers()["location"].to_str().unwrap(), format!("/company/agents/{deal_desk}"));

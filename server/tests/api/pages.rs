@@ -517,7 +517,10 @@ async fn people_come_fifty_a_page_with_a_search_and_counts_without_javascript() 
     assert!(words(&html).contains("Nobody's name, email or team starts with nobody-at-all."));
     // The drawer opens whatever page its person is on.
     let (_, html) = app.page(&ada, &format!("/company/people?person={alice}")).await;
-    assert!(html.contains("aria-label=\"Alice Chen&#x27;s details\"") || html.contains("aria-label=\"Alice Chen's details\""));
+    assert!(
+        html.contains("aria-label=\"Alice Chen&#x27;s details\"")
+            || html.contains("aria-label=\"Alice Chen's details\"")
+    );
 
     // The picker's matches, as the browser asks for them with JavaScript on: at most ten, current
     // people only, and only for an admin.

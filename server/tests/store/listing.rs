@@ -48,9 +48,9 @@ async fn sizes(db: &Db) -> Vec<TeamSize> {
 async fn outline_holds_teams_roles_and_company_agents_but_no_people(db: Db) {
     let o = org(&db).await;
     let outline = db.outline().await.unwrap();
-    assert_eq!(outline.teams, [o.team.clone()]);
+    assert_eq!(outline.teams, std::slice::from_ref(&o.team));
     assert_eq!(outline.roles.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["Sales", "Support"]);
-    assert_eq!(outline.agents, [o.agent.clone()]);
+    assert_eq!(outline.agents, std::slice::from_ref(&o.agent));
     let dir = db.directory().await.unwrap();
     assert_eq!((outline.teams, outline.roles, outline.agents), (dir.teams, dir.roles, dir.agents));
     let by_ids = db.people_by_ids(&[o.bob.id, o.admin.id, PersonId(999_999)]).await.unwrap();

@@ -3,10 +3,10 @@
 //! a whole name). Every read is bounded, whatever the organisation's size.
 
 use super::People;
-use crate::org::store::OrgStore;
 use crate::org::listing::{
     offset_of, PeopleListing, PersonChoice, PrefixSearch, PEOPLE_PAGE_SIZE, PICK_LIMIT, SEARCH_MAX_CHARS,
 };
+use crate::org::store::OrgStore;
 use crate::org::{OrgError, Person};
 
 fn admins_only(by: &Person, what: &str) -> Result<(), OrgError> {
@@ -45,33 +45,33 @@ async fn listing<S: OrgStore + ?Sized>(
     search: &str,
     page: u32,
 ) -> Result<PeopleListing, OrgError> {
-        admins_only(by, "see People")?;
-        let page = page.max(1);
-        let prefix = PrefixSearch::parse(search);
-        // One more than a page says whether there is a next one, without counting the rest.
-        let mut people =
-            store.people_page(prefix.as_ref(), offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
-        let has_next = people.len() > PEOPLE_PAGE_SIZE as usize;
-        people.truncate(PEOPLE_PAGE_SIZE as usize);
-        let outline = store.outline().await?;
-        let counted = store.team_sizes().await?;
-        let current = counted.iter().map(|s| s.people).sum();
-        // Teams in the outline's order (by name), then those with no main team.
-        let mut sizes: Vec<_> = outline
-            .teams
-            .iter()
-            .filter_map(|t| counted.iter().find(|s| s.team == Some(t.id)).map(|s| (Some(t.clone()), s.people)))
-            .collect();
-        sizes.extend(counted.iter().filter(|s| s.team.is_none()).map(|s| (None, s.people)));
-        let search: String = search.trim().chars().take(SEARCH_MAX_CHARS).collect();
-        Ok(PeopleListing { people, search, page, has_next, sizes, current, outline })
-    }
+    admins_only(by, "see People")?;
+    let page = page.max(1);
+    let prefix = PrefixSearch::parse(search);
+    // One more than a page says whether there is a next one, without counting the rest.
+    let mut people =
+        store.people_page(prefix.as_ref(), offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
+    let has_next = people.len() > PEOPLE_PAGE_SIZE as usize;
+    people.truncate(PEOPLE_PAGE_SIZE as usize);
+    let outline = store.outline().await?;
+    let counted = store.team_sizes().await?;
+    let current = counted.iter().map(|s| s.people).sum();
+    // Teams in the outline's order (by name), then those with no main team.
+    let mut sizes: Vec<_> = outline
+        .teams
+        .iter()
+        .filter_map(|t| counted.iter().find(|s| s.team == Some(t.id)).map(|s| (Some(t.clone()), s.people)))
+        .collect();
+    sizes.extend(counted.iter().filter(|s| s.team.is_none()).map(|s| (None, s.people)));
+    let search: String = search.trim().chars().take(SEARCH_MAX_CHARS).collect();
+    Ok(PeopleListing { people, search, page, has_next, sizes, current, outline })
+}
 
 async fn pick<S: OrgStore + ?Sized>(store: &S, by: &Person, typed: &str) -> Result<Vec<PersonChoice>, OrgError> {
     admins_only(by, "choose people")?;
-        let Some(prefix) = PrefixSearch::parse(typed) else { return Ok(Vec::new()) };
-        Ok(store.pick_people(&prefix, PICK_LIMIT).await?.iter().map(PersonChoice::from).collect())
-    }
+    let Some(prefix) = PrefixSearch::parse(typed) else { return Ok(Vec::new()) };
+    Ok(store.pick_people(&prefix, PICK_LIMIT).await?.iter().map(PersonChoice::from).collect())
+}
 
 async fn resolve<S: OrgStore + ?Sized>(
     store: &S,
@@ -82,32 +82,32 @@ async fn resolve<S: OrgStore + ?Sized>(
     // Only admins choose people; anyone else learns nothing of who is here.
     admins_only(by, "choose people")?;
     let typed = typed.trim();
-        if typed.is_empty() {
-            return Ok(None);
-        }
-        if typed.chars().count() > SEARCH_MAX_CHARS {
-            return Err(OrgError::Invalid(format!("Type {what}'s name or email; that is too long for either")));
-        }
-        if typed.contains('@') {
-            let found = store.people_by_emails(&[typed.to_string()]).await?;
-            return match found.into_iter().next() {
-                Some(p) => Ok(Some(p)),
-                None => Err(OrgError::NotFound(format!(
-                    "Nobody here has the email {typed}, or they have left; type {what}'s email or name again"
-                ))),
-            };
-        }
-        let mut named = store.people_named(typed, 2).await?;
-        match named.len() {
-            0 => Err(OrgError::NotFound(format!(
-                "Nobody here is called {typed}; type {what}'s whole name or email, or choose from the list"
-            ))),
-            1 => Ok(named.pop()),
-            _ => Err(OrgError::Invalid(format!(
-                "More than one person is called {typed}; type the email of the one you mean for {what}"
-            ))),
-        }
+    if typed.is_empty() {
+        return Ok(None);
     }
+    if typed.chars().count() > SEARCH_MAX_CHARS {
+        return Err(OrgError::Invalid(format!("Type {what}'s name or email; that is too long for either")));
+    }
+    if typed.contains('@') {
+        let found = store.people_by_emails(&[typed.to_string()]).await?;
+        return match found.into_iter().next() {
+            Some(p) => Ok(Some(p)),
+            None => Err(OrgError::NotFound(format!(
+                "Nobody here has the email {typed}, or they have left; type {what}'s email or name again"
+            ))),
+        };
+    }
+    let mut named = store.people_named(typed, 2).await?;
+    match named.len() {
+        0 => Err(OrgError::NotFound(format!(
+            "Nobody here is called {typed}; type {what}'s whole name or email, or choose from the list"
+        ))),
+        1 => Ok(named.pop()),
+        _ => Err(OrgError::Invalid(format!(
+            "More than one person is called {typed}; type the email of the one you mean for {what}"
+        ))),
+    }
+}
 
 #[cfg(test)]
 mod tests {

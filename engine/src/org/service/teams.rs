@@ -46,7 +46,8 @@ impl Teams {
         let t = self.known_team(team).await?;
         let page = page.max(1);
         let member = |p: &Person| Member { id: p.id, name: p.name.clone() };
-        let mut members = self.store.team_members(team, offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
+        let mut members =
+            self.store.team_members(team, offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
         let has_next = members.len() > PEOPLE_PAGE_SIZE as usize;
         members.truncate(PEOPLE_PAGE_SIZE as usize);
         let member_count =
