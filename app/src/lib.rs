@@ -11,6 +11,7 @@ pub mod checks;
 pub mod components;
 pub mod connectors;
 pub mod cores;
+pub mod erasure;
 pub mod events;
 pub mod flash;
 #[cfg(feature = "ssr")]
@@ -94,6 +95,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/threads/:id") view=ask::thread_page::ThreadPage ssr=mode.clone()/>
                     <Route path=path!("/company/events") view=events::events_page::EventsPage ssr=mode.clone()/>
                     <Route path=path!("/company/memory") view=memory_settings::memory_settings_page::MemorySettingsPage ssr=mode.clone()/>
+                    <Route path=path!("/company/erasure") view=erasure::erasure_page::ErasurePage ssr=mode.clone()/>
                     <Route path=path!("/inbox") view=inbox::inbox_page::InboxPage ssr=mode.clone()/>
                 </Routes>
             </main>

@@ -67,6 +67,11 @@ pub fn lists() -> Result<engine::runs::lists::ReferenceLists, ServerFnError> {
         .ok_or_else(|| internal("the who's-who lists are not in the request context"))
 }
 
+pub fn erasures() -> Result<engine::erasure::service::Erasures, ServerFnError> {
+    use_context::<engine::erasure::service::Erasures>()
+        .ok_or_else(|| internal("erasing a third party is not in the request context"))
+}
+
 pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub const CONNECTOR_NAME: &str = "Acme ATS";
 
 fn fields(list: &[(&str, bool)]) -> Vec<ShapeField> {
-    list.iter().map(|(n, free)| ShapeField { name: n.to_string(), free_text: *free }).collect()
+    list.iter().map(|(n, free)| ShapeField::new(n.to_string(), *free)).collect()
 }
 
 /// The shapes an admin confirmed on the setup sheet, with what makes a record open work.

@@ -2,7 +2,7 @@
 
 use chrono::Utc;
 use engine::auth::hash_password;
-use engine::org::{Company, RoleSlug, TimeZoneName};
+use engine::org::{Company, LocaleName, RoleSlug, TimeZoneName};
 use engine::store::{Actor, NewAgent, NewPerson, Store};
 
 pub const DEMO_PASSWORD: &str = "engram-demo";
@@ -44,7 +44,12 @@ pub async fn seed_if_empty(store: &dyn Store) -> Result<bool, SeedError> {
     let actor = Actor { person: None, at: Utc::now() };
     store
         .create_company(
-            &Company { name: "Acme".to_string(), time_zone: TimeZoneName::parse("Asia/Kolkata").map_err(err)? },
+            &Company {
+                name: "Acme".to_string(),
+                time_zone: TimeZoneName::parse("Asia/Kolkata").map_err(err)?,
+                // Acme sells in rupees: its deal values read "₹18,50,000".
+                locale: LocaleName::parse("en-IN").map_err(err)?,
+            },
             actor,
         )
         .await

@@ -41,7 +41,11 @@ for (const js of [true, false]) {
       await env.changeRecord('leads', 'L-1002', { stage: 'Proposal' });
       await Promise.all([waitForPath(page, MEMORY), card(page, 'L-1002').getByRole('button', { name: 'Refresh' }).click()]);
       await expectText(page.locator('p.notice.ok'), 'lead L-1002: changed: stage (Qualified → Proposal)');
-      await expectTextContains(card(page, 'L-1002').locator('p.record'), 'stage: Proposal');
+      await expectTextContains(card(page, 'L-1002').locator('p.record'), 'Stage: Proposal');
+      // Each field under its label, the deal's value in the company's locale (en-IN); the stored
+      // value is the source's own 640000.
+      await expectTextContains(card(page, 'L-1002').locator('p.record'), 'Value: ₹6,40,000');
+      await expectTextContains(card(page, 'L-1002').locator('p.record'), 'Contact: Arjun Hegde');
       await Promise.all([waitForPath(page, MEMORY), card(page, 'L-1002').getByRole('button', { name: 'Refresh' }).click()]);
       await expectText(page.locator('p.notice.ok'), 'lead L-1002: no change');
 

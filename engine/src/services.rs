@@ -5,6 +5,7 @@
 use crate::cards::service::PersonMemory;
 use crate::cards::source::Source;
 use crate::cores::service::CoreService;
+use crate::erasure::service::Erasures;
 use crate::kernel::model::Models;
 use crate::learning::draft::CoreDrafter;
 use crate::learning::nightly::Nightly;
@@ -62,6 +63,7 @@ pub struct Services {
     pub lessons: Lessons,
     pub nightly: Nightly,
     pub drafter: CoreDrafter,
+    pub erasures: Erasures,
 }
 
 impl Services {
@@ -101,7 +103,8 @@ impl Services {
         let lessons = Lessons::new(store.clone(), clock.clone());
         let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
-        Self { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter }
+        let erasures = Erasures::new(store.clone(), clock.clone());
+        Self { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter, erasures }
     }
 }
 

@@ -88,6 +88,7 @@ pub trait Store:
     + PeopleStore
     + TeamStore
     + ImportStore
+    + crate::erasure::ErasurePorts
 {
 }
 impl<
@@ -112,7 +113,8 @@ impl<
             + AgentAdminStore
             + PeopleStore
             + TeamStore
-            + ImportStore,
+            + ImportStore
+            + crate::erasure::ErasureStore,
     > Store for T
 {
 }

@@ -1,6 +1,6 @@
 //! Fuzz targets for every parser that takes outside input: a model's replies (AUDN, nightly,
 //! memory audit, a shape draft), org.yaml and a proposal's diff, the archive importer, the people
-//! CSV, a connector's records and tool listings, the canonicaliser and the provenance gate.
+//! CSV, a connector's records and tool listings, the canonicaliser, a value to erase and the provenance gate.
 //!
 //! Each target is an ordinary test on the stable toolchain, driven by proptest: it generates random
 //! and structured inputs (JSON of random shapes and long strings, CSV with random quoting, archives

@@ -29,6 +29,7 @@ const AREAS: &[(&str, Place)] = &[
     ("quoting", Place::Floor(0)),
     ("secrets", Place::Floor(0)),
     ("terms", Place::Floor(0)),
+    ("locale", Place::Floor(0)),
     ("tokens", Place::Floor(0)),
     ("auth", Place::Floor(1)),
     ("org", Place::Floor(2)),
@@ -37,6 +38,8 @@ const AREAS: &[(&str, Place)] = &[
     ("lessons", Place::Floor(5)),
     ("runs", Place::Floor(6)),
     ("learning", Place::Floor(7)),
+    // Erasing a third party: above the cards, lessons and who's who it removes from.
+    ("erasure", Place::Floor(7)),
     // The bots stand beside, over org and the ground only.
     ("persona", Place::Beside(2)),
     // The memory archive's format, over the ground only.

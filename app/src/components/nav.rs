@@ -23,23 +23,41 @@ pub fn Nav() -> impl IntoView {
                     match me.await {
                         Ok(Some(person)) => {
                             view! {
+                                // One line at 1280 px: the company's pages sit under one "Company" menu
+                                // and the person's own settings under their name. A `<details>` opens
+                                // without JavaScript, so with it off the menu is a plain list of links.
                                 <nav>
                                     <a href=paths::ASK>"Ask"</a>
                                     <a href=paths::INBOX>"Inbox"</a>
-                                    <a href=paths::ROLES>"Roles and core knowledge"</a>
-                                    <a href=paths::TEAMS>"Teams"</a>
-                                    {person.is_admin.then(|| view! { <a href=paths::PEOPLE>"People"</a> <a href=paths::CONNECTORS>"Connectors"</a> <a href=paths::EVENTS>"Events"</a> <a href=paths::MEMORY_SETTINGS>"Memory settings"</a> })}
                                     <a href=paths::AGENTS>"Agents"</a>
                                     <a href=paths::BOTS>"Bots"</a>
                                     <a href=paths::IMPROVE>"Suggested changes"</a>
                                     <a href=paths::MY_MEMORY>"Memory"</a>
-                                    <a href=paths::TOKENS>"API tokens"</a>
-                                    <a href=paths::PASSWORD>"Password"</a>
+                                    <details class="menu company">
+                                        <summary>"Company"</summary>
+                                        <div class="menu-links">
+                                            <a href=paths::ROLES>"Roles and core knowledge"</a>
+                                            <a href=paths::TEAMS>"Teams"</a>
+                                            {person.is_admin.then(|| view! {
+                                                <a href=paths::PEOPLE>"People"</a>
+                                                <a href=paths::CONNECTORS>"Connectors"</a>
+                                                <a href=paths::EVENTS>"Events"</a>
+                                                <a href=paths::MEMORY_SETTINGS>"Memory settings"</a>
+                                                <a href=paths::ERASURE>"Erase a third party"</a>
+                                            })}
+                                        </div>
+                                    </details>
                                 </nav>
-                                <form class="who" method="post" action="/auth/sign-out">
-                                    <span class="me">{person.name}</span>
-                                    <button type="submit" class="link">"Sign out"</button>
-                                </form>
+                                <details class="menu who">
+                                    <summary class="me">{person.name}</summary>
+                                    <div class="menu-links">
+                                        <a href=paths::TOKENS>"API tokens"</a>
+                                        <a href=paths::PASSWORD>"Password"</a>
+                                        <form method="post" action="/auth/sign-out">
+                                            <button type="submit" class="link">"Sign out"</button>
+                                        </form>
+                                    </div>
+                                </details>
                             }
                                 .into_any()
                         }

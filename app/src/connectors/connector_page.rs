@@ -33,10 +33,15 @@ pub fn ConnectorPage() -> impl IntoView {
     view! { {loaded(data, |d| view! { <SheetView data=d/> })} }
 }
 
+/// One field a line, with the label and format people will read it under: the admin's, or
+/// drafted from the name for the admin to confirm or change.
 fn field_lines(s: &RecordShape) -> String {
     s.fields
         .iter()
-        .map(|f| format!("{}: {}", f.name, if f.free_text { "free text" } else { "structured" }))
+        .map(|f| match f.free_text {
+            true => format!("{}: free text | {}", f.name, f.label()),
+            false => format!("{}: structured | {} | {}", f.name, f.label(), f.format().words()),
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -53,7 +58,7 @@ fn ShapeForm(id: i64, shape: RecordShape, label: &'static str) -> impl IntoView 
             <label>" Id field " <input type="text" name="id_field" value=shape.id_field.clone() required/></label>
             <label>" Version field " <input type="text" name="version_field" value=shape.version_field.clone().unwrap_or_default()/></label>
             <label>" Reads one by id with " <input type="text" name="get_tool" value=shape.get_tool.clone() required/></label>
-            <label class="block">"Fields to keep (name: structured, or name: free text)"
+            <label class="block">"Fields to keep, one a line: name: structured | label | format (text, number, date, or amount and a currency code such as amount INR), or name: free text | label"
                 <textarea name="fields" rows=rows>{field_lines(&shape)}</textarea>
             </label>
             <button type="submit">{label}</button>

@@ -12,7 +12,7 @@ use super::set_own_key::SetOwnKey;
 use crate::components::{loaded, NoticeLine};
 use crate::paths::MY_MEMORY;
 use engine::cards::service::CardView;
-use engine::cards::source::CardField;
+use engine::cards::service::ShownField;
 use engine::lessons::service::{LessonView, MyLessons, ProposalView};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -35,20 +35,22 @@ pub fn MyMemoryPage() -> impl IntoView {
     }
 }
 
-/// A field's value, or its stored value marked unknown when the last read did not return it.
-fn value(c: &CardView, f: &CardField) -> String {
-    if c.not_returned.contains(&f.name) {
+/// A field's value in the company's locale, or its stored value marked unknown when the last
+/// read did not return it.
+fn value(c: &CardView, f: &ShownField) -> String {
+    if f.unknown {
         format!("{} (unknown: not returned by {})", f.value, c.source)
     } else {
         f.value.clone()
     }
 }
 
+/// "Contact: Priya Raman · Value: ₹18,50,000 · Next follow up: 5 Dec 2026"
 fn values(c: &CardView) -> String {
-    c.fields
+    c.shown
         .iter()
         .filter(|f| !f.free_text)
-        .map(|f| format!("{}: {}", f.name, value(c, f)))
+        .map(|f| format!("{}: {}", f.label, value(c, f)))
         .collect::<Vec<_>>()
         .join(" · ")
 }
@@ -148,10 +150,10 @@ fn MyMemory(data: MyMemoryData) -> impl IntoView {
 fn CardLine(card: CardView) -> impl IntoView {
     let id = card.card;
     let free: Vec<_> = card
-        .fields
+        .shown
         .iter()
         .filter(|f| f.free_text && !f.value.is_empty())
-        .map(|f| (f.name.clone(), value(&card, f)))
+        .map(|f| (f.label.clone(), value(&card, f)))
         .collect();
     let record = format!("{} {}", card.kind, card.record_id);
     view! {

@@ -9,10 +9,14 @@ pub struct MemorySettingsData {
     pub notice: Option<Notice>,
     /// What a refused save was given, to show again.
     pub draft: Option<String>,
+    /// What a refused locale was given, to show again.
+    pub locale_draft: Option<String>,
 }
 
 /// The flash key for a refused budget.
 pub const BUDGET_DRAFT: &str = "memory-budget";
+/// The flash key for a refused locale.
+pub const LOCALE_DRAFT: &str = "company-locale";
 
 #[server(prefix = "/fn", endpoint = "load_memory_settings")]
 pub async fn load_memory_settings() -> Result<MemorySettingsData, ServerFnError> {
@@ -23,5 +27,6 @@ pub async fn load_memory_settings() -> Result<MemorySettingsData, ServerFnError>
     let settings = nightly()?.settings.settings(&me).await.map_err(refused)?;
     let notice = take_flash(&notice_key(MEMORY_SETTINGS)).await?;
     let draft = take_flash(&draft_key(BUDGET_DRAFT)).await?;
-    Ok(MemorySettingsData { settings, notice, draft })
+    let locale_draft = take_flash(&draft_key(LOCALE_DRAFT)).await?;
+    Ok(MemorySettingsData { settings, notice, draft, locale_draft })
 }

@@ -1,4 +1,5 @@
 use super::load_memory_settings::{load_memory_settings, MemorySettingsData};
+use super::set_company_locale::SetCompanyLocale;
 use super::set_memory_budget::SetMemoryBudget;
 use crate::components::{loaded, NoticeLine};
 use leptos::prelude::*;
@@ -19,6 +20,8 @@ fn MemorySettings(d: MemorySettingsData) -> impl IntoView {
     let value = d.draft.unwrap_or_else(|| s.budget_cents.to_string());
     let default_note = s.is_default.then_some(" (the default)");
     let stops = s.stops;
+    let locale = d.locale_draft.unwrap_or_else(|| s.locale.clone());
+    let sample = s.locale_sample;
     let no_stops = stops.is_empty();
     view! {
         <NoticeLine notice=d.notice/>
@@ -34,6 +37,18 @@ fn MemorySettings(d: MemorySettingsData) -> impl IntoView {
                 <button type="submit">"Save"</button>
             </form>
             <p class="spent">{s.spent_line}</p>
+        </section>
+        <section class="company-locale">
+            <h2>"How values read"</h2>
+            <p>
+                "Card values are shown to people with their labels, and numbers, amounts and dates in this locale. What is stored, and what agents read, stays as the source gave it."
+            </p>
+            <form method="post" action=SetCompanyLocale::url()>
+                <label for="company-locale">"Locale, such as en-IN, en-US or de-DE"</label>
+                <input id="company-locale" name="locale" type="text" value=locale maxlength="20"/>
+                <button type="submit">"Save"</button>
+            </form>
+            <p class="locale-sample">"Reads as: " {sample}</p>
         </section>
         <section class="budget-stops">
             <h2>"Nights the budget ran out"</h2>

@@ -14,6 +14,7 @@ pub const SETUP: &str = "/setup";
 pub struct SetupDraft {
     pub company: String,
     pub zone: String,
+    pub locale: String,
     pub name: String,
     pub email: String,
     pub message: String,

@@ -6,6 +6,8 @@ use leptos::prelude::*;
 pub async fn set_up(
     company: String,
     zone: String,
+    // Optional: a client that leaves it out gets the default.
+    locale: Option<String>,
     name: String,
     email: String,
     password: String,
@@ -20,6 +22,7 @@ pub async fn set_up(
     let request = SetupRequest {
         company: &company,
         time_zone: &zone,
+        locale: locale.as_deref().unwrap_or_default(),
         admin_name: &name,
         admin_email: &email,
         password: &password,
@@ -38,7 +41,8 @@ pub async fn set_up(
             Ok(())
         }
         Err(e) => {
-            let draft = SetupDraft { company, zone, name, email, message: refusal(&e) };
+            let draft =
+                SetupDraft { company, zone, locale: locale.unwrap_or_default(), name, email, message: refusal(&e) };
             set_flash(SETUP_DRAFT_KEY, &draft).await?;
             go_to(SETUP);
             Ok(())

@@ -25,7 +25,8 @@ pub fn SetupPage() -> impl IntoView {
 
 #[component]
 fn SetupForm(draft: SetupDraft) -> impl IntoView {
-    let SetupDraft { company, zone, name, email, message } = draft;
+    let SetupDraft { company, zone, locale, name, email, message } = draft;
+    let locale = if locale.trim().is_empty() { "en-US".to_string() } else { locale.trim().to_string() };
     let zone = if zone.trim().is_empty() { DEFAULT_ZONE.to_string() } else { zone.trim().to_string() };
     view! {
         {(!message.is_empty()).then(|| view! { <p class="notice refused" role="alert">{message}</p> })}
@@ -38,6 +39,8 @@ fn SetupForm(draft: SetupDraft) -> impl IntoView {
                         {time_zone_names().map(|z| view! { <option value=z selected=z == zone>{z}</option> }).collect_view()}
                     </select>
                 </label>
+                <label>"Locale for numbers and dates " <input type="text" name="locale" value=locale maxlength="20" size="8"/></label>
+                <p class="hint">"Such as en-IN (₹18,50,000 · 5 Dec 2026), en-US or de-DE. Card values read this way; what is stored does not change."</p>
             </fieldset>
             <fieldset>
                 <legend>"The first admin"</legend>

@@ -201,7 +201,11 @@ pub fn read(text: &str) -> Result<(Header, Vec<TableRows>), ArchiveError> {
         let t = rows.table;
         let mut cells = Vec::with_capacity(t.columns.len());
         for column in t.columns {
-            let value = row.remove(column.name).ok_or_else(|| bad(format!("{table}.{} is missing", column.name)))?;
+            let value = match (row.remove(column.name), column.missing) {
+                (Some(value), _) => value,
+                (None, Some(default)) => serde_json::from_str(default).expect("a column's default is JSON"),
+                (None, None) => return Err(bad(format!("{table}.{} is missing", column.name))),
+            };
             let cell = Cell::from_json(column.kind, &value).ok_or_else(|| {
                 bad(format!("{table}.{} must be {}, not {value}", column.name, kind_name(column.kind)))
             })?;

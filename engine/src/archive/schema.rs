@@ -6,7 +6,8 @@
 //! - secrets: `api_tokens` and `agent_tokens` (token hashes; owners make new tokens), `person_keys`
 //!   (the row is the secret; people enter their keys again), `invites` (an admin makes new links),
 //!   `password_reset_notices` (after a move everyone sets a new password, so a waiting notice of an
-//!   admin's reset would only mislead);
+//!   admin's reset would only mislead), `erasure_key` (sealed under the old database's secret key; the new
+//!   one makes its own at its first erasure, so the same value hashes differently there);
 //! - runtime state: `connector_calls` and `reflect_calls` (the ledgers of hourly and daily limits),
 //!   `job_runs` (daily job claims), `list_fetch_claims` (who's-who list fetches claimed across
 //!   servers), `idempotency_keys` (kept 24 hours) and sign-in sessions;
@@ -39,6 +40,9 @@ pub struct Column {
     pub name: &'static str,
     pub kind: Kind,
     pub nullable: bool,
+    /// For a column added after archives of this version were first written: the JSON value an
+    /// archive without it reads as, the column's default, so an older archive still imports.
+    pub missing: Option<&'static str>,
 }
 
 /// What an import puts in a column the archive never carries.
@@ -75,11 +79,16 @@ impl Table {
 }
 
 const fn c(name: &'static str, kind: Kind) -> Column {
-    Column { name, kind, nullable: false }
+    Column { name, kind, nullable: false, missing: None }
 }
 
 const fn n(name: &'static str, kind: Kind) -> Column {
-    Column { name, kind, nullable: true }
+    Column { name, kind, nullable: true, missing: None }
+}
+
+/// A column added later, read as `missing` (JSON) from an archive written before it.
+const fn later(column: Column, missing: &'static str) -> Column {
+    Column { missing: Some(missing), ..column }
 }
 
 use Kind::{Bool, Int, Real, Text, Time};
@@ -100,7 +109,16 @@ const fn joined(name: &'static str, columns: &'static [Column], key: &'static [&
 pub const TABLES: &[Table] = &[
     Table {
         identity: false,
-        ..plain("company", &[c("id", Int), c("name", Text), c("time_zone", Text), c("created_at", Time)])
+        ..plain(
+            "company",
+            &[
+                c("id", Int),
+                c("name", Text),
+                c("time_zone", Text),
+                c("created_at", Time),
+                later(c("locale", Text), "\"en-US\""),
+            ],
+        )
     },
     plain(
         "roles",
@@ -511,6 +529,8 @@ pub const TABLES: &[Table] = &[
                 n("supersedes", Int),
                 c("written_by", Text),
                 c("created_at", Time),
+                later(c("partner", Bool), "false"),
+                later(n("match_terms", Text), "null"),
             ],
         )
     },

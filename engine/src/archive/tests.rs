@@ -12,6 +12,7 @@ fn sample() -> Vec<TableRows> {
         Cell::Text("Acme".into()),
         Cell::Text("Asia/Kolkata".into()),
         Cell::Time(at()),
+        Cell::Text("en-IN".into()),
     ]);
     let people = tables.iter_mut().find(|t| t.table.name == "people").unwrap();
     people.rows.push(vec![
@@ -48,7 +49,7 @@ fn an_archive_reads_back_as_written_and_writes_the_same_lines_again() {
     assert!(header.starts_with(r#"{"format":"engram-archive","version":1,"exported_at":"2026-11-30T09:15:00.123456Z","source":"sqlite","rows":{"#));
     assert_eq!(
         rows[0],
-        r#"{"table":"company","row":{"created_at":"2026-11-30T09:15:00.123456Z","id":1,"name":"Acme","time_zone":"Asia/Kolkata"}}"#
+        r#"{"table":"company","row":{"created_at":"2026-11-30T09:15:00.123456Z","id":1,"locale":"en-IN","name":"Acme","time_zone":"Asia/Kolkata"}}"#
     );
     assert!(rows[1].starts_with(r#"{"table":"people","row":{"created_at""#), "{}", rows[1]);
     assert!(rows[1].contains(r#""is_admin":true"#) && rows[1].contains(r#""left_at":null"#));
@@ -58,6 +59,14 @@ fn an_archive_reads_back_as_written_and_writes_the_same_lines_again() {
     let again = write(&tables, "postgres", at() + chrono::Duration::hours(1));
     assert_eq!(header_and_rows(&again).1, rows, "the rows are equal; only the header tells the two apart");
     assert_eq!(summary(&tables), "company 1, people 1");
+
+    // An archive written before the locale was kept reads as the default; one that is not
+    // text is refused as any bad cell is.
+    let older = text.replace(r#""locale":"en-IN","#, "");
+    let (_, tables) = read(&older).unwrap();
+    assert_eq!(tables[0].rows[0][4], Cell::Text("en-US".into()));
+    let bad = text.replace(r#""locale":"en-IN""#, r#""locale":7"#);
+    assert_eq!(read(&bad).unwrap_err().to_string(), "line 2 of the archive: company.locale must be a string, not 7");
 }
 
 #[test]

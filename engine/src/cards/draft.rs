@@ -60,7 +60,7 @@ pub fn draft_by_rules(connector: i64, tool: &str, tools: &[String], sample: &Val
         .filter(|(k, v)| {
             **k != id_field && Some(k.as_str()) != version_field.as_deref() && !v.is_object() && !v.is_array()
         })
-        .map(|(k, v)| ShapeField { name: k.clone(), free_text: is_free_text(k, v) })
+        .map(|(k, v)| ShapeField::new(k.clone(), is_free_text(k, v)))
         .collect();
     let kind = kind_of(tool);
     let get_tool = get_tool_for(&kind, tool, tools);

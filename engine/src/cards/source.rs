@@ -3,6 +3,7 @@
 
 use super::access::{DataLabel, KeyKind};
 pub use super::facts::{FactKind, FactLimits};
+use crate::locale::{draft_field, FieldFormat};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -178,6 +179,34 @@ pub struct ShapeField {
     pub name: String,
     /// Notes, subjects, bodies: text someone outside wrote.
     pub free_text: bool,
+    /// What people read the field as, as the admin confirmed it; drafted from the name when
+    /// unset (shapes confirmed before labels were asked for have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// How its value is written for people; drafted from the name when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<FieldFormat>,
+}
+
+impl ShapeField {
+    /// A field with its label and format left to the draft.
+    pub fn new(name: impl Into<String>, free_text: bool) -> Self {
+        Self { name: name.into(), free_text, label: None, format: None }
+    }
+
+    /// The label people read: the admin's, or the one drafted from the name.
+    pub fn label(&self) -> String {
+        self.label.clone().unwrap_or_else(|| draft_field(&self.name).0)
+    }
+
+    /// How the value is written: the admin's choice, or the one drafted from the name. Free
+    /// text is always as written.
+    pub fn format(&self) -> FieldFormat {
+        if self.free_text {
+            return FieldFormat::Text;
+        }
+        self.format.clone().unwrap_or_else(|| draft_field(&self.name).1)
+    }
 }
 
 /// What a tool that acts changes, as an admin set it: the kind of record, and the argument that
@@ -366,9 +395,9 @@ mod tests {
             id_field: "id".into(),
             version_field: Some("updated_at".into()),
             fields: vec![
-                ShapeField { name: "company".into(), free_text: false },
-                ShapeField { name: "value_inr".into(), free_text: false },
-                ShapeField { name: "notes".into(), free_text: true },
+                ShapeField::new("company", false),
+                ShapeField::new("value_inr", false),
+                ShapeField::new("notes", true),
             ],
             get_tool: "get_lead".into(),
             confirmed: true,

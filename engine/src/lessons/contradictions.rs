@@ -84,6 +84,7 @@ mod tests {
             supersedes: None,
             written_by: WrittenBy::Job,
             created_at: at,
+            terms: None,
         }
     }
 

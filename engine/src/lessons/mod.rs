@@ -147,6 +147,10 @@ pub struct Lesson {
     pub supersedes: Option<i64>,
     pub written_by: WrittenBy,
     pub created_at: DateTime<Utc>,
+    /// What a question finds it by, kept when it was written; `None` for a lesson kept before
+    /// they were, whose terms a run makes when it reads it.
+    #[serde(skip)]
+    pub terms: Option<select::LessonTerms>,
 }
 
 impl Lesson {

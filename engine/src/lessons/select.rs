@@ -23,14 +23,17 @@ const MIN_LESSONS_FOR_RARITY: f64 = 20.0;
 /// How much a word one letter apart counts, against the word itself.
 const TYPO_WEIGHT: f64 = 0.7;
 
-/// A text's terms and words, each once.
-struct Indexed {
+/// What a question finds a lesson by: its terms (split, folded and stemmed) and its words
+/// (folded, not stemmed, for telling a typo), each once and sorted. Kept with the lesson when it
+/// is written, so a run never stems the lessons it reads.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LessonTerms {
     terms: Vec<String>,
     words: Vec<String>,
 }
 
-impl Indexed {
-    fn of(text: &str) -> Self {
+impl LessonTerms {
+    pub fn of(text: &str) -> Self {
         let mut terms = terms(text);
         terms.sort();
         terms.dedup();
@@ -39,15 +42,29 @@ impl Indexed {
         words.dedup();
         Self { terms, words }
     }
+
+    /// As the store keeps it: the terms, a line break, the words, each space-separated (neither
+    /// holds a space or a line break).
+    pub fn to_stored(&self) -> String {
+        format!("{}\n{}", self.terms.join(" "), self.words.join(" "))
+    }
+
+    /// As the store kept it; `None` for what `to_stored` never writes.
+    pub fn from_stored(stored: &str) -> Option<Self> {
+        let (terms, words) = stored.split_once('\n')?;
+        let split = |s: &str| s.split(' ').filter(|t| !t.is_empty()).map(str::to_string).collect::<Vec<_>>();
+        let (terms, words) = (split(terms), split(words));
+        let sorted = |v: &[String]| v.windows(2).all(|w| w[0] < w[1]);
+        (sorted(&terms) && sorted(&words)).then_some(Self { terms, words })
+    }
 }
 
 /// How well a lesson holds one asked term: 1 for the term, less for a typo of its word, else 0.
-fn holds(lesson: &Indexed, term: &str, asked_words: &[String]) -> f64 {
+fn holds(lesson: &LessonTerms, term: &str, typos: &[&str]) -> f64 {
     if lesson.terms.binary_search_by(|t| t.as_str().cmp(term)).is_ok() {
         return 1.0;
     }
-    let typo = asked_words.iter().any(|a| lesson.words.iter().any(|w| one_letter_apart(a, w)));
-    if typo {
+    if typos.iter().any(|w| lesson.words.binary_search_by(|x| x.as_str().cmp(w)).is_ok()) {
         TYPO_WEIGHT
     } else {
         0.0
@@ -70,11 +87,22 @@ pub fn lessons_for<'a>(question: &str, lessons: &'a [Lesson]) -> Vec<&'a Lesson>
     if asked.is_empty() {
         return Vec::new();
     }
-    let indexed: Vec<Indexed> = lessons.iter().map(|l| Indexed::of(&l.text)).collect();
+    // Lessons kept before their terms were have them made here.
+    let made: Vec<Option<LessonTerms>> =
+        lessons.iter().map(|l| l.terms.is_none().then(|| LessonTerms::of(&l.text))).collect();
+    let indexed: Vec<&LessonTerms> =
+        lessons.iter().zip(&made).map(|(l, m)| l.terms.as_ref().or(m.as_ref()).expect("made when missing")).collect();
+    // The lessons' words one letter apart from each asked word, found once over the words the
+    // lessons use between them rather than lesson by lesson.
+    let mut vocabulary: Vec<&str> = indexed.iter().flat_map(|l| l.words.iter().map(String::as_str)).collect();
+    vocabulary.sort_unstable();
+    vocabulary.dedup();
     let n = (indexed.len() as f64).max(MIN_LESSONS_FOR_RARITY);
     let mut scores = vec![0.0f64; lessons.len()];
     for (term, from) in &asked {
-        let held: Vec<f64> = indexed.iter().map(|l| holds(l, term, from)).collect();
+        let typos: Vec<&str> =
+            vocabulary.iter().copied().filter(|v| from.iter().any(|a| one_letter_apart(a, v))).collect();
+        let held: Vec<f64> = indexed.iter().map(|l| holds(l, term, &typos)).collect();
         let df = held.iter().filter(|h| **h > 0.0).count() as f64;
         if df == 0.0 {
             continue;
@@ -128,6 +156,7 @@ pub(crate) mod tests {
             supersedes: None,
             written_by: WrittenBy::Job,
             created_at: at,
+            terms: None,
         }
     }
 
@@ -200,5 +229,43 @@ pub(crate) mod tests {
             "lessons far below the best are left out: {:?}",
             found.iter().map(|l| l.id).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn kept_terms_read_back_as_written_and_anything_else_is_made_again() {
+        let kept = LessonTerms::of("The seat-count for Hebbal Biotech is 40; billing_tier Gold (dana@litware.example)");
+        assert_eq!(LessonTerms::from_stored(&kept.to_stored()), Some(kept.clone()));
+        assert!(kept.terms.contains(&"dana@litware.example".to_string()), "{kept:?}");
+        assert_eq!(LessonTerms::from_stored(""), None);
+        assert_eq!(LessonTerms::from_stored("b a\nc"), None, "unsorted terms are no kept terms");
+        assert_eq!(LessonTerms::from_stored("\n"), Some(LessonTerms::default()));
+    }
+
+    proptest::proptest! {
+        /// Whatever a lesson says, its kept terms read back the same, and a run finds the same
+        /// lessons by kept terms as by terms it makes itself.
+        #[test]
+        fn kept_terms_find_what_made_terms_find(
+            texts in proptest::collection::vec("\\PC{0,60}", 1..12),
+            question in "\\PC{0,40}",
+        ) {
+            let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+            let made: Vec<Lesson> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| lesson(i as i64, text, LessonState::Accepted, i % 2 == 0, t))
+                .collect();
+            let kept: Vec<Lesson> = made
+                .iter()
+                .cloned()
+                .map(|mut l| {
+                    let stored = LessonTerms::of(&l.text).to_stored();
+                    l.terms = Some(LessonTerms::from_stored(&stored).expect("reads back"));
+                    l
+                })
+                .collect();
+            let ids = |ls: Vec<&Lesson>| ls.into_iter().map(|l| l.id).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(ids(lessons_for(&question, &made)), ids(lessons_for(&question, &kept)));
+        }
     }
 }

@@ -50,6 +50,7 @@ impl LessonStore for Fake {
             supersedes: None,
             written_by: new.written_by,
             created_at: new.at,
+            terms: None,
         };
         rows.push(lesson.clone());
         Ok(lesson)

@@ -7,8 +7,8 @@ use super::listing::{fold, Outline, PrefixSearch, TeamSize};
 use super::store::{Around, OrgStore};
 use super::teams::{TeamChange, TeamStore, TeamStoreError};
 use super::{
-    Agent, AgentId, AuditEntry, Company, Departure, Directory, NewAgent, NewPerson, Person, PersonId, Role, RoleId,
-    RoleSlug, Team, TeamId,
+    Agent, AgentId, AuditEntry, Company, Departure, Directory, LocaleName, NewAgent, NewPerson, Person, PersonId, Role,
+    RoleId, RoleSlug, Team, TeamId,
 };
 use crate::kernel::{Actor, StoreError};
 use async_trait::async_trait;
@@ -95,6 +95,16 @@ impl OrgStore for FakeOrg {
     }
     async fn create_company(&self, _: &Company, _: Actor) -> Result<(), StoreError> {
         Err(not_held("a company"))
+    }
+    async fn set_company_locale(&self, locale: &LocaleName, _: Actor) -> Result<(), StoreError> {
+        let mut company = self.company.lock().expect("the fake's lock");
+        match company.as_mut() {
+            Some(c) => {
+                c.locale = locale.clone();
+                Ok(())
+            }
+            None => Err(StoreError::NotFound("company".into())),
+        }
     }
     async fn directory(&self) -> Result<Directory, StoreError> {
         Ok(self.read(Clone::clone))
@@ -283,6 +293,9 @@ impl<T: Send + Sync> OrgStore for WithOrg<T> {
     }
     async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError> {
         self.org.create_company(company, actor).await
+    }
+    async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError> {
+        self.org.set_company_locale(locale, actor).await
     }
     async fn directory(&self) -> Result<Directory, StoreError> {
         self.org.directory().await

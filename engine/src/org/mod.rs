@@ -59,6 +59,37 @@ pub struct NewAgent {
 pub struct Company {
     pub name: String,
     pub time_zone: TimeZoneName,
+    /// How numbers, amounts and dates read to people; a company made before it was asked for
+    /// reads in the default.
+    #[serde(default)]
+    pub locale: LocaleName,
+}
+
+/// A CLDR locale name the company writes numbers and dates in (`en-IN`, `de`), parsed once at
+/// the edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocaleName(String);
+
+impl LocaleName {
+    pub fn parse(s: &str) -> Result<Self, OrgError> {
+        let s = s.trim();
+        crate::locale::Locale::parse(s)
+            .map(|l| Self(l.name().to_string()))
+            .ok_or_else(|| OrgError::Invalid(format!("{s} is not a locale name, such as en-IN or en-US")))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    /// The locale itself; every `LocaleName` was parsed, so it always has one.
+    pub fn locale(&self) -> crate::locale::Locale {
+        crate::locale::Locale::parse(&self.0).unwrap_or_else(crate::locale::Locale::fallback)
+    }
+}
+
+impl Default for LocaleName {
+    fn default() -> Self {
+        Self(crate::locale::Locale::default_name().to_string())
+    }
 }
 
 /// An IANA zone name that chrono-tz knows, parsed once at the edge.

@@ -3,8 +3,8 @@
 
 use super::listing::{Outline, PrefixSearch, TeamSize};
 use super::{
-    Agent, AgentId, AuditEntry, Company, Departure, Directory, NewAgent, NewPerson, Person, PersonId, Role, RoleId,
-    RoleSlug, Team, TeamId,
+    Agent, AgentId, AuditEntry, Company, Departure, Directory, LocaleName, NewAgent, NewPerson, Person, PersonId, Role,
+    RoleId, RoleSlug, Team, TeamId,
 };
 use crate::kernel::{Actor, DataLabel, StoreError};
 use async_trait::async_trait;
@@ -24,6 +24,8 @@ pub struct Around {
 pub trait OrgStore: Send + Sync {
     async fn company(&self) -> Result<Option<Company>, StoreError>;
     async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
+    /// Sets how numbers and dates read, with its audit row; `NotFound` before setup.
+    async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError>;
     /// Everyone and everything, for exports and tools that need the whole organisation. No page
     /// or run reads it: they read [`outline`](Self::outline) and bounded pages of people.
     async fn directory(&self) -> Result<Directory, StoreError>;

@@ -55,6 +55,16 @@ pub const ADMIN_ONLY: &str = "Only an admin can mark a toolset as who's who";
 /// The longest id a run may ask the lists to be fetched again for.
 pub const UNKNOWN_ID_MAX_CHARS: usize = 200;
 
+/// The slot a refetch for an id a run met is claimed in: once per id and hour.
+pub fn unknown_id_slot(id: &str, now: DateTime<Utc>) -> String {
+    format!("unknown {id} {}", now.format("%Y-%m-%dT%H"))
+}
+
+/// The id a refetch's slot was claimed for; `None` for a daily fetch's slot (a date).
+pub fn id_of_unknown_id_slot(slot: &str) -> Option<&str> {
+    slot.strip_prefix("unknown ")?.rsplit_once(' ').map(|(id, _)| id)
+}
+
 /// Fetches and serves the who's-who reference lists.
 #[derive(Clone)]
 pub struct ReferenceLists {
@@ -120,7 +130,7 @@ impl ReferenceLists {
             return Err(RunError::Invalid(format!("An id is at most {UNKNOWN_ID_MAX_CHARS} characters")));
         }
         let now = self.clock.now();
-        let slot = format!("unknown {id} {}", now.format("%Y-%m-%dT%H"));
+        let slot = unknown_id_slot(id, now);
         let today = self.local_date().await?;
         let mut ran = false;
         for c in self.marked().await? {
@@ -312,6 +322,15 @@ mod tests {
             killed: false,
             has_company_key: true,
         }
+    }
+
+    #[test]
+    fn a_refetch_slot_reads_back_its_id_and_a_daily_one_has_none() {
+        let at = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 12, 16, 9, 30, 0).unwrap();
+        let slot = unknown_id_slot("+1 (415) 555-0142", at);
+        assert_eq!(slot, "unknown +1 (415) 555-0142 2026-12-16T09");
+        assert_eq!(id_of_unknown_id_slot(&slot), Some("+1 (415) 555-0142"));
+        assert_eq!(id_of_unknown_id_slot("2026-12-16"), None);
     }
 
     fn tool(name: &str) -> ToolInfo {

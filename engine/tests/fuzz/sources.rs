@@ -11,7 +11,7 @@ fn shape_of(record: &Map<String, Value>) -> RecordShape {
         kind: "lead".into(),
         id_field: "id".into(),
         version_field: Some("updated_at".into()),
-        fields: record.keys().map(|k| ShapeField { name: k.clone(), free_text: k == "notes" }).collect(),
+        fields: record.keys().map(|k| ShapeField::new(k.clone(), k == "notes")).collect(),
         get_tool: "get_lead".into(),
         confirmed: true,
     }

@@ -65,7 +65,14 @@ pub async fn company(store: &AnyStore, now: DateTime<Utc>) -> Seeded {
     let actor = Actor { person: None, at: now };
     let shared = store.shared();
     shared
-        .create_company(&Company { name: "Bench".into(), time_zone: TimeZoneName::parse("UTC").unwrap() }, actor)
+        .create_company(
+            &Company {
+                name: "Bench".into(),
+                time_zone: TimeZoneName::parse("UTC").unwrap(),
+                locale: Default::default(),
+            },
+            actor,
+        )
         .await
         .expect("create the company");
     let slug = RoleSlug::parse("sales").unwrap();

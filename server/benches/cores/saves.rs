@@ -16,7 +16,14 @@ pub async fn company(store: &AnyStore) -> Person {
     let actor = Actor { person: None, at: Utc::now() };
     let shared = store.shared();
     shared
-        .create_company(&Company { name: "Bench".into(), time_zone: TimeZoneName::parse("UTC").unwrap() }, actor)
+        .create_company(
+            &Company {
+                name: "Bench".into(),
+                time_zone: TimeZoneName::parse("UTC").unwrap(),
+                locale: Default::default(),
+            },
+            actor,
+        )
         .await
         .expect("create the company");
     for (slug, title) in [("sales", "Sales"), ("support", "Support"), ("marketing", "Marketing")] {

@@ -99,7 +99,11 @@ async fn run(postgres: bool) {
     let store = AnyStore::open(&db.url).await.expect("open the store");
     let shared: Arc<dyn Store> = store.shared();
     let system = Actor { person: None, at: Utc::now() };
-    let company = Company { name: "Acme".into(), time_zone: TimeZoneName::parse("Europe/Berlin").unwrap() };
+    let company = Company {
+        name: "Acme".into(),
+        time_zone: TimeZoneName::parse("Europe/Berlin").unwrap(),
+        locale: Default::default(),
+    };
     shared.create_company(&company, system).await.expect("the company");
     let mut roles = Vec::new();
     for name in ROLES {

@@ -27,6 +27,7 @@ pub enum InitError {
 pub struct InitArgs {
     pub company: String,
     pub zone: String,
+    pub locale: String,
     pub admin: String,
     pub name: Option<String>,
 }
@@ -82,6 +83,7 @@ pub async fn init(url: &str, args: &InitArgs, password: &str) -> Result<String, 
     let request = SetupRequest {
         company: &args.company,
         time_zone: &args.zone,
+        locale: &args.locale,
         admin_name: &name,
         admin_email: &args.admin,
         password,

@@ -2,6 +2,7 @@
 
 pub mod archive;
 pub mod bots_cli;
+pub mod erase_cli;
 pub mod init;
 pub mod jobs_cli;
 pub mod memory_audit_cli;
@@ -102,6 +103,10 @@ pub enum Command {
         /// The company's time zone, an IANA name such as Asia/Kolkata
         #[arg(long, value_name = "ZONE")]
         zone: String,
+        /// How numbers, amounts and dates read to people, a locale name such as en-IN; en-US
+        /// when left out
+        #[arg(long, value_name = "LOCALE", default_value = "")]
+        locale: String,
         /// The first admin's email
         #[arg(long, value_name = "EMAIL")]
         admin: String,
@@ -115,6 +120,16 @@ pub enum Command {
     Password {
         /// The person's email
         email: String,
+    },
+    /// Erase a third party's email address or phone number from memory: every card, list
+    /// snapshot, lesson and who's-who entry naming it, in any spelling. Cannot be undone
+    Erase {
+        /// The email address or phone number; without it, the first line of stdin, which keeps
+        /// it out of the shell's history
+        value: Option<String>,
+        /// The admin the erasure is made as, by email; the host's operator when left out
+        #[arg(long = "as", value_name = "ADMIN")]
+        who: Option<String>,
     },
 }
 
@@ -420,6 +435,11 @@ mod tests {
             matches!(cli.command, Some(Command::Memory(Memory::Lessons { who, person: Some(p) })) if who == "ada" && p == "alice")
         );
         assert!(matches!(parse("keys rotate").unwrap().command, Some(Command::Keys(Keys::Rotate))));
+        assert!(matches!(
+            parse("erase dana@litware.example --as ada").unwrap().command,
+            Some(Command::Erase { value: Some(v), who: Some(w) }) if v == "dana@litware.example" && w == "ada"
+        ));
+        assert!(matches!(parse("erase").unwrap().command, Some(Command::Erase { value: None, who: None })));
         assert!(
             matches!(parse("export --to org.jsonl").unwrap().command, Some(Command::Export { to }) if to == Path::new("org.jsonl"))
         );

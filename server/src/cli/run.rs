@@ -39,8 +39,8 @@ impl Cli {
                 let settings = serve_settings(database);
                 super::jobs_cli::run(&settings, &jobs, &mut std::io::stdout().lock()).await.map_err(CliError::failed)
             }
-            Some(Command::Init { company, zone, admin, name }) => {
-                let args = super::init::InitArgs { company, zone, admin, name };
+            Some(Command::Init { company, zone, locale, admin, name }) => {
+                let args = super::init::InitArgs { company, zone, locale, admin, name };
                 let password = super::init::read_password(&args.admin).map_err(CliError::failed)?;
                 report(super::init::init(&database_url(database), &args, &password).await)
             }
@@ -56,6 +56,21 @@ impl Cli {
             Some(Command::People(people)) => {
                 let settings = serve_settings(database);
                 super::people_cli::run(&people, &settings, &mut std::io::stdout().lock()).await
+            }
+            Some(Command::Erase { value, who }) => {
+                let settings = serve_settings(database);
+                if value.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                    eprint!("Email address or phone number to erase: ");
+                }
+                let mut stdin = std::io::stdin().lock();
+                super::erase_cli::run(
+                    &settings,
+                    value.as_deref(),
+                    who.as_deref(),
+                    &mut stdin,
+                    &mut std::io::stdout().lock(),
+                )
+                .await
             }
             Some(Command::Org(org)) => {
                 let settings = serve_settings(database);

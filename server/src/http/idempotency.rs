@@ -26,6 +26,11 @@ pub const KEY_REUSED: &str =
     "This Idempotency-Key was already used for a different request; use a new key for a new request.";
 pub const IN_FLIGHT: &str = "A request with this Idempotency-Key is still being answered; wait a moment and try again.";
 
+/// Routes whose requests no key may keep a trace of: an erasure's body is the value it erases, and
+/// even its hash must not outlive it. Erasing again is harmless (it finds nothing), so a retry
+/// needs no key there.
+const NOT_KEPT: &[&str] = &[crate::http::erasure_api::ROUTE];
+
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
     (status, Json(json!({ "error": code, "message": message }))).into_response()
 }
@@ -41,6 +46,10 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     let Some(key) = request.headers().get(HEADER).cloned() else {
         return next.run(request).await;
     };
+    let original = request.extensions().get::<OriginalUri>().map(|u| u.0.path().to_owned());
+    if NOT_KEPT.contains(&original.as_deref().unwrap_or(request.uri().path())) {
+        return next.run(request).await;
+    }
     let key = match key.to_str() {
         Ok(k) if !k.is_empty() && k.len() <= 255 && k.bytes().all(|b| b.is_ascii_graphic()) => k.to_owned(),
         _ => return refuse(StatusCode::BAD_REQUEST, "bad_idempotency_key", BAD_KEY),

@@ -4,6 +4,7 @@ pub mod agents_api;
 pub mod api;
 pub mod auth;
 pub mod bots_api;
+pub mod erasure_api;
 pub mod guard;
 pub mod idempotency;
 pub mod inbox_api;

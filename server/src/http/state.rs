@@ -34,6 +34,7 @@ pub struct AppState {
     pub lessons: Lessons,
     pub nightly: engine::learning::nightly::Nightly,
     pub drafter: engine::learning::draft::CoreDrafter,
+    pub erasures: engine::erasure::service::Erasures,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -50,7 +51,7 @@ impl AppState {
         trust_forwarded_for: bool,
         flash_seal: app::flash_cookie::FlashSeal,
     ) -> Self {
-        let Services { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter } =
+        let Services { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter, erasures } =
             services;
         Self {
             leptos_options,
@@ -66,6 +67,7 @@ impl AppState {
             lessons,
             nightly,
             drafter,
+            erasures,
             trust_forwarded_for,
             set_up: SetUpFlag::default(),
             flash_seal,
@@ -84,7 +86,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
     let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
     let (bots, memory) = (state.bots.clone(), state.memory.clone());
     let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
-    let (nightly, drafter) = (state.nightly.clone(), state.drafter.clone());
+    let (nightly, drafter, erasures) = (state.nightly.clone(), state.drafter.clone(), state.erasures.clone());
     let flash_seal = state.flash_seal.clone();
     move || {
         provide_context(cores.clone());
@@ -97,6 +99,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(lessons.clone());
         provide_context(nightly.clone());
         provide_context(drafter.clone());
+        provide_context(erasures.clone());
         provide_context(flash_seal.clone());
     }
 }

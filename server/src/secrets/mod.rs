@@ -74,6 +74,11 @@ impl SecretKey {
     pub fn to_base64(&self) -> String {
         BASE64.encode(self.0)
     }
+
+    /// Its 32 bytes, for a key that is not a cipher's (the erasure key, which keys a hash).
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 /// Where a sealed value lives. It is bound into the value, so that a value moved to another row
@@ -88,6 +93,8 @@ pub enum Place {
     KeyCheck,
     /// A flash kept in a browser's cookie, for a browser without a session.
     FlashCookie,
+    /// `erasure_key.sealed`: the key an erasure's audit hashes the erased value with.
+    ErasureKey,
 }
 
 impl Place {
@@ -97,6 +104,7 @@ impl Place {
             Place::PersonKey { connector, person } => format!("engram:person_key:{person}:{connector}"),
             Place::KeyCheck => "engram:secret_key_check".to_string(),
             Place::FlashCookie => "engram:flash_cookie".to_string(),
+            Place::ErasureKey => "engram:erasure_key".to_string(),
         }
     }
 }
@@ -108,6 +116,7 @@ impl std::fmt::Display for Place {
             Place::PersonKey { connector, person } => write!(f, "person {person}'s key for connector {connector}"),
             Place::KeyCheck => f.write_str("the secret key check"),
             Place::FlashCookie => f.write_str("a flash cookie"),
+            Place::ErasureKey => f.write_str("the erasure key"),
         }
     }
 }

@@ -18,7 +18,7 @@ macro_rules! lessons_store {
         pub(crate) const COLUMNS: &str =
             "id, person_id, scope, team_id, agent_id, text, evidence, label, checked_at, source_version, \
              valid_from, valid_to, claim_record, claim_field, claim_value, state, state_at, state_reason, confirmed, \
-             supersedes, written_by, created_at, partner";
+             supersedes, written_by, created_at, partner, match_terms";
 
         fn bad(what: &str) -> StoreError {
             StoreError::Backend(format!("a stored lesson has a bad {what}"))
@@ -51,6 +51,9 @@ macro_rules! lessons_store {
                 supersedes: row.get("supersedes"),
                 written_by: WrittenBy::parse(row.get("written_by")).ok_or_else(|| bad("writer"))?,
                 created_at: row.get("created_at"),
+                terms: row
+                    .get::<Option<String>, _>("match_terms")
+                    .and_then(|t| engine::lessons::select::LessonTerms::from_stored(&t)),
             })
         }
 
@@ -58,8 +61,8 @@ macro_rules! lessons_store {
             let row = sqlx::query(&format!(
                 "INSERT INTO lessons (person_id, scope, team_id, agent_id, text, evidence, label, checked_at, \
                  source_version, valid_from, claim_record, claim_field, claim_value, state, state_at, confirmed, supersedes, \
-                 written_by, created_at, partner) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) \
+                 written_by, created_at, partner, match_terms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
                  RETURNING {COLUMNS}"
             ))
             .bind(l.person.0)
@@ -82,6 +85,7 @@ macro_rules! lessons_store {
             .bind(l.written_by.as_str())
             .bind(l.at)
             .bind(l.scope == LessonScope::Partner)
+            .bind(engine::lessons::select::LessonTerms::of(&l.text).to_stored())
             .fetch_one(&mut *conn)
             .await
             .or_backend()?;

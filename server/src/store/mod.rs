@@ -26,6 +26,7 @@ pub mod bench_seed;
 mod cards;
 mod cores;
 mod draft_sources;
+mod erasure;
 mod idempotency;
 mod inbox;
 mod lessons;

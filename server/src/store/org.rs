@@ -14,8 +14,8 @@ macro_rules! org_store {
         use async_trait::async_trait;
         use engine::org::listing::{fold, Outline, PrefixSearch, TeamSize};
         use engine::org::{
-            Agent, AgentId, AuditEntry, Company, Directory, Person, PersonId, Role, RoleId, RoleSlug, Team, TeamId,
-            TimeZoneName,
+            Agent, AgentId, AuditEntry, Company, Directory, LocaleName, Person, PersonId, Role, RoleId, RoleSlug, Team,
+            TeamId, TimeZoneName,
         };
         use engine::store::{Actor, Departure, NewAgent, NewPerson, OrgStore, StoreError};
         use sqlx::Row;
@@ -101,27 +101,48 @@ macro_rules! org_store {
         #[async_trait]
         impl OrgStore for ThisStore {
             async fn company(&self) -> Result<Option<Company>, StoreError> {
-                let row = sqlx::query("SELECT name, time_zone FROM company WHERE id = 1")
+                let row = sqlx::query("SELECT name, time_zone, locale FROM company WHERE id = 1")
                     .fetch_optional(self.pool())
                     .await
                     .or_backend()?;
                 row.map(|r| {
                     let tz: String = r.get("time_zone");
-                    Ok(Company { name: r.get("name"), time_zone: TimeZoneName::parse(&tz).or_backend()? })
+                    let locale: String = r.get("locale");
+                    Ok(Company {
+                        name: r.get("name"),
+                        time_zone: TimeZoneName::parse(&tz).or_backend()?,
+                        locale: LocaleName::parse(&locale).or_backend()?,
+                    })
                 })
                 .transpose()
             }
 
             async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError> {
                 let mut tx = begin_write(self.pool()).await?;
-                sqlx::query("INSERT INTO company (id, name, time_zone, created_at) VALUES (1, $1, $2, $3)")
+                sqlx::query("INSERT INTO company (id, name, time_zone, locale, created_at) VALUES (1, $1, $2, $3, $4)")
                     .bind(&company.name)
                     .bind(company.time_zone.as_str())
+                    .bind(company.locale.as_str())
                     .bind(actor.at)
                     .execute(&mut *tx)
                     .await
                     .or_duplicate(|| "company".into())?;
                 audit(&mut tx, actor, "company.create", &company.name, company.time_zone.as_str()).await?;
+                tx.commit().await.or_backend()
+            }
+
+            async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError> {
+                let mut tx = begin_write(self.pool()).await?;
+                let changed = sqlx::query("UPDATE company SET locale = $1 WHERE id = 1")
+                    .bind(locale.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .or_backend()?
+                    .rows_affected();
+                if changed == 0 {
+                    return Err(StoreError::NotFound("company".into()));
+                }
+                audit(&mut tx, actor, "company.locale", "company", locale.as_str()).await?;
                 tx.commit().await.or_backend()
             }
 

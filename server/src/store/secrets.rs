@@ -56,8 +56,9 @@ macro_rules! secrets_store {
                             .bind(connector)
                             .bind(person)
                     }
-                    // Neither is a stored key: the check is written apart, a flash lives in a browser.
-                    Place::KeyCheck | Place::FlashCookie => continue,
+                    // None is a connector key: the check and the erasure key are written apart, a flash
+                    // lives in a browser.
+                    Place::KeyCheck | Place::FlashCookie | Place::ErasureKey => continue,
                 };
                 query.execute(&mut *conn).await.or_backend()?;
             }
@@ -74,6 +75,25 @@ macro_rules! secrets_store {
             .execute(conn)
             .await
             .or_backend()?;
+            Ok(())
+        }
+
+        /// The erasure key (once an erasure made it) opened with the old key and sealed with the
+        /// new one; refused, with everything else, if it does not open.
+        async fn reseal_erasure_key(conn: &mut Conn, old: &SecretBox, new: &SecretBox) -> Result<(), StoreError> {
+            let stored: Option<String> = sqlx::query_scalar("SELECT sealed FROM erasure_key WHERE id = 1")
+                .fetch_optional(&mut *conn)
+                .await
+                .or_backend()?;
+            let Some(stored) = stored else { return Ok(()) };
+            let row = StoredKey { place: Place::ErasureKey, value: stored };
+            for k in reseal(vec![row], old, new)? {
+                sqlx::query("UPDATE erasure_key SET sealed = $1 WHERE id = 1")
+                    .bind(&k.value)
+                    .execute(&mut *conn)
+                    .await
+                    .or_backend()?;
+            }
             Ok(())
         }
 
@@ -124,6 +144,7 @@ macro_rules! secrets_store {
                 }
                 let resealed = reseal(stored_keys(&mut tx).await?, old, new)?;
                 write_keys(&mut tx, &resealed).await?;
+                reseal_erasure_key(&mut tx, old, new).await?;
                 write_check(&mut tx, &new.seal_check(), at).await?;
                 let detail = format!("re-sealed {} connector key(s) under a new secret key", resealed.len());
                 audit(&mut tx, Actor { person: None, at }, "secret.rotate", "connector_keys", &detail).await?;

@@ -25,10 +25,12 @@ macro_rules! setup_store {
             ) -> Result<SetUp, StoreError> {
                 let mut tx = begin_write(self.pool()).await?;
                 let claimed = sqlx::query(
-                    "INSERT INTO company (id, name, time_zone, created_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING",
+                    "INSERT INTO company (id, name, time_zone, locale, created_at) VALUES (1, $1, $2, $3, $4) \
+                     ON CONFLICT (id) DO NOTHING",
                 )
                 .bind(&company.name)
                 .bind(company.time_zone.as_str())
+                .bind(company.locale.as_str())
                 .bind(at)
                 .execute(&mut *tx)
                 .await

@@ -356,7 +356,7 @@ async fn a_field_the_source_leaves_out_is_unknown_never_a_change() {
     assert!(text.contains(&format!("lead L-1002: changed: value_inr ({value} → 777000)")), "{text}");
     assert!(!text.contains("stage ("), "no change line for a field the source did not return: {text}");
     assert!(
-        text.contains(&format!("stage: {stage} (unknown: not returned by Acme ATS)")),
+        text.contains(&format!("Stage: {stage} (unknown: not returned by Acme ATS)")),
         "the stored value stays, marked unknown: {text}"
     );
     let card = app.store.card(l2).await.unwrap().unwrap();

@@ -524,6 +524,7 @@ async fn the_job_keeps_to_two_in_the_morning_in_the_companys_zone_across_both_ds
     let company = engine::org::Company {
         name: "Contoso".into(),
         time_zone: engine::org::TimeZoneName::parse("America/New_York").unwrap(),
+        locale: Default::default(),
     };
     let utc = |m: u32, d: u32, h: u32, min: u32| chrono::Utc.with_ymd_and_hms(2026, m, d, h, min, 0).unwrap();
     app.store.create_company(&company, Actor { person: None, at: utc(3, 1, 12, 0) }).await.unwrap();

@@ -37,7 +37,9 @@ async fn an_empty_database_leads_every_page_to_the_setup() {
     }
     let (status, html) = app.page(&c, "/setup").await;
     assert_eq!(status, StatusCode::OK);
-    for label in ["Set up Engram", "Company name", "Time zone", "Your name", "Email", "Password"] {
+    for label in
+        ["Set up Engram", "Company name", "Time zone", "Locale for numbers and dates", "Your name", "Email", "Password"]
+    {
         assert!(html.contains(label), "the setup shows {label}");
     }
     assert!(html.contains(r#"<option value="Asia/Kolkata">Asia/Kolkata</option>"#), "the IANA zones are offered");
@@ -59,6 +61,7 @@ async fn the_setup_signs_the_first_admin_in_and_then_leads_to_sign_in() {
 
     let company = app.store.company().await.unwrap().expect("the company exists");
     assert_eq!((company.name.as_str(), company.time_zone.as_str()), ("Acme", "Asia/Kolkata"));
+    assert_eq!(company.locale.as_str(), "en-US", "a setup that leaves the locale out gets the default");
     let people = app.store.directory().await.unwrap().people;
     assert_eq!(people.len(), 1);
     assert!(people[0].is_admin && people[0].name == "Ada Lovelace");
@@ -173,6 +176,16 @@ async fn bad_input_changes_nothing_and_keeps_what_was_typed() {
         assert!(!html.contains(fields[4].1), "the password is never kept");
         assert_eq!(app.store.company().await.unwrap(), None, "nothing changed after: {sentence}");
     }
+    // A locale that is none keeps what was typed too.
+    let mut fields = form("Acme Widgets", "Asia/Kolkata", "Ada Lovelace", "ada@acme.example", PASSWORD).to_vec();
+    fields.push(("locale", "klingon"));
+    let r = set_up(&app, &c, &fields).await;
+    assert_eq!(location(&r), "/setup");
+    let (_, html) = app.page(&c, "/setup").await;
+    assert!(html.contains("klingon is not a locale name, such as en-IN or en-US"), "{html}");
+    assert!(html.contains(r#"name="locale" value="klingon""#), "the locale typed is kept");
+    assert_eq!(app.store.company().await.unwrap(), None);
+
     assert!(app.store.directory().await.unwrap().people.is_empty());
     assert!(app.store.audit_log(10).await.unwrap().is_empty());
     let r = c.get(app.url("/")).send().await.unwrap();
@@ -246,7 +259,11 @@ async fn init_sets_up(url: &str, at: &str) {
     assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
     assert_eq!(err, "Mars/Olympus is not a time zone name, such as Asia/Kolkata; nothing was changed.\n");
 
-    let (code, out, err) = engram(init(&[]), "correct horse battery\n").await;
+    let (code, out, err) = engram(init(&["--locale", "klingon"]), "correct horse battery\n").await;
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert_eq!(err, "klingon is not a locale name, such as en-IN or en-US; nothing was changed.\n");
+
+    let (code, out, err) = engram(init(&["--locale", "en_IN"]), "correct horse battery\n").await;
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out, "Engram is set up for Acme (Asia/Kolkata); Ada Lovelace <ada.lovelace@acme.example> is its admin and can sign in now.\n");
 
@@ -263,7 +280,8 @@ async fn init_sets_up(url: &str, at: &str) {
     let people = store.directory().await.unwrap().people;
     assert_eq!(people.len(), 1);
     assert!(people[0].is_admin && people[0].name == "Ada Lovelace");
-    assert_eq!(store.company().await.unwrap().unwrap().time_zone.as_str(), "Asia/Kolkata");
+    let company = store.company().await.unwrap().unwrap();
+    assert_eq!((company.time_zone.as_str(), company.locale.as_str()), ("Asia/Kolkata", "en-IN"));
     let verified = engine::auth::verify_password(
         PASSWORD.into(),
         store.credentials("ada.lovelace@acme.example").await.unwrap().unwrap().1,

@@ -142,7 +142,11 @@ pub fn slug(s: &str) -> RoleSlug {
 }
 
 pub fn company() -> Company {
-    Company { name: "Acme".into(), time_zone: TimeZoneName::parse("Europe/Berlin").unwrap() }
+    Company {
+        name: "Acme".into(),
+        time_zone: TimeZoneName::parse("Europe/Berlin").unwrap(),
+        locale: Default::default(),
+    }
 }
 
 pub fn new_person(name: &str, email: &str) -> NewPerson {

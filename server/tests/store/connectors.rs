@@ -165,10 +165,7 @@ async fn shapes_are_saved_and_replaced_per_tool(db: Db) {
         kind: kind.into(),
         id_field: "id".into(),
         version_field: Some("updated".into()),
-        fields: vec![
-            ShapeField { name: "stage".into(), free_text: false },
-            ShapeField { name: "notes".into(), free_text: true },
-        ],
+        fields: vec![ShapeField::new("stage", false), ShapeField::new("notes", true)],
         get_tool: "get_deal".into(),
         confirmed: false,
     };

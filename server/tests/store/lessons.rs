@@ -75,6 +75,8 @@ async fn a_lesson_reads_back_as_kept(db: Db) {
         (at(1), None, LessonState::Accepted, false)
     );
     assert_eq!((kept.supersedes, kept.written_by, kept.state_reason.as_deref()), (None, WrittenBy::Job, None));
+    // What a question finds it by is kept with it, so a run never stems it again.
+    assert_eq!(kept.terms, Some(engine::lessons::select::LessonTerms::of(&l.text)));
     assert_eq!(db.lesson(kept.id).await.unwrap(), Some(kept.clone()));
     assert_eq!(db.lesson(kept.id + 100).await.unwrap(), None);
     let team = db

@@ -2,7 +2,7 @@
 
 use crate::backends::{actor, at, company, new_person, on_both, Db};
 use engine::org::setup::{FirstAdmin, SetUp};
-use engine::org::{Company, TimeZoneName};
+use engine::org::{Company, LocaleName, TimeZoneName};
 use engine::store::StoreError;
 
 on_both! {
@@ -16,6 +16,9 @@ on_both! {
         postgres_racing_setups_make_exactly_one_company;
     a_setup_that_fails_half_way_leaves_no_company: sqlite_a_setup_that_fails_half_way_leaves_no_company,
         postgres_a_setup_that_fails_half_way_leaves_no_company;
+    the_locale_is_kept_with_the_company_and_changed_with_an_audit_row:
+        sqlite_the_locale_is_kept_with_the_company_and_changed_with_an_audit_row,
+        postgres_the_locale_is_kept_with_the_company_and_changed_with_an_audit_row;
 }
 
 fn admin(name: &str, email: &str) -> FirstAdmin {
@@ -23,7 +26,7 @@ fn admin(name: &str, email: &str) -> FirstAdmin {
 }
 
 fn named(name: &str, zone: &str) -> Company {
-    Company { name: name.into(), time_zone: TimeZoneName::parse(zone).unwrap() }
+    Company { name: name.into(), time_zone: TimeZoneName::parse(zone).unwrap(), locale: Default::default() }
 }
 
 async fn a_setup_makes_the_company_and_its_first_admin(db: Db) {
@@ -102,4 +105,22 @@ async fn a_setup_that_fails_half_way_leaves_no_company(db: Db) {
     assert_eq!(db.audit_log(10).await.unwrap().len(), 1, "only the person made before");
     let done = db.set_up_company(&company(), &admin("Grace", "grace@acme.test"), at(2)).await.unwrap();
     assert!(matches!(done, SetUp::Done(ref p) if p.is_admin), "{done:?}");
+}
+
+async fn the_locale_is_kept_with_the_company_and_changed_with_an_audit_row(db: Db) {
+    let before = db.set_company_locale(&LocaleName::parse("de-DE").unwrap(), actor(None, 1)).await;
+    assert!(matches!(before, Err(StoreError::NotFound(_))), "no company yet: {before:?}");
+    assert!(db.audit_log(10).await.unwrap().is_empty(), "the refusal wrote nothing");
+
+    let mut acme = named("Acme", "Asia/Kolkata");
+    acme.locale = LocaleName::parse("en-IN").unwrap();
+    db.set_up_company(&acme, &admin("Ada", "ada@acme.test"), at(1)).await.unwrap();
+    assert_eq!(db.company().await.unwrap().map(|c| c.locale.as_str().to_string()), Some("en-IN".into()));
+
+    let ada = db.credentials("ada@acme.test").await.unwrap().expect("the admin").0;
+    db.set_company_locale(&LocaleName::parse("de_de").unwrap(), actor(Some(ada.id), 2)).await.unwrap();
+    let company = db.company().await.unwrap().expect("the company");
+    assert_eq!((company.name.as_str(), company.locale.as_str()), ("Acme", "de-DE"), "only the locale changed");
+    let last = &db.audit_log(1).await.unwrap()[0];
+    assert_eq!((last.action.as_str(), last.detail.as_str(), last.actor), ("company.locale", "de-DE", Some(ada.id)));
 }

@@ -48,19 +48,48 @@ pub struct ShapeForm {
     pub fields: String,
 }
 
-/// Reads the shape form's fields, one a line; a line that is neither kind is refused by name.
+/// Reads the shape form's fields, one a line: `name: structured` or `name: free text`, then
+/// optionally ` | label` and, for a structured field, ` | format` (`text`, `number`, `date` or
+/// `amount INR`). What is left out is drafted from the name. A line that is neither kind, or a
+/// format that is none of these, is refused by name.
 pub fn parse_shape_fields(text: &str) -> Result<Vec<crate::cards::source::ShapeField>, MemoryError> {
+    use crate::locale::FieldFormat;
     let mut parsed = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        match line.split_once(':') {
-            Some((n, k)) if !n.trim().is_empty() && matches!(k.trim(), "structured" | "free text") => parsed
-                .push(crate::cards::source::ShapeField { name: n.trim().to_string(), free_text: k.trim() == "free text" }),
+        let mut parts = line.split('|').map(str::trim);
+        let head = parts.next().unwrap_or_default();
+        let mut field = match head.split_once(':') {
+            Some((n, k)) if !n.trim().is_empty() && matches!(k.trim(), "structured" | "free text") => {
+                crate::cards::source::ShapeField::new(n.trim(), k.trim() == "free text")
+            }
             _ => {
                 return Err(MemoryError::Invalid(format!(
                     "Write each field as \u{201c}name: structured\u{201d} or \u{201c}name: free text\u{201d}; not \u{201c}{line}\u{201d}"
                 )))
             }
+        };
+        field.label = parts.next().filter(|l| !l.is_empty()).map(str::to_string);
+        if let Some(words) = parts.next().filter(|f| !f.is_empty()) {
+            let format = FieldFormat::parse(words).ok_or_else(|| {
+                MemoryError::Invalid(format!(
+                    "\u{201c}{words}\u{201d} is not a format for {}: write text, number, date, or amount and a currency code, such as amount INR",
+                    field.name
+                ))
+            })?;
+            if field.free_text && format != FieldFormat::Text {
+                return Err(MemoryError::Invalid(format!(
+                    "{} is free text, which is shown as written; only a structured field takes a format",
+                    field.name
+                )));
+            }
+            field.format = Some(format);
         }
+        if let Some(extra) = parts.next() {
+            return Err(MemoryError::Invalid(format!(
+                "Write each field as \u{201c}name: structured | label | format\u{201d}; \u{201c}{extra}\u{201d} is one part too many in \u{201c}{line}\u{201d}"
+            )));
+        }
+        parsed.push(field);
     }
     Ok(parsed)
 }
@@ -507,7 +536,7 @@ mod tests {
 
     #[test]
     fn shape_fields_are_read_one_a_line_and_a_bad_line_is_named() {
-        let f = |name: &str, free_text| ShapeField { name: name.into(), free_text };
+        let f = |name: &str, free_text| ShapeField::new(name, free_text);
         assert_eq!(
             parse_shape_fields("company: structured\n\n  notes : free text \n").unwrap(),
             vec![f("company", false), f("notes", true)]
@@ -518,6 +547,42 @@ mod tests {
                 panic!("{bad} was accepted")
             };
             assert!(why.ends_with(&format!("not \u{201c}{}\u{201d}", bad.trim())), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_field_line_may_name_its_label_and_format_and_what_it_leaves_out_is_drafted() {
+        use crate::locale::FieldFormat;
+        let fields = parse_shape_fields(
+            "contact_name: structured | Contact person\nvalue_inr: structured | Deal value | amount inr\n\
+             next_follow_up: structured\nstage: structured || text\nnotes: free text | Notes",
+        )
+        .unwrap();
+        let read: Vec<_> = fields.iter().map(|f| (f.name.as_str(), f.label(), f.format())).collect();
+        assert_eq!(
+            read,
+            vec![
+                ("contact_name", "Contact person".to_string(), FieldFormat::Text),
+                ("value_inr", "Deal value".to_string(), FieldFormat::Amount { currency: "INR".into() }),
+                ("next_follow_up", "Next follow up".to_string(), FieldFormat::Date),
+                ("stage", "Stage".to_string(), FieldFormat::Text),
+                ("notes", "Notes".to_string(), FieldFormat::Text),
+            ]
+        );
+        // Only what the admin wrote is kept; the rest stays a draft, so a better draft reaches it.
+        assert_eq!(fields[2].label, None);
+        assert_eq!(fields[3].format, Some(FieldFormat::Text));
+
+        for (bad, says) in [
+            (
+                "value_inr: structured | Value | amount rupees",
+                "\u{201c}amount rupees\u{201d} is not a format for value_inr",
+            ),
+            ("notes: free text | Notes | number", "notes is free text, which is shown as written"),
+            ("stage: structured | Stage | text | extra", "\u{201c}extra\u{201d} is one part too many"),
+        ] {
+            let Err(MemoryError::Invalid(why)) = parse_shape_fields(bad) else { panic!("{bad} was accepted") };
+            assert!(why.starts_with(says) || why.contains(says), "{why}");
         }
     }
 }

@@ -21,7 +21,7 @@ pub use forgetting::{ForgottenView, FORGETTING_HOUR, FORGET_DAYS};
 pub use prepare::{due_today, PREPARE_WINDOW_MINS};
 pub use runs::{RunRead, RunTool};
 pub use toolsets::admits_line;
-pub use views::CardView;
+pub use views::{CardView, ShownField};
 
 use crate::cards::access::{decide, Decision, KeyKind, Reader};
 use crate::cards::activation::{rank_score, use_weight};

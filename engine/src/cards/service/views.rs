@@ -19,6 +19,71 @@ pub struct CardView {
     pub pinned: bool,
     pub open_work: bool,
     pub class: String,
+    /// The fields as people read them: each under its label, its value in the company's locale.
+    /// `fields` keeps them as stored, for what compares or acts.
+    pub shown: Vec<ShownField>,
+}
+
+/// One field of a card as people read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShownField {
+    pub name: String,
+    /// "Contact", as the confirmed shape names it, or drafted from the name.
+    pub label: String,
+    /// "₹18,50,000": the stored value written in the company's locale.
+    pub value: String,
+    pub free_text: bool,
+    /// The last read did not return it: the value is from an earlier read and now unknown.
+    pub unknown: bool,
+}
+
+/// How cards read to people: the company's locale, and the fields each kept tool's confirmed
+/// shape names. Read once for a page: one row and a shape list per connector shown.
+pub(super) struct Presentation {
+    locale: crate::locale::Locale,
+    fields: std::collections::HashMap<(i64, String), Vec<crate::cards::source::ShapeField>>,
+}
+
+impl Presentation {
+    fn show(&self, card: &Card) -> Vec<ShownField> {
+        let confirmed = self.fields.get(&(card.connector, card.tool.clone()));
+        card.fields
+            .iter()
+            .map(|f| {
+                let shaped = confirmed.and_then(|fs| fs.iter().find(|s| s.name == f.name));
+                let field =
+                    shaped.cloned().unwrap_or_else(|| crate::cards::source::ShapeField::new(&f.name, f.free_text));
+                ShownField {
+                    name: f.name.clone(),
+                    label: field.label(),
+                    value: if f.free_text { f.value.clone() } else { field.format().show(&f.value, &self.locale) },
+                    free_text: f.free_text,
+                    unknown: card.not_returned.contains(&f.name),
+                }
+            })
+            .collect()
+    }
+}
+
+impl Reads {
+    /// The locale and the confirmed shapes of `connectors`, for showing their cards.
+    pub(super) async fn presentation(
+        &self,
+        connectors: impl Iterator<Item = i64>,
+    ) -> Result<Presentation, MemoryError> {
+        let locale = self.store.company().await?.map(|c| c.locale).unwrap_or_default().locale();
+        let mut fields = std::collections::HashMap::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for connector in connectors {
+            if !seen.insert(connector) {
+                continue;
+            }
+            for shape in self.store.shapes(connector).await? {
+                fields.insert((connector, shape.tool), shape.fields);
+            }
+        }
+        Ok(Presentation { locale, fields })
+    }
 }
 
 /// What deciding a person's cards reads besides the cards: who reads them, and the connectors,
@@ -128,7 +193,7 @@ impl MyCards {
     /// decided now. Cards and uses that must go are removed here too.
     pub async fn my_cards(&self, person: &Person) -> Result<Vec<CardView>, MemoryError> {
         let shown = self.reads.settle(person, None).await?;
-        Ok(self.views(shown))
+        self.views(shown).await
     }
 
     /// What `my_cards` would show, changing nothing: a card or use that must go is left out here
@@ -144,15 +209,20 @@ impl MyCards {
                 _ => None,
             })
             .collect();
-        Ok(self.views(shown))
+        self.views(shown).await
     }
 
-    fn views(&self, shown: Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>) -> Vec<CardView> {
+    async fn views(
+        &self,
+        shown: Vec<(Card, CardUse, Arc<Connector>, crate::cards::access::DataLabel)>,
+    ) -> Result<Vec<CardView>, MemoryError> {
         let now = self.reads.now();
+        let presentation = self.reads.presentation(shown.iter().map(|(card, ..)| card.connector)).await?;
         let mut out: Vec<(f64, CardView)> = shown
             .into_iter()
             .map(|(card, u, c, class)| {
                 let score = rank_score(u.summary.activation(now), u.pinned, card.open_work);
+                let shown = presentation.show(&card);
                 let view = CardView {
                     card: card.id,
                     line: format!("{} · {} · read {}", card.kind, c.name, age_words(card.read_at, now)),
@@ -164,12 +234,13 @@ impl MyCards {
                     pinned: u.pinned,
                     open_work: card.open_work,
                     class: class.as_str().to_string(),
+                    shown,
                 };
                 (score, view)
             })
             .collect();
         out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.card.cmp(&b.1.card)));
-        out.into_iter().map(|(_, v)| v).collect()
+        Ok(out.into_iter().map(|(_, v)| v).collect())
     }
 
     /// The cards for a question in a run acting for `person`: each decided now for the person and

@@ -20,6 +20,7 @@ use std::sync::Mutex;
 #[derive(Default)]
 struct CardRows {
     connectors: Vec<Connector>,
+    shapes: Mutex<Vec<RecordShape>>,
     kept: Mutex<Vec<(Card, CardUse)>>,
     /// What went, and why: ("card", id, reason) or ("use", id, reason).
     removed: Mutex<Vec<(&'static str, i64, String)>>,
@@ -54,8 +55,8 @@ impl ConnectorStore for Fake {
     async fn set_person_key(&self, _: i64, _: PersonId, _: &str, _: Actor) -> Result<(), StoreError> {
         Err(unsupported("set keys"))
     }
-    async fn shapes(&self, _: i64) -> Result<Vec<RecordShape>, StoreError> {
-        Ok(vec![])
+    async fn shapes(&self, connector: i64) -> Result<Vec<RecordShape>, StoreError> {
+        Ok(self.rows.shapes.lock().expect("the rows").iter().filter(|s| s.connector == connector).cloned().collect())
     }
     async fn save_shape(&self, _: &RecordShape, _: Option<&OpenWhen>, _: Actor) -> Result<(), StoreError> {
         Err(unsupported("save shapes"))
@@ -240,6 +241,7 @@ fn memory() -> (MyCards, Arc<Fake>) {
             own_key(kept(11, CRM, "get_lead", "L-2", SALES, 5.0)),
             kept(12, PAYROLL, "get_payslip", "P-9", SALES, 9.0),
         ]),
+        shapes: Mutex::default(),
         removed: Mutex::default(),
     };
     let fake = Arc::new(WithOrg { org, rows });
@@ -289,4 +291,69 @@ async fn a_person_given_a_role_the_toolset_admits_keeps_its_card() {
     assert_eq!(records, vec!["L-1", "P-9"]);
     let removed = fake.rows.removed.lock().expect("the rows").clone();
     assert_eq!(removed.iter().map(|r| r.1).collect::<Vec<_>>(), vec![11], "only the untickable card went");
+}
+
+#[tokio::test]
+async fn fields_read_under_their_labels_in_the_companys_locale_and_stored_values_do_not_change() {
+    use crate::cards::source::ShapeField;
+    use crate::locale::FieldFormat;
+    let (memory, fake) = memory();
+    *fake.org.company.lock().expect("the company") = Some(crate::org::Company {
+        name: "Acme".into(),
+        time_zone: crate::org::TimeZoneName::parse("Asia/Kolkata").expect("a zone"),
+        locale: crate::org::LocaleName::parse("en-IN").expect("a locale"),
+    });
+    let mut stage = ShapeField::new("stage", false);
+    stage.label = Some("Pipeline stage".into());
+    let mut seats = ShapeField::new("seats_text", false);
+    seats.format = Some(FieldFormat::Number);
+    let shape = RecordShape {
+        connector: CRM,
+        tool: "get_lead".into(),
+        kind: "lead".into(),
+        id_field: "id".into(),
+        version_field: None,
+        fields: vec![
+            ShapeField::new("contact_name", false),
+            ShapeField::new("value_inr", false),
+            ShapeField::new("next_follow_up", false),
+            stage,
+            seats,
+            ShapeField::new("notes", true),
+        ],
+        get_tool: "get_lead".into(),
+        confirmed: true,
+    };
+    let stored = vec![
+        CardField { name: "contact_name".into(), value: "Priya Raman".into(), free_text: false },
+        CardField { name: "value_inr".into(), value: "1850000".into(), free_text: false },
+        CardField { name: "next_follow_up".into(), value: "2026-12-05".into(), free_text: false },
+        CardField { name: "stage".into(), value: "Proposal".into(), free_text: false },
+        CardField { name: "seats_text".into(), value: "1200".into(), free_text: false },
+        CardField { name: "notes".into(), value: "Budget 1850000 approved".into(), free_text: true },
+        // A field the shape no longer names is still shown, under a drafted label.
+        CardField { name: "close_date".into(), value: "not yet".into(), free_text: false },
+    ];
+    fake.rows.shapes.lock().expect("the rows").push(shape);
+    {
+        let mut kept = fake.rows.kept.lock().expect("the rows");
+        kept[0].0.fields = stored.clone();
+        kept[0].0.not_returned = vec!["stage".into()];
+    }
+    let shown = memory.my_cards(&who(&fake, SALES)).await.expect("her cards");
+    let card = &shown[0];
+    let read: Vec<_> = card.shown.iter().map(|f| (f.label.as_str(), f.value.as_str(), f.unknown)).collect();
+    assert_eq!(
+        read,
+        vec![
+            ("Contact", "Priya Raman", false),
+            ("Value", "₹18,50,000", false),
+            ("Next follow up", "5 Dec 2026", false),
+            ("Pipeline stage", "Proposal", true),
+            ("Seats text", "1,200", false),
+            ("Notes", "Budget 1850000 approved", false),
+            ("Close date", "not yet", false),
+        ]
+    );
+    assert_eq!(card.fields, stored, "the stored values are as the source gave them");
 }

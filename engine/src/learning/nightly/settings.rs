@@ -19,6 +19,22 @@ pub struct MemorySettingsView {
     pub spent_line: String,
     /// The notices of the nights the budget ran out, newest first.
     pub stops: Vec<String>,
+    /// The locale numbers, amounts and dates read in ("en-IN").
+    pub locale: String,
+    /// What that looks like: "₹18,50,000 · 1,23,45,678 · 5 Dec 2026".
+    pub locale_sample: String,
+}
+
+/// A sample of each format in `locale`, for the page to show what a choice means.
+pub fn locale_sample(locale: &crate::locale::Locale) -> String {
+    use crate::locale::FieldFormat;
+    [
+        FieldFormat::Amount { currency: "INR".into() }.show("1850000", locale),
+        FieldFormat::Amount { currency: "USD".into() }.show("48000.50", locale),
+        FieldFormat::Number.show("12345678", locale),
+        FieldFormat::Date.show("2026-12-05", locale),
+    ]
+    .join(" · ")
 }
 
 const ADMINS_ONLY: &str = "Only an admin changes memory settings";
@@ -70,7 +86,9 @@ impl MemorySettings {
         Self::admin(me)?;
         let set = self.store.memory_budget().await?;
         let budget_cents = set.unwrap_or(DEFAULT_BUDGET_CENTS);
-        let zone = self.store.company().await?.map(|c| c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC));
+        let company = self.store.company().await?;
+        let zone = company.as_ref().map(|c| c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC));
+        let locale = company.map(|c| c.locale).unwrap_or_default();
         let today = match zone {
             Some(zone) => self.clock.now().with_timezone(&zone).date_naive(),
             None => self.clock.now().date_naive(),
@@ -80,7 +98,23 @@ impl MemorySettings {
         let spent_line =
             format!("Spent today ({today}, in the company's zone): {} of {budget_cents} cents.", cents_words(spent));
         let stops = self.store.budget_stops(10).await?.iter().map(|s| s.notice()).collect();
-        Ok(MemorySettingsView { budget_cents, is_default: set.is_none(), spent_line, stops })
+        Ok(MemorySettingsView {
+            budget_cents,
+            is_default: set.is_none(),
+            spent_line,
+            stops,
+            locale_sample: locale_sample(&locale.locale()),
+            locale: locale.as_str().to_string(),
+        })
+    }
+
+    /// Sets the locale card values read in for everyone; audited. Stored values do not change.
+    /// Returns what the page says.
+    pub async fn set_locale(&self, me: &Person, text: &str) -> Result<String, LessonError> {
+        Self::admin(me)?;
+        let locale = crate::org::LocaleName::parse(text).map_err(|e| LessonError::Invalid(e.to_string()))?;
+        self.store.set_company_locale(&locale, Actor { person: Some(me.id), at: self.clock.now() }).await?;
+        Ok(format!("Saved. Values now read as in {}: {}.", locale.as_str(), locale_sample(&locale.locale())))
     }
 
     /// Sets the daily budget; audited. Returns what the page says.

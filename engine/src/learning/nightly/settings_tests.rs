@@ -74,8 +74,11 @@ fn settings() -> (MemorySettings, Arc<Fake>) {
         vec![],
         vec![],
     );
-    *org.company.lock().expect("the company") =
-        Some(Company { name: "Acme".into(), time_zone: TimeZoneName::parse("Asia/Kolkata").expect("a zone") });
+    *org.company.lock().expect("the company") = Some(Company {
+        name: "Acme".into(),
+        time_zone: TimeZoneName::parse("Asia/Kolkata").expect("a zone"),
+        locale: Default::default(),
+    });
     let ledger =
         Ledger { budget: Mutex::default(), spent: vec![("2026-12-01".into(), 90_000), ("2026-12-02".into(), 1_750)] };
     let fake = Arc::new(WithOrg { org, rows: ledger });
@@ -125,4 +128,26 @@ async fn a_budget_that_is_not_whole_cents_within_bounds_changes_nothing() {
         format!("The daily budget is a whole number of cents, from 0 to {MAX_BUDGET_CENTS}")
     );
     assert_eq!(*fake.rows.budget.lock().expect("the ledger"), None);
+}
+
+#[tokio::test]
+async fn the_locale_sets_how_values_read_and_a_bad_one_or_a_non_admin_changes_nothing() {
+    let (settings, fake) = settings();
+    let view = settings.settings(&who(&fake, ADMIN)).await.expect("read");
+    assert_eq!(view.locale, "en-US", "the default until an admin says");
+    assert_eq!(view.locale_sample, "₹1,850,000 · $48,000.50 · 12,345,678 · Dec 5, 2026");
+
+    let saved = settings.set_locale(&who(&fake, ADMIN), " en_in ").await.expect("saved");
+    assert_eq!(saved, "Saved. Values now read as in en-IN: ₹18,50,000 · $48,000.50 · 1,23,45,678 · 5 Dec 2026.");
+    let view = settings.settings(&who(&fake, ADMIN)).await.expect("read again");
+    assert_eq!(view.locale, "en-IN");
+
+    let refused = settings.set_locale(&who(&fake, ADMIN), "klingon").await.unwrap_err();
+    assert_eq!(refused.to_string(), "klingon is not a locale name, such as en-IN or en-US");
+    for p in [MEMBER, LEFT] {
+        let write = settings.set_locale(&who(&fake, p), "de").await.unwrap_err();
+        assert_eq!(write, LessonError::NotAllowed(ADMINS_ONLY.into()));
+    }
+    let company = fake.org.company.lock().expect("the company").clone().expect("a company");
+    assert_eq!(company.locale.as_str(), "en-IN", "neither the bad locale nor a non-admin changed it");
 }

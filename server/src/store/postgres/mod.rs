@@ -14,6 +14,7 @@ mod backlog;
 mod cards;
 mod cores;
 mod draft_sources;
+mod erasure;
 mod idempotency;
 mod import;
 mod inbox;

@@ -2,10 +2,10 @@
 
 crate::store::secrets::secrets_store!();
 
-/// Locks the key check and both key tables against writes until the transaction ends. EXCLUSIVE
+/// Locks the key check and the key tables against writes until the transaction ends. EXCLUSIVE
 /// mode lets plain reads go on, and conflicts with the `FOR SHARE` a key's writer takes on the check.
 async fn lock_keys(conn: &mut Conn) -> Result<(), StoreError> {
-    sqlx::query("LOCK TABLE secret_key_check, connectors, person_keys IN EXCLUSIVE MODE")
+    sqlx::query("LOCK TABLE secret_key_check, connectors, person_keys, erasure_key IN EXCLUSIVE MODE")
         .execute(conn)
         .await
         .or_backend()?;
