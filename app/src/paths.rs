@@ -66,3 +66,46 @@ mod tests {
         assert_eq!(thread(engine::runs::ThreadId(7)), "/threads/7");
     }
 }
+
+/// A value as a URL's query holds it: every byte but the unreserved ones percent-escaped.
+pub fn query_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// People with its search, page and open drawer, as a link: what is empty or first is left out.
+pub fn people_link(search: &str, page: u32, person: Option<i64>) -> String {
+    let mut parts = Vec::new();
+    if !search.is_empty() {
+        parts.push(format!("q={}", query_value(search)));
+    }
+    if page > 1 {
+        parts.push(format!("page={page}"));
+    }
+    if let Some(p) = person {
+        parts.push(format!("person={p}"));
+    }
+    if parts.is_empty() {
+        PEOPLE.to_string()
+    } else {
+        format!("{PEOPLE}?{}", parts.join("&"))
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn people_links_keep_the_search_and_page() {
+        assert_eq!(people_link("", 1, None), "/company/people");
+        assert_eq!(people_link("Sam R&D", 2, Some(7)), "/company/people?q=Sam%20R%26D&page=2&person=7");
+        assert_eq!(query_value("é/?"), "%C3%A9%2F%3F");
+    }
+}

@@ -148,7 +148,17 @@ for (const js of [true, false]) {
           // The admin makes them the team's lead.
           await admin.goto(teamPath);
           if (js) await waitHydrated(admin);
-          await formWith(admin, 'Set lead').locator('select').selectOption({ label: PERSON.name });
+          // Lead is a search field, never a list of everyone: with JavaScript it offers the people
+          // whose name starts with what is typed (each as their email); without, the name typed is
+          // found when the form is sent.
+          const lead = formWith(admin, 'Set lead').locator('input[name=lead]');
+          if (js) {
+            await lead.pressSequentially('Sam R');
+            await expectCount(admin.locator(`datalist option[value="${PERSON.email}"]`), 1, 'the list offers Sam');
+            await lead.fill(PERSON.email);
+          } else {
+            await lead.fill(PERSON.name);
+          }
           await submit(admin, 'Set lead', teamPath, js);
           await expectTextContains(admin.locator('main'), `Lead: ${PERSON.name}`);
 
@@ -169,7 +179,7 @@ for (const js of [true, false]) {
           if (js) await waitHydrated(admin);
           const agent = formWith(admin, 'Add agent');
           await agent.locator('input[name=name]').fill('Support Agent');
-          await agent.locator('select[name=owner]').selectOption({ label: ADMIN.name });
+          await agent.locator('input[name=owner]').fill(js ? ADMIN.email : ADMIN.name);
           await agent.locator('textarea[name=description]').fill('Answers questions about support tickets.');
           await admin.getByRole('button', { name: 'Add agent', exact: true }).click();
           await admin.waitForURL((url) => /^\/company\/agents\/\d+$/.test(url.pathname));

@@ -3,9 +3,9 @@ use super::create_agent::CreateAgent;
 use super::create_private_agent::CreatePrivateAgent;
 use super::load_agents::{load_agents, AgentDraft, AgentsData, PrivateAgentDraft};
 use super::set_agent_role::SetAgentRole;
-use crate::components::{loaded, NoticeLine};
+use crate::components::{loaded, NoticeLine, PersonPicker};
 use crate::paths::company_agent;
-use engine::org::Directory;
+use engine::org::listing::Outline;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 
@@ -20,7 +20,7 @@ pub fn AgentsPage() -> impl IntoView {
 
 #[component]
 fn Agents(data: AgentsData) -> impl IntoView {
-    let AgentsData { directory: dir, me, is_admin, notice, access, draft, private, private_draft } = data;
+    let AgentsData { outline: dir, owners, me, is_admin, notice, access, draft, private, private_draft } = data;
     // Only admins see New agent; anyone else whose post was refused reads why at the top.
     let refused = draft.as_ref().filter(|_| !is_admin).map(|d| crate::flash::Notice::refused(d.message.clone()));
     let new_agent = is_admin.then(|| view! { <NewAgent dir=dir.clone() draft/> });
@@ -31,7 +31,7 @@ fn Agents(data: AgentsData) -> impl IntoView {
             {dir.agents.iter().map(|a| {
                 let manages = is_admin || a.owner == me;
                 let role_name = a.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()).unwrap_or_else(|| "none".into());
-                let owner = dir.person(a.owner).map(|p| p.name.clone()).unwrap_or_default();
+                let owner = owners.iter().find(|(id, _)| *id == a.owner).map(|(_, name)| name.clone()).unwrap_or_default();
                 let copy = a.team_copy.and_then(|t| dir.team(t)).map(|t| format!(" · team copy for {}", t.name));
                 let current = a.role;
                 let copyable = manages && a.team_copy.is_none() && !dir.teams.is_empty();
@@ -113,10 +113,9 @@ fn PrivateAgents(agents: Vec<engine::org::Agent>, draft: Option<PrivateAgentDraf
 
 /// New agent, for admins: kept as typed when refused.
 #[component]
-fn NewAgent(dir: Directory, draft: Option<AgentDraft>) -> impl IntoView {
+fn NewAgent(dir: Outline, draft: Option<AgentDraft>) -> impl IntoView {
     let d = draft.unwrap_or_default();
     let message = (!d.message.is_empty()).then(|| d.message.clone());
-    let people: Vec<_> = dir.people.iter().filter(|p| p.left_at.is_none()).cloned().collect();
     view! {
         <section class="new-agent">
             <h2>"New agent"</h2>
@@ -133,15 +132,7 @@ fn NewAgent(dir: Directory, draft: Option<AgentDraft>) -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>" Owner "
-                    <select name="owner">
-                        {people.into_iter().map(|p| {
-                            let v = p.id.to_string();
-                            let selected = v == d.owner;
-                            view! { <option value=v selected=selected>{p.name}</option> }
-                        }).collect_view()}
-                    </select>
-                </label>
+                <PersonPicker name="owner" value=d.owner.clone() label=" Owner" list="owners".to_string() required=true/>
                 <label class="block">"Description"
                     <textarea name="description" rows="3">{d.description.clone()}</textarea>
                 </label>

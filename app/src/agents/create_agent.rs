@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
-/// New agent: an admin sets up a company agent. A refusal comes back with what was typed.
+/// New agent: an admin sets up a company agent, naming its owner by email or whole name. A refusal
+/// comes back with what was typed.
 #[server(prefix = "/fn", endpoint = "create_agent")]
 pub async fn create_agent(name: String, role: String, owner: String, description: String) -> Result<(), ServerFnError> {
     use super::load_agents::{AgentDraft, AGENT_DRAFT_KEY};
@@ -8,15 +9,22 @@ pub async fn create_agent(name: String, role: String, owner: String, description
     use crate::paths::{company_agent, AGENTS};
     use crate::ssr::*;
     use engine::org::agents::AgentForm;
-    use engine::org::PersonId;
     let me = signed_in().await?;
-    let made = match (role_choice(&role), owner.trim().parse::<i64>()) {
-        (Ok(r), Ok(o)) => {
-            let form = AgentForm { name: name.clone(), role: r, owner: PersonId(o), description: description.clone() };
-            org()?.agents.create_agent(&me, &form).await.map_err(|e| refusal(&e))
+    let org = org()?;
+    let made = match role_choice(&role) {
+        Err(e) => Err(crate::components::error_message(&e)),
+        // Only an admin may name anyone; anyone else is refused by the agents' own rule below,
+        // in its words, with no one looked up.
+        Ok(r) => {
+            match if me.is_admin { org.people.resolve(&me, &owner, "the owner").await } else { Ok(Some(me.clone())) } {
+                Err(e) => Err(refusal(&e)),
+                Ok(None) => Err("Name the agent's owner: type their name or email".to_string()),
+                Ok(Some(o)) => {
+                    let form = AgentForm { name: name.clone(), role: r, owner: o.id, description: description.clone() };
+                    org.agents.create_agent(&me, &form).await.map_err(|e| refusal(&e))
+                }
+            }
         }
-        (Err(e), _) => Err(crate::components::error_message(&e)),
-        (_, Err(_)) => Err("Choose the agent's owner from the list".to_string()),
     };
     match made {
         Ok(a) => {

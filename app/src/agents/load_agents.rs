@@ -1,5 +1,6 @@
 use crate::flash::Notice;
-use engine::org::{Agent, Directory, PersonId};
+use engine::org::listing::Outline;
+use engine::org::{Agent, PersonId};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,10 @@ pub const PRIVATE_AGENT_DRAFT_KEY: &str = "draft:new-private-agent";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentsData {
-    pub directory: Directory,
+    /// The teams, roles and company agents; never everyone in the organisation.
+    pub outline: Outline,
+    /// The company agents' owners' names, by id.
+    pub owners: Vec<(PersonId, String)>,
     pub me: PersonId,
     pub is_admin: bool,
     pub notice: Option<Notice>,
@@ -45,11 +49,14 @@ pub struct AgentsData {
 pub async fn load_agents() -> Result<AgentsData, ServerFnError> {
     use crate::{flash::notice_key, paths::AGENTS, ssr::*};
     let me = signed_in().await?;
-    let directory = org()?.directory().await.map_err(refused)?;
+    let org = org()?;
+    let outline = org.outline().await.map_err(refused)?;
+    let owner_ids: Vec<PersonId> = outline.agents.iter().map(|a| a.owner).collect();
+    let owners = org.people_by_ids(&owner_ids).await.map_err(refused)?.into_iter().map(|p| (p.id, p.name)).collect();
     let notice = take_flash(&notice_key(AGENTS)).await?;
     let draft = take_flash(AGENT_DRAFT_KEY).await?;
     let access = memory()?.mine.access_lines().await.map_err(refused)?;
-    let private = org()?.agents.private_agents(&me).await.map_err(refused)?;
+    let private = org.agents.private_agents(&me).await.map_err(refused)?;
     let private_draft = take_flash(PRIVATE_AGENT_DRAFT_KEY).await?;
-    Ok(AgentsData { directory, me: me.id, is_admin: me.is_admin, notice, access, draft, private, private_draft })
+    Ok(AgentsData { outline, owners, me: me.id, is_admin: me.is_admin, notice, access, draft, private, private_draft })
 }

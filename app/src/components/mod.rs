@@ -1,6 +1,9 @@
 //! Small pieces every page uses.
 
 pub mod nav;
+pub mod person_picker;
+
+pub use person_picker::PersonPicker;
 
 use crate::flash::Notice;
 use chrono::{DateTime, Utc};

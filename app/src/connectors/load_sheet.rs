@@ -31,7 +31,7 @@ pub async fn load_sheet(id: i64) -> Result<SheetData, ServerFnError> {
         None => drafter()?.connector_notes(&me, id).await.map_err(refused)?,
     };
     let role_slugs = org()?
-        .directory()
+        .outline()
         .await
         .map_err(refused)?
         .roles

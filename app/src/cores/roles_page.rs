@@ -62,7 +62,8 @@ pub fn TeamList(teams: Vec<TeamCoreSummary>, roles: Vec<Role>, is_admin: bool, b
                     <article class="team" data-team=t.team.id.to_string()>
                         <h3><a href=format!("/company/teams/{}", t.team.id)>{t.team.name.clone()}</a></h3>
                         <p>{format!("Role: {}", t.role_name.clone().unwrap_or_else(|| "none".to_string()))}
-                           {format!(" · Lead: {}", t.lead_name.clone().unwrap_or_else(|| "none".to_string()))}</p>
+                           {format!(" · Lead: {}", t.lead_name.clone().unwrap_or_else(|| "none".to_string()))}
+                           {format!(" · {} {}", engine::tokens::format_count(t.members), if t.members == 1 { "member" } else { "members" })}</p>
                         <p>{format!("Team core: {}", core_status("team core", t.version, t.tokens, t.limit))}</p>
                         {t.notice.clone().map(|n| view! { <p class="notice warn">{n}</p> })}
                         {is_admin.then(|| view! {

@@ -2,6 +2,7 @@
 //! someone as left; adding people with an invite link, resetting passwords and choosing admins; and
 //! the invite page and Profile → Password.
 
+pub mod find_people;
 #[cfg(feature = "ssr")]
 pub mod invite_link;
 pub mod load_people;

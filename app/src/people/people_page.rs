@@ -1,72 +1,137 @@
 use super::load_add_person::{load_add_person, AddPersonData};
-use super::load_people::{load_people, PeopleData};
+use super::load_people::{load_people, Drawer, PeopleData};
 use super::mark_left::MarkLeft;
 use super::people_admin::{AddPersonForm, PersonAccess};
 use super::set_manager::SetManager;
 use super::set_person_role::SetPersonRole;
-use crate::components::{loaded, NoticeLine};
-use crate::paths::PEOPLE;
+use crate::components::{loaded, NoticeLine, PersonPicker};
+use crate::paths::{people_link, PEOPLE};
 use crate::teams::move_person::MainTeamForm;
-use engine::org::{Directory, Person, RoleSource};
+use engine::org::listing::{page_number, Outline, PeopleListing};
+use engine::org::{Person, RoleSource};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
 
-/// People, for admins. `?person=ID` opens that person's drawer.
+/// People, for admins, 50 a page: `?q=` searches names, emails and teams by how they start,
+/// `?page=N` turns the page, and `?person=ID` opens that person's drawer. All links and a GET
+/// form, so it works without JavaScript.
 #[component]
 pub fn PeoplePage() -> impl IntoView {
     let query = use_query_map();
     let selected = Memo::new(move |_| query.read().get("person").and_then(|p| p.parse::<i64>().ok()));
     let leaving = Memo::new(move |_| query.read().get("leave").is_some());
+    let search = Memo::new(move |_| query.read().get("q").unwrap_or_default());
+    let page = Memo::new(move |_| page_number(query.read().get("page").as_deref()));
     // One read for the page, so it renders (and hydrates) under one Suspense.
     let data = Resource::new(
-        move || selected.get(),
-        |person| async move { Ok::<_, ServerFnError>((load_people(person).await?, load_add_person().await?)) },
+        move || (selected.get(), search.get(), page.get()),
+        |(person, search, page)| async move {
+            Ok::<_, ServerFnError>((load_people(person, search, page).await?, load_add_person().await?))
+        },
     );
     view! {
         <h1>"People"</h1>
-        {loaded(data, move |(d, a)| view! { <People data=d adding=a selected=selected.get() leaving=leaving.get()/> })}
+        {loaded(data, move |(d, a)| view! { <People data=d adding=a leaving=leaving.get()/> })}
     }
 }
 
 /// "Sales (from their team)", "Support", or "none".
-fn role_label(dir: &Directory, p: &Person) -> String {
-    let name = |id| dir.role(id).map(|r| r.name.clone()).unwrap_or_default();
-    match p.department_role(&dir.teams) {
+fn role_label(outline: &Outline, p: &Person) -> String {
+    let name = |id| outline.role(id).map(|r| r.name.clone()).unwrap_or_default();
+    match p.department_role(&outline.teams) {
         RoleSource::Own(r) => name(r),
         RoleSource::FromTeam(r) => format!("{} (from their team)", name(r)),
         RoleSource::None => "none".to_string(),
     }
 }
 
+/// The counts by team at the top: each a link that searches for the team.
 #[component]
-fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leaving: bool) -> impl IntoView {
-    let PeopleData { directory: dir, notice, memory_counts } = data;
+fn TeamCounts(listing: PeopleListing) -> impl IntoView {
+    let total = listing.current;
+    view! {
+        <p class="team-counts" aria-label="People by team">
+            {format!("{} current {}: ", engine::tokens::format_count(total), if total == 1 { "person" } else { "people" })}
+            {listing.sizes.into_iter().enumerate().map(|(i, (team, n))| {
+                let sep = if i == 0 { "" } else { " · " };
+                match team {
+                    Some(t) => view! {
+                        {sep}<a href=people_link(&t.name, 1, None)>{t.name.clone()}</a>{format!(" {}", engine::tokens::format_count(n))}
+                    }.into_any(),
+                    None => view! { {sep}{format!("no main team {}", engine::tokens::format_count(n))} }.into_any(),
+                }
+            }).collect_view()}
+        </p>
+    }
+}
+
+/// The search box: a GET form, so the search is in the address and works without JavaScript.
+#[component]
+fn PeopleSearch(search: String) -> impl IntoView {
+    let searching = !search.is_empty();
+    view! {
+        <form method="get" action=PEOPLE class="people-search" role="search">
+            <label>"Search people " <input type="search" name="q" value=search placeholder="name, email or team"/></label>
+            <button type="submit">"Search"</button>
+            {searching.then(|| view! { " " <a href=PEOPLE>"Show everyone"</a> })}
+        </form>
+    }
+}
+
+/// Previous and next, as links that keep the search.
+#[component]
+fn PeoplePages(search: String, page: u32, has_next: bool) -> impl IntoView {
+    (page > 1 || has_next).then(|| view! {
+        <nav class="pages" aria-label="Pages of people">
+            {(page > 1).then(|| view! { <a rel="prev" href=people_link(&search, page - 1, None)>"Previous"</a> " " })}
+            <span>{format!("Page {page}")}</span>
+            {has_next.then(|| view! { " " <a rel="next" href=people_link(&search, page + 1, None)>"Next"</a> })}
+        </nav>
+    })
+}
+
+#[component]
+fn People(data: PeopleData, adding: AddPersonData, leaving: bool) -> impl IntoView {
+    let PeopleData { listing, notice, drawer } = data;
+    let outline = listing.outline.clone();
+    let (search, page) = (listing.search.clone(), listing.page);
     let me = adding.me;
-    let drawer = selected.and_then(|id| dir.people.iter().find(|p| p.id.0 == id).cloned());
+    let empty = listing.people.is_empty();
     view! {
         <NoticeLine notice/>
-        {view! { <AddPersonForm data=adding teams=dir.teams.clone() roles=dir.roles.clone()/> }.into_any()}
+        {view! { <AddPersonForm data=adding teams=outline.teams.clone() roles=outline.roles.clone()/> }.into_any()}
         <p><a href=crate::people_import::PEOPLE_IMPORT>"Import people"</a></p>
+        <TeamCounts listing=listing.clone()/>
+        <PeopleSearch search=search.clone()/>
+        {empty.then(|| view! { <p class="empty">{if search.is_empty() { "Nobody yet.".to_string() } else { format!("Nobody's name, email or team starts with {search}.") }}</p> })}
         <table class="people">
             <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
             <tbody>
-                {dir.people.iter().map(|p| view! {
+                {listing.people.iter().map(|p| view! {
                     <tr>
                         <td>
-                            <a href=format!("{PEOPLE}?person={}", p.id)>{p.name.clone()}</a>
+                            <a href=people_link(&search, page, Some(p.id.0))>{p.name.clone()}</a>
                             {p.left_at.map(|at| view! { <span class="tag">{format!(" · left {}", at.format("%-d %b %Y"))}</span> })}
                         </td>
                         <td>{p.email.clone()}</td>
-                        <td>{p.main_team.and_then(|t| dir.team(t)).map(|t| t.name.clone()).unwrap_or_default()}</td>
-                        <td>{role_label(&dir, p)}</td>
+                        <td>{p.main_team.and_then(|t| outline.team(t)).map(|t| t.name.clone()).unwrap_or_default()}</td>
+                        <td>{role_label(&outline, p)}</td>
                         <td>{if p.is_admin { "yes" } else { "" }}</td>
                     </tr>
                 }.into_any()).collect_view()}
             </tbody>
         </table>
-        {drawer.map(|p| {
-            let team_role = p.main_team.and_then(|t| dir.team(t)).and_then(|t| t.role).and_then(|r| dir.role(r));
+        <PeoplePages search=search.clone() page has_next=listing.has_next/>
+        {drawer.map(|Drawer { person: p, manager, manager_typed, memory_counts }| {
+            let back = people_link(&search, page, None);
+            let here = people_link(&search, page, Some(p.id.0));
+            let manager_value = manager_typed.unwrap_or_else(|| manager.as_ref().map(|m| m.email.clone()).unwrap_or_default());
+            let manager_line = match &manager {
+                Some(m) => format!("Manager: {} <{}>", m.name, m.email),
+                None => "No manager".to_string(),
+            };
+            let team_role = p.main_team.and_then(|t| outline.team(t)).and_then(|t| t.role).and_then(|r| outline.role(r));
             let from_team = match team_role {
                 Some(r) => format!("From their team ({})", r.name),
                 None => "From their team (none)".to_string(),
@@ -75,16 +140,16 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
                 <aside class="drawer" aria-label=format!("{}'s details", p.name)>
                     <h2>{p.name.clone()}</h2>
                     <p>{p.email.clone()}</p>
-                    {memory_counts.clone().map(|line| view! { <p class="memory-counts">{line}</p> })}
+                    <p class="memory-counts">{memory_counts}</p>
                     {p.left_at.map(|at| view! { <p class="left">{format!("Left on {}. They can no longer sign in.", at.format("%-d %b %Y"))}</p> })}
                     <PersonAccess person=p.clone() me/>
-                    <MainTeamForm person=p.clone() teams=dir.teams.clone()/>
+                    <MainTeamForm person=p.clone() teams=outline.teams.clone()/>
                     <form method="post" action=SetPersonRole::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
                         <label>"Department role "
                             <select name="role">
                                 <option value="" selected=p.role_override.is_none()>{from_team}</option>
-                                {dir.roles.iter().map(|r| view! {
+                                {outline.roles.iter().map(|r| view! {
                                     <option value=r.id.to_string() selected=p.role_override == Some(r.id)>{r.name.clone()}</option>
                                 }).collect_view()}
                             </select>
@@ -93,18 +158,13 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
                     </form>
                     <form method="post" action=SetManager::url()>
                         <input type="hidden" name="person" value=p.id.to_string()/>
-                        <label>"Manager "
-                            <select name="manager">
-                                <option value="" selected=p.manager.is_none()>"No manager"</option>
-                                {dir.people.iter().filter(|m| m.id != p.id && (m.left_at.is_none() || p.manager == Some(m.id))).map(|m| view! {
-                                    <option value=m.id.to_string() selected=p.manager == Some(m.id)>{m.name.clone()}</option>
-                                }).collect_view()}
-                            </select>
-                        </label>
+                        <p class="meta">{manager_line}</p>
+                        <PersonPicker name="manager" value=manager_value label="Manager" list=format!("managers-{}", p.id)/>
                         <button type="submit">"Save"</button>
+                        <span class="meta">" Leave it empty for no manager."</span>
                     </form>
                     {(p.left_at.is_none() && !leaving).then(|| view! {
-                        <p><a class="button" href=format!("{PEOPLE}?person={}&leave=1", p.id)>"Mark as left…"</a></p>
+                        <p><a class="button" href=format!("{here}{}leave=1", if here.contains('?') { "&" } else { "?" })>"Mark as left…"</a></p>
                     })}
                     {(p.left_at.is_none() && leaving).then(|| view! {
                         <div class="confirm" role="alertdialog" aria-label=format!("Mark {} as left?", p.name)>
@@ -116,10 +176,10 @@ fn People(data: PeopleData, adding: AddPersonData, selected: Option<i64>, leavin
                                 <input type="hidden" name="person" value=p.id.to_string()/>
                                 <button type="submit">"Mark as left"</button>
                             </form>
-                            <a href=format!("{PEOPLE}?person={}", p.id)>"Cancel"</a>
+                            <a href=here.clone()>"Cancel"</a>
                         </div>
                     })}
-                    <p><a href=PEOPLE>"Close"</a></p>
+                    <p><a href=back>"Close"</a></p>
                 </aside>
             }
             // The drawer's view type alone is deep; erased, the page's type stays within the

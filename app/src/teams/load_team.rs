@@ -10,12 +10,17 @@ pub struct TeamPageData {
     pub notice: Option<Notice>,
     /// The name typed into a refused Rename.
     pub draft: Option<TeamDraft>,
+    /// What was typed into a refused Lead.
+    pub lead_typed: Option<String>,
+    /// The lead's email, as the Lead field offers it.
+    pub lead_email: Option<String>,
 }
 
-/// A team's members and lead, and what the viewer may change; `team` is the page's id, as typed.
+/// A team's lead, member count and one page of members, and what the viewer may change; `team` is
+/// the page's id, as typed, and `page` the page of members (`?page=N`, from 1).
 #[server(prefix = "/fn", endpoint = "load_team")]
-pub async fn load_team(team: String) -> Result<TeamPageData, ServerFnError> {
-    use super::{team_draft_key, team_notice_key, team_path};
+pub async fn load_team(team: String, page: u32) -> Result<TeamPageData, ServerFnError> {
+    use super::{lead_draft_key, team_draft_key, team_notice_key, team_path};
     use crate::ssr::*;
     use engine::org::TeamId;
     let me = signed_in().await?;
@@ -23,7 +28,8 @@ pub async fn load_team(team: String) -> Result<TeamPageData, ServerFnError> {
         not_found();
         return Err(ServerFnError::new("There is no such team"));
     };
-    let view = match org()?.teams.team_view(&me, TeamId(id)).await {
+    let org = org()?;
+    let view = match org.teams.team_view(&me, TeamId(id), page).await {
         Ok(view) => view,
         Err(e) => {
             if matches!(e, engine::org::OrgError::NotFound(_)) {
@@ -34,5 +40,14 @@ pub async fn load_team(team: String) -> Result<TeamPageData, ServerFnError> {
     };
     let notice = take_flash(&team_notice_key(id)).await?;
     let draft = take_flash(&team_draft_key(&team_path(id))).await?;
-    Ok(TeamPageData { view, notice, draft })
+    let (lead_typed, lead_email) = if view.may_manage {
+        let lead_email = match view.lead.as_ref() {
+            Some(l) => org.person(l.id).await.map_err(refused)?.map(|p| p.email),
+            None => None,
+        };
+        (take_flash(&lead_draft_key(id)).await?, lead_email)
+    } else {
+        (None, None)
+    };
+    Ok(TeamPageData { view, notice, draft, lead_typed, lead_email })
 }

@@ -32,6 +32,11 @@ pub fn team_draft_key(path: &str) -> String {
     format!("team-draft:{path}")
 }
 
+/// The flash key of what was typed into a refused Lead on a team's page.
+pub fn lead_draft_key(team: i64) -> String {
+    format!("draft:lead:{team}")
+}
+
 /// The flash key of a team page's own notice: the page's core section shows the notice under the
 /// page's path, so the team's forms report under their own.
 pub fn team_notice_key(team: i64) -> String {

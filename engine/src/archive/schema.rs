@@ -13,7 +13,8 @@
 //!   servers), `idempotency_keys` (kept 24 hours) and sign-in sessions;
 //! - what is made from other rows: `card_terms` (each card's match terms, written again from the
 //!   cards on import), `use_terms` (each person's share of them, which the store's triggers make
-//!   from `card_uses` and `card_terms`) and `store_tasks` (the store's one-time work at start-up).
+//!   from `card_uses` and `card_terms`), `team_sizes` (each team's count of current people, which
+//!   the store's triggers keep from `people`) and `store_tasks` (the store's one-time work at start-up).
 //!
 //! Hidden columns of carried tables (people's password hashes, a connector's company key) are never
 //! written; an import fills them as `Hidden` says.

@@ -37,6 +37,9 @@ pub struct TeamCoreSummary {
     pub team: crate::org::Team,
     pub role_name: Option<String>,
     pub lead_name: Option<String>,
+    /// How many current people have it as their main team.
+    #[serde(default)]
+    pub members: u32,
     pub version: Option<u32>,
     pub tokens: u32,
     pub limit: u32,
@@ -137,7 +140,11 @@ impl CoreService {
     }
 
     pub async fn roles_overview(&self, viewer: &Person) -> Result<RolesOverview, CoreError> {
-        let dir = self.store.directory().await?;
+        // The outline, the leads by id and the kept counts: never everyone in the organisation.
+        let dir = self.store.outline().await?;
+        let lead_ids: Vec<_> = dir.teams.iter().filter_map(|t| t.lead).collect();
+        let leads = self.store.people_by_ids(&lead_ids).await?;
+        let sizes = self.store.team_sizes().await?;
         let mut roles = Vec::with_capacity(dir.roles.len());
         for role in &dir.roles {
             let current = self.store.current_core(&CoreScope::Company(role.slug.clone())).await?;
@@ -154,7 +161,8 @@ impl CoreService {
             teams.push(TeamCoreSummary {
                 team: team.clone(),
                 role_name: team.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
-                lead_name: team.lead.and_then(|p| dir.person(p)).map(|p| p.name.clone()),
+                lead_name: team.lead.and_then(|l| leads.iter().find(|p| p.id == l)).map(|p| p.name.clone()),
+                members: sizes.iter().find(|s| s.team == Some(team.id)).map(|s| s.people).unwrap_or(0),
                 version: current.as_ref().map(|c| c.version),
                 tokens: current.map(|c| c.tokens).unwrap_or(0),
                 limit: crate::cores::TEAM_CORE_LIMIT,

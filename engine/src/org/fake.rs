@@ -3,6 +3,7 @@
 //! proves the real backends; this fake only has to be plain. What a test does not need answers an
 //! error that says so, never a made-up value.
 
+use super::listing::{fold, Outline, PrefixSearch, TeamSize};
 use super::store::{Around, OrgStore};
 use super::teams::{TeamChange, TeamStore, TeamStoreError};
 use super::{
@@ -56,6 +57,13 @@ impl FakeOrg {
     }
 }
 
+/// People by name (by bytes, as the stores order them), then id.
+fn by_name<'a>(people: impl Iterator<Item = &'a Person>) -> Vec<Person> {
+    let mut out: Vec<Person> = people.cloned().collect();
+    out.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()).then(a.id.cmp(&b.id)));
+    out
+}
+
 /// A person for a test's directory.
 pub fn person(id: i64, name: &str, admin: bool, team: Option<i64>) -> Person {
     Person {
@@ -100,6 +108,78 @@ impl OrgStore for FakeOrg {
     }
     async fn directory(&self) -> Result<Directory, StoreError> {
         Ok(self.read(Clone::clone))
+    }
+    async fn outline(&self) -> Result<Outline, StoreError> {
+        Ok(self.read(|d| Outline {
+            teams: d.teams.clone(),
+            roles: d.roles.clone(),
+            agents: d.agents.iter().filter(|a| !a.private).cloned().collect(),
+        }))
+    }
+    async fn people_page(
+        &self,
+        search: Option<&PrefixSearch>,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Person>, StoreError> {
+        Ok(self.read(|d| {
+            let team_matches =
+                |p: &Person, s: &PrefixSearch| p.main_team.and_then(|t| d.team(t)).is_some_and(|t| s.matches(&t.name));
+            by_name(d.people.iter().filter(|p| match search {
+                None => true,
+                Some(s) => s.matches(&p.name) || s.matches(&p.email) || team_matches(p, s),
+            }))
+            .into_iter()
+            .skip(offset as usize)
+            .take(limit as usize)
+            .collect()
+        }))
+    }
+    async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
+        Ok(self.read(|d| {
+            by_name(
+                d.people
+                    .iter()
+                    .filter(|p| p.left_at.is_none() && (search.matches(&p.name) || search.matches(&p.email))),
+            )
+            .into_iter()
+            .take(limit as usize)
+            .collect()
+        }))
+    }
+    async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
+        Ok(self.read(|d| {
+            d.people
+                .iter()
+                .filter(|p| p.left_at.is_none() && fold(&p.name) == fold(name))
+                .take(limit as usize)
+                .cloned()
+                .collect()
+        }))
+    }
+    async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
+        Ok(self.read(|d| by_name(d.people.iter().filter(|p| ids.contains(&p.id)))))
+    }
+    async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError> {
+        Ok(self.read(|d| {
+            by_name(d.people.iter().filter(|p| p.left_at.is_none() && p.main_team == Some(team)))
+                .into_iter()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .collect()
+        }))
+    }
+    async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError> {
+        Ok(self.read(|d| {
+            let mut sizes: Vec<TeamSize> = Vec::new();
+            for p in d.people.iter().filter(|p| p.left_at.is_none()) {
+                match sizes.iter_mut().find(|s| s.team == p.main_team) {
+                    Some(s) => s.people += 1,
+                    None => sizes.push(TeamSize { team: p.main_team, people: 1 }),
+                }
+            }
+            sizes
+        }))
     }
     async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
         Ok(self.person_now(id))
@@ -219,6 +299,32 @@ impl<T: Send + Sync> OrgStore for WithOrg<T> {
     }
     async fn directory(&self) -> Result<Directory, StoreError> {
         self.org.directory().await
+    }
+    async fn outline(&self) -> Result<Outline, StoreError> {
+        self.org.outline().await
+    }
+    async fn people_page(
+        &self,
+        search: Option<&PrefixSearch>,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Person>, StoreError> {
+        self.org.people_page(search, offset, limit).await
+    }
+    async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
+        self.org.pick_people(search, limit).await
+    }
+    async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
+        self.org.people_named(name, limit).await
+    }
+    async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
+        self.org.people_by_ids(ids).await
+    }
+    async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError> {
+        self.org.team_members(team, offset, limit).await
+    }
+    async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError> {
+        self.org.team_sizes().await
     }
     async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
         self.org.person(id).await

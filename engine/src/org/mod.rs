@@ -6,6 +6,7 @@ pub mod agents;
 #[cfg(test)]
 pub mod fake;
 pub mod import;
+pub mod listing;
 pub mod memory_scopes;
 pub mod names;
 pub mod people;

@@ -1,6 +1,7 @@
 //! The organisation's store: what the company, its people, teams, roles and agents read and
 //! write, and what the organisation's service holds.
 
+use super::listing::{Outline, PrefixSearch, TeamSize};
 use super::{
     Agent, AgentId, AuditEntry, Company, Departure, Directory, LocaleName, NewAgent, NewPerson, Person, PersonId, Role,
     RoleId, RoleSlug, Team, TeamId,
@@ -25,7 +26,32 @@ pub trait OrgStore: Send + Sync {
     async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
     /// Sets how numbers and dates read, with its audit row; `NotFound` before setup.
     async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError>;
+    /// Everyone and everything, for exports and tools that need the whole organisation. No page
+    /// or run reads it: they read [`outline`](Self::outline) and bounded pages of people.
     async fn directory(&self) -> Result<Directory, StoreError>;
+    /// The teams, roles and company agents, each by name, in one snapshot; never the people.
+    async fn outline(&self) -> Result<Outline, StoreError>;
+    /// People by name then id, those who left too, at most `limit` from `offset`; with a search,
+    /// only those whose name or email starts with it, or whose main team's name does.
+    async fn people_page(
+        &self,
+        search: Option<&PrefixSearch>,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Person>, StoreError>;
+    /// Current people whose name or email starts with the search, by name, at most `limit`: what a
+    /// person picker offers as someone types.
+    async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError>;
+    /// Current people whose whole name is `name`, ignoring case in A to Z, by id, at most `limit`.
+    async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError>;
+    /// The people with these ids, those who left too, by name.
+    async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError>;
+    /// A team's current members by name then id, at most `limit` from `offset`.
+    async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError>;
+    /// How many current people each team has as their main team (those with none under `None`),
+    /// kept as people are added, moved and leave, so reading it counts nobody. Teams with nobody
+    /// are left out.
+    async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError>;
     async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError>;
     /// The person and their password hash, by email (case-insensitive).
     async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError>;

@@ -15,23 +15,27 @@ pub struct Member {
     pub name: String,
 }
 
-/// A team's page: who is in it and who leads it, and what the viewer may change.
+/// A team's page: who leads it, how many are in it and one page of them, and what the viewer may
+/// change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TeamView {
     pub team: Team,
     pub role_name: Option<String>,
     /// The lead, while they have not left.
     pub lead: Option<Member>,
-    /// The people (who have not left) whose main team this is, by name.
+    /// How many current people have this as their main team.
+    pub member_count: u32,
+    /// One page of them, by name ([`PEOPLE_PAGE_SIZE`](super::listing::PEOPLE_PAGE_SIZE) a page).
     pub members: Vec<Member>,
+    /// The page shown, from 1, and whether there is a next one.
+    pub page: u32,
+    pub has_next: bool,
     /// Its lead or an admin.
     pub may_rename: bool,
-    /// Admins: its role and its lead.
+    /// Admins: its role and its lead (chosen by a search, never from a list of everyone).
     pub may_manage: bool,
-    /// What an admin chooses from: every role, and every person who has not left. Empty for
-    /// anyone else.
+    /// What an admin chooses a role from: every role. Empty for anyone else.
     pub roles: Vec<Role>,
-    pub people: Vec<Member>,
 }
 
 /// Its lead (while they have not left) or an admin may rename a team.

@@ -255,13 +255,12 @@ pub(crate) async fn caller(services: &Services, who: Option<&str>) -> Result<Cal
             return Ok(Caller::Bot(who.to_string()));
         }
     }
-    let dir = services.store.directory().await.map_err(|e| CliError { code: 1, message: e.to_string() })?;
-    dir.people
-        .into_iter()
-        .find(|p| {
-            p.email.eq_ignore_ascii_case(who) || p.email.split('@').next().is_some_and(|l| l.eq_ignore_ascii_case(who))
+    crate::cli::find_person(services.store.as_ref(), who)
+        .await
+        .map_err(|e| match e.starts_with("There is no person") {
+            true => CliError { code: 1, message: format!("There is no person or agent called {who}") },
+            false => CliError { code: 1, message: e },
         })
-        .ok_or_else(|| CliError { code: 1, message: format!("There is no person or agent called {who}") })
         .and_then(|p| match p.left_at {
             Some(_) => Err(CliError { code: 1, message: format!("{} has left and can no longer act here", p.name) }),
             None => Ok(Caller::Person(p)),

@@ -258,18 +258,24 @@ pub async fn run_memory(command: &Memory, database: Option<String>, out: &mut im
 }
 
 /// A person named by email or by the part before the @.
-pub(crate) fn find_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a engine::org::Person, String> {
-    dir.people
-        .iter()
-        .find(|p| {
-            p.email.eq_ignore_ascii_case(who) || p.email.split('@').next().is_some_and(|l| l.eq_ignore_ascii_case(who))
-        })
-        .ok_or_else(|| format!("There is no person called {who}"))
+pub(crate) async fn find_person(store: &dyn engine::store::Store, who: &str) -> Result<engine::org::Person, String> {
+    // A bounded read whatever the organisation's size: the people whose email starts with the
+    // login and its `@` (or is the email given), a few at most, rather than everyone.
+    let who = who.trim();
+    let wanted = |p: &engine::org::Person| {
+        p.email.eq_ignore_ascii_case(who) || p.email.split('@').next().is_some_and(|l| l.eq_ignore_ascii_case(who))
+    };
+    let start = if who.contains('@') { who.to_string() } else { format!("{who}@") };
+    let found = match engine::org::listing::PrefixSearch::parse(&start) {
+        Some(search) if !who.is_empty() => store.people_page(Some(&search), 0, 20).await.map_err(|e| e.to_string())?,
+        _ => Vec::new(),
+    };
+    found.into_iter().find(wanted).ok_or_else(|| format!("There is no person called {who}"))
 }
 
 /// The person a memory command acts as: named, and not someone who left.
-fn acting_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a engine::org::Person, String> {
-    let me = find_person(dir, who)?;
+async fn acting_person(store: &dyn engine::store::Store, who: &str) -> Result<engine::org::Person, String> {
+    let me = find_person(store, who).await?;
     if me.left_at.is_some() {
         return Err(format!("{} has left and can no longer act here", me.name));
     }
@@ -277,14 +283,14 @@ fn acting_person<'a>(dir: &'a engine::org::Directory, who: &str) -> Result<&'a e
 }
 
 async fn cards(services: &Services, who: &str, person: Option<&str>, out: &mut impl Write) -> Result<(), String> {
-    let dir = services.store.directory().await.map_err(|e| e.to_string())?;
-    let me = acting_person(&dir, who)?;
+    let store = services.store.as_ref();
+    let me = &acting_person(store, who).await?;
     let memory = &services.memory;
     let w = |e: std::io::Error| e.to_string();
     match person {
         // Only the person reads their cards; anyone else (an admin) gets counts.
-        Some(other) if !find_person(&dir, other)?.id.eq(&me.id) => {
-            let them = find_person(&dir, other)?;
+        Some(other) if !find_person(store, other).await?.id.eq(&me.id) => {
+            let them = &find_person(store, other).await?;
             let line = memory.mine.counts_sentence(me, them).await.map_err(|e| e.to_string())?;
             writeln!(out, "{line}").map_err(w)?;
         }
@@ -310,14 +316,15 @@ async fn cards(services: &Services, who: &str, person: Option<&str>, out: &mut i
 }
 
 async fn lessons(services: &Services, who: &str, person: Option<&str>, out: &mut impl Write) -> Result<(), String> {
-    let dir = services.store.directory().await.map_err(|e| e.to_string())?;
-    let me = acting_person(&dir, who)?;
+    let store = services.store.as_ref();
+    let me = &acting_person(store, who).await?;
     let lessons = &services.lessons;
     let w = |e: std::io::Error| e.to_string();
     match person {
         // Only the person reads their lessons; anyone else (an admin) gets counts.
-        Some(other) if find_person(&dir, other)?.id != me.id => {
-            let line = lessons.counts_sentence(me, find_person(&dir, other)?).await.map_err(|e| e.to_string())?;
+        Some(other) if find_person(store, other).await?.id != me.id => {
+            let line =
+                lessons.counts_sentence(me, &find_person(store, other).await?).await.map_err(|e| e.to_string())?;
             writeln!(out, "{line}").map_err(w)?;
         }
         _ => {

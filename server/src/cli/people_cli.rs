@@ -101,10 +101,7 @@ async fn import(
     let Services { org, .. } =
         Services::build(store.clone(), Arc::new(SystemClock), crate::startup::reading_adapters(settings));
     let admin = match who {
-        Some(who) => {
-            let dir = store.directory().await.map_err(|e| failed(format!("could not read the people: {e}")))?;
-            Some(find_person(&dir, who).map_err(|m| CliError { code: 3, message: m })?.clone())
-        }
+        Some(who) => Some(find_person(store.as_ref(), who).await.map_err(|m| CliError { code: 3, message: m })?),
         None => None,
     };
     let by = admin.as_ref().map_or(ImportBy::HostOperator, ImportBy::Person);

@@ -22,8 +22,7 @@ pub async fn ask(
     let crate::cli::Opened { store, settings, demo_model: _demo_model } =
         crate::cli::open_for_command(settings).await?;
     let Services { runs, .. } = Services::build(store.clone(), clock, crate::startup::adapters(&settings));
-    let dir = store.directory().await.map_err(|e| e.to_string())?;
-    let person = crate::cli::find_person(&dir, who)?.clone();
+    let person = crate::cli::find_person(store.as_ref(), who).await?;
     // Nobody watches a command's answer: it is checked before it is printed.
     let asker = Asker { person, unwatched: true };
     let agent = runs.find_agent(&asker.person, agent).await.map_err(|e| e.to_string())?;

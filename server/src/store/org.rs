@@ -7,10 +7,12 @@
 macro_rules! org_store {
     () => {
         use super::{
-            audit, begin_read, begin_write, in_list, list, lock, locks, Conn, DbRow, ThisStore, BY_BYTES, FOR_UPDATE,
+            audit, begin_read, begin_write, folded, in_list, list, lock, locks, Conn, DbRow, ThisStore, BY_BYTES,
+            FOR_UPDATE,
         };
         use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
+        use engine::org::listing::{fold, Outline, PrefixSearch, TeamSize};
         use engine::org::{
             Agent, AgentId, AuditEntry, Company, Directory, LocaleName, Person, PersonId, Role, RoleId, RoleSlug, Team,
             TeamId, TimeZoneName,
@@ -182,6 +184,162 @@ macro_rules! org_store {
                 .collect();
                 tx.commit().await.or_backend()?;
                 Ok(Directory { people, teams, roles, agents })
+            }
+
+            async fn outline(&self) -> Result<Outline, StoreError> {
+                // One snapshot, so the three lists agree with each other.
+                let mut tx = begin_read(self.pool()).await?;
+                let roles = sqlx::query(&format!(
+                    "SELECT id, slug, name, company_core_limit FROM roles ORDER BY name{BY_BYTES}"
+                ))
+                .fetch_all(&mut *tx)
+                .await
+                .or_backend()?
+                .iter()
+                .map(role_from)
+                .collect::<Result<Vec<_>, _>>()?;
+                let teams =
+                    sqlx::query(&format!("SELECT id, name, lead_id, role_id FROM teams ORDER BY name{BY_BYTES}"))
+                        .fetch_all(&mut *tx)
+                        .await
+                        .or_backend()?
+                        .iter()
+                        .map(team_from)
+                        .collect();
+                let agents = sqlx::query(&format!(
+                    "SELECT {AGENT_COLUMNS} FROM agents WHERE NOT private ORDER BY name{BY_BYTES}"
+                ))
+                .fetch_all(&mut *tx)
+                .await
+                .or_backend()?
+                .iter()
+                .map(agent_from)
+                .collect();
+                tx.commit().await.or_backend()?;
+                Ok(Outline { teams, roles, agents })
+            }
+
+            async fn people_page(
+                &self,
+                search: Option<&PrefixSearch>,
+                offset: u32,
+                limit: u32,
+            ) -> Result<Vec<Person>, StoreError> {
+                // By name then id, which the (name, id) index holds in order; a search is three
+                // index ranges (the folded name, the email, the folded team names), and only what
+                // matches is sorted.
+                let rows = match search {
+                    None => {
+                        sqlx::query(&format!(
+                            "SELECT {PERSON_COLUMNS} FROM people ORDER BY name{BY_BYTES}, id LIMIT $1 OFFSET $2"
+                        ))
+                        .bind(i64::from(limit))
+                        .bind(i64::from(offset))
+                        .fetch_all(self.pool())
+                        .await
+                    }
+                    Some(s) => {
+                        let name = folded("name");
+                        sqlx::query(&format!(
+                            "SELECT {PERSON_COLUMNS} FROM people WHERE ({name} >= $1 AND {name} < $2) \
+                             OR (email{BY_BYTES} >= $1 AND email{BY_BYTES} < $2) \
+                             OR main_team_id IN (SELECT id FROM teams WHERE {name} >= $1 AND {name} < $2) \
+                             ORDER BY name{BY_BYTES}, id LIMIT $3 OFFSET $4"
+                        ))
+                        .bind(&s.from)
+                        .bind(&s.to)
+                        .bind(i64::from(limit))
+                        .bind(i64::from(offset))
+                        .fetch_all(self.pool())
+                        .await
+                    }
+                };
+                Ok(rows.or_backend()?.iter().map(person_from).collect())
+            }
+
+            async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
+                let name = folded("name");
+                Ok(sqlx::query(&format!(
+                    "SELECT {PERSON_COLUMNS} FROM people WHERE (({name} >= $1 AND {name} < $2) \
+                     OR (email{BY_BYTES} >= $1 AND email{BY_BYTES} < $2)) AND left_at IS NULL \
+                     ORDER BY name{BY_BYTES}, id LIMIT $3"
+                ))
+                .bind(&search.from)
+                .bind(&search.to)
+                .bind(i64::from(limit))
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?
+                .iter()
+                .map(person_from)
+                .collect())
+            }
+
+            async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
+                Ok(sqlx::query(&format!(
+                    "SELECT {PERSON_COLUMNS} FROM people WHERE {} = $1 AND left_at IS NULL ORDER BY id LIMIT $2",
+                    folded("name")
+                ))
+                .bind(fold(name.trim()))
+                .bind(i64::from(limit))
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?
+                .iter()
+                .map(person_from)
+                .collect())
+            }
+
+            async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let ids: Vec<i64> = ids.iter().map(|p| p.0).collect();
+                Ok(sqlx::query(&format!(
+                    "SELECT {PERSON_COLUMNS} FROM people WHERE {} ORDER BY name{BY_BYTES}, id",
+                    in_list("id", 1)
+                ))
+                .bind(list(&ids))
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?
+                .iter()
+                .map(person_from)
+                .collect())
+            }
+
+            async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError> {
+                // The (main_team_id, name) index holds a team's people in order.
+                Ok(sqlx::query(&format!(
+                    "SELECT {PERSON_COLUMNS} FROM people WHERE main_team_id = $1 AND left_at IS NULL \
+                     ORDER BY name{BY_BYTES}, id LIMIT $2 OFFSET $3"
+                ))
+                .bind(team.0)
+                .bind(i64::from(limit))
+                .bind(i64::from(offset))
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?
+                .iter()
+                .map(person_from)
+                .collect())
+            }
+
+            async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError> {
+                // Kept by the migration's triggers, one row a team (0 for no main team).
+                Ok(sqlx::query("SELECT team_id, people FROM team_sizes WHERE people > 0 ORDER BY team_id")
+                    .fetch_all(self.pool())
+                    .await
+                    .or_backend()?
+                    .iter()
+                    .map(|r| {
+                        let team: i64 = r.get("team_id");
+                        TeamSize {
+                            team: (team != 0).then_some(TeamId(team)),
+                            people: u32::try_from(r.get::<i64, _>("people")).unwrap_or(u32::MAX),
+                        }
+                    })
+                    .collect())
             }
 
             async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {

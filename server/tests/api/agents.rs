@@ -418,7 +418,7 @@ async fn the_pages_forms_work_as_plain_posts_and_keep_what_was_typed() {
     let app = &c.app;
     let ada = app.sign_in("ada").await;
     let (sales, alice) = (role_id(app, "Sales").await, person(app, "alice").await);
-    let (sales_s, alice_s) = (sales.to_string(), alice.id.0.to_string());
+    let (sales_s, alice_s) = (sales.to_string(), alice.email.clone());
 
     // The list links each agent to its page and offers New agent and Copy for a team to Ada.
     let (_, html) = app.page(&ada, "/company/agents").await;
@@ -439,14 +439,20 @@ async fn the_pages_forms_work_as_plain_posts_and_keep_what_was_typed() {
     let (_, html) = app.page(&ada, "/company/agents").await;
     assert!(html.contains("There is already an agent called Sales Assistant"));
     assert!(html.contains("value=\"Sales Assistant\"") && html.contains("Typed with care."));
-    assert!(html.contains(&format!("<option value=\"{alice_s}\" selected")), "the owner chosen stays chosen");
+    assert!(html.contains(&format!("name=\"owner\" value=\"{alice_s}\"")), "the owner typed stays typed");
+    // The owner is a search field, never a list of everyone.
+    assert!(!html.contains("<select name=\"owner\""));
+    // An owner nobody is called, or a name two people share, is refused in words, keeping what was typed.
+    let typed = [("name", "Deal Desk"), ("role", ""), ("owner", "Nobody Atall"), ("description", "")];
+    app.form_post(&ada, "/fn/create_agent", &typed).await;
+    let (_, html) = app.page(&ada, "/company/agents").await;
+    assert!(html.contains("Nobody here is called Nobody Atall"), "{html}");
+    assert!(html.contains("name=\"owner\" value=\"Nobody Atall\""));
+    assert!(!ids(app).await.agents.iter().any(|a| a.name == "Deal Desk"), "nothing was added");
     // Accepted: it opens the new agent's page with a notice.
-    let typed = [
-        ("name", "Deal Desk"),
-        ("role", sales_s.as_str()),
-        ("owner", alice_s.as_str()),
-        ("description", "Prices deals."),
-    ];
+    // By whole name, ignoring case in A to Z, as a browser without JavaScript sends it.
+    let typed =
+        [("name", "Deal Desk"), ("role", sales_s.as_str()), ("owner", "alice chen"), ("description", "Prices deals.")];
     let r = app.form_post(&ada, "/fn/create_agent", &typed).await;
     let deal_desk = agent_id(app, "Deal Desk").await;
     assert_eq!(r.headers()["location"].to_str().unwrap(), format!("/company/agents/{deal_desk}"));

@@ -250,26 +250,42 @@ async fn an_admin_sets_a_manager_in_the_people_drawer_without_javascript() {
     let dir = app.org.directory().await.unwrap();
     let alice = dir.people.iter().find(|p| p.name == "Alice Chen").unwrap().id;
     let ada_id = dir.people.iter().find(|p| p.email.starts_with("ada@")).unwrap().id;
+    let ada_email = dir.people.iter().find(|p| p.id == ada_id).unwrap().email.clone();
+    let alice_email = dir.people.iter().find(|p| p.id == alice).unwrap().email.clone();
     let drawer = format!("/company/people?person={alice}");
     let (_, html) = app.page(&ada, &drawer).await;
-    assert!(html.contains("name=\"manager\""), "the drawer has a Manager select");
+    assert!(html.contains("name=\"manager\""), "the drawer has a Manager field");
+    assert!(!html.contains("<select name=\"manager\""), "a search field, never a list of everyone");
     assert!(plain(&html).contains("No manager"));
 
-    let r = app
-        .form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &ada_id.to_string())])
-        .await;
+    // Without JavaScript the field is typed: an email, as the list offers it with JavaScript on.
+    let r = app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &ada_email)]).await;
     assert_eq!(r.status(), StatusCode::FOUND);
     assert_eq!(r.headers()["location"], drawer.as_str());
     let (_, html) = app.page(&ada, &drawer).await;
     assert!(plain(&html).contains("Saved their manager"));
-    assert!(html.contains(&format!("<option value=\"{ada_id}\" selected")), "the select shows her manager");
+    assert!(html.contains(&format!("name=\"manager\" value=\"{ada_email}\"")), "the field shows her manager");
+    assert!(plain(&html).contains("Manager: Ada Lovelace"));
     assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
 
     // Nobody is their own manager; the refusal says so and changes nothing.
-    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &alice.to_string())]).await;
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &alice_email)]).await;
     let (_, html) = app.page(&ada, &drawer).await;
     assert!(plain(&html).contains("A person cannot be their own manager"));
     assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // A name nobody has is refused in words, and the field keeps what was typed.
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", "Ada Lovelac")]).await;
+    let (_, html) = app.page(&ada, &drawer).await;
+    assert!(plain(&html).contains("Nobody here is called Ada Lovelac"), "{html}");
+    assert!(html.contains("name=\"manager\" value=\"Ada Lovelac\""), "what was typed stays");
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(ada_id));
+
+    // A whole name, in any case, finds her.
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", "sam rao")]).await;
+    let sam = dir.people.iter().find(|p| p.name == "Sam Rao").unwrap().id;
+    assert_eq!(app.store.person(alice).await.unwrap().unwrap().manager, Some(sam));
+    app.form_post(&ada, "/fn/set_manager", &[("person", &alice.to_string()), ("manager", &ada_email)]).await;
 
     // A person who is not an admin changes nothing.
     let alice_session = app.sign_in("alice").await;
@@ -445,4 +461,83 @@ async fn pages_preload_the_module_but_not_the_wasm() {
         "the module loads the wasm: {head}"
     );
     assert!(!head.contains("rel=\"preload\""), "no preload a JS-off browser would fetch: {head}");
+}
+
+/// People is read 50 at a time, whatever the organisation's size: a GET search by how a name, an
+/// email or a team starts, Previous and Next as links, and the counts by team at the top; a
+/// picker's matches come from a server function that answers at most ten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_come_fifty_a_page_with_a_search_and_counts_without_javascript() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let dir = app.org.directory().await.unwrap();
+    let desk = dir.teams.iter().find(|t| t.name == "Support Desk").unwrap().id;
+    let before = dir.people.iter().filter(|p| p.main_team == Some(desk) && p.left_at.is_none()).count();
+    let actor = engine::store::Actor { person: None, at: chrono::Utc::now() };
+    for i in 0..70 {
+        let p = engine::store::NewPerson {
+            name: format!("Zz Temp {i:02}"),
+            email: format!("temp{i:02}@acme.example"),
+            password_hash: "no-password-matches".into(),
+            is_admin: false,
+            main_team: Some(desk),
+        };
+        app.store.create_person(&p, actor).await.unwrap();
+    }
+    let total = dir.people.iter().filter(|p| p.left_at.is_none()).count() + 70;
+    let rows = |html: &str| html.matches("<tr><td><a href=\"/company/people?").count();
+
+    let (status, html) = app.page(&ada, "/company/people").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(rows(&html), 50, "one page of 50");
+    assert!(html.contains(r#"<a rel="next" href="/company/people?page=2">Next</a>"#), "{html}");
+    assert!(!html.contains("rel=\"prev\""));
+    let text = words(&html);
+    assert!(text.contains(&format!("{total} current people")), "{text}");
+    assert!(text.contains(&format!("Support Desk</a> {}", before + 70)), "the count by team");
+    assert!(html.contains(r#"<form method="get" action="/company/people""#) && html.contains("name=\"q\""));
+
+    let (_, html) = app.page(&ada, "/company/people?page=2").await;
+    assert_eq!(rows(&html), total - 50);
+    assert!(html.contains(r#"<a rel="prev" href="/company/people">Previous</a>"#));
+    assert!(!html.contains("rel=\"next\""));
+
+    // By team, email or name; ignoring case; the drawer's link keeps the search.
+    let (_, html) = app.page(&ada, "/company/people?q=support+desk").await;
+    assert_eq!(rows(&html), 50);
+    assert!(html.contains(r#"<a rel="next" href="/company/people?q=support%20desk&amp;page=2">Next</a>"#), "{html}");
+    let (_, html) = app.page(&ada, "/company/people?q=TEMP0").await;
+    assert_eq!(rows(&html), 10);
+    let (_, html) = app.page(&ada, "/company/people?q=alice").await;
+    assert_eq!(rows(&html), 1);
+    let alice = dir.people.iter().find(|p| p.name == "Alice Chen").unwrap().id;
+    assert!(html.contains(&format!("href=\"/company/people?q=alice&amp;person={alice}\"")));
+    let (_, html) = app.page(&ada, "/company/people?q=nobody-at-all").await;
+    assert_eq!(rows(&html), 0);
+    assert!(words(&html).contains("Nobody's name, email or team starts with nobody-at-all."));
+    // The drawer opens whatever page its person is on.
+    let (_, html) = app.page(&ada, &format!("/company/people?person={alice}")).await;
+    assert!(
+        html.contains("aria-label=\"Alice Chen&#x27;s details\"")
+            || html.contains("aria-label=\"Alice Chen's details\"")
+    );
+
+    // The picker's matches, as the browser asks for them with JavaScript on: at most ten, current
+    // people only, and only for an admin.
+    let find = |c: &reqwest::Client, typed: &'static str| {
+        c.post(app.url("/fn/find_people"))
+            .header("origin", app.url(""))
+            .header("sec-fetch-site", "same-origin")
+            .form(&[("typed", typed)])
+            .send()
+    };
+    let found: serde_json::Value = find(&ada, "zz temp").await.unwrap().json().await.unwrap();
+    assert_eq!(found.as_array().map(Vec::len), Some(10), "{found}");
+    assert_eq!(found[0]["email"], "temp00@acme.example");
+    let found: serde_json::Value = find(&ada, "ALICE@").await.unwrap().json().await.unwrap();
+    assert_eq!(found[0]["name"], "Alice Chen");
+    let alice_session = app.sign_in("alice").await;
+    let r = find(&alice_session, "zz").await.unwrap();
+    assert!(!r.status().is_success());
+    assert!(r.text().await.unwrap().contains("Only an admin can choose people"));
 }

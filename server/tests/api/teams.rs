@@ -330,7 +330,7 @@ async fn new_team_lead_and_move_work_as_plain_form_posts() {
     assert!(text.contains("Added the team Night Desk"), "{text}");
     assert!(text.contains("Role: Support") && text.contains("Lead: none"));
     assert!(text.contains("Nobody has this as their main team yet."));
-    for control in [">Rename</button>", ">Set role</button>", ">Set lead</button>", "Team name", "No lead"] {
+    for control in [">Rename</button>", ">Set role</button>", ">Set lead</button>", "Team name", "name=\"lead\""] {
         assert!(html.contains(control), "{control}");
     }
     assert!(!words(&app.page(&ada, &page).await.1).contains("Added the team"), "the notice shows once");
@@ -344,7 +344,15 @@ async fn new_team_lead_and_move_work_as_plain_form_posts() {
     assert!(html.contains(&format!("<option value=\"{support}\" selected")), "the chosen role");
 
     // The lead, the role, a rename.
-    let r = app.form_post(&ada, "/fn/set_team_lead", &[("team", &id.to_string()), ("lead", &bob.to_string())]).await;
+    // The lead is typed (a name or an email), never chosen from a list of everyone; a name
+    // nobody has is refused in words and the field keeps it.
+    assert!(!html.contains("<select name=\"lead\""));
+    app.form_post(&ada, "/fn/set_team_lead", &[("team", &id.to_string()), ("lead", "Bobby Nobody")]).await;
+    let (_, html) = app.page(&ada, &page).await;
+    assert!(words(&html).contains("Nobody here is called Bobby Nobody"));
+    assert!(html.contains("name=\"lead\" value=\"Bobby Nobody\""));
+    let bob_email = app.store.person(bob).await.unwrap().unwrap().email;
+    let r = app.form_post(&ada, "/fn/set_team_lead", &[("team", &id.to_string()), ("lead", &bob_email)]).await;
     assert_eq!(r.headers()["location"], page.as_str());
     let (_, html) = app.page(&ada, &page).await;
     assert!(html.contains("Saved the team&#x27;s lead") || html.contains("Saved the team's lead"));

@@ -25,6 +25,7 @@ mod import;
 mod inbox;
 mod keep;
 mod lessons;
+mod listing;
 mod memory_audits;
 mod memory_scopes;
 mod nightly;

@@ -220,7 +220,7 @@ impl Connectors {
             None => (Err(format!("{} has no company key", c.name)), self.reads.ticked_pins(&c).await?),
         };
         let changed_tools = pins.into_iter().filter(|p| p.drift.is_some()).collect();
-        let dir = self.store.directory().await?;
+        let dir = self.store.outline().await?;
         let mut queries = Vec::new();
         for r in &dir.roles {
             for q in self.store.my_work_queries(r.id).await? {
@@ -415,7 +415,7 @@ impl Connectors {
         if label.is_empty() || label.chars().count() > 80 {
             return Err(MemoryError::Invalid("Give the query a name of at most 80 characters".into()));
         }
-        let dir = self.store.directory().await?;
+        let dir = self.store.outline().await?;
         if dir.role(role).is_none() {
             return Err(MemoryError::NotFound("There is no such role".into()));
         }

@@ -32,7 +32,7 @@ impl Connectors {
     ) -> Result<String, MemoryError> {
         must_be_admin(admin)?;
         let mut c = self.reads.connector(connector).await?;
-        let dir = self.store.directory().await?;
+        let dir = self.store.outline().await?;
         let mut slugs: Vec<String> = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for r in roles.iter().map(|r| r.trim()).filter(|r| !r.is_empty()) {

@@ -276,7 +276,7 @@ impl MyCards {
 
     /// Per company agent, in words: "Holds Acme ATS · cleared for internal data".
     pub async fn access_lines(&self) -> Result<Vec<(i64, String)>, MemoryError> {
-        let dir = self.store.directory().await?;
+        let dir = self.store.outline().await?;
         let connectors = self.store.connectors().await?;
         let mut out = Vec::new();
         for a in &dir.agents {

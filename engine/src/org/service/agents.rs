@@ -213,7 +213,8 @@ impl Agents {
             .held_access(a.id)
             .await?
             .ok_or_else(|| OrgError::NotFound("There is no such agent".to_string()))?;
-        let dir = self.store.directory().await?;
+        let dir = self.store.outline().await?;
+        let owner = self.store.person(a.owner).await?;
         let role_name = |slug: &str| {
             dir.roles
                 .iter()
@@ -235,10 +236,10 @@ impl Agents {
             })
             .collect();
         Ok(AgentAccess {
-            owner_name: dir.person(a.owner).map(|p| p.name.clone()).unwrap_or_default(),
+            owner_name: owner.map(|p| p.name).unwrap_or_default(),
             role_name: a.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
             team_copy_name: a.team_copy.and_then(|t| dir.team(t)).map(|t| t.name.clone()),
-            copy_of_name: a.copy_of.and_then(|c| dir.agents.iter().find(|x| x.id == c)).map(|x| x.name.clone()),
+            copy_of_name: a.copy_of.and_then(|c| dir.agent(c)).map(|x| x.name.clone()),
             manages: by.is_admin || a.owner == by.id,
             is_admin: by.is_admin,
             playbook: self.store.agent_playbook(a.id).await?.unwrap_or_default(),

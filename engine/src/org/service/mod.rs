@@ -22,6 +22,7 @@ mod people;
 use crate::org::people::LAST_ADMIN;
 #[cfg(feature = "server")]
 pub use people::{closed_link, AddPerson, InviteLink};
+mod listing;
 mod teams;
 pub use teams::TeamEdit;
 #[cfg(feature = "server")]
@@ -116,6 +117,21 @@ impl OrgService {
 
     pub async fn directory(&self) -> Result<Directory, StoreError> {
         self.store.directory().await
+    }
+
+    /// The teams, roles and company agents, never the people: what a page names them from.
+    pub async fn outline(&self) -> Result<crate::org::listing::Outline, StoreError> {
+        self.store.outline().await
+    }
+
+    /// One person, those who left too.
+    pub async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        self.store.person(id).await
+    }
+
+    /// The people with these ids, those who left too, by name: the few a page names.
+    pub async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
+        self.store.people_by_ids(ids).await
     }
 
     /// "New role": admins add a department role, starting with the default company core limit.

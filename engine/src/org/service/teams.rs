@@ -4,6 +4,7 @@
 //! has not left, the name is free, no circle of managers); here are the permissions and words.
 
 use super::{actor_of, Teams};
+use crate::org::listing::{offset_of, PEOPLE_PAGE_SIZE};
 use crate::org::names::parse_display_name;
 use crate::org::teams::{may_rename, Member, TeamChange, TeamStoreError, TeamView};
 use crate::org::{OrgError, Person, PersonId, RoleId, Team, TeamId};
@@ -39,21 +40,37 @@ impl Teams {
         self.store.team(team).await?.ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))
     }
 
-    /// A team's page, for anyone signed in.
-    pub async fn team_view(&self, viewer: &Person, team: TeamId) -> Result<TeamView, OrgError> {
-        let dir = self.store.directory().await?;
-        let t = dir.team(team).cloned().ok_or_else(|| OrgError::NotFound("There is no such team".to_string()))?;
+    /// A team's page, for anyone signed in: its lead, how many are in it, and page `page` (from 1)
+    /// of its members by name.
+    pub async fn team_view(&self, viewer: &Person, team: TeamId, page: u32) -> Result<TeamView, OrgError> {
+        let t = self.known_team(team).await?;
+        let page = page.max(1);
         let member = |p: &Person| Member { id: p.id, name: p.name.clone() };
-        let current = || dir.people.iter().filter(|p| p.left_at.is_none());
+        let mut members =
+            self.store.team_members(team, offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
+        let has_next = members.len() > PEOPLE_PAGE_SIZE as usize;
+        members.truncate(PEOPLE_PAGE_SIZE as usize);
+        let member_count =
+            self.store.team_sizes().await?.iter().find(|s| s.team == Some(team)).map(|s| s.people).unwrap_or(0);
+        let lead = match t.lead {
+            Some(l) => self.store.person(l).await?.filter(|p| p.left_at.is_none()).map(|p| member(&p)),
+            None => None,
+        };
+        let role_name = match t.role {
+            Some(r) => self.store.role_by_id(r).await?.map(|r| r.name),
+            None => None,
+        };
         let may_manage = viewer.is_admin;
         Ok(TeamView {
-            role_name: t.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
-            lead: t.lead.and_then(|l| current().find(|p| p.id == l)).map(member),
-            members: current().filter(|p| p.main_team == Some(team)).map(member).collect(),
+            role_name,
+            lead,
+            member_count,
+            members: members.iter().map(member).collect(),
+            page,
+            has_next,
             may_rename: may_rename(viewer, &t),
             may_manage,
-            roles: if may_manage { dir.roles.clone() } else { Vec::new() },
-            people: if may_manage { current().map(member).collect() } else { Vec::new() },
+            roles: if may_manage { self.store.outline().await?.roles } else { Vec::new() },
             team: t,
         })
     }

@@ -232,9 +232,12 @@ impl BotPages {
     pub async fn agent_page(&self, caller: &Caller, name: &str) -> Result<AgentPage, PersonaError> {
         let (_, a) = self.env.agent(name).await?;
         may_read(caller, name)?;
-        let dir = self.store.directory().await?;
+        // The roles, and only the two people the page names: never everyone.
+        let dir = self.store.outline().await?;
+        let named: Vec<String> = std::iter::once(a.owner.clone()).chain(a.lead.clone()).collect();
+        let people = self.store.people_by_emails(&named).await?;
         let by_email =
-            |email: &str| dir.people.iter().find(|p| p.email.eq_ignore_ascii_case(email)).map(|p| p.name.clone());
+            |email: &str| people.iter().find(|p| p.email.eq_ignore_ascii_case(email)).map(|p| p.name.clone());
         let (config, config_error) = match &a.memory {
             Ok(c) => (Some(c.clone()), None),
             Err(e) => {

@@ -39,7 +39,8 @@ impl Runs {
         if person.left_at.is_some() {
             return Err(RunError::NotAllowed("Only current people can ask an agent".into()));
         }
-        let dir = self.store.directory().await?;
+        // The outline holds the company agents and roles, never the people.
+        let dir = self.store.outline().await?;
         let mut out: Vec<AgentChoice> = dir
             .agents
             .iter()

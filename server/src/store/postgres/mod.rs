@@ -70,6 +70,13 @@ pub(crate) const FOR_SHARE: &str = " FOR SHARE";
 /// Orders text by its bytes, as SQLite does, whatever the database's locale.
 pub(crate) const BY_BYTES: &str = " COLLATE \"C\"";
 
+/// A column folded as a search compares it (`engine::org::listing::fold`): A to Z and nothing else,
+/// as SQLite's `lower` folds (PostgreSQL's folds every letter its locale knows), compared by bytes.
+/// The migrations index the same expression.
+pub(crate) fn folded(column: &str) -> String {
+    format!("translate({column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') COLLATE \"C\"")
+}
+
 /// A transaction for a read-then-write: the rows it depends on are locked as it reads them
 /// ([`FOR_UPDATE`], [`lock`]).
 pub(crate) async fn begin_write(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {

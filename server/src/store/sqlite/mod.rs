@@ -64,6 +64,12 @@ pub(crate) const FOR_SHARE: &str = "";
 /// Nothing: SQLite's default collation, BINARY, already orders text by its bytes.
 pub(crate) const BY_BYTES: &str = "";
 
+/// A column folded as a search compares it (`engine::org::listing::fold`): SQLite's `lower` folds
+/// A to Z and nothing else, compared by bytes. The migrations index the same expression.
+pub(crate) fn folded(column: &str) -> String {
+    format!("lower({column})")
+}
+
 /// A transaction for a read-then-write. It begins IMMEDIATE, taking the write lock at once, so two
 /// writers never both read the same version and then both write.
 pub(crate) async fn begin_write(pool: &SqlitePool) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
