@@ -15,6 +15,7 @@ pub mod error;
 pub mod kernel;
 pub mod learning;
 pub mod lessons;
+pub mod operations;
 pub mod org;
 pub mod persona;
 pub mod quoting;

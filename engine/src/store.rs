@@ -88,6 +88,8 @@ pub trait Store:
     + PeopleStore
     + TeamStore
     + ImportStore
+    + crate::runs::cost::RunCostStore
+    + crate::operations::OperationsPorts
 {
 }
 impl<
@@ -112,7 +114,9 @@ impl<
             + AgentAdminStore
             + PeopleStore
             + TeamStore
-            + ImportStore,
+            + ImportStore
+            + crate::runs::cost::RunCostStore
+            + crate::operations::OperationsStore,
     > Store for T
 {
 }

@@ -37,6 +37,8 @@ const AREAS: &[(&str, Place)] = &[
     ("lessons", Place::Floor(5)),
     ("runs", Place::Floor(6)),
     ("learning", Place::Floor(7)),
+    // What memory costs: reads every floor's figures, and is read by none.
+    ("operations", Place::Floor(8)),
     // The bots stand beside, over org and the ground only.
     ("persona", Place::Beside(2)),
     // The memory archive's format, over the ground only.

@@ -27,6 +27,7 @@ mod lessons;
 mod memory_audits;
 mod memory_scopes;
 mod nightly;
+mod operations;
 mod org;
 mod people;
 mod persona;
