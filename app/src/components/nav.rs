@@ -29,6 +29,7 @@ pub fn Nav() -> impl IntoView {
                                     <a href=paths::ROLES>"Roles and core knowledge"</a>
                                     <a href=paths::TEAMS>"Teams"</a>
                                     {person.is_admin.then(|| view! { <a href=paths::PEOPLE>"People"</a> <a href=paths::CONNECTORS>"Connectors"</a> <a href=paths::EVENTS>"Events"</a> <a href=paths::MEMORY_SETTINGS>"Memory settings"</a> })}
+                                    {person.is_admin.then(|| view! { <a href=paths::OPERATIONS>"Operations"</a> })}
                                     <a href=paths::AGENTS>"Agents"</a>
                                     <a href=paths::BOTS>"Bots"</a>
                                     <a href=paths::IMPROVE>"Suggested changes"</a>

@@ -82,6 +82,9 @@ pub struct TableFigures {
     pub rows: u64,
     /// On disk, its indexes included, as [`Sizes::measure`] says.
     pub bytes: u64,
+    /// What of those it takes with no rows at all: the first page of each of its b-trees. Only
+    /// what is past it grows with the rows.
+    pub fixed_bytes: u64,
     /// Rows written since the window began; `None` for rows that carry no time of their own.
     pub added: Option<u64>,
 }
@@ -211,6 +214,8 @@ pub struct LayerFigures {
     pub layer: Layer,
     pub rows: u64,
     pub bytes: u64,
+    /// What its tables take with no rows at all.
+    pub fixed_bytes: u64,
     /// Rows written in the last 30 days, in the tables whose rows carry a time.
     pub added: u64,
     pub tables: Vec<TableFigures>,
@@ -234,9 +239,18 @@ pub struct DayFigures {
     pub nightly_millicents: u64,
     /// Memory's other model calls (drafting record shapes and cores), counted against the same budget.
     pub other_memory_millicents: u64,
-    /// What the runs' model calls cost at the agent model's price.
+    /// The runs' model calls, the tokens they sent and received, and what they cost at the agent
+    /// model's price.
     pub run_model_calls: u64,
+    pub run_model_tokens: u64,
     pub run_millicents: u64,
+}
+
+impl DayFigures {
+    /// Whether anything ran or was spent that day.
+    pub fn had_work(&self) -> bool {
+        self.runs + self.check_reads + self.nightly_calls + self.other_memory_millicents + self.run_model_calls > 0
+    }
 }
 
 /// The 30 days together.
@@ -255,6 +269,7 @@ pub struct WindowFigures {
     pub nightly_millicents: u64,
     pub other_memory_millicents: u64,
     pub run_model_calls: u64,
+    pub run_model_tokens: u64,
     pub run_millicents: u64,
     /// Memory's daily budget, in thousandths of a cent.
     pub budget_millicents: u64,

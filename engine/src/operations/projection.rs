@@ -9,6 +9,10 @@
 //! - the nightly job works within memory's daily budget, so its spend is what it would want, capped
 //!   at the budget; a job that stopped for the budget while measuring makes the projection low.
 //!
+//! A table's bytes grow from what it takes with no rows (the first page of each of its b-trees):
+//! that floor is held, and only what is past it is divided by the people, so a small company's
+//! nearly empty tables do not project as if each page were full.
+//!
 //! Per-day figures are averaged over the days measured (from the first day with any work through
 //! today, at most 30). Everything else is linear in the people: the cores grow with the teams, which
 //! grow with the people; a person's cards, lists and lessons are their own.
@@ -28,7 +32,8 @@ pub struct ProjectedLayer {
     pub bytes: u64,
     /// Rows written a day, at that size.
     pub added_per_day: u64,
-    /// The measured figures per person, that the layer grew from.
+    /// The measured figures per person, that the layer grew from: its rows, and its bytes past
+    /// what its tables take with no rows.
     pub rows_per_person: f64,
     pub bytes_per_person: f64,
 }
@@ -76,14 +81,15 @@ pub fn project(
         .map(|l| {
             let grows = l.layer.grows_with_people();
             let by = if grows { scale } else { 1.0 };
+            let grown = l.bytes.saturating_sub(l.fixed_bytes);
             ProjectedLayer {
                 layer: l.layer,
                 grows_with_people: grows,
                 rows: (l.rows as f64 * by).round() as u64,
-                bytes: (l.bytes as f64 * by).round() as u64,
+                bytes: l.bytes.min(l.fixed_bytes) + (grown as f64 * by).round() as u64,
                 added_per_day: (l.added as f64 / days * by).round() as u64,
                 rows_per_person: l.rows as f64 / measured_people as f64,
-                bytes_per_person: l.bytes as f64 / measured_people as f64,
+                bytes_per_person: grown as f64 / measured_people as f64,
             }
         })
         .collect();
@@ -113,7 +119,7 @@ mod tests {
     use super::*;
 
     fn layer(layer: Layer, rows: u64, bytes: u64, added: u64) -> LayerFigures {
-        LayerFigures { layer, rows, bytes, added, tables: vec![] }
+        LayerFigures { layer, rows, bytes, fixed_bytes: 0, added, tables: vec![] }
     }
 
     fn window(days: u32) -> WindowFigures {
@@ -130,6 +136,7 @@ mod tests {
             nightly_millicents: 3_000,
             other_memory_millicents: 0,
             run_model_calls: 600,
+            run_model_tokens: 1_000_000,
             run_millicents: 60_000,
             budget_millicents: 200_000,
         }
@@ -148,6 +155,18 @@ mod tests {
         assert!(!bots.grows_with_people);
         assert_eq!((bots.rows, bots.bytes, bots.added_per_day), (50, 40_000, 1));
         assert_eq!(p.memory_bytes, 1_000_040_000);
+    }
+
+    #[test]
+    fn what_a_table_takes_with_no_rows_is_held_and_only_the_rest_grows() {
+        // Four pages of 4 KiB with no rows, and 8 KiB past them for 10 people.
+        let cards = LayerFigures { fixed_bytes: 16_384, ..layer(Layer::Cards, 40, 24_576, 0) };
+        let p = project(10, &[cards], &window(30), 10_000).unwrap();
+        assert_eq!(p.layers[0].bytes, 16_384 + 8_192 * 1_000);
+        assert_eq!(p.layers[0].bytes_per_person, 819.2);
+        // Empty tables stay as they are.
+        let empty = LayerFigures { fixed_bytes: 20_480, ..layer(Layer::WhosWho, 0, 20_480, 0) };
+        assert_eq!(project(10, &[empty], &window(30), 10_000).unwrap().layers[0].bytes, 20_480);
     }
 
     #[test]

@@ -106,6 +106,7 @@ impl Operations {
                     table: "core blocks (files in the vault)".into(),
                     rows: n,
                     bytes: b,
+                    fixed_bytes: 0,
                     added: None,
                 }),
                 Err(why) => tracing::warn!(%why, "the bots' core blocks were not measured"),
@@ -119,6 +120,7 @@ impl Operations {
                     layer,
                     rows: tables.iter().map(|t| t.rows).sum(),
                     bytes: tables.iter().map(|t| t.bytes).sum(),
+                    fixed_bytes: tables.iter().map(|t| t.fixed_bytes).sum(),
                     added: tables.iter().filter_map(|t| t.added).sum(),
                     tables,
                 }
@@ -155,15 +157,13 @@ impl Operations {
                     nightly_millicents: nightly.iter().map(|s| s.millicents).sum(),
                     other_memory_millicents: other.iter().map(|s| s.millicents).sum(),
                     run_model_calls: c.model_calls,
+                    run_model_tokens: c.model_tokens,
                     run_millicents: c.model_millicents,
                     day,
                 }
             })
             .collect();
-        let busy = |d: &DayFigures| {
-            d.runs + d.check_reads + d.nightly_calls + d.other_memory_millicents + d.run_model_calls > 0
-        };
-        let days_measured = days.iter().position(busy).map(|i| (days.len() - i) as u32).unwrap_or(0);
+        let days_measured = days.iter().position(DayFigures::had_work).map(|i| (days.len() - i) as u32).unwrap_or(0);
         let budget_cents = self.store.memory_budget().await?.unwrap_or(DEFAULT_BUDGET_CENTS);
         let sum = |f: fn(&DayFigures) -> u64| days.iter().map(f).sum::<u64>();
         let window = WindowFigures {
@@ -179,6 +179,7 @@ impl Operations {
             nightly_millicents: sum(|d| d.nightly_millicents),
             other_memory_millicents: sum(|d| d.other_memory_millicents),
             run_model_calls: whole.model_calls,
+            run_model_tokens: whole.model_tokens,
             run_millicents: whole.model_millicents,
             budget_millicents: u64::from(budget_cents) * 1_000,
         };

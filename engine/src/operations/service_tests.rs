@@ -299,7 +299,7 @@ fn cost(block_tokens: u32, calls: u32, millicents: u64) -> Option<RunCost> {
 }
 
 fn table(layer: Layer, name: &str, rows: u64, bytes: u64, added: Option<u64>) -> TableFigures {
-    TableFigures { layer, table: name.into(), rows, bytes, added }
+    TableFigures { layer, table: name.into(), rows, bytes, fixed_bytes: 0, added }
 }
 
 /// Ada (an admin), Max, and Gil (an admin who left), in a company in Asia/Kolkata.
@@ -370,7 +370,7 @@ async fn each_figure_lands_on_its_day_in_the_companys_zone() {
     assert_eq!((today.runs, today.checks, today.check_reads), (3, 2, 2), "a run's own reads are not the check's");
     assert_eq!((today.with_block, today.block_tokens), (2, 4_000), "an empty memory gives no block");
     assert_eq!((today.block_p50, today.block_p95), (Some(1_000), Some(3_000)));
-    assert_eq!((today.run_model_calls, today.run_millicents), (4, 60));
+    assert_eq!((today.run_model_calls, today.run_model_tokens, today.run_millicents), (4, 4_000, 60));
     assert_eq!((today.nightly_calls, today.nightly_millicents, today.other_memory_millicents), (2, 1_000, 40));
     let yesterday = &r.days[28];
     assert_eq!((yesterday.runs, yesterday.block_p50, yesterday.nightly_millicents), (1, Some(2_000), 100));

@@ -74,7 +74,7 @@ pub fn percentiles(p50: Option<u32>, p95: Option<u32>) -> String {
 /// One day in a line.
 pub fn day_line(d: &DayFigures) -> String {
     format!(
-        "{}: {}, {} given a block (p50 / p95 {}); {} and {}; nightly job {}, {}; runs' model {}, {}",
+        "{}: {}, {} given a block (p50 / p95 {}); {} and {}; nightly job {}, {}; runs' model {}, {}, {}",
         d.day,
         plural(d.runs, "run", "runs"),
         count(d.with_block),
@@ -84,6 +84,7 @@ pub fn day_line(d: &DayFigures) -> String {
         plural(d.nightly_calls, "call", "calls"),
         cents(d.nightly_millicents),
         plural(d.run_model_calls, "call", "calls"),
+        plural(d.run_model_tokens, "token", "tokens"),
         cents(d.run_millicents),
     )
 }
@@ -180,7 +181,7 @@ pub fn report_lines(r: &OperationsReport) -> Vec<String> {
     lines.extend(r.layers.iter().map(|l| format!("  {}", layer_line(l))));
     let w = &r.window;
     lines.push(format!(
-        "Last 30 days ({} measured): {}, {} given a block (p50 / p95 {}); {} and {}; nightly job {}, {}; other memory calls {}; runs' model {}, {}",
+        "Last 30 days ({} measured): {}, {} given a block (p50 / p95 {}); {} and {}; nightly job {}, {}; other memory calls {}; runs' model {}, {}, {}",
         plural(u64::from(w.days_measured), "day", "days"),
         plural(w.runs, "run", "runs"),
         count(w.with_block),
@@ -191,10 +192,11 @@ pub fn report_lines(r: &OperationsReport) -> Vec<String> {
         cents(w.nightly_millicents),
         cents(w.other_memory_millicents),
         plural(w.run_model_calls, "call", "calls"),
+        plural(w.run_model_tokens, "token", "tokens"),
         cents(w.run_millicents),
     ));
-    lines.push("Per day:".into());
-    lines.extend(r.days.iter().rev().map(|d| format!("  {}", day_line(d))));
+    lines.push("Per day, newest first (days with no work left out):".into());
+    lines.extend(r.days.iter().rev().filter(|d| d.had_work()).map(|d| format!("  {}", day_line(d))));
     lines.push(match &r.oldest_past_limit {
         Some(p) => format!("Oldest card past its hard limit: {}", past_limit_line(p, r.at)),
         None => "Oldest card past its hard limit: none; every card is within its connector's hard limit.".into(),

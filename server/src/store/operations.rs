@@ -137,18 +137,19 @@ macro_rules! operations_store {
                     .await
                     .or_backend()?;
                     let (all, n) = (count(&row, "all_rows"), count(&row, "n"));
-                    let table_bytes = bytes.get(t.table).copied().unwrap_or(0);
+                    let (on_disk, fixed) = bytes.get(t.table).copied().unwrap_or((0, 0));
                     // A kind of row takes the table's bytes in proportion to its rows.
-                    let bytes = if t.rows.is_some() && all > 0 {
-                        (table_bytes as u128 * n as u128 / all as u128) as u64
-                    } else {
-                        table_bytes
+                    let share = |b: u64| match t.rows {
+                        Some(_) if all > 0 => (b as u128 * n as u128 / all as u128) as u64,
+                        Some(_) => 0,
+                        None => b,
                     };
                     tables.push(TableFigures {
                         layer: t.layer,
                         table: t.name.to_string(),
                         rows: n,
-                        bytes,
+                        bytes: share(on_disk),
+                        fixed_bytes: share(fixed),
                         added: t.written.map(|_| count(&row, "added")),
                     });
                 }

@@ -50,6 +50,9 @@ async fn memory_is_measured_per_layer_with_what_was_written_since(db: Db) {
     assert_eq!(figures(table(&empty.tables, "cards")), (Layer::Cards, 0, Some(0)));
     assert_eq!(figures(table(&empty.tables, "card_terms")), (Layer::Cards, 0, None), "no time of its own");
     let bare = table(&empty.tables, "cards").bytes;
+    for t in &empty.tables {
+        assert_eq!(t.fixed_bytes, t.bytes, "{}: an empty table takes only its first pages", t.table);
+    }
 
     // Two core versions, one before the window and one in it.
     for (version, minutes) in [(0, 1), (1, 10)] {
@@ -133,6 +136,7 @@ async fn memory_is_measured_per_layer_with_what_was_written_since(db: Db) {
         assert!(table(t, name).bytes > 0, "{name} takes room on disk");
     }
     assert!(table(t, "cards").bytes >= bare, "a table grows, never shrinks, as rows come");
+    assert!(t.iter().all(|t| t.fixed_bytes <= t.bytes), "{t:?}");
     let memory: u64 = t.iter().map(|t| t.bytes).sum();
     assert!(sizes.database_bytes >= memory, "{} of {memory}", sizes.database_bytes);
     assert!(!sizes.measure.is_empty());

@@ -15,17 +15,28 @@ mod own {
         "PostgreSQL's pg_total_relation_size: each table with its indexes and TOAST (free space \
          inside them included); the improve cards take the tasks table's bytes in proportion to their rows";
 
-    /// The bytes of each named table with its indexes and TOAST: sizes PostgreSQL keeps, read without
-    /// reading a row.
-    pub(super) async fn table_bytes(pool: &Pool, tables: &[&str]) -> Result<HashMap<String, u64>, StoreError> {
+    /// The bytes of each named table with its indexes and TOAST, sizes PostgreSQL keeps, read
+    /// without reading a row; and what they take with no rows: the metapage of each b-tree index,
+    /// the TOAST table's included (an empty table's heap takes nothing).
+    pub(super) async fn table_bytes(pool: &Pool, tables: &[&str]) -> Result<HashMap<String, (u64, u64)>, StoreError> {
         let rows = sqlx::query(
-            "SELECT t AS name, COALESCE(pg_total_relation_size(to_regclass(t)), 0) AS bytes FROM unnest($1::text[]) AS t",
+            "SELECT t AS name, COALESCE(pg_total_relation_size(to_regclass(t)), 0) AS bytes, \
+                    ((SELECT COUNT(*) FROM pg_index i WHERE i.indrelid = to_regclass(t)) \
+                     + (SELECT COUNT(*) FROM pg_class c JOIN pg_index i ON i.indrelid = c.reltoastrelid \
+                        WHERE c.oid = to_regclass(t))) * current_setting('block_size')::bigint AS fixed \
+             FROM unnest($1::text[]) AS t",
         )
         .bind(tables)
         .fetch_all(pool)
         .await
         .or_backend()?;
-        Ok(rows.iter().map(|r| (r.get::<String, _>("name"), r.get::<i64, _>("bytes").max(0) as u64)).collect())
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let (bytes, fixed) = (r.get::<i64, _>("bytes").max(0) as u64, r.get::<i64, _>("fixed").max(0) as u64);
+                (r.get::<String, _>("name"), (bytes, fixed))
+            })
+            .collect())
     }
 
     /// The whole database.

@@ -17,19 +17,28 @@ mod own {
          them (free space inside those pages included); the improve cards take the tasks table's bytes in proportion to \
          their rows";
 
-    /// The bytes of each named table with its indexes, as the pages they take. `dbstat` walks each
-    /// table's pages to count them (in its aggregate form, one row per table or index comes back), so
-    /// this costs in proportion to the pages of memory's own tables, never to the rows read into Rust.
-    pub(super) async fn table_bytes(pool: &Pool, tables: &[&str]) -> Result<HashMap<String, u64>, StoreError> {
+    /// The bytes of each named table with its indexes, as the pages they take, and what they take
+    /// with no rows (the first page of each b-tree). `dbstat` walks each table's pages to count them
+    /// (in its aggregate form, one row per table or index comes back), so this costs in proportion
+    /// to the pages of memory's own tables, never to rows read into Rust.
+    pub(super) async fn table_bytes(pool: &Pool, tables: &[&str]) -> Result<HashMap<String, (u64, u64)>, StoreError> {
         let rows = sqlx::query(
-            "SELECT s.tbl_name AS name, SUM(d.pgsize) AS bytes FROM sqlite_schema s JOIN dbstat('main', 1) d ON d.name = s.name \
-             WHERE s.type IN ('table', 'index') AND s.tbl_name IN (SELECT value FROM json_each($1)) GROUP BY s.tbl_name",
+            "SELECT s.tbl_name AS name, SUM(d.pgsize) AS bytes, COUNT(*) * (SELECT page_size FROM pragma_page_size()) AS fixed \
+             FROM sqlite_schema s JOIN dbstat('main', 1) d ON d.name = s.name \
+             WHERE s.type IN ('table', 'index') AND s.rootpage > 0 AND s.tbl_name IN (SELECT value FROM json_each($1)) \
+             GROUP BY s.tbl_name",
         )
         .bind(super::super::list(tables))
         .fetch_all(pool)
         .await
         .or_backend()?;
-        Ok(rows.iter().map(|r| (r.get::<String, _>("name"), r.get::<i64, _>("bytes").max(0) as u64)).collect())
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let (bytes, fixed) = (r.get::<i64, _>("bytes").max(0) as u64, r.get::<i64, _>("fixed").max(0) as u64);
+                (r.get::<String, _>("name"), (bytes, fixed))
+            })
+            .collect())
     }
 
     /// The whole file's pages.
