@@ -16,15 +16,25 @@ mod own {
          inside them included); the improve cards take the tasks table's bytes in proportion to their rows";
 
     /// The bytes of each named table with its indexes and TOAST, sizes PostgreSQL keeps, read
-    /// without reading a row; and what they take with no rows: the metapage of each b-tree index,
-    /// the TOAST table's included (an empty table's heap takes nothing).
+    /// without reading a row; and what does not grow with the rows: the metapage of each b-tree
+    /// index (the TOAST table's included; an empty table's heap takes nothing), and the free space
+    /// and visibility maps of the table and its indexes, a few pages each however many rows.
     pub(super) async fn table_bytes(pool: &Pool, tables: &[&str]) -> Result<HashMap<String, (u64, u64)>, StoreError> {
         let rows = sqlx::query(
-            "SELECT t AS name, COALESCE(pg_total_relation_size(to_regclass(t)), 0) AS bytes, \
-                    ((SELECT COUNT(*) FROM pg_index i WHERE i.indrelid = to_regclass(t)) \
-                     + (SELECT COUNT(*) FROM pg_class c JOIN pg_index i ON i.indrelid = c.reltoastrelid \
-                        WHERE c.oid = to_regclass(t))) * current_setting('block_size')::bigint AS fixed \
-             FROM unnest($1::text[]) AS t",
+            "WITH rels AS ( \
+                 SELECT t, to_regclass(t) AS rel FROM unnest($1::text[]) AS t \
+                 UNION ALL SELECT t, i.indexrelid::regclass FROM unnest($1::text[]) AS t \
+                     JOIN pg_index i ON i.indrelid = to_regclass(t) \
+                 UNION ALL SELECT t, c.reltoastrelid::regclass FROM unnest($1::text[]) AS t \
+                     JOIN pg_class c ON c.oid = to_regclass(t) WHERE c.reltoastrelid <> 0 \
+                 UNION ALL SELECT t, i.indexrelid::regclass FROM unnest($1::text[]) AS t \
+                     JOIN pg_class c ON c.oid = to_regclass(t) JOIN pg_index i ON i.indrelid = c.reltoastrelid) \
+             SELECT t AS name, COALESCE(pg_total_relation_size(to_regclass(t)), 0) AS bytes, \
+                    (SELECT COALESCE(SUM(pg_relation_size(r.rel, 'fsm') + pg_relation_size(r.rel, 'vm')), 0) \
+                     FROM rels r WHERE r.t = n.t)::bigint \
+                    + (SELECT COUNT(*) FROM rels r JOIN pg_index i ON i.indexrelid = r.rel WHERE r.t = n.t) \
+                      * current_setting('block_size')::bigint AS fixed \
+             FROM unnest($1::text[]) AS n (t)",
         )
         .bind(tables)
         .fetch_all(pool)
