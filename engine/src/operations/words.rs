@@ -119,11 +119,7 @@ pub fn projection_lines(p: &Projection) -> Vec<String> {
     )];
     for l in &p.layers {
         let how = if l.grows_with_people {
-            format!(
-                "{} rows and {} a person now",
-                format!("{:.1}", l.rows_per_person),
-                bytes(l.bytes_per_person.round() as u64)
-            )
+            format!("{:.1} rows and {} a person now", l.rows_per_person, bytes(l.bytes_per_person.round() as u64))
         } else {
             "held as measured: it grows with the bots, not the people".to_string()
         };

@@ -197,7 +197,13 @@ async fn seed(store: &AnyStore, people: i64, now: DateTime<Utc>) {
                 });
                 let mut summary = UseSummary::default();
                 summary.record(Use { at: read_at, weight: 1.0 });
-                uses.push(CardUse { person: PersonId(person), card: card_id, summary, pinned: false, last_use: read_at });
+                uses.push(CardUse {
+                    person: PersonId(person),
+                    card: card_id,
+                    summary,
+                    pinned: false,
+                    last_use: read_at,
+                });
                 card_id += 1;
             }
         }
@@ -368,7 +374,12 @@ async fn run(postgres: bool) {
     }
     let (small, large) = (&reports[0], &reports[1]);
     let p = small.projection.as_ref().expect("a projection from the small organisation");
-    report(format_args!("projected from {} people to {} | measured at {}", count(p.measured_people), count(p.people), count(large.people)));
+    report(format_args!(
+        "projected from {} people to {} | measured at {}",
+        count(p.measured_people),
+        count(p.people),
+        count(large.people)
+    ));
     for layer in Layer::ALL {
         let projected = p.layers.iter().find(|l| l.layer == layer).expect("every layer");
         let measured = large.layers.iter().find(|l| l.layer == layer).expect("every layer");
@@ -398,7 +409,12 @@ async fn run(postgres: bool) {
         ("runs' model spend a day (thousandths of a cent)", p.run_millicents_per_day, per_day(w.run_millicents)),
         ("nightly spend a day (thousandths of a cent)", p.nightly_wanted_millicents, per_day(w.nightly_millicents)),
     ] {
-        report(format_args!("  {what}: {} projected, {} measured ({})", count(projected), count(measured), error(projected, measured)));
+        report(format_args!(
+            "  {what}: {} projected, {} measured ({})",
+            count(projected),
+            count(measured),
+            error(projected, measured)
+        ));
     }
     report(format_args!(
         "  block tokens p50 / p95 a run: {:?} / {:?} at {}, {:?} / {:?} at {}",
