@@ -20,6 +20,7 @@ pub mod hydration;
 pub mod inbox;
 pub mod memory;
 pub mod memory_settings;
+pub mod operations;
 pub mod paths;
 pub mod people;
 pub mod people_import;
@@ -96,6 +97,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/company/events") view=events::events_page::EventsPage ssr=mode.clone()/>
                     <Route path=path!("/company/memory") view=memory_settings::memory_settings_page::MemorySettingsPage ssr=mode.clone()/>
                     <Route path=path!("/company/erasure") view=erasure::erasure_page::ErasurePage ssr=mode.clone()/>
+                    <Route path=path!("/company/operations") view=operations::operations_page::OperationsPage ssr=mode.clone()/>
                     <Route path=path!("/inbox") view=inbox::inbox_page::InboxPage ssr=mode.clone()/>
                 </Routes>
             </main>

@@ -42,6 +42,7 @@ pub const INBOX: &str = "/inbox";
 pub const EVENTS: &str = "/company/events";
 pub const MEMORY_SETTINGS: &str = "/company/memory";
 pub const ERASURE: &str = "/company/erasure";
+pub const OPERATIONS: &str = "/company/operations";
 
 pub fn thread(id: engine::runs::ThreadId) -> String {
     format!("/threads/{id}")

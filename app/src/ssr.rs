@@ -53,6 +53,10 @@ pub fn nightly() -> Result<engine::learning::nightly::Nightly, ServerFnError> {
         .ok_or_else(|| internal("the nightly job is not in the request context"))
 }
 
+pub fn operations() -> Result<engine::operations::Operations, ServerFnError> {
+    use_context::<engine::operations::Operations>().ok_or_else(|| internal("Operations is not in the request context"))
+}
+
 pub fn drafter() -> Result<engine::learning::draft::CoreDrafter, ServerFnError> {
     use_context::<engine::learning::draft::CoreDrafter>()
         .ok_or_else(|| internal("Draft from what exists is not in the request context"))

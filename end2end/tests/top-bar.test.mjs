@@ -41,7 +41,7 @@ for (const js of [true, false]) {
         const people = company.getByRole('link', { name: 'People', exact: true });
         assert.equal(await people.isVisible(), false, 'the menu starts closed');
         await company.locator('summary').click();
-        for (const name of ['Roles and core knowledge', 'Teams', 'People', 'Connectors', 'Events', 'Memory settings', 'Erase a third party']) {
+        for (const name of ['Roles and core knowledge', 'Teams', 'People', 'Connectors', 'Events', 'Memory settings', 'Operations', 'Erase a third party']) {
           assert.ok(await company.getByRole('link', { name, exact: true }).isVisible(), `${name} in the Company menu`);
         }
         await people.click();

@@ -17,6 +17,7 @@ pub mod kernel;
 pub mod learning;
 pub mod lessons;
 pub mod locale;
+pub mod operations;
 pub mod org;
 pub mod persona;
 pub mod quoting;

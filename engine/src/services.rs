@@ -10,6 +10,7 @@ use crate::kernel::model::Models;
 use crate::learning::draft::CoreDrafter;
 use crate::learning::nightly::Nightly;
 use crate::lessons::service::Lessons;
+use crate::operations::{CoreBlockFiles, Operations};
 use crate::org::service::OrgService;
 use crate::org::sign_in::AuthService;
 use crate::org::Person;
@@ -64,6 +65,7 @@ pub struct Services {
     pub nightly: Nightly,
     pub drafter: CoreDrafter,
     pub erasures: Erasures,
+    pub operations: Operations,
 }
 
 impl Services {
@@ -84,6 +86,10 @@ impl Services {
         // Every place that checks a person's password counts the same attempts.
         let org = OrgService::new(store.clone(), clock.clone()).sharing_throttle(auth.throttle());
         let has_vault = vault.is_some();
+        let mut operations = Operations::new(store.clone(), clock.clone());
+        if let Some(v) = &vault {
+            operations = operations.with_core_blocks(Arc::new(VaultCoreBlocks(v.clone())));
+        }
         let bots =
             Bots::new(store.clone(), clock.clone(), vault, models.clone(), reflect_max_per_day, Some(live_checks));
         let memory = PersonMemory::new(store.clone(), clock.clone(), source.clone()).with_models(models.clone());
@@ -104,7 +110,42 @@ impl Services {
         let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
         let erasures = Erasures::new(store.clone(), clock.clone());
-        Self { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter, erasures }
+        Self {
+            store,
+            clock,
+            cores,
+            org,
+            auth,
+            bots,
+            memory,
+            lists,
+            runs,
+            lessons,
+            nightly,
+            drafter,
+            erasures,
+            operations,
+        }
+    }
+}
+
+/// The bots' core blocks as Operations measures them: each bot's generated `core.md` in the vault.
+struct VaultCoreBlocks(Arc<dyn Vault>);
+
+#[async_trait]
+impl CoreBlockFiles for VaultCoreBlocks {
+    async fn core_blocks(&self) -> Result<(u64, u64), String> {
+        // Where `persona::vault::core_path` keeps them: `.agents/org/memory/<bot>/core.md`.
+        let files = self.0.markdown_under(".agents/org/memory").await.map_err(|e| e.to_string())?;
+        let (mut n, mut bytes) = (0, 0);
+        // One file a bot, each bounded by its memory block's limit.
+        for path in files.iter().filter(|p| p.ends_with("/core.md")) {
+            if let Some(text) = self.0.read(path).await.map_err(|e| e.to_string())? {
+                n += 1;
+                bytes += text.len() as u64;
+            }
+        }
+        Ok((n, bytes))
     }
 }
 

@@ -89,6 +89,8 @@ pub trait Store:
     + TeamStore
     + ImportStore
     + crate::erasure::ErasurePorts
+    + crate::runs::cost::RunCostStore
+    + crate::operations::OperationsPorts
 {
 }
 impl<
@@ -114,7 +116,9 @@ impl<
             + PeopleStore
             + TeamStore
             + ImportStore
-            + crate::erasure::ErasureStore,
+            + crate::erasure::ErasureStore
+            + crate::runs::cost::RunCostStore
+            + crate::operations::OperationsStore,
     > Store for T
 {
 }

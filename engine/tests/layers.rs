@@ -40,6 +40,8 @@ const AREAS: &[(&str, Place)] = &[
     ("learning", Place::Floor(7)),
     // Erasing a third party: above the cards, lessons and who's who it removes from.
     ("erasure", Place::Floor(7)),
+    // What memory costs: reads every floor's figures, and is read by none.
+    ("operations", Place::Floor(8)),
     // The bots stand beside, over org and the ground only.
     ("persona", Place::Beside(2)),
     // The memory archive's format, over the ground only.

@@ -139,6 +139,7 @@ impl Application {
                     .merge(crate::http::people_api::router())
                     .merge(crate::http::teams_api::router())
                     .merge(crate::http::erasure_api::router())
+                    .merge(crate::http::ops_api::router())
                     .merge(crate::http::people_import_api::api_router(settings.public_url.clone()))
                     .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
             )

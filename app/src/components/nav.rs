@@ -43,6 +43,7 @@ pub fn Nav() -> impl IntoView {
                                                 <a href=paths::CONNECTORS>"Connectors"</a>
                                                 <a href=paths::EVENTS>"Events"</a>
                                                 <a href=paths::MEMORY_SETTINGS>"Memory settings"</a>
+                                                <a href=paths::OPERATIONS>"Operations"</a>
                                                 <a href=paths::ERASURE>"Erase a third party"</a>
                                             })}
                                         </div>

@@ -455,6 +455,18 @@ pub const TABLES: &[Table] = &[
         ],
         &["run_id", "n"],
     ),
+    joined(
+        "run_costs",
+        &[
+            c("run_id", Int),
+            c("at", Time),
+            c("block_tokens", Int),
+            c("model_calls", Int),
+            c("model_tokens", Int),
+            c("model_millicents", Int),
+        ],
+        &["run_id"],
+    ),
     plain(
         "events",
         &[

@@ -6,6 +6,7 @@
 
 pub mod block;
 pub mod check;
+pub mod cost;
 pub mod handon;
 pub mod inbox;
 pub mod lists;

@@ -70,6 +70,11 @@ pub trait AgentModel: Send + Sync {
     fn is_demo(&self) -> bool {
         false
     }
+    /// What its provider charges, in cents per million tokens sent and received, for what runs
+    /// cost (Operations); 0 for a model that costs nothing per call (a local one, the demo's).
+    fn cents_per_million_tokens(&self) -> u32 {
+        0
+    }
     async fn reply(&self, turns: &[Turn], tools: &[ToolSpec]) -> Result<Reply, ModelError>;
 }
 

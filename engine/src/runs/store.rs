@@ -89,8 +89,8 @@ crate::port!(
     crate::org::memory_scopes::MemoryScopeStore
 );
 crate::port!(
-    /// What asking and answering reads and writes: the runs' own stores (runs, lists, the inbox),
-    /// the areas below them, and the private agents a person may ask.
+    /// What asking and answering reads and writes: the runs' own stores (runs, lists, the inbox,
+    /// what each run cost), the areas below them, and the private agents a person may ask.
     RunPorts: ThreadPorts,
     InboxPorts,
     BlockPorts,
@@ -99,5 +99,6 @@ crate::port!(
     crate::cards::store::CardPorts,
     crate::lessons::LessonPorts,
     crate::cores::store::CorePorts,
-    crate::kernel::model::ModelCallCap
+    crate::kernel::model::ModelCallCap,
+    super::cost::RunCostStore
 );

@@ -51,6 +51,8 @@ pub struct OpenAiAgent {
     model: String,
     timeout: Duration,
     demo: bool,
+    /// What the provider charges, in cents per million tokens, for what runs cost.
+    price: u32,
     http: reqwest::Client,
     outbound: Outbound,
 }
@@ -63,9 +65,16 @@ impl OpenAiAgent {
             model: model.to_string(),
             timeout,
             demo: false,
+            price: 0,
             http: outbound.client(timeout),
             outbound: outbound.clone(),
         }
+    }
+
+    /// The price its calls are counted at in what runs cost, in cents per million tokens.
+    pub fn priced_at(mut self, cents_per_million_tokens: u32) -> Self {
+        self.price = cents_per_million_tokens;
+        self
     }
 
     /// The demo's scripted model at this endpoint.
@@ -156,6 +165,10 @@ impl AgentModel for OpenAiAgent {
 
     fn is_demo(&self) -> bool {
         self.demo
+    }
+
+    fn cents_per_million_tokens(&self) -> u32 {
+        self.price
     }
 
     async fn reply(&self, turns: &[Turn], tools: &[ToolSpec]) -> Result<Reply, ModelError> {
@@ -297,13 +310,12 @@ fn resolve(s: &ModelSettings) -> AgentModelChoice {
             OpenAiAgent::new(&s.openai_base_url, s.openai_api_key.clone(), model, s.timeout, &s.outbound).demo(),
         )),
         "openai" => match &s.openai_api_key {
-            Some(key) => AgentModelChoice::Use(Arc::new(OpenAiAgent::new(
-                &s.openai_base_url,
-                Some(key.clone()),
-                model,
-                s.timeout,
-                &s.outbound,
-            ))),
+            // Priced as memory's calls to the same provider are (`ORG_OPENAI_CENTS_PER_MTOK`); the
+            // demo's scripted model and a local Ollama cost nothing.
+            Some(key) => AgentModelChoice::Use(Arc::new(
+                OpenAiAgent::new(&s.openai_base_url, Some(key.clone()), model, s.timeout, &s.outbound)
+                    .priced_at(s.openai_price),
+            )),
             None => AgentModelChoice::Off("ENGRAM_AGENT_MODEL names openai but OPENAI_API_KEY is not set".into()),
         },
         other => AgentModelChoice::Off(format!(
@@ -371,6 +383,20 @@ mod tests {
         assert_eq!(resolved(&settings(Some("openai/engram-demo"), None, true)), "openai/engram-demo (demo)");
         assert_eq!(resolved(&settings(None, None, true)), "openai/gpt-4.1-mini (demo)");
         assert_eq!(resolved(&settings(Some("ollama/qwen3"), None, true)), "ollama/qwen3", "only the openai endpoint");
+    }
+
+    #[test]
+    fn a_runs_model_is_priced_as_its_provider_is_and_the_demo_and_ollama_cost_nothing() {
+        let price = |s: &ModelSettings| match ConfiguredAgentModels::new(s).choice() {
+            AgentModelChoice::Use(m) => m.cents_per_million_tokens(),
+            AgentModelChoice::Off(why) => panic!("{why}"),
+        };
+        let mut priced = settings(None, Some("k"), false);
+        priced.openai_price = 250;
+        assert_eq!(price(&priced), 250, "ORG_OPENAI_CENTS_PER_MTOK");
+        assert_eq!(price(&settings(None, Some("k"), false)), crate::adapters::llm::DEFAULT_OPENAI_PRICE);
+        assert_eq!(price(&settings(None, None, true)), 0, "the demo's scripted model");
+        assert_eq!(price(&settings(Some("ollama/qwen3"), None, false)), 0, "a local model");
     }
 
     fn sample_turns() -> Vec<Turn> {

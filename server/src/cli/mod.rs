@@ -6,6 +6,7 @@ pub mod erase_cli;
 pub mod init;
 pub mod jobs_cli;
 pub mod memory_audit_cli;
+pub mod ops_cli;
 pub mod password;
 pub mod people_cli;
 pub mod run;
@@ -70,6 +71,9 @@ pub enum Command {
     Jobs(crate::cli::jobs_cli::Jobs),
     /// The bots' wakes, episodes and memory
     Org(crate::cli::bots_cli::OrgArgs),
+    /// What memory costs, for operators
+    #[command(subcommand)]
+    Ops(crate::cli::ops_cli::Ops),
     /// Write the whole organisation as an archive file, read-only; no keys, passwords, tokens or
     /// sessions
     Export {
@@ -449,9 +453,22 @@ mod tests {
         assert!(
             matches!(parse("password ada@acme.example").unwrap().command, Some(Command::Password { email }) if email == "ada@acme.example")
         );
-        for bad in
-            ["memory", "--nope", "memory cards", "memory lessons", "nope", "keys", "export", "import", "password"]
-        {
+        use crate::cli::ops_cli::Ops;
+        assert!(matches!(parse("ops report").unwrap().command, Some(Command::Ops(Ops::Report { json: false }))));
+        assert!(matches!(parse("ops report --json").unwrap().command, Some(Command::Ops(Ops::Report { json: true }))));
+        for bad in [
+            "memory",
+            "--nope",
+            "memory cards",
+            "memory lessons",
+            "nope",
+            "keys",
+            "export",
+            "import",
+            "password",
+            "ops",
+            "ops report --yaml",
+        ] {
             assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad}");
         }
     }

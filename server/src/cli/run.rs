@@ -72,6 +72,10 @@ impl Cli {
                 )
                 .await
             }
+            Some(Command::Ops(ops)) => {
+                let settings = serve_settings(database);
+                super::ops_cli::run(&ops, &settings, &mut std::io::stdout().lock()).await.map_err(CliError::failed)
+            }
             Some(Command::Org(org)) => {
                 let settings = serve_settings(database);
                 super::bots_cli::run(&org, &settings, &mut std::io::stdout().lock()).await

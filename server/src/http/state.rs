@@ -35,6 +35,7 @@ pub struct AppState {
     pub nightly: engine::learning::nightly::Nightly,
     pub drafter: engine::learning::draft::CoreDrafter,
     pub erasures: engine::erasure::service::Erasures,
+    pub operations: engine::operations::Operations,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -51,8 +52,22 @@ impl AppState {
         trust_forwarded_for: bool,
         flash_seal: app::flash_cookie::FlashSeal,
     ) -> Self {
-        let Services { store, clock, cores, org, auth, bots, memory, lists, runs, lessons, nightly, drafter, erasures } =
-            services;
+        let Services {
+            store,
+            clock,
+            cores,
+            org,
+            auth,
+            bots,
+            memory,
+            lists,
+            runs,
+            lessons,
+            nightly,
+            drafter,
+            erasures,
+            operations,
+        } = services;
         Self {
             leptos_options,
             store,
@@ -68,6 +83,7 @@ impl AppState {
             nightly,
             drafter,
             erasures,
+            operations,
             trust_forwarded_for,
             set_up: SetUpFlag::default(),
             flash_seal,
@@ -86,7 +102,8 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
     let (cores, org, auth) = (state.cores.clone(), state.org.clone(), state.auth.clone());
     let (bots, memory) = (state.bots.clone(), state.memory.clone());
     let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
-    let (nightly, drafter, erasures) = (state.nightly.clone(), state.drafter.clone(), state.erasures.clone());
+    let (nightly, drafter, erasures, operations) =
+        (state.nightly.clone(), state.drafter.clone(), state.erasures.clone(), state.operations.clone());
     let flash_seal = state.flash_seal.clone();
     move || {
         provide_context(cores.clone());
@@ -100,6 +117,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(nightly.clone());
         provide_context(drafter.clone());
         provide_context(erasures.clone());
+        provide_context(operations.clone());
         provide_context(flash_seal.clone());
     }
 }

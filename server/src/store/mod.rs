@@ -37,6 +37,7 @@ mod memory_audits;
 mod memory_rows;
 pub(crate) mod memory_scopes;
 mod nightly;
+mod operations;
 mod org;
 mod people;
 mod persona;

@@ -1,4 +1,6 @@
 use crate::helpers::*;
+use engine::operations::OperationsReport;
+use server::cli::ops_cli::{run as ops_cli, Ops};
 use server::cli::{run_memory, Memory};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -88,4 +90,39 @@ async fn erase_takes_the_value_from_its_argument_or_stdin_and_refuses_in_words()
         erase_cli::run(&nowhere, Some("415.555.0142"), None, &mut "".as_bytes(), &mut Vec::new()).await.unwrap_err();
     assert_eq!(e.code, 1);
     assert!(e.message.starts_with("There is no database at /nonexistent/engram.db"), "{}", e.message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engram_ops_report_prints_the_report_in_words_and_as_json() {
+    let app = spawn_app().await;
+    let mut out = Vec::new();
+    ops_cli(&Ops::Report { json: false }, &app.settings, &mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("Operations at "), "{text}");
+    assert!(text.contains("(days in Asia/Kolkata)\nPeople: 7\nMemory on disk: "), "{text}");
+    for line in [
+        "  Cards: ",
+        "  Bots' rows: ",
+        "Oldest card past its hard limit: ",
+        "At 10,000 people (projected from 7 people",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+
+    let mut out = Vec::new();
+    ops_cli(&Ops::Report { json: true }, &app.settings, &mut out).await.unwrap();
+    let report: OperationsReport = serde_json::from_slice(&out).expect("the report as JSON");
+    let ada = app.sign_in("ada").await;
+    let served = crate::operations::report(&app, &ada).await;
+    assert_eq!((report.people, report.time_zone.as_str(), report.days.len()), (7, "Asia/Kolkata", 30));
+    assert_eq!(
+        report.layers.iter().map(|l| l.rows).collect::<Vec<_>>(),
+        served.layers.iter().map(|l| l.rows).collect::<Vec<_>>(),
+        "the same rows as the page"
+    );
+
+    let mut missing = app.settings.clone();
+    missing.database_url = "sqlite:///nonexistent/x.db".into();
+    let refused = ops_cli(&Ops::Report { json: false }, &missing, &mut Vec::new()).await.unwrap_err();
+    assert_eq!(refused, "There is no database at /nonexistent/x.db; start Engram (or the demo) first.");
 }

@@ -33,6 +33,7 @@ mod memory_audit;
 mod memory_scopes;
 mod model_server;
 mod nightly;
+mod operations;
 mod org;
 mod outbound;
 mod pages;

@@ -184,6 +184,8 @@ async fn rich(db: &Db) {
     let first = runs::run(db, &o, t.id, 7).await;
     db.add_step(first.id, &runs::memory_step(), at(7)).await.unwrap();
     db.end_run(first.id, &runs::answered("New, Won."), at(8)).await.unwrap();
+    let cost = engine::runs::cost::RunCost { block_tokens: 11, model_calls: 1, model_tokens: 90, model_millicents: 6 };
+    db.record_run_cost(first.id, first.created_at, &cost).await.unwrap();
     let retry = NewRun { retry_of: Some(first.id), ..runs::new_run(&first) };
     let second = db.create_run(&retry, at(8)).await.unwrap();
     db.close_retried(first.id, second.id, at(8)).await.unwrap();
@@ -242,6 +244,7 @@ async fn an_organisation_exports_imports_and_exports_again_the_same(from: Side, 
         "messages",
         "runs",
         "run_steps",
+        "run_costs",
         "events",
         "fact_checks",
         "limit_notices",

@@ -29,6 +29,7 @@ mod listing;
 mod memory_audits;
 mod memory_scopes;
 mod nightly;
+mod operations;
 mod org;
 mod people;
 mod persona;

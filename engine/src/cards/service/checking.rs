@@ -75,7 +75,7 @@ impl RunCards {
                 let (changes, kinds) = crate::cards::loaded::compare_fields(&d.shown, &d.card.fields, true);
                 (RefreshOutcome::changed(changes), kinds)
             } else {
-                self.reads.reread(person, c, &d.card, Some(&d.shown), "check").await?
+                self.reads.reread(person, c, &d.card, Some(&d.shown), CHECK_READ).await?
             };
             out.push(CardChecked {
                 card: d.card.id,

@@ -120,7 +120,8 @@ impl RunCards {
             return Err(MemoryError::NotFound(format!("{} is no longer a confirmed list of {}", s.tool, c.name)));
         };
         let (_, key) = self.reads.key_for(c, &s.tool, person).await?;
-        let value = self.reads.call(c, &key, &s.tool, &s.arguments, "check").await?.map_err(|e| source_failed(c, e))?;
+        let value =
+            self.reads.call(c, &key, &s.tool, &s.arguments, CHECK_READ).await?.map_err(|e| source_failed(c, e))?;
         // An answer that is not a list says nothing of what is gone.
         let Some(records) = value.get("records").and_then(Value::as_array).cloned() else {
             return Err(MemoryError::Invalid(format!("{} did not answer {} with a list", c.name, s.tool)));

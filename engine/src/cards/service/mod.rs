@@ -23,6 +23,10 @@ pub use runs::{RunRead, RunTool};
 pub use toolsets::admits_line;
 pub use views::{CardView, ShownField};
 
+/// How the check after an answer names its reads in the ledger of calls to connected systems, so
+/// Operations counts them.
+pub const CHECK_READ: &str = "check";
+
 use crate::cards::access::{decide, Decision, KeyKind, Reader};
 use crate::cards::activation::{rank_score, use_weight};
 use crate::cards::source::CardField;

@@ -336,7 +336,7 @@ impl Nightly {
         };
         let spend = Spend {
             local_date: local_date.to_string(),
-            purpose: "nightly job".into(),
+            purpose: super::NIGHTLY_PURPOSE.into(),
             model: model.name(),
             millicents: priced.millicents,
             at: now,

@@ -27,6 +27,8 @@ pub const NIGHTLY_HOUR: u32 = 2;
 pub const MAX_BUDGET_CENTS: u32 = 100_000;
 /// The place the budget is changed, as the notice to admins names it.
 pub const MEMORY_SETTINGS: &str = "Company → Memory settings";
+/// How the spend ledger names the nightly job's calls.
+pub const NIGHTLY_PURPOSE: &str = "nightly job";
 /// At most this many runs go into one call, so one call stays cheap; the rest wait a night.
 pub const RUNS_PER_CALL: u32 = 20;
 

@@ -8,6 +8,7 @@ use crate::cards::service::RunTool;
 use crate::kernel::DataLabel;
 use crate::quoting::{attribute, escape_data as quote};
 use crate::runs::check::CheckState;
+use crate::runs::cost::RunCost;
 use crate::runs::inbox::{ActionKind, NewAction};
 use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
 use crate::runs::outbox::{send_email_spec, OutgoingMessage, SEND_EMAIL};
@@ -38,6 +39,9 @@ struct Carried {
     label: DataLabel,
     sources: Vec<String>,
     review_mode: bool,
+    /// What the run cost so far, kept when it ends; `None` for a run ended without its block
+    /// (a server stopped under it), whose cost is not known.
+    cost: Option<RunCost>,
 }
 
 impl Carried {
@@ -139,7 +143,12 @@ impl Answering {
                 self.store.record_event(&event, now).await?;
             }
         }
-        let mut carried = Carried { label: block.data_label, sources: block.sources.clone(), review_mode };
+        let mut carried = Carried {
+            label: block.data_label,
+            sources: block.sources.clone(),
+            review_mode,
+            cost: Some(RunCost::of_block(&block)),
+        };
         let model = match self.models.for_agent(&agent) {
             AgentModelChoice::Use(m) => m,
             AgentModelChoice::Off(why) => {
@@ -194,7 +203,12 @@ impl Answering {
                 return self.fail(r, &format!("The model did not answer: {why}"), Some(model.as_ref()), &carried).await;
             }
             let reply = match model.reply(&turns, &specs).await {
-                Ok(reply) => reply,
+                Ok(reply) => {
+                    if let Some(cost) = carried.cost.as_mut() {
+                        cost.add_call(model.cents_per_million_tokens(), &turns, &specs, &reply);
+                    }
+                    reply
+                }
                 Err(e) => {
                     tracing::warn!(run = %r.id, model = model.name(), error = %e, "the model did not answer");
                     return self
@@ -493,7 +507,7 @@ impl Answering {
             check: Some(check),
             checked_only,
         };
-        self.end(r, &end).await
+        self.end(r, &end, carried).await
     }
 
     async fn fail(
@@ -517,12 +531,21 @@ impl Answering {
             check: None,
             checked_only: false,
         };
-        self.end(r, &end).await
+        self.end(r, &end, carried).await
     }
 
-    async fn end(&self, r: &Run, end: &RunEnd) -> Result<Run, RunError> {
+    /// Ends the run, and keeps what it cost: a cost not kept is logged and the run still ends, as a
+    /// model call not counted in the spend ledger is.
+    async fn end(&self, r: &Run, end: &RunEnd, carried: &Carried) -> Result<Run, RunError> {
         match self.store.end_run(r.id, end, self.now()).await {
-            Ok(run) => Ok(run),
+            Ok(run) => {
+                if let Some(cost) = &carried.cost {
+                    if let Err(e) = self.store.record_run_cost(r.id, r.created_at, cost).await {
+                        tracing::warn!(run = %r.id, error = %e, "what a run cost was not kept");
+                    }
+                }
+                Ok(run)
+            }
             // Another server ended it meanwhile: its end stands.
             Err(crate::kernel::StoreError::Changed { .. }) => {
                 self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))
@@ -538,7 +561,8 @@ impl Answering {
         let mut ended = 0;
         for id in self.store.stale_runs(before).await? {
             let Some(r) = self.store.run(id).await? else { continue };
-            let carried = Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode };
+            let carried =
+                Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode, cost: None };
             self.fail(&r, "The run stopped before it answered: the server stopped under it", None, &carried).await?;
             ended += 1;
         }

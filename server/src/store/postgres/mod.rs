@@ -24,6 +24,7 @@ mod memory_audits;
 mod memory_rows;
 mod memory_scopes;
 mod nightly;
+mod operations;
 mod org;
 mod people;
 mod persona;
