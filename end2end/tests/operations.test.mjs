@@ -11,6 +11,12 @@ import { TEST_TIMEOUT, expectCount, expectText, expectTextContains, jsLabel, use
 const ADMINS_ONLY = 'Only an admin sees what memory costs';
 const LAYERS = ['Cores', "Who's who", 'Cards', 'Lists', 'Lessons', "Bots' rows"];
 
+/** Opens the Company menu, where the nav keeps the company's pages under one. */
+async function openCompanyMenu(page) {
+  const menu = page.locator('details.menu.company > summary');
+  if (await menu.count()) await menu.click();
+}
+
 /** Today's date in the demo company's zone, as the page dates its days. */
 const todayInKolkata = () =>
   new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Kolkata', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
@@ -22,6 +28,7 @@ for (const js of [true, false]) {
     test(`ada sees what memory costs, per layer and per day (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
       const { page } = await env.signedInPage('ada', js);
       if (js) await waitHydrated(page);
+      await openCompanyMenu(page);
       await Promise.all([waitForPath(page, '/company/operations'), page.locator('header nav').getByRole('link', { name: 'Operations', exact: true }).click()]);
       if (js) await waitHydrated(page);
       await expectText(page.locator('main h1'), 'Operations');
@@ -61,6 +68,7 @@ for (const js of [true, false]) {
     test(`alice has no link to it and is refused (${jsLabel(js)})`, { timeout: TEST_TIMEOUT }, async () => {
       const { page } = await env.signedInPage('alice', js);
       if (js) await waitHydrated(page);
+      await openCompanyMenu(page);
       await expectCount(page.locator('header nav').getByRole('link', { name: 'Operations', exact: true }), 0, 'not in her nav');
       await page.goto('/company/operations');
       if (js) await waitHydrated(page);
