@@ -20,6 +20,8 @@ for (const js of [true, false]) {
         await markDocument(page);
       }
 
+      // The company's pages sit under the top bar's Company menu.
+      await page.locator('header.top details.company > summary').click();
       await Promise.all([
         waitForPath(page, '/company/roles'),
         page.getByRole('link', { name: 'Roles and core knowledge', exact: true }).click(),
