@@ -307,8 +307,11 @@ fn operations(rows: Rows) -> (Operations, std::sync::Arc<Fake>) {
     let mut gone = person(3, "Gil", true, None);
     gone.left_at = Some(utc("2026-12-01T00:00:00Z"));
     let org = FakeOrg::with(vec![person(1, "Ada", true, None), person(2, "Max", false, None), gone], vec![], vec![]);
-    *org.company.lock().expect("the company") =
-        Some(Company { name: "Acme".into(), time_zone: TimeZoneName::parse("Asia/Kolkata").expect("a zone") });
+    *org.company.lock().expect("the company") = Some(Company {
+        name: "Acme".into(),
+        time_zone: TimeZoneName::parse("Asia/Kolkata").expect("a zone"),
+        locale: Default::default(),
+    });
     let fake = std::sync::Arc::new(WithOrg { org, rows });
     let ops = Operations::new(fake.clone(), std::sync::Arc::new(ManualClock::new(utc(NOW))));
     (ops, fake)

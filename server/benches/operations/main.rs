@@ -103,7 +103,11 @@ impl BenchDatabase {
 async fn seed(store: &AnyStore, people: i64, now: DateTime<Utc>) {
     let db: Arc<dyn Store> = store.shared();
     let system = Actor { person: None, at: now - Duration::days(60) };
-    let company = Company { name: "Bench".into(), time_zone: TimeZoneName::parse("Asia/Kolkata").unwrap() };
+    let company = Company {
+        name: "Bench".into(),
+        time_zone: TimeZoneName::parse("Asia/Kolkata").unwrap(),
+        locale: Default::default(),
+    };
     db.create_company(&company, system).await.expect("the company");
     let role = db.create_role(&RoleSlug::parse("sales").unwrap(), "Sales", 2_000, system).await.expect("a role");
     let admin = NewPerson {
