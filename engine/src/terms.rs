@@ -198,6 +198,23 @@ pub fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The terms a stored value is named by, each once: an id or an email whole (a question naming
+/// it holds it whole, and its parts would name every record of its kind), and any other value
+/// its words' terms, in order.
+pub fn value_terms(value: &str) -> Vec<String> {
+    let token = value.trim().trim_matches(|c: char| !c.is_alphanumeric());
+    if !token.contains(char::is_whitespace) && kept_whole(token) {
+        return vec![fold(token)];
+    }
+    let mut out: Vec<String> = Vec::new();
+    for t in terms(value) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
 /// The words of a text folded but not stemmed, for telling a typo from another word: a stem can
 /// hide the one letter a typo changed.
 pub fn words(text: &str) -> Vec<String> {

@@ -3,8 +3,9 @@
 //! matches no record gets none.
 
 use super::source::{CardField, FreshnessNow};
+use crate::terms::{self, value_terms};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub const MAX_SELECTED: usize = 25;
 pub const PAD_TO: usize = 10;
@@ -54,56 +55,33 @@ pub struct Selection {
     pub review_mode: bool,
 }
 
-/// The words of `s`, lowercased, in order.
-fn word_list(s: &str) -> Vec<String> {
-    s.to_lowercase()
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '@' || c == '.'))
-        .map(|w| w.trim_matches(|c: char| c == '.' || c == '-' || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(String::from)
-        .collect()
-}
-
-fn words(s: &str) -> HashSet<String> {
-    word_list(s).into_iter().collect()
-}
-
-/// Whether the question's words hold the value's words in a row: "Glow Salon" is named by "what
-/// stage is glow salon at?", and not by "the salon glows".
-fn names_phrase(q_list: &[String], value: &str) -> bool {
-    let phrase = word_list(value);
-    !phrase.is_empty() && q_list.windows(phrase.len()).any(|w| w == phrase.as_slice())
-}
-
-/// The terms a question may name a card by: its words, each once. A card none of whose
+/// The terms a question may name a card by, each once and sorted: its words split, folded and
+/// stemmed as [`crate::terms`] makes them, with ids and emails whole as well. A card none of whose
 /// [`match_terms`] is among them matches nothing, so the store reads only the cards that share a
 /// term with the question (and the pinned and open-work ones, which pad).
 pub fn question_terms(question: &str) -> Vec<String> {
-    let mut terms: Vec<String> = words(question).into_iter().collect();
+    let mut terms = terms::terms(question);
     terms.sort();
+    terms.dedup();
     terms
 }
 
-/// The terms a card is matched by, kept beside it in the store: its record id, each structured
-/// value of one word, and every word of a structured value of several. Free text adds none, as it
-/// never matches.
+/// The terms a card is matched by, kept beside it in the store: those of its record id and of each
+/// structured value ([`value_terms`]). Free text adds none, as it never matches.
 pub fn match_terms(record_id: &str, fields: &[CardField]) -> Vec<String> {
-    let mut terms = vec![record_id.to_lowercase()];
-    for f in fields.iter().filter(|f| !f.free_text) {
-        let value = f.value.to_lowercase();
-        if value.len() < 3 {
-            continue;
-        }
-        if value.contains(' ') {
-            terms.extend(word_list(&value));
-        } else {
-            terms.push(value);
-        }
+    let mut terms = value_terms(record_id);
+    for f in fields.iter().filter(|f| !f.free_text && counts(&f.value)) {
+        terms.extend(value_terms(&f.value));
     }
     terms.sort();
     terms.dedup();
-    terms.retain(|t| !t.is_empty());
     terms
+}
+
+/// Whether a structured value may name its record: one or two characters ("12", "No") would name
+/// most records of a kind.
+fn counts(value: &str) -> bool {
+    value.trim().chars().count() >= 3
 }
 
 /// The term a card for open work is also kept under, so the store finds a person's open-work
@@ -131,87 +109,119 @@ pub fn wants_padding(s: &Selection) -> bool {
     matched > 0 && matched < PAD_TO
 }
 
-/// A field's name as a person says it: "follow_up" is named by "follow-up" or "follow up".
-fn names_field(question: &str, q_words: &HashSet<String>, name: &str) -> bool {
-    let name = name.to_lowercase();
-    let spaced = name.replace(['_', '-'], " ");
-    q_words.contains(&name) || q_words.contains(&name.replace('_', "-")) || question.contains(&spaced)
+/// A first term this short names a record by part of its name only with a digit in it: "new" of
+/// "New Horizons" is also how people ask for new leads.
+const HEAD_AT_LEAST: usize = 4;
+
+/// A question's terms, and what it names, remembered per field name and per value: a question is
+/// matched against a hundred cards or more, which share a handful of field names and many values.
+struct Asked<'a> {
+    terms: HashSet<String>,
+    fields: HashMap<&'a str, bool>,
+    values: HashMap<&'a str, Vec<String>>,
 }
 
-/// Whether the question names a field, by its name, remembered per name: a question is matched
-/// against a hundred cards or more, and they share a handful of field names.
-struct NamedFields<'a> {
-    question: &'a str,
-    q_words: &'a HashSet<String>,
-    seen: Vec<(&'a str, bool)>,
+/// How a value is named by the question.
+enum Named {
+    Not,
+    /// Every term of the value is in the question, in any order: "Hebbal-Biotech", "biotech
+    /// hebbal" and "hebbal biotech" name "Hebbal Biotech".
+    Whole,
+    /// Only the value's first term, the head of a name ("Hebbal's lead"): it names the record only
+    /// when no card is named whole by that term.
+    Head,
 }
 
-impl<'a> NamedFields<'a> {
-    fn new(question: &'a str, q_words: &'a HashSet<String>) -> Self {
-        Self { question, q_words, seen: Vec::new() }
+impl<'a> Asked<'a> {
+    fn new(question: &str) -> Self {
+        Self { terms: question_terms(question).into_iter().collect(), fields: HashMap::new(), values: HashMap::new() }
     }
 
-    fn names(&mut self, name: &'a str) -> bool {
-        if let Some((_, named)) = self.seen.iter().find(|(n, _)| *n == name) {
+    /// Whether the question names a field, by every term of its name: "follow_up" is named by
+    /// "follow-up", "follow up" or "FollowUp", and "notes" by "my note".
+    fn names_field(&mut self, name: &'a str) -> bool {
+        if let Some(named) = self.fields.get(name) {
             return *named;
         }
-        let named = names_field(self.question, self.q_words, name);
-        self.seen.push((name, named));
+        let t = terms::terms(name);
+        let named = !t.is_empty() && t.iter().all(|t| self.terms.contains(t));
+        self.fields.insert(name, named);
         named
     }
-}
 
-/// How well a card matches the question: by its id and its structured values. A field's name
-/// only ranks a card the question already names: "what are our sales stages" names a field every
-/// lead has and no record, so it matches none.
-fn match_score<'a>(
-    q_list: &[String],
-    q_words: &HashSet<String>,
-    fields: &mut NamedFields<'a>,
-    c: &'a Candidate,
-) -> u32 {
-    let mut score = 0;
-    let mut named = 0;
-    let mut value = String::new();
-    lowercase_into(&c.record_id, &mut value);
-    if q_words.contains(&value) {
-        score += 4;
+    fn value_terms(&mut self, value: &'a str) -> &[String] {
+        self.values.entry(value).or_insert_with(|| value_terms(value))
     }
-    for f in &c.fields {
-        if fields.names(&f.name) {
-            named += 1;
+
+    /// Whether every term of a value is in the question (a record id, which has no head).
+    fn names_whole(&mut self, value: &'a str) -> bool {
+        let asked = &self.terms;
+        let t = self.values.entry(value).or_insert_with(|| value_terms(value));
+        !t.is_empty() && t.iter().all(|t| asked.contains(t))
+    }
+
+    fn names_value(&mut self, value: &'a str) -> Named {
+        if !counts(value) {
+            return Named::Not;
         }
-        // Only structured values identify a record; free text matching would let outside text
-        // pull a card in.
-        if !f.free_text {
-            lowercase_into(&f.value, &mut value);
-            let whole = value.len() >= 3
-                && if value.contains(' ') { names_phrase(q_list, &value) } else { q_words.contains(&value) };
-            if whole {
-                score += 2;
+        let asked = &self.terms;
+        let t = self.values.entry(value).or_insert_with(|| value_terms(value));
+        match t.first() {
+            None => Named::Not,
+            Some(_) if t.iter().all(|t| asked.contains(t)) => Named::Whole,
+            Some(head)
+                if t.len() > 1
+                    && asked.contains(head)
+                    && (head.chars().count() >= HEAD_AT_LEAST || head.chars().any(|c| c.is_ascii_digit())) =>
+            {
+                Named::Head
             }
+            Some(_) => Named::Not,
         }
     }
-    if score > 0 {
-        score + named
-    } else {
-        0
-    }
 }
 
-/// `s.to_lowercase()`, written into a buffer that is used again.
-fn lowercase_into(s: &str, out: &mut String) {
-    out.clear();
-    if s.is_ascii() {
-        out.push_str(s);
-        out.make_ascii_lowercase();
-    } else {
-        out.push_str(&s.to_lowercase());
-    }
+/// What the question names of one card.
+#[derive(Default)]
+struct Found<'a> {
+    /// Its record id, whole.
+    id: bool,
+    /// How many of its structured values, whole.
+    whole: u32,
+    /// The values named by their first term alone.
+    heads: Vec<&'a str>,
 }
 
-fn load<'a>(named: &mut NamedFields<'a>, c: &'a Candidate, why: Why, review: &mut bool) -> Selected {
-    let fields: Vec<CardField> = c.fields.iter().filter(|f| !f.free_text || named.names(&f.name)).cloned().collect();
+fn found<'a>(asked: &mut Asked<'a>, c: &'a Candidate) -> Found<'a> {
+    let mut f = Found { id: asked.names_whole(&c.record_id), ..Default::default() };
+    // Only structured values identify a record; free text matching would let outside text pull a
+    // card in.
+    for field in c.fields.iter().filter(|f| !f.free_text) {
+        match asked.names_value(&field.value) {
+            Named::Whole => f.whole += 1,
+            Named::Head => f.heads.push(&field.value),
+            Named::Not => {}
+        }
+    }
+    f
+}
+
+/// How well a card matches the question: 4 for its id, 2 for each value named whole, 1 for each
+/// named by its head where no card is named whole by that term. A field's name only ranks a card
+/// the question already names: "what are our sales stages" names a field every lead has and no
+/// record, so it matches none.
+fn match_score<'a>(asked: &mut Asked<'a>, covered: &HashSet<String>, f: &Found<'a>, c: &'a Candidate) -> u32 {
+    let heads = f.heads.iter().filter(|v| !asked.value_terms(v).first().is_some_and(|h| covered.contains(h))).count();
+    let score = 4 * u32::from(f.id) + 2 * f.whole + heads as u32;
+    if score == 0 {
+        return 0;
+    }
+    score + c.fields.iter().filter(|field| asked.names_field(&field.name)).count() as u32
+}
+
+fn load<'a>(asked: &mut Asked<'a>, c: &'a Candidate, why: Why, review: &mut bool) -> Selected {
+    let fields: Vec<CardField> =
+        c.fields.iter().filter(|f| !f.free_text || asked.names_field(&f.name)).cloned().collect();
     if fields.iter().any(|f| f.free_text) {
         *review = true;
     }
@@ -220,13 +230,27 @@ fn load<'a>(named: &mut NamedFields<'a>, c: &'a Candidate, why: Why, review: &mu
 
 /// Picks the cards for a question.
 pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
-    let question = question.to_lowercase();
-    let q_list = word_list(&question);
-    let q_words: HashSet<String> = q_list.iter().cloned().collect();
-    let mut fields = NamedFields::new(&question, &q_words);
-    let mut matched: Vec<(u32, &Candidate)> = candidates
+    let mut asked = Asked::new(question);
+    let found: Vec<Found> = candidates.iter().map(|c| found(&mut asked, c)).collect();
+    // The terms of the ids and values named whole: a head among them names no other record, so
+    // "Glow Spa" does not bring in "Glow Salon".
+    let mut covered: HashSet<String> = HashSet::new();
+    for (f, c) in found.iter().zip(candidates) {
+        if f.id {
+            covered.extend(asked.value_terms(&c.record_id).iter().cloned());
+        }
+        if f.whole > 0 {
+            for field in c.fields.iter().filter(|f| !f.free_text) {
+                if matches!(asked.names_value(&field.value), Named::Whole) {
+                    covered.extend(asked.value_terms(&field.value).iter().cloned());
+                }
+            }
+        }
+    }
+    let mut matched: Vec<(u32, &Candidate)> = found
         .iter()
-        .map(|c| (match_score(&q_list, &q_words, &mut fields, c), c))
+        .zip(candidates)
+        .map(|(f, c)| (match_score(&mut asked, &covered, f, c), c))
         .filter(|(m, _)| *m > 0)
         .collect();
     matched.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.score.total_cmp(&a.1.score)).then(a.1.card_id.cmp(&b.1.card_id)));
@@ -234,7 +258,7 @@ pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
 
     let mut review = false;
     let mut cards: Vec<Selected> =
-        matched.iter().map(|(_, c)| load(&mut fields, c, Why::Matched, &mut review)).collect();
+        matched.iter().map(|(_, c)| load(&mut asked, c, Why::Matched, &mut review)).collect();
     // Padding is for a question about records: one that names none (a question about the
     // company's stages) carries no cards at all.
     if !cards.is_empty() && cards.len() < PAD_TO {
@@ -244,7 +268,7 @@ pub fn select_cards(question: &str, candidates: &[Candidate]) -> Selection {
         pad.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.card_id.cmp(&b.card_id)));
         for c in pad.into_iter().take(PAD_TO - cards.len()) {
             let why = if c.pinned { Why::Pinned } else { Why::OpenWork };
-            cards.push(load(&mut fields, c, why, &mut review));
+            cards.push(load(&mut asked, c, why, &mut review));
         }
     }
     Selection { cards, review_mode: review }
@@ -332,17 +356,40 @@ mod tests {
     }
 
     #[test]
-    fn a_value_of_several_words_is_named_only_as_whole_words_in_a_row() {
-        let cards = vec![lead(1, "Glow Salon", 1.0)];
-        assert_eq!(select_cards("where is glow salon?", &cards).cards.len(), 1);
-        assert!(select_cards("the salon glows", &cards).cards.is_empty());
-        assert!(select_cards("glow salons", &cards).cards.is_empty());
+    fn a_record_is_named_in_every_spelling_people_write() {
+        let cards = vec![lead(1, "Hebbal Biotech", 1.0), lead(2, "Glow Salon", 2.0), lead(3, "Kaveri Foods", 3.0)];
+        for q in [
+            "Hebbal's lead",
+            "hebbal biotech",
+            "Hebbal-Biotech?",
+            "what about HEBBAL_BIOTECH",
+            "HebbalBiotech stage",
+            "biotech, hebbal",
+            "Hébbal Biotech",
+        ] {
+            let s = select_cards(q, &cards);
+            let ids: Vec<i64> = s.cards.iter().map(|c| c.card_id).collect();
+            assert_eq!(ids, vec![1], "{q:?} names Hebbal Biotech alone");
+        }
+        assert_eq!(select_cards("glow salons", &cards).cards.len(), 1, "a plural names it");
+        // A value's second word alone names nothing: "biotech" is what many records are.
+        assert!(select_cards("which biotech leads", &cards).cards.is_empty());
+    }
+
+    #[test]
+    fn a_head_names_a_record_only_where_no_record_is_named_whole_by_it() {
+        let cards = vec![lead(1, "Glow Salon", 1.0), lead(2, "Glow Spa", 2.0), lead(3, "New Horizons", 3.0)];
+        let ids = |q: &str| select_cards(q, &cards).cards.iter().map(|c| c.card_id).collect::<Vec<_>>();
+        assert_eq!(ids("Glow Spa's owner"), vec![2], "the whole name, not every Glow");
+        assert_eq!(ids("how are the glow leads"), vec![2, 1], "by the head alone: both, by use");
+        assert!(ids("any new leads?").is_empty(), "a short head names nothing alone");
+        assert_eq!(ids("new horizons"), vec![3]);
     }
 
     #[test]
     fn a_cards_terms_are_its_id_and_structured_values() {
         let c = lead(7, "Glow Salon", 1.0);
-        assert_eq!(match_terms(&c.record_id, &c.fields), vec!["glow", "l-7", "qualified", "salon"]);
+        assert_eq!(match_terms(&c.record_id, &c.fields), vec!["glow", "l-7", "qualifi", "salon"]);
         assert_eq!(stored_terms(&c.record_id, &c.fields, false), match_terms(&c.record_id, &c.fields));
         let open = stored_terms(&c.record_id, &c.fields, true);
         assert_eq!(open.last().map(String::as_str), Some(OPEN_WORK_TERM), "open work is kept as a term");
@@ -368,7 +415,7 @@ mod tests {
         #[test]
         fn reading_only_the_cards_that_share_a_term_selects_the_same(
             cards in arb_candidates(),
-            q in "(acme|glow salon|glow|salon|l-3|l-12|qualified|stage|notes|zenith|orbit| |x|, ){0,8}",
+            q in "(acme|glow salon|glow|salon|glow-salon|glow's|salons|l-3|l-12|qualified|stage|notes|zenith|orbit| |x|, ){0,8}",
         ) {
             prop_assert_eq!(select_cards(&q, &narrowed(&q, &cards)), select_cards(&q, &cards));
         }
@@ -376,7 +423,7 @@ mod tests {
         #[test]
         fn reading_the_cards_that_pad_only_when_few_are_named_selects_the_same(
             cards in arb_candidates(),
-            q in "(acme|glow salon|glow|salon|l-3|l-12|qualified|stage|notes|zenith|orbit| |x|, ){0,8}",
+            q in "(acme|glow salon|glow|salon|glow-salon|glow's|salons|l-3|l-12|qualified|stage|notes|zenith|orbit| |x|, ){0,8}",
             pad_below in 0..=80usize,
         ) {
             // As a run reads: the named cards, with those that may pad only when few are named;

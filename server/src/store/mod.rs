@@ -161,6 +161,16 @@ impl AnyStore {
         })
     }
 
+    /// The work a start-up does once across servers after migrating (today: writing the match terms
+    /// of every card that has none). [`AnyStore::open`] runs it; a migration that clears data for
+    /// it to write again is tested by running it without reopening.
+    pub async fn start_up_tasks(&self) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.start_up_tasks().await,
+            AnyStore::Postgres(s) => s.start_up_tasks().await,
+        }
+    }
+
     pub fn shared(&self) -> Arc<dyn Store> {
         match self {
             AnyStore::Sqlite(s) => Arc::new(s.clone()),

@@ -397,11 +397,12 @@ async fn a_question_naming_many_cards_that_few_match_still_pads_the_block() {
         .expect("another card of Alice's");
     c.app.memory.reads.pin(&alice_person, pinned.id, true).await.unwrap();
     // More cards than a run reads its pads beside, with "Glow" in a company name of several
-    // words: "glow" names each of them, and none matches "glow" alone, as a value of several
-    // words matches only as a whole. So the pads are read again once the selection wants them.
+    // words, not first: "glow" names each of them, and none matches "glow" alone, as a value of
+    // several words matches whole or by its first word. So the pads are read again once the
+    // selection wants them.
     let mut glow = Vec::new();
     for i in 0..engine::cards::select::READ_PADS_BELOW + 2 {
-        let fields = vec![CardField { name: "company".into(), value: format!("Glow Works {i}"), free_text: false }];
+        let fields = vec![CardField { name: "company".into(), value: format!("Bright Glow {i}"), free_text: false }];
         let card = keep_like(&c.app, nimbus, nimbus_use, format!("L-9{i:03}"), fields).await;
         glow.push(card);
     }

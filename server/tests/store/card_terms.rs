@@ -33,6 +33,9 @@ on_both_stores! {
     the_migration_gives_open_work_kept_before_it_its_term:
         sqlite_the_migration_gives_open_work_kept_before_it_its_term,
         postgres_the_migration_gives_open_work_kept_before_it_its_term;
+    the_migration_writes_every_cards_terms_the_way_people_write:
+        sqlite_the_migration_writes_every_cards_terms_the_way_people_write,
+        postgres_the_migration_writes_every_cards_terms_the_way_people_write;
 }
 
 fn field(name: &str, value: &str) -> CardField {
@@ -250,6 +253,48 @@ async fn the_migration_gives_open_work_kept_before_it_its_term(store: AnyStore) 
     let left = count(&store, &format!("SELECT COUNT(*) FROM card_terms WHERE card_id = {}", unindexed.id)).await;
     assert_eq!(asked(&db, o.alice.id, "").await, vec![("D-1".to_string(), false)], "open work kept before pads");
     assert_eq!(left, 0, "a card with no terms is left for start-up to find by having none");
+}
+
+/// The migration that stems cards' terms clears the terms kept the old way (lowercased words, a
+/// hyphenated value as one), and the next start-up writes every card's terms again, open work
+/// included, so a card kept before is named in every spelling, and the terms stay in step after.
+async fn the_migration_writes_every_cards_terms_the_way_people_write(store: AnyStore) {
+    const VERSION: i64 = 20261216000014;
+    let db = store.shared();
+    let o = org(&db).await;
+    let c = connector(&db, &o, "crm", KeyMode::Company).await;
+    let hebbal = db.upsert_card(&lead(c.id, "D-1", "Hebbal-Biotech", "won")).await.unwrap();
+    let open = db.upsert_card(&lead(c.id, "D-2", "Glow Salon", "proposal")).await.unwrap();
+    for card in [&hebbal, &open] {
+        db.save_use(&use_of(o.alice.id, card.id, false)).await.unwrap();
+    }
+    // Back to the terms as they were kept before: one lowercased word a one-word value.
+    let old = [(hebbal.id, "d-1"), (hebbal.id, "hebbal-biotech"), (hebbal.id, "won"), (open.id, "d-2")];
+    exec(&store, &format!("DELETE FROM card_terms WHERE card_id IN ({}, {})", hebbal.id, open.id), &[]).await;
+    for (card, term) in old.iter().copied().chain([(open.id, "glow"), (open.id, "salon"), (open.id, "proposal")]) {
+        exec(&store, &format!("INSERT INTO card_terms (card_id, term) VALUES ({card}, '{term}')"), &[]).await;
+    }
+    exec(&store, &format!("INSERT INTO card_terms (card_id, term) VALUES ({}, ' open work')", open.id), &[]).await;
+    exec(&store, &format!("DELETE FROM _sqlx_migrations WHERE version = {VERSION}"), &[]).await;
+    let pad = ("D-2".to_string(), false);
+    assert_eq!(asked(&db, o.alice.id, "hebbal biotech").await, vec![pad.clone()], "undone: kept the old way");
+
+    migrate_again(&store).await;
+    assert!(asked(&db, o.alice.id, "").await.is_empty(), "cleared until the start-up writes them again");
+    store.start_up_tasks().await.unwrap();
+    let named = vec![("D-1".to_string(), true), pad.clone()];
+    for q in ["hebbal biotech", "Hebbal-Biotech", "Hebbal's lead", "HEBBAL_BIOTECH"] {
+        assert_eq!(asked(&db, o.alice.id, q).await, named, "{q:?}");
+    }
+    assert_eq!(asked(&db, o.alice.id, "").await, vec![pad.clone()], "open work still pads");
+    let stemmed = format!("SELECT COUNT(*) FROM card_terms WHERE card_id = {} AND term = 'hebbal'", hebbal.id);
+    assert_eq!(count(&store, &stemmed).await, 1);
+    store.start_up_tasks().await.unwrap();
+    let terms = count(&store, &format!("SELECT COUNT(*) FROM use_terms WHERE card_id = {}", hebbal.id)).await;
+    assert_eq!(terms, 4, "written once, copied once to its user: d-1, hebbal, biotech, won");
+    db.upsert_card(&lead(c.id, "D-1", "Orbit Labs", "won")).await.unwrap();
+    assert_eq!(asked(&db, o.alice.id, "orbit-labs").await, named, "kept in step from then on");
+    assert_eq!(asked(&db, o.alice.id, "hebbal").await, vec![pad]);
 }
 
 /// Applies the migrations still to be applied, as a server's start-up does.

@@ -154,8 +154,14 @@ impl PgStore {
             .await
             .or_backend()?;
         MIGRATOR.run(&pool).await.or_backend()?;
-        cards::terms::index_once(&pool).await?;
-        Ok(Self { pool, secrets: None })
+        let store = Self { pool, secrets: None };
+        store.start_up_tasks().await?;
+        Ok(store)
+    }
+
+    /// The work a start-up does once after migrating: the match terms of every card that has none.
+    pub(crate) async fn start_up_tasks(&self) -> Result<(), StoreError> {
+        cards::terms::index_once(&self.pool).await
     }
 
     /// Connects without migrating, in sessions that refuse every write, for the CLI's read-only
