@@ -124,6 +124,96 @@ impl BenchDatabase {
     }
 }
 
+/// How far the product's cards and the exact ranking's agree: whole runs (in the block's order,
+/// and as sets), cards, and by kind of question; and, where they differ, how far apart the cards
+/// each chose alone are in exact rank score (activation units), beside the spread of the scores
+/// of the cards both chose.
+#[derive(Default)]
+struct Agreement {
+    runs: usize,
+    same_order: usize,
+    same_set: usize,
+    /// Cards the product chose, cards the exact ranking chose, and cards both chose.
+    chosen: usize,
+    reference: usize,
+    shared: usize,
+    /// Per kind of question: runs, runs with the same set, reference cards, shared cards.
+    by_kind: [(usize, usize, usize, usize); 3],
+    /// Exact score of each card the exact ranking chose alone less that of the card the product
+    /// chose in its place, paired strongest first.
+    gaps: Vec<f64>,
+    /// Per differing run: the highest less the lowest exact score among the cards both chose.
+    spreads: Vec<f64>,
+}
+
+const KINDS: [&str; 3] = ["a company by name", "a record id", "a stage and a city"];
+
+impl Agreement {
+    fn add(&mut self, kind: usize, chosen: &[i64], reference: &[i64], exact: &std::collections::HashMap<i64, f64>) {
+        use std::collections::HashSet;
+        let (a, b): (HashSet<i64>, HashSet<i64>) =
+            (chosen.iter().copied().collect(), reference.iter().copied().collect());
+        let shared = a.intersection(&b).count();
+        self.runs += 1;
+        self.same_order += usize::from(chosen == reference);
+        self.same_set += usize::from(a == b);
+        self.chosen += chosen.len();
+        self.reference += reference.len();
+        self.shared += shared;
+        let k = &mut self.by_kind[kind];
+        k.0 += 1;
+        k.1 += usize::from(a == b);
+        k.2 += reference.len();
+        k.3 += shared;
+        if a != b {
+            let score = |id: &i64| exact.get(id).copied().unwrap_or(f64::NAN);
+            let mut only_exact: Vec<f64> = b.difference(&a).map(score).collect();
+            let mut only_product: Vec<f64> = a.difference(&b).map(score).collect();
+            only_exact.sort_by(|x, y| y.total_cmp(x));
+            only_product.sort_by(|x, y| y.total_cmp(x));
+            self.gaps.extend(only_exact.iter().zip(&only_product).map(|(e, p)| e - p));
+            let both: Vec<f64> = a.intersection(&b).map(score).collect();
+            let (lo, hi) = both.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), s| (l.min(*s), h.max(*s)));
+            if lo.is_finite() {
+                self.spreads.push(hi - lo);
+            }
+        }
+    }
+
+    fn report(mut self) {
+        let pct = |a: usize, b: usize| a as f64 * 100.0 / b.max(1) as f64;
+        report(format_args!(
+            "the product and the exact ranking: the same cards in {:.1}% of runs ({:.1}% in the same order), {:.1}% of cards the same ({} of {})",
+            pct(self.same_set, self.runs),
+            pct(self.same_order, self.runs),
+            pct(self.shared, self.reference),
+            self.shared,
+            self.reference
+        ));
+        for (name, (runs, same, cards, shared)) in KINDS.iter().zip(self.by_kind) {
+            report(format_args!(
+                "  questions naming {name}: the same cards in {:.1}% of {runs} runs, {:.1}% of cards the same",
+                pct(same, runs),
+                pct(shared, cards)
+            ));
+        }
+        if self.gaps.is_empty() {
+            return;
+        }
+        self.gaps.sort_by(f64::total_cmp);
+        self.spreads.sort_by(f64::total_cmp);
+        let at = |v: &[f64], p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize];
+        report(format_args!(
+            "  where they differ ({} cards): exact score of the exact ranking's card less the product's, median {:.4}, p90 {:.4}, max {:.4}; the spread of the shared cards' exact scores, median {:.2}",
+            self.gaps.len(),
+            at(&self.gaps, 0.5),
+            at(&self.gaps, 0.9),
+            self.gaps[self.gaps.len() - 1],
+            if self.spreads.is_empty() { f64::NAN } else { at(&self.spreads, 0.5) }
+        ));
+    }
+}
+
 /// A question about one of the person's own records: by company, by record id, or by stage and
 /// city, as people ask.
 fn question(k: usize, person: i64) -> String {
@@ -181,8 +271,14 @@ async fn run(postgres: bool) {
     // cores) pushed out of SQLite's cache, which a server answering runs keeps warm.
     let runs_in_order: Vec<(usize, &engine::org::Person)> =
         (0..2).flat_map(|round| seeded.sampled.iter().enumerate().map(move |(k, p)| (k + round, p))).collect();
-    let card_refs = |b: &engine::runs::block::Block| -> Vec<MemoryRef> {
-        b.refs.iter().filter(|r| matches!(r, MemoryRef::Card(_))).cloned().collect()
+    let card_ids = |b: &engine::runs::block::Block| -> Vec<i64> {
+        b.refs
+            .iter()
+            .filter_map(|r| match r {
+                MemoryRef::Card(id) => id.strip_prefix("card:").and_then(|n| n.parse().ok()),
+                _ => None,
+            })
+            .collect()
     };
     let (mut product, mut baseline) = (Vec::new(), Vec::new());
     let (mut chosen, mut tokens) = (Vec::new(), 0u32);
@@ -192,17 +288,16 @@ async fn run(postgres: bool) {
         let block =
             runs.answering.blocks.block_for(RunKind::Ask, &seeded.agent, Some(person), &q).await.expect("a block");
         product.push(t.elapsed());
-        chosen.push(card_refs(&block));
+        chosen.push(card_ids(&block));
         tokens = tokens.max(count_tokens(&block.system) + block.memory.as_deref().map_or(0, count_tokens));
     }
-    let (mut same, mut cards) = (0usize, 0usize);
+    let mut agreement = Agreement::default();
     for ((k, person), chosen) in runs_in_order.iter().zip(&chosen) {
         let q = question(*k, person.id.0);
         let t = Instant::now();
-        let reference = naive::block(&store, &lists, &seeded.agent, person, &q, clock.now()).await;
+        let (reference, exact) = naive::block(&store, &lists, &seeded.agent, person, &q, clock.now()).await;
         baseline.push(t.elapsed());
-        same += usize::from(*chosen == card_refs(&reference));
-        cards += chosen.len();
+        agreement.add(k % 3, chosen, &card_ids(&reference), &exact);
     }
     product.sort();
     baseline.sort();
@@ -220,13 +315,13 @@ async fn run(postgres: bool) {
         ms(baseline[n - 1])
     ));
     report(format_args!(
-        "ratio naive / product: p50 {:.2}x, p99 {:.2}x; same cards in {:.1}% of runs; {:.1} cards a run; largest block {} tokens",
+        "ratio naive / product: p50 {:.2}x, p99 {:.2}x; {:.1} cards a run; largest block {} tokens",
         ms(percentile(&baseline, 0.5)) / ms(percentile(&product, 0.5)),
         ms(percentile(&baseline, 0.99)) / ms(percentile(&product, 0.99)),
-        same as f64 * 100.0 / n as f64,
-        cards as f64 / n as f64,
+        agreement.chosen as f64 / n as f64,
         tokens
     ));
+    agreement.report();
     // Where a block's time goes: its largest parts, each timed alone over the same runs.
     let (mut agent_t, mut cards_t, mut around_t, mut lists_t) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut kept_t = Vec::new();

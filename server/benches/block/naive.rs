@@ -1,6 +1,7 @@
 //! The naive baseline: the same block for the same run, with each card ranked by the exact ACT-R
 //! sum over every use the person made of it, read row by row from the use log, instead of the
-//! stored summary. Every other read is the product's own, so the difference is the ranking's.
+//! stored summary. Every other read is the product's own, so the difference is the ranking's. It
+//! also returns each shown card's exact rank score, to weigh the cards where the two differ.
 
 use chrono::{DateTime, Utc};
 use engine::cards::access::{decide, Decision, Reader, RunningAgent};
@@ -21,7 +22,7 @@ pub async fn block(
     person: &Person,
     question: &str,
     now: DateTime<Utc>,
-) -> Block {
+) -> (Block, HashMap<i64, f64>) {
     let shared = store.shared();
     let (cleared_for, holds_toolsets) = shared.agent_access(agent.id).await.unwrap().expect("the agent");
     let running = RunningAgent { holds_toolsets, cleared_for };
@@ -71,6 +72,7 @@ pub async fn block(
             open_work: card.open_work,
         })
         .collect();
+    let exact: HashMap<i64, f64> = candidates.iter().map(|c| (c.card_id, c.score)).collect();
     let selection = select_cards(question, &candidates);
     let cards: Vec<BlockCard> = selection
         .cards
@@ -103,7 +105,7 @@ pub async fn block(
     let owners = if emails.is_empty() { vec![] } else { shared.people_by_emails(&emails).await.unwrap() };
     let entries = lists.entries_for(person, &[]).await.unwrap_or_default();
     let slice = build_slice(&SliceInput { person: person.clone(), around, owners, entries, now }, SLICE_TOKENS);
-    assemble(BlockInput {
+    let block = assemble(BlockInput {
         cores,
         slice: Some(slice),
         cards,
@@ -111,5 +113,6 @@ pub async fn block(
         snapshots: vec![],
         cleared_for: running.cleared_for,
         now,
-    })
+    });
+    (block, exact)
 }
