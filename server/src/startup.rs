@@ -213,6 +213,10 @@ impl Application {
         &self.services.nightly
     }
 
+    pub fn operations(&self) -> &engine::operations::Operations {
+        &self.services.operations
+    }
+
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
         // Without TCP_NODELAY, a response written in two parts (a file's head, then its body)
         // waits for the client's delayed ACK, some 40 ms per file on a kept-alive connection.

@@ -63,6 +63,10 @@ fn Report(r: OperationsReport) -> impl IntoView {
                 </table>
             </details>
             <p class="measure">"Bytes are " {r.bytes_measure.clone()} ". Rows written are counted in the tables whose rows carry a time; a card counts when it was last read."</p>
+            <p class="measured-at">
+                "The layers were measured " {r.measured_at.as_ref().map(when).unwrap_or_else(|| "just now".into())}
+                ": counting every row of memory costs what memory holds, so it is done once a day, from 03:00 in the company's zone, and this page reads that measure. engram ops report, on the host, measures them as it runs."
+            </p>
         </section>
         <section class="ops-days">
             <h2>"Per day"</h2>

@@ -163,6 +163,10 @@ pub trait OperationsStore: Send + Sync {
     async fn oldest_card(&self, connector: i64) -> Result<Option<OldestCard>, StoreError>;
     /// How many of the connector's cards were read before `before`.
     async fn cards_read_before(&self, connector: i64, before: DateTime<Utc>) -> Result<u64, StoreError>;
+    /// Keeps a measure of memory's tables, taken at `at`, for the report to read until the next.
+    async fn keep_measure(&self, at: DateTime<Utc>, sizes: &Sizes) -> Result<(), StoreError>;
+    /// The measure kept last, with when it was taken.
+    async fn last_measure(&self) -> Result<Option<(DateTime<Utc>, Sizes)>, StoreError>;
 }
 
 /// The bots' core blocks are files in the vault, not rows; the roof answers this from the vault.
@@ -177,6 +181,7 @@ crate::port!(
     /// What Operations reads: its own aggregates, the company's zone, the connectors' hard limits
     /// and memory's daily budget.
     OperationsPorts: OperationsStore,
+    crate::kernel::JobClaims,
     crate::org::store::OrgStore,
     crate::cards::store::ConnectorStore,
     crate::learning::nightly::NightlyStore
@@ -186,6 +191,10 @@ crate::port!(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OperationsReport {
     pub at: DateTime<Utc>,
+    /// When the layers' rows and bytes were measured: once a day by a job, as counting every row
+    /// of memory costs what memory holds; the rest of the report is read when it is asked for.
+    #[serde(default)]
+    pub measured_at: Option<DateTime<Utc>>,
     /// The zone its days are dated in: the company's.
     pub time_zone: String,
     /// People who have not left.

@@ -4,7 +4,7 @@
 use super::days::company_days;
 use super::projection::{project, PROJECTED_PEOPLE};
 use super::{
-    CoreBlockFiles, CostDay, DayFigures, Layer, LayerFigures, OperationsPorts, OperationsReport, PastLimit,
+    CoreBlockFiles, CostDay, DayFigures, Layer, LayerFigures, OperationsPorts, OperationsReport, PastLimit, Sizes,
     TableFigures, WindowFigures, WINDOW_DAYS,
 };
 use crate::cards::service::CHECK_READ;
@@ -12,10 +12,19 @@ use crate::clock::Clock;
 use crate::kernel::StoreError;
 use crate::learning::nightly::{DEFAULT_BUDGET_CENTS, NIGHTLY_PURPOSE};
 use crate::org::Person;
-use chrono::Duration;
+use chrono::{DateTime, Duration, NaiveTime, Utc};
 use std::sync::Arc;
 
 pub const ADMINS_ONLY: &str = "Only an admin sees what memory costs";
+
+/// The hour, in the company's zone, from which memory's tables are measured each day: after the
+/// forgetting job's, so the measure sees what it removed.
+pub const MEASURE_HOUR: u32 = 3;
+/// The name the daily measure is claimed under.
+pub const MEASURE_JOB: &str = "operations_measure";
+/// A report reads the measure kept last while it is this young; an older one (the job did not run,
+/// or the company is new) is measured again when the report is asked for, and kept.
+pub const MEASURE_KEPT_HOURS: i64 = 25;
 
 /// Why the report was refused or failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -80,24 +89,49 @@ impl Operations {
         if !me.is_admin || me.left_at.is_some() {
             return Err(OperationsError::NotAllowed(ADMINS_ONLY.into()));
         }
-        self.measure().await
+        self.measure(false).await
     }
 
-    /// The report for the host's `engram ops report`: whoever runs it holds the database itself.
+    /// The report for the host's `engram ops report`: whoever runs it holds the database itself,
+    /// and is given the layers measured now. It opens the database read-only, so the measure is
+    /// not kept.
     pub async fn report_on_host(&self) -> Result<OperationsReport, OperationsError> {
-        self.measure().await
+        self.measure(true).await
     }
 
-    async fn measure(&self) -> Result<OperationsReport, OperationsError> {
-        let now = self.clock.now();
-        let zone: chrono_tz::Tz = match self.store.company().await? {
-            Some(c) => c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC),
-            None => chrono_tz::UTC,
-        };
-        let (dates, bounds) = company_days(now, zone, WINDOW_DAYS);
-        let since = bounds[0];
-        let whole_span = [bounds[0], bounds[bounds.len() - 1]];
+    /// Measures memory's tables now and keeps the measure for the page, as the daily job does.
+    pub async fn measure_now(&self) -> Result<DateTime<Utc>, OperationsError> {
+        let now = measure_time(self.clock.now());
+        let (_, bounds) = company_days(now, self.zone().await?, WINDOW_DAYS);
+        self.measure_sizes(now, bounds[0], true).await?;
+        Ok(now)
+    }
 
+    /// Measures memory's tables once a day, from [`MEASURE_HOUR`] in the company's zone, claimed
+    /// once across servers; `Some` with when, when it did.
+    pub async fn measure_due(&self) -> Result<Option<DateTime<Utc>>, OperationsError> {
+        let now = self.clock.now();
+        let zone = self.zone().await?;
+        let local = now.with_timezone(&zone);
+        if local.time() < NaiveTime::from_hms_opt(MEASURE_HOUR, 0, 0).unwrap_or(NaiveTime::MIN)
+            || !self.store.claim_daily_run(MEASURE_JOB, &local.date_naive().to_string()).await?
+        {
+            return Ok(None);
+        }
+        let (_, bounds) = company_days(now, zone, WINDOW_DAYS);
+        let at = measure_time(now);
+        self.measure_sizes(at, bounds[0], true).await?;
+        Ok(Some(at))
+    }
+
+    /// Counts and sizes every table of memory, the bots' core blocks in the vault with them, and
+    /// keeps the measure for the report when `keep`.
+    async fn measure_sizes(
+        &self,
+        now: DateTime<Utc>,
+        since: DateTime<Utc>,
+        keep: bool,
+    ) -> Result<Sizes, OperationsError> {
         let mut sizes = self.store.memory_sizes(since).await?;
         if let Some(files) = &self.core_blocks {
             match files.core_blocks().await {
@@ -112,6 +146,30 @@ impl Operations {
                 Err(why) => tracing::warn!(%why, "the bots' core blocks were not measured"),
             }
         }
+        if keep {
+            self.store.keep_measure(now, &sizes).await?;
+        }
+        Ok(sizes)
+    }
+
+    async fn zone(&self) -> Result<chrono_tz::Tz, OperationsError> {
+        Ok(match self.store.company().await? {
+            Some(c) => c.time_zone.as_str().parse().unwrap_or(chrono_tz::UTC),
+            None => chrono_tz::UTC,
+        })
+    }
+
+    async fn measure(&self, fresh: bool) -> Result<OperationsReport, OperationsError> {
+        let now = self.clock.now();
+        let zone = self.zone().await?;
+        let (dates, bounds) = company_days(now, zone, WINDOW_DAYS);
+        let since = bounds[0];
+        let whole_span = [bounds[0], bounds[bounds.len() - 1]];
+
+        let (measured_at, sizes) = match self.store.last_measure().await? {
+            Some((at, sizes)) if !fresh && now - at < Duration::hours(MEASURE_KEPT_HOURS) => (at, sizes),
+            _ => (measure_time(now), self.measure_sizes(measure_time(now), since, !fresh).await?),
+        };
         let layers: Vec<LayerFigures> = Layer::ALL
             .into_iter()
             .map(|layer| {
@@ -187,6 +245,7 @@ impl Operations {
         let projection = project(people, &layers, &window, PROJECTED_PEOPLE);
         Ok(OperationsReport {
             at: now,
+            measured_at: Some(measured_at),
             time_zone: zone.name().to_string(),
             people,
             memory_bytes,
@@ -204,10 +263,7 @@ impl Operations {
     /// Of each connector's card read longest ago, the oldest past its connector's hard limit (the
     /// longest of its kinds'), with how many are past it over every connector. One indexed read per
     /// connector, and a count only where its oldest card is past the limit.
-    async fn oldest_past_limit(
-        &self,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<Option<PastLimit>, OperationsError> {
+    async fn oldest_past_limit(&self, now: DateTime<Utc>) -> Result<Option<PastLimit>, OperationsError> {
         let mut oldest: Option<PastLimit> = None;
         let mut past = 0;
         for c in self.store.connectors().await? {
@@ -230,6 +286,11 @@ impl Operations {
         }
         Ok(oldest.map(|o| PastLimit { cards_past_limit: past, ..o }))
     }
+}
+
+/// A measure's time as both backends keep it: to the microsecond, PostgreSQL's precision.
+fn measure_time(at: DateTime<Utc>) -> DateTime<Utc> {
+    chrono::SubsecRound::trunc_subsecs(at, 6)
 }
 
 #[cfg(test)]

@@ -40,9 +40,24 @@ struct Rows {
     /// (connector, card, read at)
     cards: Vec<(i64, i64, DateTime<Utc>)>,
     budget: Option<u32>,
+    /// How many times every table was counted, the measures kept, and the daily runs claimed.
+    counted: std::sync::atomic::AtomicU32,
+    measures: std::sync::Mutex<Vec<(DateTime<Utc>, Sizes)>>,
+    claims: std::sync::Mutex<Vec<(String, String)>>,
 }
 
 type Fake = WithOrg<Rows>;
+
+#[async_trait]
+impl crate::kernel::JobClaims for Fake {
+    async fn claim_daily_run(&self, job: &str, local_date: &str) -> Result<bool, StoreError> {
+        let mut claims = self.rows.claims.lock().expect("the claims");
+        let claim = (job.to_string(), local_date.to_string());
+        let first = !claims.contains(&claim);
+        claims.push(claim);
+        Ok(first)
+    }
+}
 
 fn unsupported(what: &str) -> StoreError {
     StoreError::Backend(format!("the fake does not {what}"))
@@ -62,6 +77,7 @@ fn nearest_rank(sorted: &[u32], p: f64) -> Option<u32> {
 #[async_trait]
 impl OperationsStore for Fake {
     async fn memory_sizes(&self, _: DateTime<Utc>) -> Result<Sizes, StoreError> {
+        self.rows.counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(Sizes { tables: self.rows.tables.clone(), database_bytes: 1_000_000, measure: "as the fake says".into() })
     }
     async fn people_count(&self) -> Result<u64, StoreError> {
@@ -136,6 +152,13 @@ impl OperationsStore for Fake {
     }
     async fn cards_read_before(&self, connector: i64, before: DateTime<Utc>) -> Result<u64, StoreError> {
         Ok(self.rows.cards.iter().filter(|(c, _, at)| *c == connector && *at < before).count() as u64)
+    }
+    async fn keep_measure(&self, at: DateTime<Utc>, sizes: &Sizes) -> Result<(), StoreError> {
+        self.rows.measures.lock().expect("the measures").push((at, sizes.clone()));
+        Ok(())
+    }
+    async fn last_measure(&self) -> Result<Option<(DateTime<Utc>, Sizes)>, StoreError> {
+        Ok(self.rows.measures.lock().expect("the measures").last().cloned())
     }
 }
 
@@ -304,6 +327,11 @@ fn table(layer: Layer, name: &str, rows: u64, bytes: u64, added: Option<u64>) ->
 
 /// Ada (an admin), Max, and Gil (an admin who left), in a company in Asia/Kolkata.
 fn operations(rows: Rows) -> (Operations, std::sync::Arc<Fake>) {
+    let (ops, fake, _) = operations_at(rows);
+    (ops, fake)
+}
+
+fn operations_at(rows: Rows) -> (Operations, std::sync::Arc<Fake>, std::sync::Arc<ManualClock>) {
     let mut gone = person(3, "Gil", true, None);
     gone.left_at = Some(utc("2026-12-01T00:00:00Z"));
     let org = FakeOrg::with(vec![person(1, "Ada", true, None), person(2, "Max", false, None), gone], vec![], vec![]);
@@ -313,8 +341,54 @@ fn operations(rows: Rows) -> (Operations, std::sync::Arc<Fake>) {
         locale: Default::default(),
     });
     let fake = std::sync::Arc::new(WithOrg { org, rows });
-    let ops = Operations::new(fake.clone(), std::sync::Arc::new(ManualClock::new(utc(NOW))));
-    (ops, fake)
+    let clock = std::sync::Arc::new(ManualClock::new(utc(NOW)));
+    let ops = Operations::new(fake.clone(), clock.clone());
+    (ops, fake, clock)
+}
+
+fn counted(fake: &Fake) -> u32 {
+    fake.rows.counted.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Counting every row of memory costs what memory holds, so the page reads a measure a daily job
+/// keeps: from 03:00 in the company's zone, once a day across servers. A report with none young
+/// enough measures and keeps one; the host's report always measures.
+#[tokio::test]
+async fn the_layers_are_measured_once_a_day_and_the_page_reads_the_kept_measure() {
+    let rows = Rows { people: 2, tables: vec![table(Layer::Cards, "cards", 10, 4096, Some(1))], ..Rows::default() };
+    let (ops, fake, clock) = operations_at(rows);
+    let ada = who(&fake, 1);
+    let first = ops.report(&ada).await.unwrap();
+    assert_eq!((counted(&fake), first.measured_at), (1, Some(utc(NOW))), "none kept: measured and kept");
+    clock.advance(chrono::Duration::hours(2));
+    let again = ops.report(&ada).await.unwrap();
+    assert_eq!((counted(&fake), again.measured_at), (1, Some(utc(NOW))), "read from the kept measure");
+    assert_eq!(again.layers, first.layers);
+    assert_eq!(again.at, utc(NOW) + chrono::Duration::hours(2), "the rest is read when asked");
+
+    // 22:00 UTC is 03:30 in Kolkata: due, once, however many servers ask.
+    assert_eq!(ops.measure_due().await.unwrap(), Some(clock.now()));
+    assert_eq!(counted(&fake), 2);
+    assert_eq!(ops.measure_due().await.unwrap(), None, "once a day");
+    assert_eq!(ops.report(&ada).await.unwrap().measured_at, Some(clock.now()), "the page reads the newest");
+    // 02:30 in Kolkata the next day: not yet due.
+    clock.set(utc("2026-12-17T21:00:00Z"));
+    assert_eq!(ops.measure_due().await.unwrap(), None, "before 03:00 in the company's zone");
+    assert_eq!(counted(&fake), 2);
+    assert!(fake.rows.claims.lock().unwrap().iter().all(|(job, _)| job == MEASURE_JOB));
+
+    // A measure older than a day (the job did not run) is taken again when a report asks.
+    clock.set(utc(NOW) + chrono::Duration::hours(2 + MEASURE_KEPT_HOURS));
+    let late = ops.report(&ada).await.unwrap();
+    assert_eq!((counted(&fake), late.measured_at), (3, Some(clock.now())));
+    // The host's report (a read-only opening) measures now and keeps nothing.
+    let late_at = clock.now();
+    clock.advance(chrono::Duration::minutes(5));
+    assert_eq!(ops.report_on_host().await.unwrap().measured_at, Some(clock.now()));
+    assert_eq!(counted(&fake), 4);
+    assert_eq!(ops.report(&ada).await.unwrap().measured_at, Some(late_at));
+    assert_eq!(ops.measure_now().await.unwrap(), clock.now());
+    assert_eq!(ops.report(&ada).await.unwrap().measured_at, Some(clock.now()));
 }
 
 fn who(fake: &Fake, id: i64) -> crate::org::Person {

@@ -1,9 +1,11 @@
 //! The timed jobs a server runs: Prepare my day, the forgetting job, the nightly job, the who's-who
-//! lists' fetch, the bots' memory audits and the purge of old idempotency keys.
+//! lists' fetch, the bots' memory audits, Operations' daily measure of memory and the purge of old
+//! idempotency keys.
 
 use crate::http::request_id;
 use engine::cards::service::PersonMemory;
 use engine::learning::nightly::{Nightly, NightlyOutcome};
+use engine::operations::Operations;
 use engine::persona::service::Bots;
 use engine::runs::lists::ReferenceLists;
 use engine::services::Services;
@@ -12,7 +14,7 @@ use tracing::Instrument;
 /// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
 /// decides itself whether it is due, so a restart never runs one twice in a day.
 pub fn spawn_jobs(services: &Services) {
-    let Services { memory, lists, nightly, bots, store, clock, .. } = services.clone();
+    let Services { memory, lists, nightly, bots, operations, store, clock, .. } = services.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
@@ -21,6 +23,7 @@ pub fn spawn_jobs(services: &Services) {
             run_nightly(&nightly).await;
             fetch_due_lists(&lists).await;
             run_memory_audits(&bots).await;
+            measure_memory(&operations).await;
             let stale = clock.now() - chrono::Duration::hours(crate::http::idempotency::KEEP_HOURS);
             let purge = store.idem_purge_before(stale);
             if let Err(e) =
@@ -76,6 +79,19 @@ pub async fn run_memory_audits(bots: &Bots) {
         }
     }
     .instrument(job_span("memory_audit"))
+    .await;
+}
+
+/// Operations' daily measure of memory's tables, when due, in a span of its own.
+pub async fn measure_memory(operations: &Operations) {
+    async {
+        match operations.measure_due().await {
+            Ok(Some(_)) => tracing::info!("measured memory's tables for Operations"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "memory's tables were not measured"),
+        }
+    }
+    .instrument(job_span("operations_measure"))
     .await;
 }
 

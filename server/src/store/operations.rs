@@ -302,6 +302,34 @@ macro_rules! operations_store {
                     .or_backend()?;
                 Ok(n.max(0) as u64)
             }
+
+            async fn keep_measure(&self, at: DateTime<Utc>, sizes: &Sizes) -> Result<(), StoreError> {
+                let sizes = serde_json::to_string(sizes).map_err(|e| StoreError::Backend(e.to_string()))?;
+                sqlx::query("INSERT INTO memory_measures (measured_at, sizes) VALUES ($1, $2)")
+                    .bind(at)
+                    .bind(sizes)
+                    .execute(self.pool())
+                    .await
+                    .or_backend()?;
+                Ok(())
+            }
+
+            async fn last_measure(&self) -> Result<Option<(DateTime<Utc>, Sizes)>, StoreError> {
+                let row: Option<(DateTime<Utc>, String)> =
+                    sqlx::query_as("SELECT measured_at, sizes FROM memory_measures ORDER BY id DESC LIMIT 1")
+                        .fetch_optional(self.pool())
+                        .await
+                        .or_backend()?;
+                // A measure that no longer reads (written by another version) is as none: the
+                // report measures again.
+                Ok(row.and_then(|(at, sizes)| match serde_json::from_str(&sizes) {
+                    Ok(sizes) => Some((at, sizes)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "a kept measure of memory did not read; measuring again");
+                        None
+                    }
+                }))
+            }
         }
 
         #[async_trait]

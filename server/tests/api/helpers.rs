@@ -28,6 +28,7 @@ pub struct TestApp {
     pub lists: engine::runs::lists::ReferenceLists,
     pub runs: engine::runs::service::Runs,
     pub nightly: engine::learning::nightly::Nightly,
+    pub operations: engine::operations::Operations,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,
@@ -213,6 +214,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
     let lists = app.lists().clone();
     let runs = app.runs().clone();
     let nightly = app.nightly().clone();
+    let operations = app.operations().clone();
     let server = tokio::spawn(app.run_until_stopped());
     TestApp {
         base,
@@ -225,6 +227,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
         lists,
         runs,
         nightly,
+        operations,
         clock,
         server,
         dir: None,

@@ -162,7 +162,17 @@ async fn a_run_and_a_known_set_of_rows_move_exactly_their_figures() {
     };
     let old = app.store.upsert_card(&old).await.unwrap();
 
+    // The layers are measured once a day, as counting every row of memory costs what it holds:
+    // until then the page reads the measure kept when it was first asked for.
+    let kept = report(&app, &ada).await;
+    assert_eq!((kept.layers.clone(), kept.measured_at), (asked.layers.clone(), before.measured_at));
+    let first = before.measured_at.expect("the first report measured, and kept it");
+    assert!(first <= before.at && before.at - first < Duration::milliseconds(1), "when it was asked for");
+    // The daily job's measure, taken now; the host's `engram ops report` measures now too.
+    let measured = app.operations.measure_now().await.unwrap();
     let after = report(&app, &ada).await;
+    assert_eq!(after.measured_at, Some(measured));
+    assert_eq!(app.operations.report_on_host().await.unwrap().layers, after.layers);
     let (was, now) = (today(&asked), today(&after));
     assert_eq!((now.nightly_calls, now.nightly_millicents), (was.nightly_calls + 2, was.nightly_millicents + 1_000));
     assert_eq!(now.other_memory_millicents, was.other_memory_millicents + 40);

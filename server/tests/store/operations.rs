@@ -2,7 +2,7 @@
 //! since a time, a day's runs, checks, costs (with the block's percentiles by nearest rank) and
 //! check reads counted between its edges, the spend ledger by day and purpose, a connector's
 //! oldest card and how many are older than a time, the people who have not left, and a run's cost
-//! kept once.
+//! kept once; and the daily measure of memory kept and read back, the newest first.
 
 use crate::backends::{at, on_both, org, Db};
 use crate::connectors::{card, connector};
@@ -34,6 +34,9 @@ on_both! {
     people_who_left_are_not_counted_and_a_runs_cost_is_kept_once:
         sqlite_people_who_left_are_not_counted_and_a_runs_cost_is_kept_once,
         postgres_people_who_left_are_not_counted_and_a_runs_cost_is_kept_once;
+    the_newest_kept_measure_is_read_back_whole:
+        sqlite_the_newest_kept_measure_is_read_back_whole,
+        postgres_the_newest_kept_measure_is_read_back_whole;
 }
 
 fn table<'a>(tables: &'a [TableFigures], name: &str) -> &'a TableFigures {
@@ -281,4 +284,20 @@ async fn people_who_left_are_not_counted_and_a_runs_cost_is_kept_once(db: Db) {
     db.record_run_cost(r.id, r.created_at, &cost(9_000, 9)).await.unwrap();
     let day = db.cost_days(&[at(0), at(60)]).await.unwrap()[0];
     assert_eq!((day.runs, day.block_tokens, day.model_millicents), (1, 500, 3), "the first record stands");
+}
+
+async fn the_newest_kept_measure_is_read_back_whole(db: Db) {
+    assert_eq!(db.last_measure().await.unwrap(), None, "none before the first");
+    let o = org(&db).await;
+    let morning = db.memory_sizes(at(0)).await.unwrap();
+    db.keep_measure(at(10), &morning).await.unwrap();
+    assert_eq!(db.last_measure().await.unwrap(), Some((at(10), morning.clone())));
+    let lesson = NewLesson::in_own_words(o.alice.id, LessonScope::Personal, "Acme pays in INR".into(), at(20));
+    db.add_lesson(&lesson, o.by_admin(20)).await.unwrap();
+    let next = db.memory_sizes(at(0)).await.unwrap();
+    assert_ne!(next, morning, "a lesson more");
+    db.keep_measure(at(30), &next).await.unwrap();
+    let (when, kept) = db.last_measure().await.unwrap().expect("the newest");
+    assert_eq!((when, &kept), (at(30), &next));
+    assert_eq!(table(&kept.tables, "lessons").rows, table(&morning.tables, "lessons").rows + 1);
 }
