@@ -93,6 +93,11 @@ async fn a_fault_a_slow_answer_or_a_redirect_to_another_host_leaves_the_run_to_t
     let openai = format!("openai/{EMBED_MODEL}");
     assert!(embedded(&app, pays, &openai).await && embedded(&app, calls, &openai).await);
 
+    // Bob has no lessons: his run ranks nothing, and answers.
+    let bob = app.sign_in("bob").await;
+    let run = ask(&app, &bob, "Sales Assistant", OWED).await;
+    assert_eq!((run["run"]["state"].as_str(), loaded(&run["run"])), (Some("answered"), Vec::<String>::new()));
+
     embed.set(Mode::Status(500));
     assert_eq!(loaded(&ask(&app, &alice, "Sales Assistant", OWED).await["run"]), Vec::<String>::new());
     let by_words = loaded(&ask(&app, &alice, "Sales Assistant", "when should I call Priya").await["run"]);

@@ -212,7 +212,8 @@ impl Blocks {
     ) -> Result<Vec<BlockLesson>, RunError> {
         let teams: Vec<TeamId> = p.main_team.into_iter().collect();
         // The question's one embedding call goes while the lessons are read: a run waits for the
-        // slower of the two, never for both. A failure is logged and the words alone rank.
+        // slower of the two, never for both, and not for the call at all when no lesson is
+        // readable. A failure is logged and the words alone rank.
         let asked = async {
             match &self.vectors {
                 Some(v) => v.question(question).await,
@@ -223,13 +224,24 @@ impl Blocks {
             self.store.memory_scopes(agent.id),
             self.store.lessons_for_run(p.id, &teams),
         );
-        let (read, asked) = futures_util::join!(read, asked);
+        let (read, asked) = match futures_util::future::select(Box::pin(read), Box::pin(asked)).await {
+            futures_util::future::Either::Left((read, asked)) => (read, Err(asked)),
+            futures_util::future::Either::Right((asked, read)) => (read.await, Ok(asked)),
+        };
         let (scopes, lessons) = read?;
         let private_owner = agent.private.then_some(agent.owner);
         let readable: Vec<_> = lessons
             .into_iter()
             .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
             .collect();
+        if readable.is_empty() {
+            // Nothing to rank: the run does not wait for the question's vector.
+            return Ok(vec![]);
+        }
+        let asked = match asked {
+            Ok(asked) => asked,
+            Err(pending) => pending.await,
+        };
         let loaded = match &self.vectors {
             Some(v) => v.ranked(question, &readable, asked.as_deref()).await,
             None => lessons_for(question, &readable),
