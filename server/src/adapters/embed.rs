@@ -74,6 +74,16 @@ impl EmbedSettings {
             ),
             EmbedApi::Ollama => (models.ollama_host.clone(), None, DataLabel::Personal),
         };
+        // OpenAI's own API answers nothing without a key; another OpenAI-compatible one may not need one.
+        if api == EmbedApi::OpenAi
+            && api_key.is_none()
+            && base_url.trim_end_matches('/') == super::llm::DEFAULT_OPENAI_BASE_URL
+        {
+            return Err(format!(
+                "ENGRAM_EMBED_MODEL is {spec} but neither ENGRAM_EMBED_API_KEY nor OPENAI_API_KEY is set"
+            ));
+        }
+        tracing::info!(model = spec, "lessons rank by meaning beside their words");
         Ok(Some(Self {
             api,
             model: model.to_string(),
@@ -236,6 +246,8 @@ mod tests {
             "ENGRAM_EMBED_MIN_SIMILARITY" => Some("0.3".to_string()),
             _ => None,
         };
+        let keyless = EmbedSettings::from_env(Some("openai/text-embedding-3-small"), &models, none);
+        assert!(keyless.unwrap_err().contains("OPENAI_API_KEY"), "OpenAI's own API needs a key");
         let a = EmbedSettings::from_env(Some("openai/text-embedding-3-small"), &models, env).unwrap().unwrap();
         assert_eq!(a.base_url, "http://embed.internal/v1");
         assert_eq!(
