@@ -4,10 +4,15 @@
 //! product's ranking is measured beside the word overlap it replaced, in the same run. Then the
 //! selection's time for a person with 500 lessons. Run with `cargo bench -p engine --bench recall`;
 //! the set is made by `recall/make_set.py`. Figures are printed, never asserted.
+//!
+//! The hybrid ranking (words and meaning) is measured with a STAND-IN embedder written for this
+//! bench ([`stand_in`]): hashed character trigrams of each folded word. It is no language model
+//! and knows no synonyms; its figures show what fusing a second signal does to recall, precision
+//! and time on this set, not what a real embedding model would find.
 
 use chrono::{DateTime, Utc};
 use engine::kernel::{DataLabel, PersonId};
-use engine::lessons::select::{lessons_for, LessonTerms};
+use engine::lessons::select::{lessons_for, lessons_for_meaning, LessonTerms, Meaning};
 use engine::lessons::{Lesson, LessonScope, LessonState, WrittenBy};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -102,6 +107,34 @@ mod overlap {
     }
 }
 
+/// The bench's STAND-IN embedder, not a model: each folded word's character trigrams (with the
+/// word's edges marked) hashed into 256 numbers, then scaled to unit length. Texts sharing word
+/// pieces come out alike; texts meaning the same in other words do not.
+mod stand_in {
+    const DIMS: usize = 256;
+
+    fn hash(s: &str) -> usize {
+        // FNV-1a: fixed, so the figures are the same on every run.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in s.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+        (h % DIMS as u64) as usize
+    }
+
+    pub fn embed(text: &str) -> Vec<f32> {
+        let mut v = vec![0.0f32; DIMS];
+        for w in engine::terms::words(text) {
+            let marked: Vec<char> = format!("<{w}>").chars().collect();
+            for g in marked.windows(3) {
+                v[hash(&g.iter().collect::<String>())] += 1.0;
+            }
+        }
+        engine::kernel::embed::unit(&v).unwrap_or(v)
+    }
+}
+
 /// Recall@10 and precision@10 of one selection over the set, overall and by style.
 #[derive(Default)]
 struct Tally {
@@ -146,12 +179,23 @@ fn main() {
     let at: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().expect("a time");
 
     let (mut ranked, mut baseline) = (Tally::default(), Tally::default());
+    // The hybrid ranking with the stand-in embedder, at each weight of meaning and floor of
+    // similarity tried.
+    const TRIALS: [(f64, f32); 9] =
+        [(0.3, 0.3), (0.3, 0.5), (0.3, 0.7), (0.5, 0.3), (0.5, 0.5), (0.5, 0.7), (0.7, 0.3), (0.7, 0.5), (0.7, 0.7)];
+    let mut hybrid: Vec<Tally> = TRIALS.iter().map(|_| Tally::default()).collect();
     for person in &set.people {
         let lessons: Vec<Lesson> = person.lessons.iter().enumerate().map(|(i, t)| lesson(i, t, at)).collect();
+        let vectors: HashMap<i64, Vec<f32>> = lessons.iter().map(|l| (l.id, stand_in::embed(&l.text))).collect();
         for q in &person.questions {
             let ids = |found: Vec<&Lesson>| found.iter().map(|l| l.id).collect::<Vec<_>>();
             ranked.add(&q.style, &ids(lessons_for(&q.question, &lessons)), q.expect as i64);
             baseline.add(&q.style, &ids(overlap::lessons_for(&q.question, &lessons)), q.expect as i64);
+            let asked = stand_in::embed(&q.question);
+            for ((weight, floor), tally) in TRIALS.iter().zip(hybrid.iter_mut()) {
+                let m = Meaning { weight: *weight, ..Meaning::new(&asked, &vectors, *floor) };
+                tally.add(&q.style, &ids(lessons_for_meaning(&q.question, &lessons, Some(m))), q.expect as i64);
+            }
         }
     }
     println!(
@@ -162,16 +206,22 @@ fn main() {
     );
     println!("| selection | recall@10 | precision@10 | lessons loaded per question |");
     println!("|---|---|---|---|");
-    for (name, t) in [("word overlap (before)", &baseline), ("ranked (now)", &ranked)] {
+    let mut rows: Vec<(String, &Tally)> =
+        vec![("word overlap (before)".into(), &baseline), ("ranked by words (now, no embedder)".into(), &ranked)];
+    for ((weight, floor), t) in TRIALS.iter().zip(&hybrid) {
+        rows.push((format!("words and meaning, STAND-IN embedder, weight {weight}, similarity floor {floor}"), t));
+    }
+    for (name, t) in rows {
         println!("| {name} | {:.3} | {:.3} | {:.1} |", t.recall(), t.precision(), t.loaded as f64 / t.asked as f64);
     }
     let mut styles: Vec<_> = ranked.by_style.keys().cloned().collect();
     styles.sort();
-    println!("\n| style | recall@10 before | recall@10 now |");
-    println!("|---|---|---|");
+    println!("\n| style | recall@10 before | recall@10 now | with the stand-in, weight 0.5, floor 0.5 |");
+    println!("|---|---|---|---|");
     for s in styles {
-        let (b, r) = (baseline.by_style[&s], ranked.by_style[&s]);
-        println!("| {s} | {:.2} | {:.2} |", b.1 as f64 / b.0 as f64, r.1 as f64 / r.0 as f64);
+        let (b, r, h) = (baseline.by_style[&s], ranked.by_style[&s], hybrid[4].by_style[&s]);
+        let share = |x: (usize, usize)| x.1 as f64 / x.0 as f64;
+        println!("| {s} | {:.2} | {:.2} | {:.2} |", share(b), share(r), share(h));
     }
 
     // One person with 500 lessons: the first 500 of the set's, asked all 300 questions, ten times.
@@ -191,9 +241,38 @@ fn main() {
             l
         })
         .collect();
-    let (mut now, mut made, mut before) = (Vec::new(), Vec::new(), Vec::new());
+    let many_vectors: HashMap<i64, Vec<f32>> = many.iter().map(|l| (l.id, stand_in::embed(&l.text))).collect();
+    let asked: Vec<Vec<f32>> = questions.iter().map(|q| stand_in::embed(q)).collect();
+    // As wide as a real model's (1,536 numbers, OpenAI's text-embedding-3-small), the numbers made
+    // up: the time of comparing them, not what they find.
+    let wide_of = |seed: u64| {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let v: Vec<f32> = (0..1536)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 2_000) as f32 / 1_000.0 - 1.0
+            })
+            .collect();
+        engine::kernel::embed::unit(&v).expect("not zero")
+    };
+    let wide: HashMap<i64, Vec<f32>> = many.iter().map(|l| (l.id, wide_of(l.id as u64 + 1))).collect();
+    let wide_question = wide_of(7);
+    let (mut now, mut made, mut before, mut fused) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut fused_wide = Vec::new();
     for _ in 0..10 {
-        for q in &questions {
+        for (q, v) in questions.iter().zip(&asked) {
+            // The ranking's own time with the vectors in hand: the question's one call to a real
+            // endpoint, and reading the kept vectors, come on top.
+            let m = Meaning::new(v, &many_vectors, 0.5);
+            let t = Instant::now();
+            black_box(lessons_for_meaning(black_box(q), &kept, Some(m)));
+            fused.push(t.elapsed());
+            let m = Meaning::new(&wide_question, &wide, 0.5);
+            let t = Instant::now();
+            black_box(lessons_for_meaning(black_box(q), &kept, Some(m)));
+            fused_wide.push(t.elapsed());
             let t = Instant::now();
             black_box(lessons_for(black_box(q), &kept));
             now.push(t.elapsed());
@@ -205,7 +284,7 @@ fn main() {
             before.push(t.elapsed());
         }
     }
-    for v in [&mut now, &mut made, &mut before] {
+    for v in [&mut now, &mut made, &mut before, &mut fused, &mut fused_wide] {
         v.sort();
     }
     println!("\nselection for a person with 500 lessons, {} questions:", now.len());
@@ -213,6 +292,8 @@ fn main() {
     println!("|---|---|---|");
     for (name, v) in [
         ("ranked, terms kept with each lesson (now)", &now),
+        ("words and meaning, 256-number stand-in vectors in hand", &fused),
+        ("words and meaning, 1,536-number vectors in hand", &fused_wide),
         ("ranked, terms made on read (lessons kept before)", &made),
         ("word overlap (before)", &before),
     ] {

@@ -10,6 +10,7 @@ use crate::kernel::model::Models;
 use crate::learning::draft::CoreDrafter;
 use crate::learning::nightly::Nightly;
 use crate::lessons::service::Lessons;
+use crate::lessons::vectors::LessonVectors;
 use crate::operations::{CoreBlockFiles, Operations};
 use crate::org::service::OrgService;
 use crate::org::sign_in::AuthService;
@@ -47,6 +48,8 @@ pub struct Adapters {
     pub reflect_max_per_day: u32,
     /// Model calls agents make answering people, per UTC day.
     pub ask_max_per_day: u32,
+    /// The embedding model lessons are ranked by beside their words; without one, by words alone.
+    pub embedder: Option<Arc<dyn crate::kernel::embed::Embedder>>,
 }
 
 /// Every service, built once.
@@ -66,6 +69,8 @@ pub struct Services {
     pub drafter: CoreDrafter,
     pub erasures: Erasures,
     pub operations: Operations,
+    /// Embedding lessons, where an embedder is configured; the timed jobs catch up with it.
+    pub lesson_vectors: Option<LessonVectors>,
 }
 
 impl Services {
@@ -80,7 +85,9 @@ impl Services {
             spawn,
             reflect_max_per_day,
             ask_max_per_day,
+            embedder,
         } = adapters;
+        let lesson_vectors = embedder.map(|e| LessonVectors::new(store.clone(), e, clock.clone()));
         let cores = CoreService::new(store.clone(), clock.clone());
         let auth = AuthService::new(store.clone(), clock.clone());
         // Every place that checks a person's password counts the same attempts.
@@ -98,7 +105,10 @@ impl Services {
         let run_lists = ReferenceLists::new(store.clone(), clock.clone(), source);
         let mut runs =
             Runs::new(store.clone(), clock.clone(), memory.runs.clone(), run_lists, agent_models, ask_max_per_day)
-                .with_spawn(spawn);
+                .with_spawn(spawn.clone());
+        if let Some(v) = &lesson_vectors {
+            runs = runs.with_lesson_vectors(v.clone());
+        }
         // Without a vault there are no bots' boards to hand work on to.
         if has_vault {
             runs = runs.with_tasks(Arc::new(BotBoards(bots.wakes.clone())));
@@ -106,7 +116,10 @@ impl Services {
         if let Some(outbox) = outbox {
             runs = runs.with_outbox(outbox);
         }
-        let lessons = Lessons::new(store.clone(), clock.clone());
+        let mut lessons = Lessons::new(store.clone(), clock.clone());
+        if let Some(v) = &lesson_vectors {
+            lessons = lessons.with_vectors(v.clone(), spawn);
+        }
         let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
         let erasures = Erasures::new(store.clone(), clock.clone());
@@ -125,6 +138,7 @@ impl Services {
             drafter,
             erasures,
             operations,
+            lesson_vectors,
         }
     }
 }

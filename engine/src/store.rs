@@ -66,6 +66,7 @@ pub trait Store:
     + crate::cards::store::CardPorts
     + crate::learning::LearningPorts
     + crate::lessons::LessonPorts
+    + crate::lessons::vectors::LessonVectorStore
     + crate::cores::store::CorePorts
     + crate::org::store::OrgPorts
     + CoreStore
@@ -104,6 +105,7 @@ impl<
             + ListStore
             + InboxStore
             + LessonStore
+            + crate::lessons::vectors::LessonVectorStore
             + crate::learning::nightly::NightlyStore
             + crate::learning::draft::DraftSourceStore
             + crate::lessons::scopes::MemoryScopeStore

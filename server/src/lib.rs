@@ -16,7 +16,7 @@ pub mod settings;
 pub mod startup;
 pub mod store;
 
-pub use adapters::{agent_model, connector, live_checks, llm, outbound, outbox, vault};
+pub use adapters::{agent_model, connector, embed, live_checks, llm, outbound, outbox, vault};
 pub use cli::{archive, bots_cli, init, jobs_cli, memory_audit_cli, password, people_cli, runs_cli};
 pub use http::{idempotency, state};
 pub use settings::Settings;

@@ -14,7 +14,8 @@
 //! - what is made from other rows: `card_terms` (each card's match terms, written again from the
 //!   cards on import), `use_terms` (each person's share of them, which the store's triggers make
 //!   from `card_uses` and `card_terms`), `team_sizes` (each team's count of current people, which
-//!   the store's triggers keep from `people`) and `store_tasks` (the store's one-time work at start-up).
+//!   the store's triggers keep from `people`), `store_tasks` (the store's one-time work at start-up)
+//!   and `lesson_embeddings` (each lesson's vector, which the embedder makes again after an import).
 //!
 //! Hidden columns of carried tables (people's password hashes, a connector's company key) are never
 //! written; an import fills them as `Hidden` says.

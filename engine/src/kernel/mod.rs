@@ -5,6 +5,7 @@
 //! `secrets` (the credential detector) and `tokens` (the tally every budget counts with).
 
 pub mod age;
+pub mod embed;
 pub mod events;
 pub mod ids;
 pub mod jobs;

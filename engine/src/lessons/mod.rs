@@ -11,6 +11,7 @@ pub mod scopes;
 pub mod select;
 pub mod service;
 pub mod states;
+pub mod vectors;
 
 use crate::kernel::DataLabel;
 use crate::kernel::RunId;

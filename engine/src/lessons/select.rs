@@ -6,9 +6,18 @@
 //! word every lesson shares says little of which one is meant. A word one letter apart from a
 //! lesson's (a typo) counts for less than the word itself. A lesson far below the best is left
 //! out rather than padding the block.
+//!
+//! Where an embedding model is configured, what a lesson means is a second signal beside its
+//! words (see [`Meaning`]): each relevance is then a weighted sum of the lexical one, as a share
+//! of the best lesson's, and how much more alike the lesson's vector is to the question's than
+//! the operator's floor of similarity. A lesson without a vector counts its lexical share for
+//! both. Without an embedder, or when no lesson read has a vector, the ranking is the lexical
+//! one alone, exactly.
 
 use super::Lesson;
+use crate::kernel::embed::cosine;
 use crate::terms::{one_letter_apart, terms, words};
+use std::collections::HashMap;
 
 /// At most this many lessons load into one run.
 pub const LESSONS_PER_RUN: usize = 10;
@@ -71,9 +80,54 @@ fn holds(lesson: &LessonTerms, term: &str, typos: &[&str]) -> f64 {
     }
 }
 
+/// How much what a lesson means counts against its words, where both are known. At most 0.6, so
+/// that the lesson whose words fit best always stays above the relevance floor however unlike its
+/// vector: meaning adds lessons and reorders them, it never loses the best by words. Measured on
+/// the recall set with a stand-in embedder (BENCHMARKS.md, "Recall of lessons").
+pub const MEANING_WEIGHT: f64 = 0.5;
+
+/// What a run knows of meaning: the question's vector and the lessons' kept vectors by lesson id,
+/// each of unit length and of the configured model, and the similarity below which a lesson is
+/// not like the question at all.
+#[derive(Debug, Clone, Copy)]
+pub struct Meaning<'a> {
+    pub question: &'a [f32],
+    pub vectors: &'a HashMap<i64, Vec<f32>>,
+    pub min_similarity: f32,
+    /// How much meaning counts against words: [`MEANING_WEIGHT`], but for the bench's trials.
+    pub weight: f64,
+}
+
+impl<'a> Meaning<'a> {
+    /// Meaning at the product's weight.
+    pub fn new(question: &'a [f32], vectors: &'a HashMap<i64, Vec<f32>>, min_similarity: f32) -> Self {
+        Self { question, vectors, min_similarity, weight: MEANING_WEIGHT }
+    }
+
+    /// How alike the lesson is to the question, 0 (at or below the floor) to 1 (the same);
+    /// `None` for a lesson without a vector.
+    fn alike(&self, lesson: i64) -> Option<f64> {
+        let v = self.vectors.get(&lesson)?;
+        let floor = f64::from(self.min_similarity).clamp(-1.0, 0.999);
+        let cos = f64::from(cosine(self.question, v));
+        Some(((cos - floor) / (1.0 - floor)).clamp(0.0, 1.0))
+    }
+}
+
 /// The lessons a question loads, most relevant first, then confirmed before unconfirmed, then
-/// newest.
+/// newest: by their words alone.
 pub fn lessons_for<'a>(question: &str, lessons: &'a [Lesson]) -> Vec<&'a Lesson> {
+    ranked(question, lessons, None)
+}
+
+/// As [`lessons_for`], with what the lessons mean beside their words when it is known.
+pub fn lessons_for_meaning<'a>(question: &str, lessons: &'a [Lesson], meaning: Option<Meaning<'_>>) -> Vec<&'a Lesson> {
+    ranked(question, lessons, meaning)
+}
+
+/// Each lesson's lexical relevance to the question, in order; all 0 when the question names
+/// nothing.
+fn lexical(question: &str, lessons: &[Lesson]) -> Vec<f64> {
     // Each asked term with the words it came from, so a typo is told by the word, not its stem.
     let mut asked: Vec<(String, Vec<String>)> = Vec::new();
     for w in words(question) {
@@ -85,7 +139,7 @@ pub fn lessons_for<'a>(question: &str, lessons: &'a [Lesson]) -> Vec<&'a Lesson>
         }
     }
     if asked.is_empty() {
-        return Vec::new();
+        return vec![0.0; lessons.len()];
     }
     // Lessons kept before their terms were have them made here.
     let made: Vec<Option<LessonTerms>> =
@@ -111,6 +165,22 @@ pub fn lessons_for<'a>(question: &str, lessons: &'a [Lesson]) -> Vec<&'a Lesson>
         let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         for (s, h) in scores.iter_mut().zip(held) {
             *s += idf * h;
+        }
+    }
+    scores
+}
+
+fn ranked<'a>(question: &str, lessons: &'a [Lesson], meaning: Option<Meaning<'_>>) -> Vec<&'a Lesson> {
+    let mut scores = lexical(question, lessons);
+    // Meaning counts only where some lesson read has a vector; else the words alone, as they are.
+    if let Some(m) = meaning.filter(|m| lessons.iter().any(|l| m.vectors.contains_key(&l.id))) {
+        let best = scores.iter().copied().fold(0.0, f64::max);
+        for (s, l) in scores.iter_mut().zip(lessons) {
+            let words = if best > 0.0 { *s / best } else { 0.0 };
+            *s = match m.alike(l.id) {
+                Some(alike) => (1.0 - m.weight) * words + m.weight * alike,
+                None => words,
+            };
         }
     }
     let best = scores.iter().copied().fold(0.0, f64::max);
@@ -241,7 +311,96 @@ pub(crate) mod tests {
         assert_eq!(LessonTerms::from_stored("\n"), Some(LessonTerms::default()));
     }
 
+    #[test]
+    fn meaning_orders_lessons_alike_in_words_and_a_lesson_without_a_vector_keeps_its_lexical_share() {
+        let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+        let lessons = [
+            lesson(1, "Kaveri Foods renewal is in March", LessonState::Accepted, false, t),
+            lesson(2, "Kaveri Foods renewal talks go through procurement", LessonState::Accepted, false, t),
+            lesson(3, "Kaveri Foods renewal needs the CFO's signature", LessonState::Accepted, false, t),
+        ];
+        let q = "Kaveri Foods renewal";
+        let lexical: Vec<i64> = lessons_for(q, &lessons).iter().map(|l| l.id).collect();
+        assert_eq!(lexical, [3, 2, 1], "equal in words: newest first, then by id");
+        let question = [1.0f32, 0.0];
+        let mut vectors = HashMap::new();
+        vectors.insert(1, vec![1.0f32, 0.0]);
+        vectors.insert(2, vec![0.0f32, 1.0]);
+        let m = Meaning::new(&question, &vectors, 0.2);
+        let ids: Vec<i64> = lessons_for_meaning(q, &lessons, Some(m)).iter().map(|l| l.id).collect();
+        // 1 is alike in meaning (1.0); 3 has no vector, so counts its words for both (1.0); 2 is
+        // unlike (0.5, words alone halved) and still loads, above the floor.
+        assert_eq!(ids, [3, 1, 2]);
+        let none = HashMap::new();
+        let m = Meaning::new(&question, &none, 0.2);
+        let ids: Vec<i64> = lessons_for_meaning(q, &lessons, Some(m)).iter().map(|l| l.id).collect();
+        assert_eq!(ids, lexical, "no lesson with a vector: the words alone");
+    }
+
+    #[test]
+    fn meaning_below_the_floor_of_similarity_loads_nothing_the_words_do_not() {
+        let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+        let lessons = [
+            lesson(1, "Litware's office moved", LessonState::Accepted, true, t),
+            lesson(2, "Priya prefers calls", LessonState::Accepted, true, t),
+        ];
+        let question = [1.0f32, 0.0];
+        let mut vectors = HashMap::new();
+        vectors.insert(1, vec![0.6f32, 0.8]);
+        vectors.insert(2, vec![0.0f32, 1.0]);
+        let m = Meaning::new(&question, &vectors, 0.7);
+        assert!(lessons_for_meaning("what is at stake", &lessons, Some(m)).is_empty(), "0.6 is below 0.7");
+        let m = Meaning::new(&question, &vectors, 0.5);
+        let ids: Vec<i64> = lessons_for_meaning("what is at stake", &lessons, Some(m)).iter().map(|l| l.id).collect();
+        assert_eq!(ids, [1], "above the floor, meaning alone loads it; the unlike one stays out");
+    }
+
     proptest::proptest! {
+        /// Without a lesson's vector among those read, meaning changes nothing: the words alone
+        /// rank, exactly as without an embedder.
+        #[test]
+        fn meaning_without_vectors_is_the_lexical_ranking(
+            texts in proptest::collection::vec("\\PC{0,60}", 1..12),
+            question in "\\PC{0,40}",
+        ) {
+            let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+            let ls: Vec<Lesson> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| lesson(i as i64, text, LessonState::Accepted, i % 2 == 0, t))
+                .collect();
+            let mut other = HashMap::new();
+            other.insert(10_000, vec![1.0f32]);
+            let q = [1.0f32];
+            let m = Meaning::new(&q, &other, 0.0);
+            let ids = |found: Vec<&Lesson>| found.into_iter().map(|l| l.id).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(ids(lessons_for_meaning(&question, &ls, Some(m))), ids(lessons_for(&question, &ls)));
+        }
+
+        /// However unlike their vectors, the lesson that fits the question's words best still
+        /// loads with meaning beside words.
+        #[test]
+        fn meaning_never_loses_the_best_lesson_by_words(
+            texts in proptest::collection::vec("[a-e ]{0,30}", 1..10),
+            question in "[a-e ]{0,20}",
+            angles in proptest::collection::vec(0.0f32..std::f32::consts::TAU, 10),
+        ) {
+            let t: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().unwrap();
+            let ls: Vec<Lesson> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| lesson(i as i64, text, LessonState::Accepted, true, t))
+                .collect();
+            let vectors: HashMap<i64, Vec<f32>> =
+                ls.iter().map(|l| (l.id, vec![angles[l.id as usize].cos(), angles[l.id as usize].sin()])).collect();
+            let q = [1.0f32, 0.0];
+            let hybrid: Vec<i64> =
+                lessons_for_meaning(&question, &ls, Some(Meaning::new(&q, &vectors, 0.2))).iter().map(|l| l.id).collect();
+            if let Some(best) = lessons_for(&question, &ls).first() {
+                proptest::prop_assert!(hybrid.contains(&best.id), "{} missing from {:?}", best.id, hybrid);
+            }
+        }
+
         /// Whatever a lesson says, its kept terms read back the same, and a run finds the same
         /// lessons by kept terms as by terms it makes itself.
         #[test]

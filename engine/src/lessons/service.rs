@@ -64,6 +64,8 @@ pub struct MyLessons {
 pub struct Lessons {
     store: Arc<dyn LessonPorts>,
     clock: Arc<dyn Clock>,
+    /// Where an embedder is configured: a kept or corrected lesson is embedded in the background.
+    vectors: Option<(super::vectors::LessonVectors, super::vectors::Spawn)>,
 }
 
 /// Why the person a team or company lesson came from may no longer change it alone: once
@@ -97,7 +99,20 @@ pub fn lesson_text(text: &str) -> Result<String, LessonError> {
 
 impl Lessons {
     pub fn new(store: Arc<dyn LessonPorts>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
+        Self { store, clock, vectors: None }
+    }
+
+    /// With an embedder, each lesson a person keeps or corrects is embedded right after, in the
+    /// background on `spawn`; the answer never waits for it.
+    pub fn with_vectors(mut self, vectors: super::vectors::LessonVectors, spawn: super::vectors::Spawn) -> Self {
+        self.vectors = Some((vectors, spawn));
+        self
+    }
+
+    fn embed_soon(&self) {
+        if let Some((vectors, spawn)) = &self.vectors {
+            vectors.catch_up_soon(spawn);
+        }
     }
 
     fn actor(&self, person: PersonId) -> Actor {
@@ -135,6 +150,7 @@ impl Lessons {
         }
         let lesson = self.store.add_lesson(&lesson, self.actor(person.id)).await?;
         tracing::info!(lesson = lesson.id, person = %person.id, scope = scope.kind(), "a lesson was kept");
+        self.embed_soon();
         Ok(lesson)
     }
 
@@ -291,6 +307,7 @@ impl Lessons {
         match self.store.supersede_lesson(&old, &new, "corrected", self.actor(person.id)).await {
             Ok(l) => {
                 tracing::info!(lesson = l.id, replaced = old.id, person = %person.id, "a lesson was corrected");
+                self.embed_soon();
                 Ok(l)
             }
             Err(StoreError::Changed { .. }) => Err(LessonError::Invalid(

@@ -3,6 +3,7 @@
 
 pub mod agent_model;
 pub mod connector;
+pub mod embed;
 pub mod live_checks;
 pub mod llm;
 pub mod outbound;

@@ -67,6 +67,8 @@ impl AppState {
             drafter,
             erasures,
             operations,
+            // Embedding lessons is the timed jobs' and the services' own; no handler calls it.
+            lesson_vectors: _,
         } = services;
         Self {
             leptos_options,

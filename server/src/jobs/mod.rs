@@ -1,6 +1,6 @@
 //! The timed jobs a server runs: Prepare my day, the forgetting job, the nightly job, the who's-who
-//! lists' fetch, the bots' memory audits, Operations' daily measure of memory and the purge of old
-//! idempotency keys.
+//! lists' fetch, the bots' memory audits, Operations' daily measure of memory, embedding lessons and
+//! the purge of old idempotency keys.
 
 use crate::http::request_id;
 use engine::cards::service::PersonMemory;
@@ -14,7 +14,7 @@ use tracing::Instrument;
 /// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
 /// decides itself whether it is due, so a restart never runs one twice in a day.
 pub fn spawn_jobs(services: &Services) {
-    let Services { memory, lists, nightly, bots, operations, store, clock, .. } = services.clone();
+    let Services { memory, lists, nightly, bots, operations, store, clock, lesson_vectors, .. } = services.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
@@ -24,6 +24,9 @@ pub fn spawn_jobs(services: &Services) {
             fetch_due_lists(&lists).await;
             run_memory_audits(&bots).await;
             measure_memory(&operations).await;
+            if let Some(v) = &lesson_vectors {
+                embed_lessons(v).await;
+            }
             let stale = clock.now() - chrono::Duration::hours(crate::http::idempotency::KEEP_HOURS);
             let purge = store.idem_purge_before(stale);
             if let Err(e) =
@@ -92,6 +95,18 @@ pub async fn measure_memory(operations: &Operations) {
         }
     }
     .instrument(job_span("operations_measure"))
+    .await;
+}
+
+/// Embeds the lessons still without a vector of the configured model (written by the nightly job,
+/// or whose call failed), one bounded batch a minute, each lesson claimed once across servers.
+pub async fn embed_lessons(vectors: &engine::lessons::vectors::LessonVectors) {
+    async {
+        if let Err(e) = vectors.catch_up().await {
+            tracing::warn!(error = %e, "lessons were not embedded this minute");
+        }
+    }
+    .instrument(job_span("lesson_embeddings"))
     .await;
 }
 

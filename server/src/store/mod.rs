@@ -29,6 +29,7 @@ mod draft_sources;
 mod erasure;
 mod idempotency;
 mod inbox;
+mod lesson_vectors;
 mod lessons;
 mod lists;
 #[cfg(feature = "bench-lww")]

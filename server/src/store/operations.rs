@@ -47,6 +47,8 @@ pub(crate) const MEMORY_TABLES: &[MemoryTable] = &[
     t(Layer::Lists, "list_snapshots", Some("taken_at")),
     // A lesson's evidence is a column of its row.
     t(Layer::Lessons, "lessons", Some("created_at")),
+    // Each lesson's vector, where an embedding model is configured: often larger than its text.
+    t(Layer::Lessons, "lesson_embeddings", Some("claimed_at")),
     t(Layer::Bots, "org_agent_episodes", Some("created_at")),
     t(Layer::Bots, "org_agent_memory", Some("created_at")),
     t(Layer::Bots, "org_agent_memory_evidence", None),

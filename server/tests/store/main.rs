@@ -24,6 +24,7 @@ mod idempotency;
 mod import;
 mod inbox;
 mod keep;
+mod lesson_vectors;
 mod lessons;
 mod listing;
 mod memory_audits;

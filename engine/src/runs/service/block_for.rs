@@ -211,14 +211,42 @@ impl Blocks {
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<Vec<BlockLesson>, RunError> {
         let teams: Vec<TeamId> = p.main_team.into_iter().collect();
-        let (scopes, lessons) =
-            futures_util::try_join!(self.store.memory_scopes(agent.id), self.store.lessons_for_run(p.id, &teams))?;
+        // The question's one embedding call goes while the lessons are read: a run waits for the
+        // slower of the two, never for both, and not for the call at all when no lesson is
+        // readable. A failure is logged and the words alone rank.
+        let asked = async {
+            match &self.vectors {
+                Some(v) => v.question(question).await,
+                None => None,
+            }
+        };
+        let read = futures_util::future::try_join(
+            self.store.memory_scopes(agent.id),
+            self.store.lessons_for_run(p.id, &teams),
+        );
+        let (read, asked) = match futures_util::future::select(Box::pin(read), Box::pin(asked)).await {
+            futures_util::future::Either::Left((read, asked)) => (read, Err(asked)),
+            futures_util::future::Either::Right((asked, read)) => (read.await, Ok(asked)),
+        };
+        let (scopes, lessons) = read?;
         let private_owner = agent.private.then_some(agent.owner);
         let readable: Vec<_> = lessons
             .into_iter()
             .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
             .collect();
-        Ok(lessons_for(question, &readable).into_iter().map(|l| block_lesson(l, p)).collect())
+        if readable.is_empty() {
+            // Nothing to rank: the run does not wait for the question's vector.
+            return Ok(vec![]);
+        }
+        let asked = match asked {
+            Ok(asked) => asked,
+            Err(pending) => pending.await,
+        };
+        let loaded = match &self.vectors {
+            Some(v) => v.ranked(question, &readable, asked.as_deref()).await,
+            None => lessons_for(question, &readable),
+        };
+        Ok(loaded.into_iter().map(|l| block_lesson(l, p)).collect())
     }
 
     /// The company core of the agent's role; the team core of the person's main team when that

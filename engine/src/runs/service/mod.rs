@@ -192,6 +192,8 @@ pub struct Blocks {
     lists: ReferenceLists,
     /// Reads again in the background what a block carried as unknown.
     spawn: Option<Spawn>,
+    /// Where an embedder is configured: lessons rank by meaning beside their words.
+    vectors: Option<crate::lessons::vectors::LessonVectors>,
 }
 
 /// The agent by id, or that there is none.
@@ -214,7 +216,14 @@ impl Runs {
         let threads = Threads { store: store.clone() };
         let inbox =
             Inbox { store: store.clone(), clock: clock.clone(), cards: cards.clone(), outbox: None, tasks: None };
-        let blocks = Blocks { store: store.clone(), clock: clock.clone(), cards: cards.clone(), lists, spawn: None };
+        let blocks = Blocks {
+            store: store.clone(),
+            clock: clock.clone(),
+            cards: cards.clone(),
+            lists,
+            spawn: None,
+            vectors: None,
+        };
         let answering = Answering {
             blocks,
             threads: threads.clone(),
@@ -241,6 +250,13 @@ impl Runs {
     pub fn with_tasks(mut self, tasks: Arc<dyn super::handon::TaskDesk>) -> Self {
         self.inbox.tasks = Some(tasks.clone());
         self.answering.tasks = Some(tasks);
+        self
+    }
+
+    /// With an embedder, the lessons a run loads rank by meaning beside their words: the question
+    /// is embedded once per run, within the embedder's short timeout for questions.
+    pub fn with_lesson_vectors(mut self, vectors: crate::lessons::vectors::LessonVectors) -> Self {
+        self.answering.blocks.vectors = Some(vectors);
         self
     }
 

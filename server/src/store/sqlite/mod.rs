@@ -11,6 +11,7 @@ mod erasure;
 mod idempotency;
 mod import;
 mod inbox;
+mod lesson_vectors;
 mod lessons;
 mod lists;
 mod memory_audits;

@@ -1,0 +1,3 @@
+//! `store::lesson_vectors` on PostgreSQL, expanded here.
+
+crate::store::lesson_vectors::lesson_vectors_store!();
