@@ -9,7 +9,7 @@ macro_rules! cores_store {
         use crate::store::{run_cores_from, JOINED_ROLE_COLUMNS, JOINED_TEAM_COLUMNS};
         use async_trait::async_trait;
         use engine::cores::{
-            CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion, SuggestionState,
+            CoreHead, CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion, SuggestionState,
             COMPANY_KEY_PREFIX,
         };
         use engine::org::{RoleId, TeamId};
@@ -113,6 +113,32 @@ macro_rules! cores_store {
                         .await
                         .or_backend()?;
                 row.as_ref().map(version_from).transpose()
+            }
+
+            async fn current_core_heads(&self) -> Result<Vec<CoreHead>, StoreError> {
+                // One row a role and a team, each finding its newest version through the unique
+                // (scope_key, version) index: as many seeks as the outline has rows, however long
+                // any core's history grows (a GROUP BY over the versions would read them all).
+                sqlx::query(
+                    "SELECT s.scope_key, v.version, v.tokens FROM (\
+                     SELECT $1 || slug AS scope_key FROM roles UNION ALL \
+                     SELECT 'team:' || CAST(id AS TEXT) FROM teams) s \
+                     JOIN core_versions v ON v.id = (SELECT w.id FROM core_versions w \
+                     WHERE w.scope_key = s.scope_key ORDER BY w.version DESC LIMIT 1)",
+                )
+                .bind(COMPANY_KEY_PREFIX)
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?
+                .iter()
+                .map(|row| {
+                    Ok(CoreHead {
+                        scope: scope_from(row.get("scope_key"))?,
+                        version: row.get::<i64, _>("version") as u32,
+                        tokens: row.get::<i64, _>("tokens") as u32,
+                    })
+                })
+                .collect()
             }
 
             async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError> {
