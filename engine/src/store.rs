@@ -101,6 +101,7 @@ impl<
             + CardStore
             + IdempotencyStore
             + RunStore
+            + crate::runs::store::ThreadListStore
             + ListStore
             + InboxStore
             + LessonStore

@@ -51,6 +51,7 @@ mod setup;
 mod snapshots;
 pub mod sqlite;
 mod teams;
+mod thread_lines;
 mod tokens;
 
 use engine::store::{Store, StoreError};
