@@ -116,15 +116,20 @@ macro_rules! cores_store {
             }
 
             async fn current_core_heads(&self) -> Result<Vec<CoreHead>, StoreError> {
-                // One row a role and a team, each finding its newest version through the unique
-                // (scope_key, version) index: as many seeks as the outline has rows, however long
-                // any core's history grows (a GROUP BY over the versions would read them all).
+                // One row a role and a team, each finding its newest version by a seek on the
+                // unique (scope_key, version) index: as many seeks as the outline has rows, however
+                // long any core's history grows. A GROUP BY over the versions would read them all,
+                // and so would a join on the newest version's id, which PostgreSQL answers with a
+                // hash of every version; lookups in the select list are run once a row instead.
                 sqlx::query(
-                    "SELECT s.scope_key, v.version, v.tokens FROM (\
+                    "SELECT scope_key, version, tokens FROM (SELECT s.scope_key, \
+                     (SELECT w.version FROM core_versions w WHERE w.scope_key = s.scope_key \
+                     ORDER BY w.version DESC LIMIT 1) AS version, \
+                     (SELECT w.tokens FROM core_versions w WHERE w.scope_key = s.scope_key \
+                     ORDER BY w.version DESC LIMIT 1) AS tokens FROM (\
                      SELECT $1 || slug AS scope_key FROM roles UNION ALL \
-                     SELECT 'team:' || CAST(id AS TEXT) FROM teams) s \
-                     JOIN core_versions v ON v.id = (SELECT w.id FROM core_versions w \
-                     WHERE w.scope_key = s.scope_key ORDER BY w.version DESC LIMIT 1)",
+                     SELECT 'team:' || CAST(id AS TEXT) FROM teams) s) heads \
+                     WHERE version IS NOT NULL",
                 )
                 .bind(COMPANY_KEY_PREFIX)
                 .fetch_all(self.pool())
