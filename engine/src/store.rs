@@ -102,6 +102,7 @@ impl<
             + CardStore
             + IdempotencyStore
             + RunStore
+            + crate::runs::store::ThreadListStore
             + ListStore
             + InboxStore
             + LessonStore

@@ -64,7 +64,7 @@ fn AskForm(data: AskData) -> impl IntoView {
                 view! {
                     <ul class="threads">
                         {threads.into_iter().map(|t| {
-                            let at = t.messages.first().map(|m| when(&m.at)).unwrap_or_default();
+                            let at = t.asked_at.as_ref().map(when).unwrap_or_default();
                             view! {
                                 <li>
                                     <a href=thread(t.id)>{t.title}</a>

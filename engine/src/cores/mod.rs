@@ -75,6 +75,15 @@ pub struct CoreVersion {
     pub saved_at: DateTime<Utc>,
 }
 
+/// A core's current version number and size, without its text: what a list of every role's and
+/// team's core shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreHead {
+    pub scope: CoreScope,
+    pub version: u32,
+    pub tokens: u32,
+}
+
 /// What the store appends: the engine has already checked permission and limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewCoreVersion {

@@ -3,8 +3,8 @@
 use super::store::CorePorts;
 use crate::clock::Clock;
 use crate::cores::{
-    check_company_limit, parse_note, text_with_line, CoreError, CoreScope, CoreSubject, CoreVersion, NewCoreVersion,
-    NewSuggestion, Suggestion, SuggestionState, HISTORY_PAGE, NO_ROLE_NOTICE,
+    check_company_limit, parse_note, text_with_line, CoreError, CoreHead, CoreScope, CoreSubject, CoreVersion,
+    NewCoreVersion, NewSuggestion, Suggestion, SuggestionState, HISTORY_PAGE, NO_ROLE_NOTICE,
 };
 use crate::diff::{diff_lines, DiffLine};
 use crate::kernel::{Actor, StoreError};
@@ -12,6 +12,7 @@ use crate::org::{Person, Role, RoleSlug};
 use crate::tokens::count_tokens;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The core use cases. Each checks who is asking and what the rules allow, then makes one store
@@ -145,25 +146,28 @@ impl CoreService {
         let lead_ids: Vec<_> = dir.teams.iter().filter_map(|t| t.lead).collect();
         let leads = self.store.people_by_ids(&lead_ids).await?;
         let sizes = self.store.team_sizes().await?;
+        // Every core's current version in one read, not one read a role and a team.
+        let heads: HashMap<CoreScope, CoreHead> =
+            self.store.current_core_heads().await?.into_iter().map(|h| (h.scope.clone(), h)).collect();
         let mut roles = Vec::with_capacity(dir.roles.len());
         for role in &dir.roles {
-            let current = self.store.current_core(&CoreScope::Company(role.slug.clone())).await?;
+            let current = heads.get(&CoreScope::Company(role.slug.clone()));
             roles.push(RoleCoreSummary {
                 role: role.clone(),
-                version: current.as_ref().map(|c| c.version),
+                version: current.map(|c| c.version),
                 tokens: current.map(|c| c.tokens).unwrap_or(0),
                 limit: role.company_core_limit,
             });
         }
         let mut teams = Vec::with_capacity(dir.teams.len());
         for team in &dir.teams {
-            let current = self.store.current_core(&CoreScope::Team(team.id)).await?;
+            let current = heads.get(&CoreScope::Team(team.id));
             teams.push(TeamCoreSummary {
                 team: team.clone(),
                 role_name: team.role.and_then(|r| dir.role(r)).map(|r| r.name.clone()),
                 lead_name: team.lead.and_then(|l| leads.iter().find(|p| p.id == l)).map(|p| p.name.clone()),
                 members: sizes.iter().find(|s| s.team == Some(team.id)).map(|s| s.people).unwrap_or(0),
-                version: current.as_ref().map(|c| c.version),
+                version: current.map(|c| c.version),
                 tokens: current.map(|c| c.tokens).unwrap_or(0),
                 limit: crate::cores::TEAM_CORE_LIMIT,
                 notice: team.role.is_none().then(|| NO_ROLE_NOTICE.to_string()),

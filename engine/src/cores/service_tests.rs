@@ -4,7 +4,7 @@
 use super::*;
 use crate::clock::ManualClock;
 use crate::cores::store::CoreStore;
-use crate::cores::{RunCores, COMPANY_CORE_LIMIT_MAX};
+use crate::cores::{CoreHead, RunCores, COMPANY_CORE_LIMIT_MAX};
 use crate::kernel::{RoleId, TeamId};
 use crate::org::fake::{person, role, WithOrg};
 use crate::org::{PersonId, Team};
@@ -28,6 +28,15 @@ fn versions_of(fake: &Fake, scope: &CoreScope) -> Vec<CoreVersion> {
 impl CoreStore for Fake {
     async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError> {
         Ok(versions_of(self, scope).pop())
+    }
+    async fn current_core_heads(&self) -> Result<Vec<CoreHead>, StoreError> {
+        let versions = self.rows.versions.lock().expect("the rows");
+        let mut heads: Vec<CoreHead> = Vec::new();
+        for v in versions.iter() {
+            heads.retain(|h| h.scope != v.scope);
+            heads.push(CoreHead { scope: v.scope.clone(), version: v.version, tokens: v.tokens });
+        }
+        Ok(heads)
     }
     async fn cores_for_run(&self, _: RoleId, _: Option<TeamId>) -> Result<Option<RunCores>, StoreError> {
         Err(StoreError::Backend("the fake does not build a run's cores".into()))
@@ -166,4 +175,25 @@ async fn a_core_holding_a_secret_is_refused_and_nothing_is_saved() {
         .unwrap_err();
     assert!(matches!(refused, CoreError::Secret(_)), "{refused:?}");
     assert!(versions_of(&fake, &company()).is_empty());
+}
+
+#[tokio::test]
+async fn the_roles_overview_shows_each_cores_current_version_and_size() {
+    let (cores, fake) = cores();
+    let admin = who(&fake, ADMIN);
+    cores.save_core(&admin, &company(), 0, "Quote in INR.", "first").await.expect("v1");
+    cores.save_core(&admin, &company(), 1, "Quote in INR. Never promise dates.", "dates").await.expect("v2");
+    let overview = cores.roles_overview(&admin).await.expect("the overview");
+    let tokens = versions_of(&fake, &company())[1].tokens;
+    assert_eq!(
+        overview.roles.iter().map(|r| (r.role.name.as_str(), r.version, r.tokens)).collect::<Vec<_>>(),
+        [("Sales", Some(2), tokens)]
+    );
+    assert_eq!(overview.teams.iter().map(|t| (t.version, t.tokens)).collect::<Vec<_>>(), [(None, 0)]);
+
+    cores.save_core(&admin, &CoreScope::Team(TeamId(1)), 0, "Visit twice a month.", "first").await.expect("team v1");
+    let overview = cores.roles_overview(&admin).await.expect("the overview");
+    let team_tokens = versions_of(&fake, &CoreScope::Team(TeamId(1)))[0].tokens;
+    assert_eq!(overview.teams.iter().map(|t| (t.version, t.tokens)).collect::<Vec<_>>(), [(Some(1), team_tokens)]);
+    assert_eq!(overview.roles[0].version, Some(2), "the company core is unchanged");
 }

@@ -1,13 +1,16 @@
 //! The cores' store: versions appended only if based on the current one, and suggestions; and
 //! what the cores' service holds.
 
-use super::{CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion};
+use super::{CoreHead, CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion};
 use crate::kernel::{Actor, RoleId, StoreError, TeamId};
 use async_trait::async_trait;
 
 #[async_trait]
 pub trait CoreStore: Send + Sync {
     async fn current_core(&self, scope: &CoreScope) -> Result<Option<CoreVersion>, StoreError>;
+    /// The current version of every role's company core and every team's core that has one, in
+    /// one read: one row a role or team, as many as the outline lists, never their texts.
+    async fn current_core_heads(&self) -> Result<Vec<CoreHead>, StoreError>;
     /// The role and the team with the current version of each one's core, in one read: what a
     /// run's cores are chosen from. `None` when there is no such role.
     async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError>;

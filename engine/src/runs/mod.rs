@@ -253,6 +253,21 @@ pub struct Thread {
     pub created_at: DateTime<Utc>,
 }
 
+/// One line of a person's list of threads, read for the whole list at once: the thread with its
+/// agent's name, when its first message was written, and whether a run of it is still working.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadLine {
+    pub id: ThreadId,
+    pub agent: AgentId,
+    /// `None` when the agent is no longer there.
+    pub agent_name: Option<String>,
+    pub title: String,
+    /// When the first message was written: the question that opened the thread.
+    pub asked_at: Option<DateTime<Utc>>,
+    /// Some run is running, or its answer is being checked.
+    pub working: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
     /// Bad input, in words for the person ("Write a question first").

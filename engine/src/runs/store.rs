@@ -1,7 +1,9 @@
 //! The storage trait for threads, runs, their steps and events.
 
 use super::check::{CheckEnd, LimitNotice};
-use super::{Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, Step, Thread, ThreadId};
+use super::{
+    Event, Message, MessageId, NewEvent, NewRun, NewStep, Run, RunEnd, RunId, Step, Thread, ThreadId, ThreadLine,
+};
 use crate::kernel::StoreError;
 use crate::org::{AgentId, PersonId};
 use async_trait::async_trait;
@@ -71,10 +73,18 @@ pub trait RunStore: Send + Sync {
     async fn message(&self, id: MessageId) -> Result<Option<Message>, StoreError>;
 }
 
+/// A person's list of threads, for the Ask page.
+#[async_trait]
+pub trait ThreadListStore: Send + Sync {
+    /// A person's latest threads, newest first, at most `limit`, each with what its line shows,
+    /// in one read however many threads and runs there are (not four reads a thread).
+    async fn thread_lines(&self, person: PersonId, limit: u32) -> Result<Vec<ThreadLine>, StoreError>;
+}
+
 crate::port!(
     /// What reading threads and runs needs: the runs, and the agents whose owner reads a run that
-    /// acted for nobody.
-    ThreadPorts: RunStore, crate::org::store::OrgStore
+    /// acted for nobody, and a person's list of threads.
+    ThreadPorts: RunStore, ThreadListStore, crate::org::store::OrgStore
 );
 crate::port!(
     /// What the Inbox needs: its actions, the runs they came from, and those runs' agents.

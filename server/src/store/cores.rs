@@ -9,7 +9,7 @@ macro_rules! cores_store {
         use crate::store::{run_cores_from, JOINED_ROLE_COLUMNS, JOINED_TEAM_COLUMNS};
         use async_trait::async_trait;
         use engine::cores::{
-            CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion, SuggestionState,
+            CoreHead, CoreScope, CoreVersion, NewCoreVersion, NewSuggestion, RunCores, Suggestion, SuggestionState,
             COMPANY_KEY_PREFIX,
         };
         use engine::org::{RoleId, TeamId};
@@ -113,6 +113,37 @@ macro_rules! cores_store {
                         .await
                         .or_backend()?;
                 row.as_ref().map(version_from).transpose()
+            }
+
+            async fn current_core_heads(&self) -> Result<Vec<CoreHead>, StoreError> {
+                // One row a role and a team, each finding its newest version by a seek on the
+                // unique (scope_key, version) index: as many seeks as the outline has rows, however
+                // long any core's history grows. A GROUP BY over the versions would read them all,
+                // and so would a join on the newest version's id, which PostgreSQL answers with a
+                // hash of every version; lookups in the select list are run once a row instead.
+                sqlx::query(
+                    "SELECT scope_key, version, tokens FROM (SELECT s.scope_key, \
+                     (SELECT w.version FROM core_versions w WHERE w.scope_key = s.scope_key \
+                     ORDER BY w.version DESC LIMIT 1) AS version, \
+                     (SELECT w.tokens FROM core_versions w WHERE w.scope_key = s.scope_key \
+                     ORDER BY w.version DESC LIMIT 1) AS tokens FROM (\
+                     SELECT $1 || slug AS scope_key FROM roles UNION ALL \
+                     SELECT 'team:' || CAST(id AS TEXT) FROM teams) s) heads \
+                     WHERE version IS NOT NULL",
+                )
+                .bind(COMPANY_KEY_PREFIX)
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?
+                .iter()
+                .map(|row| {
+                    Ok(CoreHead {
+                        scope: scope_from(row.get("scope_key"))?,
+                        version: row.get::<i64, _>("version") as u32,
+                        tokens: row.get::<i64, _>("tokens") as u32,
+                    })
+                })
+                .collect()
             }
 
             async fn cores_for_run(&self, role: RoleId, team: Option<TeamId>) -> Result<Option<RunCores>, StoreError> {

@@ -52,6 +52,7 @@ mod setup;
 mod snapshots;
 pub mod sqlite;
 mod teams;
+mod thread_lines;
 mod tokens;
 
 use engine::store::{Store, StoreError};

@@ -1,7 +1,7 @@
 //! CoreStore: versioned cores, refused when stale, and suggestions accepted or dismissed.
 
 use crate::backends::{on_both, org, slug, Db, Org};
-use engine::cores::{CoreScope, NewCoreVersion, NewSuggestion, SuggestionState};
+use engine::cores::{CoreHead, CoreScope, NewCoreVersion, NewSuggestion, SuggestionState};
 use engine::org::{RoleId, TeamId};
 use engine::store::StoreError;
 
@@ -32,6 +32,41 @@ on_both! {
     a_run_reads_the_role_and_the_team_with_their_current_cores:
         sqlite_a_run_reads_the_role_and_the_team_with_their_current_cores,
         postgres_a_run_reads_the_role_and_the_team_with_their_current_cores;
+    every_cores_current_version_is_read_at_once: sqlite_every_cores_current_version_is_read_at_once,
+        postgres_every_cores_current_version_is_read_at_once;
+}
+
+async fn every_cores_current_version_is_read_at_once(db: Db) {
+    let o = org(&db).await;
+    assert_eq!(db.current_core_heads().await.unwrap(), Vec::<CoreHead>::new(), "no core has a version yet");
+
+    let other = db.create_team("Renewals", None, o.by_admin(1)).await.unwrap();
+    let (deals, renewals) = (CoreScope::Team(o.team.id), CoreScope::Team(other.id));
+    db.append_core_version(&save(&o, &sales(), 0, "company one", 1)).await.unwrap();
+    db.append_core_version(&save(&o, &sales(), 1, "company two is longer", 2)).await.unwrap();
+    db.append_core_version(&save(&o, &renewals, 0, "renewals one", 3)).await.unwrap();
+    for n in 0..3u32 {
+        db.append_core_version(&save(&o, &deals, n, &"deals ".repeat(n as usize + 1), n as i64 + 4)).await.unwrap();
+    }
+    // A version under a key that names no role or team is not a core anyone lists.
+    let stray = CoreScope::Company(slug("gone"));
+    db.append_core_version(&save(&o, &stray, 0, "stray", 9)).await.unwrap();
+
+    let mut heads = db.current_core_heads().await.unwrap();
+    heads.sort_by_key(|h| h.scope.key());
+    let head = |scope: &CoreScope, version, tokens| CoreHead { scope: scope.clone(), version, tokens };
+    let mut expected = vec![head(&sales(), 2, 4), head(&deals, 3, 3), head(&renewals, 1, 2)];
+    expected.sort_by_key(|h| h.scope.key());
+    assert_eq!(heads, expected);
+    assert_eq!(
+        heads.iter().find(|h| h.scope == sales()).cloned().unwrap(),
+        CoreHead {
+            scope: sales(),
+            version: db.current_core(&sales()).await.unwrap().unwrap().version,
+            tokens: db.current_core(&sales()).await.unwrap().unwrap().tokens,
+        },
+        "the same version as the one-scope read"
+    );
 }
 
 async fn a_run_reads_the_role_and_the_team_with_their_current_cores(db: Db) {

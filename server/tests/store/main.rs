@@ -42,6 +42,7 @@ mod self_edits;
 mod setup;
 mod snapshots;
 mod teams;
+mod thread_lines;
 mod tokens;
 mod tool_pins;
 mod traces;

@@ -128,6 +128,18 @@ pub struct ThreadView {
     pub working: bool,
 }
 
+/// One line of a person's list of threads (the Ask page): what the line shows, not the messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    pub id: ThreadId,
+    pub agent_name: String,
+    pub title: String,
+    /// When the question that opened it was asked.
+    pub asked_at: Option<DateTime<Utc>>,
+    /// Whether any run is still running or being checked, as [`ThreadView::working`].
+    pub working: bool,
+}
+
 /// A run was recorded; `Runs::execute` takes it to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Started {

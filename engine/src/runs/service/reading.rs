@@ -9,6 +9,9 @@ use crate::runs::{Author, Run, RunCheck, RunState, StepKind, Thread};
 /// The note under an answer the demo's scripted model gave.
 pub const DEMO_MODEL_NOTE: &str = "Answered by the demo model: scripted replies, no language model";
 
+/// How many of a person's latest threads their list shows.
+pub const MY_THREADS: u32 = 30;
+
 /// How many events one read returns at most.
 pub const EVENTS_PAGE: u32 = 100;
 
@@ -60,13 +63,31 @@ impl Threads {
         self.view(r).await
     }
 
-    /// A person's own threads, newest first.
+    /// A person's own threads, newest first, each in full.
     pub async fn my_threads(&self, person: &Person) -> Result<Vec<ThreadView>, RunError> {
         let mut out = Vec::new();
-        for t in self.store.threads_for(person.id, 30).await? {
+        for t in self.store.threads_for(person.id, MY_THREADS).await? {
             out.push(self.thread_view(t).await?);
         }
         Ok(out)
+    }
+
+    /// A person's own threads, newest first, as their list shows them: one read for the whole
+    /// list, where [`Self::my_threads`] reads each thread's agent, runs, person and messages.
+    pub async fn my_thread_list(&self, person: &Person) -> Result<Vec<ThreadSummary>, RunError> {
+        Ok(self
+            .store
+            .thread_lines(person.id, MY_THREADS)
+            .await?
+            .into_iter()
+            .map(|t| ThreadSummary {
+                id: t.id,
+                agent_name: t.agent_name.unwrap_or_else(|| "An agent".into()),
+                title: t.title,
+                asked_at: t.asked_at,
+                working: t.working,
+            })
+            .collect())
     }
 
     /// Events after an id, for admins: ids and names only.

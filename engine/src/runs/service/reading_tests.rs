@@ -9,8 +9,8 @@ use crate::kernel::{AgentId, MessageId, PersonId, RunId, TeamId, ThreadId};
 use crate::org::fake::{person, WithOrg};
 use crate::org::Agent;
 use crate::runs::check::{CheckEnd, CheckState, LimitNotice};
-use crate::runs::store::RunStore;
-use crate::runs::{Author, Message, NewEvent, NewRun, NewStep, Run, RunCheck, RunEnd, RunKind, Step};
+use crate::runs::store::{RunStore, ThreadListStore};
+use crate::runs::{Author, Message, NewEvent, NewRun, NewStep, Run, RunCheck, RunEnd, RunKind, Step, ThreadLine};
 use std::sync::Mutex;
 
 #[derive(Default)]
@@ -24,6 +24,27 @@ type Fake = WithOrg<RunRows>;
 
 fn unsupported(what: &str) -> StoreError {
     StoreError::Backend(format!("the fake does not {what}"))
+}
+
+/// As the real stores: the agent's name, the first message's time, and whether a run works.
+#[async_trait::async_trait]
+impl ThreadListStore for Fake {
+    async fn thread_lines(&self, person: PersonId, limit: u32) -> Result<Vec<ThreadLine>, StoreError> {
+        let mut lines = Vec::new();
+        for t in self.threads_for(person, limit).await? {
+            let agent_name = crate::org::store::OrgStore::agent(self, t.agent).await?.map(|a| a.name);
+            let runs = self.runs_of_thread(t.id).await?;
+            lines.push(ThreadLine {
+                id: t.id,
+                agent: t.agent,
+                agent_name,
+                title: t.title,
+                asked_at: self.rows.messages.iter().find(|m| m.thread == t.id).map(|m| m.at),
+                working: runs.iter().any(|r| r.state == RunState::Running || r.checking()),
+            });
+        }
+        Ok(lines)
+    }
 }
 
 #[async_trait::async_trait]
@@ -225,4 +246,26 @@ async fn only_an_admin_reads_events() {
     let refused = threads.events_after(&who(&fake, ASKER), 0).await.unwrap_err();
     assert_eq!(refused, RunError::NotAllowed("Only an admin can see events".into()));
     assert!(threads.events_after(&who(&fake, OTHER), 0).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_persons_list_of_threads_says_what_their_threads_say() {
+    let (threads, fake) = threads();
+    let asker = who(&fake, ASKER);
+    let full = threads.my_threads(&asker).await.expect("their threads");
+    let list = threads.my_thread_list(&asker).await.expect("their list");
+    let summary = |t: &ThreadView| ThreadSummary {
+        id: t.id,
+        agent_name: t.agent_name.clone(),
+        title: t.title.clone(),
+        asked_at: t.messages.first().map(|m| m.at),
+        working: t.working,
+    };
+    assert_eq!(list, full.iter().map(summary).collect::<Vec<_>>());
+    assert_eq!((list[0].agent_name.as_str(), list[0].working), ("Support Agent", false));
+
+    fake.rows.runs.lock().expect("the rows")[0].check = Some(RunCheck { state: CheckState::Checking, reason: None });
+    let list = threads.my_thread_list(&asker).await.expect("their list");
+    assert!(list[0].working, "an answer being checked is still working");
+    assert!(threads.my_thread_list(&who(&fake, OWNER)).await.expect("none").is_empty(), "not another's threads");
 }

@@ -35,6 +35,7 @@ mod self_edits;
 mod setup;
 mod snapshots;
 mod teams;
+mod thread_lines;
 mod tokens;
 
 use crate::store::OrBackend;
