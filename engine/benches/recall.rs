@@ -11,59 +11,19 @@
 //! and time on this set, not what a real embedding model would find.
 
 use chrono::{DateTime, Utc};
-use engine::kernel::{DataLabel, PersonId};
 use engine::lessons::select::{lessons_for, lessons_for_meaning, LessonTerms, Meaning};
-use engine::lessons::{Lesson, LessonScope, LessonState, WrittenBy};
-use serde::Deserialize;
+use engine::lessons::Lesson;
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 // The allocator the `engram` binary uses, so the figures are the server's.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[derive(Deserialize)]
-struct Set {
-    people: Vec<Person>,
-}
-
-#[derive(Deserialize)]
-struct Person {
-    lessons: Vec<String>,
-    questions: Vec<Question>,
-}
-
-#[derive(Deserialize)]
-struct Question {
-    style: String,
-    question: String,
-    expect: usize,
-}
-
-fn lesson(id: usize, text: &str, at: DateTime<Utc>) -> Lesson {
-    Lesson {
-        id: id as i64,
-        person: PersonId(1),
-        scope: LessonScope::Personal,
-        text: text.into(),
-        evidence: vec![],
-        label: DataLabel::Internal,
-        checked_at: None,
-        source_version: None,
-        valid_from: at,
-        valid_to: None,
-        claim: None,
-        state: LessonState::Accepted,
-        state_at: at,
-        state_reason: None,
-        confirmed: true,
-        supersedes: None,
-        written_by: WrittenBy::Person,
-        created_at: at,
-        terms: None,
-    }
-}
+#[path = "recall/set.rs"]
+mod set;
+use set::{lesson, percentile, Tally};
 
 /// The baseline: the selection before ranking, word overlap. Words of three letters or more that
 /// are not stop words, a plural "s" dropped; a lesson loads when it shares one, most shared first.
@@ -136,46 +96,8 @@ mod stand_in {
 }
 
 /// Recall@10 and precision@10 of one selection over the set, overall and by style.
-#[derive(Default)]
-struct Tally {
-    asked: usize,
-    found: usize,
-    loaded: usize,
-    by_style: HashMap<String, (usize, usize)>,
-}
-
-impl Tally {
-    fn add(&mut self, style: &str, loaded: &[i64], expect: i64) {
-        let found = loaded.contains(&expect);
-        self.asked += 1;
-        self.found += usize::from(found);
-        self.loaded += loaded.len();
-        let s = self.by_style.entry(style.to_string()).or_default();
-        s.0 += 1;
-        s.1 += usize::from(found);
-    }
-
-    fn recall(&self) -> f64 {
-        self.found as f64 / self.asked as f64
-    }
-
-    /// Of the lessons loaded, the share that is the one asked about.
-    fn precision(&self) -> f64 {
-        if self.loaded == 0 {
-            0.0
-        } else {
-            self.found as f64 / self.loaded as f64
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
 fn main() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/recall/recall_set.json");
-    let set: Set = serde_json::from_str(&std::fs::read_to_string(path).expect("the recall set")).expect("its shape");
+    let set = set::read();
     let at: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().expect("a time");
 
     let (mut ranked, mut baseline) = (Tally::default(), Tally::default());
@@ -185,7 +107,7 @@ fn main() {
         [(0.3, 0.3), (0.3, 0.5), (0.3, 0.7), (0.5, 0.3), (0.5, 0.5), (0.5, 0.7), (0.7, 0.3), (0.7, 0.5), (0.7, 0.7)];
     let mut hybrid: Vec<Tally> = TRIALS.iter().map(|_| Tally::default()).collect();
     for person in &set.people {
-        let lessons: Vec<Lesson> = person.lessons.iter().enumerate().map(|(i, t)| lesson(i, t, at)).collect();
+        let lessons: Vec<Lesson> = person.lessons.iter().enumerate().map(|(i, t)| lesson(i, t, None, at)).collect();
         let vectors: HashMap<i64, Vec<f32>> = lessons.iter().map(|l| (l.id, stand_in::embed(&l.text))).collect();
         for q in &person.questions {
             let ids = |found: Vec<&Lesson>| found.iter().map(|l| l.id).collect::<Vec<_>>();
@@ -212,7 +134,7 @@ fn main() {
         rows.push((format!("words and meaning, STAND-IN embedder, weight {weight}, similarity floor {floor}"), t));
     }
     for (name, t) in rows {
-        println!("| {name} | {:.3} | {:.3} | {:.1} |", t.recall(), t.precision(), t.loaded as f64 / t.asked as f64);
+        println!("| {name} | {:.3} | {:.3} | {:.1} |", t.recall(), t.precision(), t.per_question());
     }
     let mut styles: Vec<_> = ranked.by_style.keys().cloned().collect();
     styles.sort();
@@ -225,8 +147,14 @@ fn main() {
     }
 
     // One person with 500 lessons: the first 500 of the set's, asked all 300 questions, ten times.
-    let many: Vec<Lesson> =
-        set.people.iter().flat_map(|p| p.lessons.iter()).take(500).enumerate().map(|(i, t)| lesson(i, t, at)).collect();
+    let many: Vec<Lesson> = set
+        .people
+        .iter()
+        .flat_map(|p| p.lessons.iter())
+        .take(500)
+        .enumerate()
+        .map(|(i, t)| lesson(i, t, None, at))
+        .collect();
     let questions: Vec<&str> =
         set.people.iter().flat_map(|p| p.questions.iter().map(|q| q.question.as_str())).collect();
     for q in questions.iter().take(50) {

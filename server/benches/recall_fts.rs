@@ -13,58 +13,17 @@
 //! its own, dropped after. Figures are printed, never asserted.
 
 use chrono::{DateTime, Utc};
-use engine::kernel::{DataLabel, PersonId};
 use engine::lessons::select::{lessons_for, LessonTerms};
-use engine::lessons::{Lesson, LessonScope, LessonState, WrittenBy};
-use serde::Deserialize;
+use engine::lessons::Lesson;
 use sqlx::{Connection, Executor, PgConnection, Row, SqliteConnection};
-use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-#[derive(Deserialize)]
-struct Set {
-    people: Vec<Person>,
-}
-
-#[derive(Deserialize)]
-struct Person {
-    lessons: Vec<String>,
-    questions: Vec<Question>,
-}
-
-#[derive(Deserialize)]
-struct Question {
-    style: String,
-    question: String,
-    expect: usize,
-}
+#[path = "../../engine/benches/recall/set.rs"]
+mod set;
+use set::{lesson, percentile, Tally};
 
 /// The share of the best match's rank a lesson needs to load: the product's floor.
 const FLOOR: f64 = 0.4;
-
-fn lesson(id: usize, text: &str, terms: Option<LessonTerms>, at: DateTime<Utc>) -> Lesson {
-    Lesson {
-        id: id as i64,
-        person: PersonId(1),
-        scope: LessonScope::Personal,
-        text: text.into(),
-        evidence: vec![],
-        label: DataLabel::Internal,
-        checked_at: None,
-        source_version: None,
-        valid_from: at,
-        valid_to: None,
-        claim: None,
-        state: LessonState::Accepted,
-        state_at: at,
-        state_reason: None,
-        confirmed: true,
-        supersedes: None,
-        written_by: WrittenBy::Person,
-        created_at: at,
-        terms,
-    }
-}
 
 /// The question's words as both searches take them: letters and digits, each a quoted term, any
 /// of which may match. The databases' tokenizers split, fold and stem them as they did the lessons.
@@ -80,26 +39,6 @@ fn words(question: &str) -> Vec<String> {
 fn floored(rows: Vec<(i64, f64)>) -> Vec<i64> {
     let best = rows.first().map_or(0.0, |r| r.1);
     rows.into_iter().filter(|(_, r)| *r >= best * FLOOR && *r > 0.0).map(|(id, _)| id).collect()
-}
-
-#[derive(Default)]
-struct Tally {
-    asked: usize,
-    found: usize,
-    loaded: usize,
-    by_style: HashMap<String, (usize, usize)>,
-}
-
-impl Tally {
-    fn add(&mut self, style: &str, loaded: &[i64], expect: i64) {
-        let found = loaded.contains(&expect);
-        self.asked += 1;
-        self.found += usize::from(found);
-        self.loaded += loaded.len();
-        let s = self.by_style.entry(style.to_string()).or_default();
-        s.0 += 1;
-        s.1 += usize::from(found);
-    }
 }
 
 struct Sqlite(SqliteConnection);
@@ -232,13 +171,8 @@ impl Postgres {
     }
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
 async fn run() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/benches/recall/recall_set.json");
-    let set: Set = serde_json::from_str(&std::fs::read_to_string(path).expect("the recall set")).expect("its shape");
+    let set = set::read();
     let at: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().expect("a time");
     let pg_url = std::env::var("ENGRAM_BENCH_POSTGRES_URL").or_else(|_| std::env::var("ENGRAM_TEST_POSTGRES_URL")).ok();
 
@@ -283,12 +217,7 @@ async fn run() {
         rows.push(("PostgreSQL full-text search, ts_rank_cd", &tsearch));
     }
     for (name, t) in &rows {
-        println!(
-            "| {name} | {:.3} | {:.3} | {:.1} |",
-            t.found as f64 / t.asked as f64,
-            t.found as f64 / t.loaded.max(1) as f64,
-            t.loaded as f64 / t.asked as f64
-        );
+        println!("| {name} | {:.3} | {:.3} | {:.1} |", t.recall(), t.precision(), t.per_question());
     }
     let mut styles: Vec<_> = product.by_style.keys().cloned().collect();
     styles.sort();
