@@ -267,18 +267,20 @@ async fn a_throttled_form_post_shows_the_sentence_on_the_sign_in_page() {
         .map(|_| {
             let (url, ada) = (app.url("/auth/sign-in"), ada.clone());
             tokio::spawn(async move {
-                client()
-                    .post(url)
-                    .form(&[("email", ada.as_str()), ("password", "wrong")])
-                    .send()
-                    .await
-                    .unwrap()
-                    .status()
+                client().post(url).form(&[("email", ada.as_str()), ("password", "wrong")]).send().await.unwrap()
             })
         })
         .collect();
     for g in guesses {
-        assert_eq!(g.await.unwrap(), StatusCode::SEE_OTHER);
+        // Each is checked and refused (303 back to the form), or, when the server's password
+        // hashing is full because the machine is slow, turned away for a second (429,
+        // `Retry-After: 1`). Either way the attempt was counted when it began.
+        let r = g.await.unwrap();
+        match r.status() {
+            StatusCode::SEE_OTHER => {}
+            StatusCode::TOO_MANY_REQUESTS => assert_eq!(r.headers()["retry-after"], "1", "only a busy server: {r:?}"),
+            other => panic!("a wrong guess got {other}"),
+        }
     }
     let c = client();
     let r = app
