@@ -16,6 +16,8 @@
 //! - An agent its owner paused fires nothing, neither schedule nor trigger.
 
 pub mod service;
+#[cfg(all(test, feature = "server"))]
+mod service_tests;
 pub mod store;
 #[cfg(test)]
 mod tests;
