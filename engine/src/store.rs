@@ -81,6 +81,7 @@ pub trait Store:
     + crate::learning::nightly::NightlyStore
     + crate::learning::draft::DraftSourceStore
     + crate::lessons::scopes::MemoryScopeStore
+    + crate::runs::schedules::ScheduleStore
     + crate::persona::self_edit_store::SelfEditStore
     + crate::persona::memory_audit_store::MemoryAuditStore
     + SnapshotStore
@@ -110,6 +111,7 @@ impl<
             + crate::learning::nightly::NightlyStore
             + crate::learning::draft::DraftSourceStore
             + crate::lessons::scopes::MemoryScopeStore
+            + crate::runs::schedules::ScheduleStore
             + crate::persona::self_edit_store::SelfEditStore
             + crate::persona::memory_audit_store::MemoryAuditStore
             + crate::persona::memory_audit_store::MemoryAuditStore

@@ -3,13 +3,14 @@
 //! suite exports and imports every table on both, so a column added to one and not here fails there.
 //!
 //! Not carried, on purpose:
-//! - secrets: `api_tokens` and `agent_tokens` (token hashes; owners make new tokens), `person_keys`
+//! - secrets: `api_tokens` and `agent_tokens` (token hashes; owners make new tokens), `agent_triggers`
+//!   (trigger secrets' hashes; owners make new triggers), `person_keys`
 //!   (the row is the secret; people enter their keys again), `invites` (an admin makes new links),
 //!   `password_reset_notices` (after a move everyone sets a new password, so a waiting notice of an
 //!   admin's reset would only mislead), `erasure_key` (sealed under the old database's secret key; the new
 //!   one makes its own at its first erasure, so the same value hashes differently there);
 //! - runtime state: `connector_calls` and `reflect_calls` (the ledgers of hourly and daily limits),
-//!   `job_runs` (daily job claims), `list_fetch_claims` (who's-who list fetches claimed across
+//!   `job_runs` (daily job claims), `trigger_fires` (triggers' hourly limits), `list_fetch_claims` (who's-who list fetches claimed across
 //!   servers), `idempotency_keys` (kept 24 hours) and sign-in sessions;
 //! - what is made from other rows: `card_terms` (each card's match terms, written again from the
 //!   cards on import), `use_terms` (each person's share of them, which the store's triggers make
@@ -578,6 +579,20 @@ pub const TABLES: &[Table] = &[
         &[c("id", Int), c("connector_id", Int), c("text", Text), n("saved_by", Int), c("saved_at", Time)],
     ),
     joined("agent_memory_scopes", &[c("agent_id", Int), c("scopes", Text)], &["agent_id"]),
+    joined(
+        "agent_schedules",
+        &[
+            c("agent_id", Int),
+            c("instruction", Text),
+            c("kind", Text),
+            c("at_value", Text),
+            c("next_due_at", Time),
+            n("set_by", Int),
+            c("set_at", Time),
+        ],
+        &["agent_id"],
+    ),
+    joined("paused_agents", &[c("agent_id", Int), n("paused_by", Int), c("paused_at", Time)], &["agent_id"]),
     plain(
         "list_entries",
         &[

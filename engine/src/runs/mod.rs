@@ -13,6 +13,7 @@ pub mod lists;
 pub mod model;
 pub mod outbox;
 pub mod provenance;
+pub mod schedules;
 pub mod service;
 pub mod store;
 pub mod whoswho;

@@ -45,6 +45,7 @@ mod persona;
 pub mod postgres;
 mod run_rows;
 mod runs;
+pub(crate) mod schedules;
 mod sealing;
 mod secrets;
 mod self_edits;

@@ -220,6 +220,12 @@ async fn rich(db: &Db) {
     let entries = [whoswho::entry(crm.id, "crm", "list_territories", "T-1", &["alice@acme.test"], 8)];
     db.save_list(crm.id, "list_territories", &entries, at(8)).await.unwrap();
     assert!(db.claim_list_fetch(crm.id, "2026-11-30", at(8)).await.unwrap());
+    // A schedule and a pause are carried; a trigger's secret is not.
+    let nine = engine::runs::schedules::When::parse("weekdays", "09:00").unwrap();
+    let schedule =
+        engine::runs::schedules::NewSchedule { instruction: "Summarise.".into(), when: nine, next_due: at(60) };
+    db.set_schedule(o.agent.id, &schedule, o.by_admin(9)).await.unwrap();
+    db.set_paused(o.agent.id, true, o.by_admin(9)).await.unwrap();
 }
 
 /// The lines after the header: what a move must carry unchanged.

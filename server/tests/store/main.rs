@@ -37,6 +37,7 @@ mod persona;
 mod pool;
 mod row_security;
 mod runs;
+mod schedules;
 mod secrets;
 mod self_edits;
 mod setup;

@@ -23,6 +23,7 @@ mod org;
 mod people;
 mod persona;
 mod runs;
+mod schedules;
 mod secrets;
 mod self_edits;
 mod setup;

@@ -1,0 +1,3 @@
+//! `store::schedules` on PostgreSQL, expanded here.
+
+crate::store::schedules::schedules_store!();

@@ -1,0 +1,3 @@
+//! `store::schedules` on SQLite, expanded here.
+
+crate::store::schedules::schedules_store!();
