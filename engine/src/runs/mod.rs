@@ -42,6 +42,10 @@ pub enum RunKind {
     Eval,
     /// An agent consulted by another, or the lead of a combined ask: keeps no memory of its own.
     Consult,
+    /// An outside agent (over MCP or the REST pair) uses one company agent's memory and gate: it
+    /// takes the block, reads and acts through Engram one call at a time, and finishes with its
+    /// answer, which is checked. No model of Engram's answers it.
+    External,
 }
 
 crate::string_enum!(RunKind {
@@ -49,6 +53,7 @@ crate::string_enum!(RunKind {
     Schedule => "schedule",
     Eval => "eval",
     Consult => "consult",
+    External => "external",
 });
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

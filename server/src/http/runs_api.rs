@@ -2,6 +2,11 @@
 //!
 //! An API token may ask: that ask is unwatched, and the run records it. Asking waits for the
 //! answer unless `?wait=false`, when it answers at once with the run still running.
+//!
+//! The REST pair for outside agents without MCP: `POST /api/runs/external {agent, question}`
+//! starts an external run and returns its block and tools; `POST /api/runs/{id}/tools/{name}`
+//! (the body is the tool's arguments) reads or acts through Engram's gate; `POST
+//! /api/runs/{id}/finish {answer}` checks the answer and ends the run.
 
 use crate::http::api::{ApiError, Caller};
 use crate::http::state::AppState;
@@ -22,7 +27,10 @@ pub fn router() -> Router<AppState> {
         .route("/threads", get(my_threads))
         .route("/threads/{id}", get(thread))
         .route("/threads/{id}/ask", post(ask_in_thread))
+        .route("/runs/external", post(start_external))
         .route("/runs/{id}", get(run))
+        .route("/runs/{id}/tools/{name}", post(external_tool))
+        .route("/runs/{id}/finish", post(external_finish))
         .route("/runs/{id}/retry", post(retry))
         .route("/runs/{id}/steps/{n}/retry", post(retry_step))
         .route("/events", get(events))
@@ -75,12 +83,7 @@ async fn ask(
     Query(w): Query<Wait>,
     Json(body): Json<AskBody>,
 ) -> Result<Response, ApiError> {
-    let name = match &body.agent {
-        Value::String(n) => n.clone(),
-        Value::Number(n) => n.to_string(),
-        _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "Name the agent by its id or its name")),
-    };
-    let agent = s.runs.find_agent(&asker.person, &name).await?;
+    let agent = named_agent(&s, &asker, &body.agent).await?;
     let started = s.runs.ask(&asker, agent, &body.question).await?;
     answered(&s, &asker, started, w.wait).await
 }
@@ -94,6 +97,49 @@ async fn ask_in_thread(
 ) -> Result<Response, ApiError> {
     let started = s.runs.ask_in_thread(&asker, ThreadId(id), &body.question).await?;
     answered(&s, &asker, started, w.wait).await
+}
+
+/// The agent an ask names, by its id or its name.
+async fn named_agent(s: &AppState, asker: &Asker, agent: &Value) -> Result<engine::org::AgentId, ApiError> {
+    let name = match agent {
+        Value::String(n) => n.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "Name the agent by its id or its name")),
+    };
+    Ok(s.runs.find_agent(&asker.person, &name).await?)
+}
+
+async fn start_external(
+    State(s): State<AppState>,
+    Asking(asker): Asking,
+    Json(body): Json<AskBody>,
+) -> Result<Response, ApiError> {
+    let agent = named_agent(&s, &asker, &body.agent).await?;
+    let started = s.runs.start_external(&asker, agent, &body.question).await?;
+    Ok((StatusCode::CREATED, Json(started)).into_response())
+}
+
+async fn external_tool(
+    State(s): State<AppState>,
+    Caller(p): Caller,
+    Path((id, name)): Path<(i64, String)>,
+    Json(arguments): Json<Value>,
+) -> Result<Response, ApiError> {
+    Ok(Json(s.runs.answering.external_call(&p, RunId(id), &name, arguments).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct Finish {
+    answer: String,
+}
+
+async fn external_finish(
+    State(s): State<AppState>,
+    Caller(p): Caller,
+    Path(id): Path<i64>,
+    Json(body): Json<Finish>,
+) -> Result<Response, ApiError> {
+    Ok(Json(s.runs.answering.external_finish(&p, RunId(id), &body.answer).await?).into_response())
 }
 
 async fn agents(State(s): State<AppState>, Caller(p): Caller) -> Result<Response, ApiError> {

@@ -22,6 +22,7 @@ mod cores;
 mod dana;
 mod embed_server;
 mod erasure;
+mod external_runs;
 mod gate;
 mod hand_on;
 mod helpers;

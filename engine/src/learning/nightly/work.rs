@@ -30,7 +30,8 @@ impl WorkKind {
 }
 
 /// The kind of work a finished run was, or `None` for a run the job never reads: one not
-/// answered, an eval (which carries no memory) or a consult (which keeps none of its own).
+/// answered, an eval (which carries no memory), a consult (which keeps none of its own) or an
+/// external run (its answer is an outside agent's words, never learnt from).
 /// `private` says the run's agent is a private agent.
 pub fn work_kind(run: &Run, private: bool) -> Option<WorkKind> {
     if run.state != RunState::Answered {
@@ -40,7 +41,7 @@ pub fn work_kind(run: &Run, private: bool) -> Option<WorkKind> {
         RunKind::Ask if run.for_person.is_some() && private => Some(WorkKind::Private),
         RunKind::Ask if run.for_person.is_some() => Some(WorkKind::Personal),
         RunKind::Schedule => Some(WorkKind::Shared),
-        RunKind::Ask | RunKind::Eval | RunKind::Consult => None,
+        RunKind::Ask | RunKind::Eval | RunKind::Consult | RunKind::External => None,
     }
 }
 

@@ -6,7 +6,7 @@ use crate::org::PersonId;
 use crate::runs::{Author, NewRun, NewStep, RunState, QUESTION_MAX_CHARS};
 
 /// A thread's title: its first question, cut at a word near 80 characters.
-fn title_of(question: &str) -> String {
+pub(super) fn title_of(question: &str) -> String {
     let line = question.lines().next().unwrap_or_default();
     if line.chars().count() <= 80 {
         return line.to_string();
@@ -177,6 +177,11 @@ impl Runs {
 
     async fn retry_from(&self, asker: &Asker, run: RunId, step: Option<u32>) -> Result<Started, RunError> {
         let old = self.threads.readable_run(&asker.person, run).await?;
+        if old.kind == RunKind::External {
+            return Err(RunError::Invalid(
+                "An external run is taken by the outside agent that started it; start a new one there".into(),
+            ));
+        }
         match old.state {
             RunState::Running => return Err(RunError::Invalid("This run is still working; wait for it to end".into())),
             RunState::Retried => return Err(RunError::Invalid("This run was already tried again".into())),

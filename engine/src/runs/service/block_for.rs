@@ -107,8 +107,11 @@ impl Blocks {
             });
         }
         let person = person.filter(|_| kind != RunKind::Schedule);
-        // Only a person's own asks load their cards, lists and lessons.
-        let asker = person.filter(|_| kind == RunKind::Ask);
+        // Only a person's own asks load their cards, lists and lessons. An external run acts for
+        // its person as an unwatched ask does, except that its block leaves the lessons that are
+        // theirs alone (their own, their private agents'): only a signed-in session reads those.
+        let asker = person.filter(|_| matches!(kind, RunKind::Ask | RunKind::External));
+        let shared_lessons_only = kind == RunKind::External;
         // The parts of a block that do not wait on each other are read at once: a block then
         // takes as long as its slowest part, not as all of them together.
         let ((running, snapshots, cards, review_mode), cores, lessons, around) = futures_util::try_join!(
@@ -116,7 +119,7 @@ impl Blocks {
             self.cores_for(agent, person),
             async {
                 match asker {
-                    Some(p) => self.lessons_for(agent, p, question, now).await,
+                    Some(p) => self.lessons_for(agent, p, question, now, shared_lessons_only).await,
                     None => Ok(vec![]),
                 }
             },
@@ -209,6 +212,7 @@ impl Blocks {
         p: &Person,
         question: &str,
         now: chrono::DateTime<chrono::Utc>,
+        shared_only: bool,
     ) -> Result<Vec<BlockLesson>, RunError> {
         let teams: Vec<TeamId> = p.main_team.into_iter().collect();
         // The question's one embedding call goes while the lessons are read: a run waits for the
@@ -233,6 +237,10 @@ impl Blocks {
         let readable: Vec<_> = lessons
             .into_iter()
             .filter(|l| l.in_use(now) && crate::lessons::scopes::within(&scopes, l, private_owner))
+            .filter(|l| {
+                !shared_only
+                    || !matches!(l.scope, crate::lessons::LessonScope::Personal | crate::lessons::LessonScope::Agent(_))
+            })
             .collect();
         if readable.is_empty() {
             // Nothing to rank: the run does not wait for the question's vector.

@@ -2,18 +2,16 @@
 //! `MAX_TOOL_STEPS`), each a step with its line, then the answer. A model that fails or is slow
 //! ends the run plainly and nothing is lost: the question and the run stay, and Try again works.
 
-use super::block_for::Loaded;
+use super::prepare::{replay, Carried, Held, Prepared};
 use super::*;
 use crate::cards::service::RunTool;
-use crate::kernel::DataLabel;
 use crate::quoting::{attribute, escape_data as quote};
 use crate::runs::check::CheckState;
-use crate::runs::cost::RunCost;
 use crate::runs::inbox::{ActionKind, NewAction};
-use crate::runs::model::{AgentModel, Reply, ToolCall, ToolSpec, Turn, TurnRole};
-use crate::runs::outbox::{send_email_spec, OutgoingMessage, SEND_EMAIL};
-use crate::runs::provenance::{self, Provenance, RememberedCard, RememberedLesson};
-use crate::runs::{NewEvent, NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
+use crate::runs::model::{AgentModel, Reply, ToolCall, Turn, TurnRole};
+use crate::runs::outbox::{OutgoingMessage, SEND_EMAIL};
+use crate::runs::provenance::{self, Provenance};
+use crate::runs::{NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
 use chrono::NaiveTime;
 use serde_json::json;
 
@@ -34,32 +32,13 @@ pub fn tool_name(connector_name: &str, tool: &str) -> String {
 pub const WAITING_FOR_APPROVAL: &str =
     "Put in the person's Inbox for their approval; it has not happened yet. Tell them it waits there.";
 
-/// What the run carried so far, beyond the block: the reads' labels, sources and outside text.
-struct Carried {
-    label: DataLabel,
-    sources: Vec<String>,
-    review_mode: bool,
-    /// What the run cost so far, kept when it ends; `None` for a run ended without its block
-    /// (a server stopped under it), whose cost is not known.
-    cost: Option<RunCost>,
-}
-
-impl Carried {
-    fn add(&mut self, label: DataLabel, source: &str, outside_text: bool) {
-        self.label = self.label.max(label);
-        if !self.sources.iter().any(|s| s == source) {
-            self.sources.push(source.to_string());
-        }
-        self.review_mode |= outside_text;
-    }
-}
-
 impl Answering {
     /// Takes a recorded run to its end. A run that already ended is returned as it is, so two
     /// servers (or a retry and a reload) never answer one run twice.
     pub async fn execute(&self, run: RunId) -> Result<RunView, RunError> {
         let r = self.store.run(run).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
-        if r.state != RunState::Running {
+        // An external run is taken to its end by its outside agent, never by a model here.
+        if r.state != RunState::Running || r.kind == RunKind::External {
             return self.threads.view(r).await;
         }
         let ended = self.answer(&r).await?;
@@ -67,136 +46,23 @@ impl Answering {
     }
 
     async fn answer(&self, r: &Run) -> Result<Run, RunError> {
-        let message = self
-            .store
-            .message(r.message)
-            .await?
-            .ok_or_else(|| RunError::NotFound("There is no such message".into()))?;
-        let agent = agent_in(&*self.store, r.agent).await?;
-        let person = match r.for_person {
-            Some(p) => {
-                Some(self.store.person(p).await?.ok_or_else(|| RunError::NotFound("There is no such person".into()))?)
-            }
-            None => None,
-        };
-        let question = message.text.clone();
-        let Loaded { block, review_mode, cards, lessons, snapshots, directory, listed } =
-            self.blocks.load(r.kind, &agent, person.as_ref(), &question).await?;
-        // What the run remembers, for the gate on tools that act: its cards and its notes.
-        let remembered: Vec<RememberedCard> = cards
-            .iter()
-            .map(|c| RememberedCard {
-                card: c.card,
-                source: c.source.clone(),
-                record_id: c.record_id.clone(),
-                fields: c.fields.clone(),
-            })
-            .collect();
-        let own = person.as_ref().map(|p| (format!("person:{}", p.id.0), p.email.clone()));
-        // A list snapshot's record ids, and a kept who's-who entry, are remembered as a lesson's
-        // values are; a read of the list's own source may carry them.
-        let lessons: Vec<RememberedLesson> = lessons
-            .into_iter()
-            .map(|l| RememberedLesson { id: l.id, text: l.text, claim: l.claim, source: None })
-            .chain(snapshots.iter().map(|s| RememberedLesson {
-                id: format!("snapshot:{}", s.id),
-                text: s.records.join(" "),
-                claim: None,
-                source: Some(s.source.clone()),
-            }))
-            .chain(listed.into_iter().map(|l| RememberedLesson {
-                id: l.id,
-                text: l.text,
-                claim: None,
-                source: Some(l.source),
-            }))
-            .collect();
-        let mut provenance =
-            Provenance::new(&remembered, &lessons, own.as_ref().map(|(id, e)| (id.as_str(), e.as_str())), &question);
-        // The directory's lines are read from the organisation as the block is made: current, so
-        // a teammate's address in them counts as read in this run.
-        for line in &directory {
-            provenance.read_text(line);
-        }
-        // The person's own name never counts, as their id and email do not.
-        if let Some(p) = &person {
-            provenance.read_text(&p.name);
-        }
-        let now = self.now();
-        if let Some(line) = &block.step_line {
-            if !r.steps.iter().any(|s| s.kind == StepKind::MemoryUsed) {
-                let step = NewStep {
-                    kind: StepKind::MemoryUsed,
-                    line: line.clone(),
-                    words: block.words.clone(),
-                    refs: block.refs.clone(),
-                    detail: None,
-                };
-                self.store.add_step(r.id, &step, now).await?;
-                let event = NewEvent {
-                    name: "memory_used".into(),
-                    run: Some(r.id),
-                    thread: Some(r.thread),
-                    refs: block.refs.clone(),
-                    ..NewEvent::default()
-                };
-                self.store.record_event(&event, now).await?;
-            }
-        }
-        let mut carried = Carried {
-            label: block.data_label,
-            sources: block.sources.clone(),
-            review_mode,
-            cost: Some(RunCost::of_block(&block)),
-        };
-        let model = match self.models.for_agent(&agent) {
+        let mut p = self.prepare(r).await?;
+        let model = match self.models.for_agent(&p.agent) {
             AgentModelChoice::Use(m) => m,
             AgentModelChoice::Off(why) => {
-                return self.fail(r, &format!("The model did not answer: {why}"), None, &carried).await
+                return self.fail(r, &format!("The model did not answer: {why}"), None, &p.carried).await
             }
         };
-        let running = self.cards.running_agent(agent.id).await.map_err(RunError::from)?;
-        let tools = if r.kind == RunKind::Eval && person.is_none() {
-            vec![]
-        } else {
-            self.cards.run_tools(&running).await.map_err(RunError::from)?
-        };
-        let mut specs: Vec<ToolSpec> = tools
-            .iter()
-            // A tool's description and parameters are its source's words, as an admin pinned them:
-            // given to the model as quoted data, never as instructions.
-            .map(|t| ToolSpec {
-                name: tool_name(&t.connector_name, &t.tool),
-                description: crate::cards::pins::quoted_description(&t.connector_name, &t.tool, &t.description),
-                parameters: if t.parameters.is_null() {
-                    json!({"type": "object", "properties": {}})
-                } else {
-                    crate::cards::pins::quoted_parameters(&t.parameters)
-                },
-            })
-            .collect();
-        if person.is_some() && self.outbox.is_some() {
-            specs.push(send_email_spec());
-        }
-        if person.is_some() && self.tasks.is_some() {
-            specs.push(crate::runs::handon::create_task_spec());
-        }
-        let mut turns = vec![Turn::system(block.system.clone()), Turn::user(block.user_turn(&question))];
+        let Held { running, tools, specs } = self.held(r, p.person.as_ref()).await?;
+        let mut turns = vec![Turn::system(p.block.system.clone()), Turn::user(p.block.user_turn(&p.question))];
         // A retry from a step replays the reads it kept, so they are not made again, and the
         // tools that acts it refused or put in the Inbox, so they are not asked for twice.
-        let replayed = |k: &StepKind| matches!(k, StepKind::ToolCall | StepKind::Refused | StepKind::Waiting);
-        for s in r.steps.iter().filter(|s| replayed(&s.kind)) {
-            if let Some(d) = &s.detail {
-                if let Ok(call) = serde_json::from_value::<ToolCall>(d["call"].clone()) {
-                    let result = d["result"].as_str().unwrap_or_default().to_string();
-                    if s.kind == StepKind::ToolCall {
-                        provenance.read_text(&result);
-                    }
-                    push_tool_turns(&mut turns, call, result);
-                }
-            }
+        let replayed = replay(r, &mut p);
+        let mut steps_taken = replayed.len() as u32;
+        for (call, result) in replayed {
+            push_tool_turns(&mut turns, call, result);
         }
-        let mut steps_taken = r.steps.iter().filter(|s| replayed(&s.kind)).count() as u32;
+        let Prepared { agent, person, question, cards, snapshots, mut provenance, mut carried, .. } = p;
         loop {
             if !self.claim_call(&agent.name).await? {
                 let why = format!("today's cap of {} model calls is spent", self.max_calls_per_day);
@@ -220,7 +86,8 @@ impl Answering {
                 Reply::Answer(text) => {
                     let check = self.check_start(person.as_ref(), &cards, &snapshots).await;
                     let checked_only = check == CheckState::Checking && self.checked_only_for(person.as_ref()).await;
-                    let ended = self.finish(r, &text, model.as_ref(), &carried, (check, checked_only)).await?;
+                    let model_name = Some(Self::model_name(model.as_ref()));
+                    let ended = self.finish(r, &text, model_name, &carried, (check, checked_only)).await?;
                     return match &person {
                         Some(p) if ended.checking() => self.check_answer(&ended, p, &cards, &snapshots).await,
                         _ => Ok(ended),
@@ -255,7 +122,7 @@ impl Answering {
     /// Refresh. A tool that acts is refused if it would use a value the run only remembered;
     /// otherwise it waits in the person's Inbox.
     #[allow(clippy::too_many_arguments)]
-    async fn tool_call(
+    pub(super) async fn tool_call(
         &self,
         r: &Run,
         person: Option<&Person>,
@@ -275,10 +142,11 @@ impl Answering {
         if let Some(t) = tool.filter(|t| t.acts) {
             return self.act_call(r, person, t, call, provenance).await;
         }
-        let (line, result) = match tool {
+        let (line, result, kept) = match tool {
             None => (
                 format!("Asked for {}, which this agent does not hold", call.name),
                 format!("There is no tool called {}", call.name),
+                None,
             ),
             Some(t) => match provenance.check_read(&t.connector_name, &call.arguments) {
                 Err(refusal) => {
@@ -308,6 +176,7 @@ impl Answering {
                                 read.label.as_str(),
                                 quote(&read.value.to_string())
                             ),
+                            Some(Carried::of_read(read.label, &read.source, read.outside_text)),
                         )
                     }
                     Err(why) => {
@@ -317,6 +186,7 @@ impl Answering {
                         (
                             format!("Not read with {} from {}: {why}", t.tool, t.connector_name),
                             format!("Not read: {why}"),
+                            None,
                         )
                     }
                 },
@@ -327,7 +197,10 @@ impl Answering {
             line,
             words: vec![],
             refs: vec![],
-            detail: Some(json!({"call": call, "result": result})),
+            detail: Some(match kept {
+                Some(kept) => json!({"call": call, "result": result, "carried": kept}),
+                None => json!({"call": call, "result": result}),
+            }),
         }
         .masked();
         self.store.add_step(r.id, &step, self.now()).await?;
@@ -484,11 +357,13 @@ impl Answering {
         }
     }
 
-    async fn finish(
+    /// Ends the run with its answer; `model` names the model that answered, `None` for an
+    /// outside agent's answer.
+    pub(super) async fn finish(
         &self,
         r: &Run,
         text: &str,
-        model: &dyn AgentModel,
+        model: Option<String>,
         carried: &Carried,
         (check, checked_only): (CheckState, bool),
     ) -> Result<Run, RunError> {
@@ -500,7 +375,7 @@ impl Answering {
             state: RunState::Answered,
             answer: Some(text.trim().to_string()),
             failure: None,
-            model: Some(Self::model_name(model)),
+            model,
             data_label: carried.label,
             sources: carried.sources.clone(),
             review_mode: carried.review_mode,
@@ -563,7 +438,11 @@ impl Answering {
             let Some(r) = self.store.run(id).await? else { continue };
             let carried =
                 Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode, cost: None };
-            self.fail(&r, "The run stopped before it answered: the server stopped under it", None, &carried).await?;
+            let why = match r.kind {
+                RunKind::External => "The run ended unfinished: its outside agent did not finish it within 15 minutes",
+                _ => "The run stopped before it answered: the server stopped under it",
+            };
+            self.fail(&r, why, None, &carried).await?;
             ended += 1;
         }
         let stopped = crate::runs::check::CheckEnd::not_checked("the server stopped before the check finished");

@@ -5,10 +5,13 @@ mod block_for;
 mod check;
 mod contradict;
 mod execute;
+mod external;
 mod inbox;
+mod prepare;
 mod reading;
 
 pub use execute::WAITING_FOR_APPROVAL;
+pub use external::{ExternalBlock, ExternalCall, ExternalStart, ExternalTool, EXTERNAL_ANSWER_MAX_CHARS};
 pub use inbox::{Inbox, InboxView, INBOX_PAGE};
 pub use reading::Threads;
 

@@ -1,0 +1,253 @@
+//! An external run: an outside agent (over MCP or the REST pair) uses one company agent's memory
+//! and gate, acting for the person whose API token it holds, as an unwatched ask would.
+//!
+//! It is a run like any other, driven one call at a time instead of by a model here: starting it
+//! records the block as Engram's own run of that agent would get it (its Memory used step and
+//! `memory_used` event); each tool call goes through the same gate as a model's (reads as the
+//! person within the hourly limits, tools that act refused with the seed's sentence or put in the
+//! person's Inbox); `finish` records the answer and checks it before it returns. Each call takes
+//! the run up again from its recorded steps, as a retry from a step does, so nothing lives
+//! between calls but the run itself; once finished it takes no more calls.
+//!
+//! What the block carries: cores, who's who, and the cards and lists the question brings, as the
+//! person's own ask's block does, with the same limits, labels, clearance and review mode. It
+//! never carries the lessons that are the person's alone (their own, their private agents'): only
+//! a signed-in session reads those, so a token's block holds only team, company and partner
+//! lessons.
+
+use super::prepare::{replay, replayed, Held};
+use super::*;
+use crate::quoting::{attribute, escape_data};
+use crate::runs::block::AGENT_SYSTEM;
+use crate::runs::model::ToolCall;
+use crate::runs::{NewRun, Run, RunState, MAX_TOOL_STEPS};
+use serde_json::Value;
+
+/// The longest answer an outside agent may finish a run with.
+pub const EXTERNAL_ANSWER_MAX_CHARS: usize = 20_000;
+
+/// An external run as it starts: its block, quoted as data, and the tools it may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExternalStart {
+    pub thread: ThreadId,
+    pub run: RunId,
+    pub agent: AgentId,
+    pub agent_name: String,
+    pub block: ExternalBlock,
+    pub tools: Vec<ExternalTool>,
+}
+
+/// The block as the outside agent is given it: every stored text inside `<data>` quotes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExternalBlock {
+    /// The cores and the memory part, quoted as data, never as instructions; empty when nothing
+    /// loads.
+    pub text: String,
+    /// The Memory used step's line, `None` when nothing loaded.
+    pub line: Option<String>,
+    /// What it carried, in words, one per ref: "Sales company core, version 1".
+    pub words: Vec<String>,
+    pub refs: Vec<MemoryRef>,
+    /// The highest label of what it carried.
+    pub data_label: String,
+    pub sources: Vec<String>,
+    pub review_mode: bool,
+}
+
+/// A tool an external run may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExternalTool {
+    pub name: String,
+    /// The source's own words, quoted as data.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub parameters: Value,
+    /// A read changes nothing outside; a tool that acts waits for the person's approval.
+    pub read_only: bool,
+}
+
+/// What one tool call of an external run did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExternalCall {
+    pub run: RunId,
+    /// The step it recorded: "tool_call", "refused" or "waiting".
+    pub kind: String,
+    /// The step's line: "Read with get_lead from Acme ATS", "Refused send_email: …".
+    pub line: String,
+    /// What the call returned: a read's result quoted as data, the refusal's sentence, or that
+    /// it waits in the person's Inbox.
+    pub result: String,
+}
+
+impl Runs {
+    /// Starts an external run of `agent` for the asker and returns its block and tools. A run
+    /// whose block cannot be made ends failed, saying why, and the refusal is returned.
+    pub async fn start_external(
+        &self,
+        asker: &Asker,
+        agent: AgentId,
+        question: &str,
+    ) -> Result<ExternalStart, RunError> {
+        let question = super::asking::parse_question(question)?;
+        if asker.person.left_at.is_some() {
+            return Err(RunError::NotAllowed("Only current people can ask an agent".into()));
+        }
+        let agent = match self.agent(agent).await? {
+            a if a.visible_to(asker.person.id) => a,
+            _ => return Err(RunError::NotFound("There is no such agent".into())),
+        };
+        let now = self.now();
+        let author = crate::runs::Author::Person(asker.person.id);
+        let title = super::asking::title_of(&question);
+        let (thread, message) =
+            self.store.create_thread(agent.id, Some(asker.person.id), &title, &author, &question, now).await?;
+        let new = NewRun {
+            thread: thread.id,
+            message: message.id,
+            agent: agent.id,
+            for_person: Some(asker.person.id),
+            kind: RunKind::External,
+            // Nobody watches it in Engram: its answer is checked before it returns.
+            unwatched: true,
+            retry_of: None,
+        };
+        let run = self.store.create_run(&new, now).await?;
+        tracing::info!(run = %run.id, thread = %thread.id, agent = %agent.id, "external run started");
+        let (block, tools) = self.answering.open_external(&run).await?;
+        Ok(ExternalStart { thread: thread.id, run: run.id, agent: agent.id, agent_name: agent.name, block, tools })
+    }
+}
+
+impl Answering {
+    /// Records the run's block and says what it may call.
+    async fn open_external(&self, r: &Run) -> Result<(ExternalBlock, Vec<ExternalTool>), RunError> {
+        let p = self.prepare(r).await?;
+        let Held { tools, specs, .. } = self.held(r, p.person.as_ref()).await?;
+        let acting: Vec<String> =
+            tools.iter().filter(|t| t.acts).map(|t| super::execute::tool_name(&t.connector_name, &t.tool)).collect();
+        let tools = specs
+            .into_iter()
+            .map(|s| {
+                let acts = acting.contains(&s.name)
+                    || s.name == crate::runs::outbox::SEND_EMAIL
+                    || s.name == crate::runs::handon::CREATE_TASK;
+                ExternalTool { name: s.name, description: s.description, parameters: s.parameters, read_only: !acts }
+            })
+            .collect();
+        let b = &p.block;
+        let cores = b.system.strip_prefix(AGENT_SYSTEM).unwrap_or(&b.system).trim();
+        let mut text = String::new();
+        if !cores.is_empty() {
+            // Cores steer Engram's own runs; to an outside agent they are stored text like the rest.
+            text.push_str(&format!(
+                "<data source=\"{}\">\n{}\n</data>",
+                attribute(&format!("{} cores", p.agent.name)),
+                escape_data(cores)
+            ));
+        }
+        if let Some(memory) = &b.memory {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(memory);
+        }
+        let block = ExternalBlock {
+            text,
+            line: b.step_line.clone(),
+            words: b.words.clone(),
+            refs: b.refs.clone(),
+            data_label: p.carried.label.as_str().to_string(),
+            sources: p.carried.sources.clone(),
+            review_mode: p.carried.review_mode,
+        };
+        Ok((block, tools))
+    }
+
+    /// The person's own external run, still open to calls.
+    async fn open_run(&self, person: &Person, run: RunId) -> Result<Run, RunError> {
+        let none = || RunError::NotFound("There is no such run".into());
+        let r = self.store.run(run).await?.ok_or_else(none)?;
+        if r.kind != RunKind::External || r.for_person != Some(person.id) {
+            return Err(none());
+        }
+        if r.state != RunState::Running {
+            return Err(RunError::Changed(
+                "This run has ended and takes no more calls; start a new external run".into(),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// One tool call of the person's external run, through the same gate as a model's call, kept
+    /// as a step. A tool the agent does not hold is refused and nothing is recorded.
+    pub async fn external_call(
+        &self,
+        person: &Person,
+        run: RunId,
+        name: &str,
+        arguments: Value,
+    ) -> Result<ExternalCall, RunError> {
+        let r = self.open_run(person, run).await?;
+        let arguments = match arguments {
+            Value::Null => Value::Object(Default::default()),
+            a @ Value::Object(_) => a,
+            _ => return Err(RunError::Invalid("A tool's arguments are a JSON object".into())),
+        };
+        let taken = r.steps.iter().filter(|s| replayed(&s.kind)).count() as u32;
+        if taken >= MAX_TOOL_STEPS {
+            return Err(RunError::Invalid(format!(
+                "This run has made {MAX_TOOL_STEPS} tool calls, as many as a run may; finish it with your answer"
+            )));
+        }
+        let mut p = self.prepare(&r).await?;
+        let Held { running, tools, specs } = self.held(&r, p.person.as_ref()).await?;
+        if !specs.iter().any(|s| s.name == name) {
+            return Err(RunError::NotFound(format!("This agent holds no tool called {name:?}")));
+        }
+        replay(&r, &mut p);
+        let call = ToolCall { id: format!("external-{}", taken + 1), name: name.to_string(), arguments };
+        let result = self
+            .tool_call(&r, p.person.as_ref(), (&running, &p.question), &tools, &call, &mut p.carried, &mut p.provenance)
+            .await?;
+        let after = self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
+        let step = after
+            .steps
+            .iter()
+            .rev()
+            .find(|s| replayed(&s.kind))
+            .ok_or_else(|| RunError::Store("a tool call's step was not kept".into()))?;
+        Ok(ExternalCall { run: r.id, kind: step.kind.as_str().to_string(), line: step.line.clone(), result })
+    }
+
+    /// Ends the person's external run with the outside agent's answer, and checks it before it
+    /// returns (nobody watches it): the run as its person reads it, with the check's lines.
+    pub async fn external_finish(&self, person: &Person, run: RunId, answer: &str) -> Result<RunView, RunError> {
+        let r = self.open_run(person, run).await?;
+        let answer = answer.trim();
+        if answer.is_empty() {
+            return Err(RunError::Invalid("Write the answer first".into()));
+        }
+        let n = answer.chars().count();
+        if n > EXTERNAL_ANSWER_MAX_CHARS {
+            return Err(RunError::Invalid(format!(
+                "An answer can be at most {} characters; this one has {}",
+                crate::tokens::format_count(EXTERNAL_ANSWER_MAX_CHARS as u32),
+                crate::tokens::format_count(n as u32)
+            )));
+        }
+        let mut p = self.prepare(&r).await?;
+        replay(&r, &mut p);
+        let check = self.check_start(p.person.as_ref(), &p.cards, &p.snapshots).await;
+        let checked_only =
+            check == crate::runs::check::CheckState::Checking && self.checked_only_for(p.person.as_ref()).await;
+        let ended = self.finish(&r, answer, None, &p.carried, (check, checked_only)).await?;
+        let ended = match &p.person {
+            // Only the call whose end stands checks it: a second finish meanwhile returns it as is.
+            Some(who) if ended.checking() && ended.answer.as_deref() == Some(answer) => {
+                self.check_answer(&ended, who, &p.cards, &p.snapshots).await?
+            }
+            _ => ended,
+        };
+        self.threads.view(ended).await
+    }
+}
