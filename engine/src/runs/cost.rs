@@ -35,20 +35,7 @@ impl RunCost {
     /// tools offered, each call sends them all again) and what came back, at `price` cents per
     /// million tokens, rounded up as the spend ledger rounds.
     pub fn add_call(&mut self, price: u32, turns: &[Turn], tools: &[ToolSpec], reply: &Reply) {
-        let mut sent: Vec<String> = Vec::with_capacity(turns.len() + tools.len());
-        for t in turns {
-            sent.push(t.content.clone());
-            for call in &t.tool_calls {
-                sent.push(serde_json::to_string(call).unwrap_or_default());
-            }
-        }
-        for tool in tools {
-            sent.push(serde_json::to_string(tool).unwrap_or_default());
-        }
-        let received = match reply {
-            Reply::Answer(text) => text.clone(),
-            Reply::ToolCalls(calls) => serde_json::to_string(calls).unwrap_or_default(),
-        };
+        let (sent, received) = call_texts(turns, tools, reply);
         let sent: Vec<&str> = sent.iter().map(String::as_str).collect();
         let tokens: u64 =
             sent.iter().copied().chain(std::iter::once(received.as_str())).map(|t| u64::from(count_tokens(t))).sum();
@@ -56,6 +43,32 @@ impl RunCost {
         self.model_tokens += tokens;
         self.model_millicents += call_millicents(price, &sent, &received);
     }
+}
+
+/// A model call's tokens as this file counts them: (sent, received). The run's trace carries
+/// them as the call's usage; they are Engram's count, the same the spend ledger keeps.
+pub fn call_tokens(turns: &[Turn], tools: &[ToolSpec], reply: &Reply) -> (u64, u64) {
+    let (sent, received) = call_texts(turns, tools, reply);
+    (sent.iter().map(|t| u64::from(count_tokens(t))).sum(), u64::from(count_tokens(&received)))
+}
+
+/// What a call sent (the turns, their tool calls and the tools offered) and what came back.
+fn call_texts(turns: &[Turn], tools: &[ToolSpec], reply: &Reply) -> (Vec<String>, String) {
+    let mut sent: Vec<String> = Vec::with_capacity(turns.len() + tools.len());
+    for t in turns {
+        sent.push(t.content.clone());
+        for call in &t.tool_calls {
+            sent.push(serde_json::to_string(call).unwrap_or_default());
+        }
+    }
+    for tool in tools {
+        sent.push(serde_json::to_string(tool).unwrap_or_default());
+    }
+    let received = match reply {
+        Reply::Answer(text) => text.clone(),
+        Reply::ToolCalls(calls) => serde_json::to_string(calls).unwrap_or_default(),
+    };
+    (sent, received)
 }
 
 /// The block's tokens: the cores after the opening every run's system prompt shares, and the

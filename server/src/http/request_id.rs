@@ -31,12 +31,21 @@ pub async fn span(req: Request, next: Next) -> Response {
         .filter(|v| is_safe(v))
         .map_or_else(new_id, str::to_owned);
     // The path only: a query string may hold what should not be in a log.
-    let span = tracing::info_span!("request", id = %id, method = %req.method(), path = %req.uri().path());
+    // `otel.kind` and the status are for the exported trace (see `telemetry`); a log line shows them too.
+    let span = tracing::info_span!(
+        "request",
+        id = %id,
+        method = %req.method(),
+        path = %req.uri().path(),
+        otel.kind = "server",
+        http.response.status_code = tracing::field::Empty,
+    );
     async move {
         let started = std::time::Instant::now();
         tracing::debug!("received");
         let mut res = next.run(req).await;
         let status = res.status();
+        tracing::Span::current().record("http.response.status_code", status.as_u16());
         tracing::debug!(status = status.as_u16(), ms = started.elapsed().as_millis() as u64, "answered");
         // Refusals are logged here, once for every route, so each one carries the request's id.
         if status.is_client_error() {

@@ -38,6 +38,7 @@ mod model_server;
 mod nightly;
 mod operations;
 mod org;
+mod otel;
 mod outbound;
 mod pages;
 mod people;

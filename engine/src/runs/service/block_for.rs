@@ -77,6 +77,23 @@ impl Blocks {
         Ok(self.load(kind, agent, person, question).await?.block)
     }
 
+    /// Block assembly, in a span of its own: the run's kind, then what the block carries, as
+    /// counts.
+    #[tracing::instrument(
+        name = "memory.block",
+        skip_all,
+        fields(
+            otel.name = "memory.block",
+            engram.run.kind = kind.as_str(),
+            engram.memory.cores = tracing::field::Empty,
+            engram.memory.cards = tracing::field::Empty,
+            engram.memory.lessons = tracing::field::Empty,
+            engram.memory.snapshots = tracing::field::Empty,
+            engram.memory.whos_who_lines = tracing::field::Empty,
+            engram.memory.block_tokens = tracing::field::Empty,
+            engram.memory.review_mode = tracing::field::Empty,
+        )
+    )]
     pub(super) async fn load(
         &self,
         kind: RunKind,
@@ -146,6 +163,8 @@ impl Blocks {
                 }),
             }
         }
+        let cores_loaded = cores.len();
+        let slice_lines = slice.as_ref().map_or(0, |s| s.lines.len());
         let block = assemble(BlockInput {
             cores,
             slice,
@@ -155,12 +174,21 @@ impl Blocks {
             cleared_for: running.cleared_for,
             now,
         });
+        let span = tracing::Span::current();
+        span.record("engram.memory.cores", cores_loaded);
+        span.record("engram.memory.whos_who_lines", slice_lines);
         let review_mode = review_mode && block.refs.iter().any(|r| matches!(r, MemoryRef::Card(_)));
         let carried: Vec<BlockCard> =
             cards.into_iter().filter(|c| block.refs.contains(&MemoryRef::Card(format!("card:{}", c.card)))).collect();
-        let lessons = lessons.into_iter().filter(|l| block.refs.contains(&MemoryRef::Lesson(l.id.clone()))).collect();
-        let snapshots =
+        let lessons: Vec<BlockLesson> =
+            lessons.into_iter().filter(|l| block.refs.contains(&MemoryRef::Lesson(l.id.clone()))).collect();
+        let snapshots: Vec<BlockSnapshot> =
             snapshots.into_iter().filter(|s| block.refs.contains(&MemoryRef::Snapshot(s.id.to_string()))).collect();
+        span.record("engram.memory.cards", carried.len());
+        span.record("engram.memory.lessons", lessons.len());
+        span.record("engram.memory.snapshots", snapshots.len());
+        span.record("engram.memory.block_tokens", crate::runs::cost::block_tokens(&block));
+        span.record("engram.memory.review_mode", review_mode || block.review_mode);
         Ok(Loaded {
             review_mode: review_mode || block.review_mode,
             block,
@@ -178,6 +206,15 @@ impl Blocks {
 
     /// The agent's access, and for a person's own ask the list snapshots and cards it loads: a
     /// list asked again loads its snapshot and the cards of the records it returned.
+    #[tracing::instrument(
+        name = "memory.card_read",
+        skip_all,
+        fields(
+            otel.name = "memory.card_read",
+            engram.cards.read = tracing::field::Empty,
+            engram.snapshots.read = tracing::field::Empty,
+        )
+    )]
     async fn memory_for(
         &self,
         agent: &Agent,
@@ -201,11 +238,24 @@ impl Blocks {
             let question = format!("{question} {}", listed.join(" "));
             self.cards.cards_for_run(p, &question, &running).await.map_err(memory)?
         };
+        let span = tracing::Span::current();
+        span.record("engram.cards.read", cards.len());
+        span.record("engram.snapshots.read", snapshots.len());
         Ok((running, snapshots, cards, review_mode))
     }
 
     /// The lessons a person's own ask loads: theirs, their team's and the company's, within the
     /// agent's memory scopes (company knowledge always loads).
+    #[tracing::instrument(
+        name = "memory.lesson_search",
+        skip_all,
+        fields(
+            otel.name = "memory.lesson_search",
+            engram.lessons.readable = tracing::field::Empty,
+            engram.lessons.loaded = tracing::field::Empty,
+            engram.lessons.question_embedded = tracing::field::Empty,
+        )
+    )]
     async fn lessons_for(
         &self,
         agent: &Agent,
@@ -242,6 +292,8 @@ impl Blocks {
                     || !matches!(l.scope, crate::lessons::LessonScope::Personal | crate::lessons::LessonScope::Agent(_))
             })
             .collect();
+        let span = tracing::Span::current();
+        span.record("engram.lessons.readable", readable.len());
         if readable.is_empty() {
             // Nothing to rank: the run does not wait for the question's vector.
             return Ok(vec![]);
@@ -254,6 +306,8 @@ impl Blocks {
             Some(v) => v.ranked(question, &readable, asked.as_deref()).await,
             None => lessons_for(question, &readable),
         };
+        span.record("engram.lessons.loaded", loaded.len());
+        span.record("engram.lessons.question_embedded", asked.is_some());
         Ok(loaded.into_iter().map(|l| block_lesson(l, p)).collect())
     }
 

@@ -36,6 +36,19 @@ impl Answering {
 
     /// Reads again what the answer used and records what it found, in one write. A failure to
     /// read leaves the answer "not checked" with the reason; it never fails the run.
+    #[tracing::instrument(
+        name = "memory.check",
+        skip_all,
+        fields(
+            otel.name = "memory.check",
+            engram.run.id = r.id.0,
+            engram.check.cards = cards.len(),
+            engram.check.lists = lists.len(),
+            engram.check.state = tracing::field::Empty,
+            engram.check.facts = tracing::field::Empty,
+            engram.check.changed = tracing::field::Empty,
+        )
+    )]
     pub(super) async fn check_answer(
         &self,
         r: &Run,
@@ -57,6 +70,10 @@ impl Answering {
                 CheckEnd::not_checked("its memory could not be read")
             }
         };
+        let span = tracing::Span::current();
+        span.record("engram.check.state", end.state.as_str());
+        span.record("engram.check.facts", end.facts.len());
+        span.record("engram.check.changed", end.facts.iter().filter(|f| f.2).count());
         // Only the server whose check stands moves the lessons it contradicts.
         if self.save_check(r.id, &end).await? {
             if let Ok((c, _)) = &checked {

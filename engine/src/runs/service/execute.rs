@@ -3,6 +3,7 @@
 //! ends the run plainly and nothing is lost: the question and the run stay, and Try again works.
 
 use super::prepare::{replay, Carried, Held, Prepared};
+use super::spans;
 use super::*;
 use crate::cards::service::RunTool;
 use crate::quoting::{attribute, escape_data as quote};
@@ -14,6 +15,7 @@ use crate::runs::provenance::{self, Provenance};
 use crate::runs::{NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
 use chrono::NaiveTime;
 use serde_json::json;
+use tracing::Instrument;
 
 /// The name a model's tool goes by: the connector's name as a slug, then the tool.
 pub fn tool_name(connector_name: &str, tool: &str) -> String {
@@ -36,13 +38,27 @@ impl Answering {
     /// Takes a recorded run to its end. A run that already ended is returned as it is, so two
     /// servers (or a retry and a reload) never answer one run twice.
     pub async fn execute(&self, run: RunId) -> Result<RunView, RunError> {
-        let r = self.store.run(run).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
-        // An external run is taken to its end by its outside agent, never by a model here.
-        if r.state != RunState::Running || r.kind == RunKind::External {
-            return self.threads.view(r).await;
+        self.execute_in(run, spans::run(run, false)).await
+    }
+
+    /// As `execute`, in the span given (`launch` makes one that follows from the request).
+    pub(super) async fn execute_in(&self, run: RunId, span: tracing::Span) -> Result<RunView, RunError> {
+        let traced = span.clone();
+        async move {
+            let r = self.store.run(run).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
+            traced.record("engram.run.kind", r.kind.as_str());
+            traced.record("gen_ai.agent.id", tracing::field::display(r.agent));
+            traced.record("gen_ai.conversation.id", tracing::field::display(r.thread));
+            // An external run is taken to its end by its outside agent, never by a model here.
+            if r.state != RunState::Running || r.kind == RunKind::External {
+                return self.threads.view(r).await;
+            }
+            let ended = self.answer(&r).await?;
+            traced.record("engram.run.state", ended.state.as_str());
+            self.threads.view(ended).await
         }
-        let ended = self.answer(&r).await?;
-        self.threads.view(ended).await
+        .instrument(span)
+        .await
     }
 
     async fn answer(&self, r: &Run) -> Result<Run, RunError> {
@@ -68,14 +84,17 @@ impl Answering {
                 let why = format!("today's cap of {} model calls is spent", self.max_calls_per_day);
                 return self.fail(r, &format!("The model did not answer: {why}"), Some(model.as_ref()), &carried).await;
             }
-            let reply = match model.reply(&turns, &specs).await {
+            let call = spans::model_call(model.as_ref(), specs.len());
+            let reply = match model.reply(&turns, &specs).instrument(call.clone()).await {
                 Ok(reply) => {
+                    spans::replied(&call, &turns, &specs, &reply);
                     if let Some(cost) = carried.cost.as_mut() {
                         cost.add_call(model.cents_per_million_tokens(), &turns, &specs, &reply);
                     }
                     reply
                 }
                 Err(e) => {
+                    spans::failed(&call);
                     tracing::warn!(run = %r.id, model = model.name(), error = %e, "the model did not answer");
                     return self
                         .fail(r, &format!("The model did not answer: {e}"), Some(model.as_ref()), &carried)
@@ -100,6 +119,7 @@ impl Answering {
                             return self.fail(r, &why, Some(model.as_ref()), &carried).await;
                         }
                         steps_taken += 1;
+                        let traced = spans::tool_call(&call);
                         let result = self
                             .tool_call(
                                 r,
@@ -110,6 +130,7 @@ impl Answering {
                                 &mut carried,
                                 &mut provenance,
                             )
+                            .instrument(traced)
                             .await?;
                         push_tool_turns(&mut turns, call, result);
                     }

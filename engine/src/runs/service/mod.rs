@@ -9,6 +9,7 @@ mod external;
 mod inbox;
 mod prepare;
 mod reading;
+mod spans;
 
 pub use execute::WAITING_FOR_APPROVAL;
 pub use external::{ExternalBlock, ExternalCall, ExternalStart, ExternalTool, EXTERNAL_ANSWER_MAX_CHARS};
@@ -290,8 +291,11 @@ impl Runs {
             return;
         };
         let answering = self.answering.clone();
+        // The run outlives the request that started it: its span is a root linked to the request's.
+        let run_span = spans::run(run, true);
+        run_span.follows_from(tracing::Span::current());
         spawn(Box::pin(async move {
-            if let Err(e) = answering.execute(run).await {
+            if let Err(e) = answering.execute_in(run, run_span).await {
                 tracing::warn!(%run, error = %e, "the run could not be answered");
             }
         }));
