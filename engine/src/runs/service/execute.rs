@@ -2,7 +2,7 @@
 //! `MAX_TOOL_STEPS`), each a step with its line, then the answer. A model that fails or is slow
 //! ends the run plainly and nothing is lost: the question and the run stay, and Try again works.
 
-use super::prepare::{replay, Carried, Held, Prepared};
+use super::prepare::{replay, tool_name, Carried, Held, Prepared};
 use super::spans;
 use super::*;
 use crate::cards::service::RunTool;
@@ -16,19 +16,6 @@ use crate::runs::{NewStep, Run, RunEnd, RunState, StepKind, MAX_TOOL_STEPS};
 use chrono::NaiveTime;
 use serde_json::json;
 use tracing::Instrument;
-
-/// The name a model's tool goes by: the connector's name as a slug, then the tool.
-pub fn tool_name(connector_name: &str, tool: &str) -> String {
-    let mut slug = String::new();
-    for c in connector_name.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('_') && !slug.is_empty() {
-            slug.push('_');
-        }
-    }
-    format!("{}__{tool}", slug.trim_end_matches('_'))
-}
 
 /// What the model is told when a tool that acts waits for the person.
 pub const WAITING_FOR_APPROVAL: &str =
@@ -485,12 +472,6 @@ fn push_tool_turns(turns: &mut Vec<Turn>, call: ToolCall, result: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tool_names_are_the_connector_slug_and_the_tool() {
-        assert_eq!(tool_name("Acme ATS", "get_lead"), "acme_ats__get_lead");
-        assert_eq!(tool_name("  Zendesk (EU) ", "search"), "zendesk_eu__search");
-    }
 
     #[test]
     fn stored_text_cannot_close_a_quote_early() {

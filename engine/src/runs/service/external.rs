@@ -124,7 +124,7 @@ impl Answering {
         let p = self.prepare(r).await?;
         let Held { tools, specs, .. } = self.held(r, p.person.as_ref()).await?;
         let acting: Vec<String> =
-            tools.iter().filter(|t| t.acts).map(|t| super::execute::tool_name(&t.connector_name, &t.tool)).collect();
+            tools.iter().filter(|t| t.acts).map(|t| super::prepare::tool_name(&t.connector_name, &t.tool)).collect();
         let tools = specs
             .into_iter()
             .map(|s| {

@@ -16,6 +16,19 @@ use crate::runs::provenance::{Provenance, RememberedCard, RememberedLesson};
 use crate::runs::{NewEvent, NewStep, Run, StepKind};
 use serde_json::json;
 
+/// The name a model's tool goes by: the connector's name as a slug, then the tool.
+pub fn tool_name(connector_name: &str, tool: &str) -> String {
+    let mut slug = String::new();
+    for c in connector_name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('_') && !slug.is_empty() {
+            slug.push('_');
+        }
+    }
+    format!("{}__{tool}", slug.trim_end_matches('_'))
+}
+
 /// What the run carried so far, beyond the block: the reads' labels, sources and outside text.
 pub(super) struct Carried {
     pub label: DataLabel,
@@ -171,7 +184,7 @@ impl Answering {
             // A tool's description and parameters are its source's words, as an admin pinned them:
             // given to the model as quoted data, never as instructions.
             .map(|t| ToolSpec {
-                name: super::execute::tool_name(&t.connector_name, &t.tool),
+                name: tool_name(&t.connector_name, &t.tool),
                 description: crate::cards::pins::quoted_description(&t.connector_name, &t.tool, &t.description),
                 parameters: if t.parameters.is_null() {
                     json!({"type": "object", "properties": {}})
@@ -232,5 +245,11 @@ mod tests {
         assert_eq!(carried.label, DataLabel::Personal);
         assert_eq!(carried.sources, ["directory", "Acme ATS"]);
         assert!(carried.review_mode);
+    }
+
+    #[test]
+    fn tool_names_are_the_connector_slug_and_the_tool() {
+        assert_eq!(tool_name("Acme ATS", "get_lead"), "acme_ats__get_lead");
+        assert_eq!(tool_name("  Zendesk (EU) ", "search"), "zendesk_eu__search");
     }
 }
