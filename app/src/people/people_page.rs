@@ -7,7 +7,7 @@ use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine, PersonPicker};
 use crate::paths::{people_link, PEOPLE};
 use crate::teams::move_person::MainTeamForm;
-use engine::org::listing::{page_number, Outline, PeopleListing};
+use engine::org::listing::{page_number, Outline, PeopleListing, SEARCH_CONSIDERS};
 use engine::org::{Person, RoleSource};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -105,6 +105,7 @@ fn People(data: PeopleData, adding: AddPersonData, leaving: bool) -> impl IntoVi
         <TeamCounts listing=listing.clone()/>
         <PeopleSearch search=search.clone()/>
         {empty.then(|| view! { <p class="empty">{if search.is_empty() { "Nobody yet.".to_string() } else { format!("Nobody's name, email or team starts with {search}.") }}</p> })}
+        {listing.overflowed.then(|| view! { <p class="notice search-overflowed">{overflowed_line(&search)}</p> })}
         <table class="people">
             <thead><tr><th>"Name"</th><th>"Email"</th><th>"Main team"</th><th>"Department role"</th><th>"Admin"</th></tr></thead>
             <tbody>
@@ -187,4 +188,14 @@ fn People(data: PeopleData, adding: AddPersonData, leaving: bool) -> impl IntoVi
             .into_any()
         })}
     }
+}
+
+/// What a search that matches more people than it considers says: which it lists, and how to
+/// find the rest.
+fn overflowed_line(search: &str) -> String {
+    format!(
+        "More than {considers} people match \u{201c}{search}\u{201d} by name, by email or by team. These pages list the \
+         first {considers} of each, by name; type more of a name, an email or a team to narrow it.",
+        considers = SEARCH_CONSIDERS,
+    )
 }

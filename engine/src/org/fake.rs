@@ -64,6 +64,39 @@ fn by_name<'a>(people: impl Iterator<Item = &'a Person>) -> Vec<Person> {
     out
 }
 
+/// What a search considers, as the stores decide it: of each way it matches (the folded name, the
+/// email, and, when `by_team`, the main team's name), the first `search.considers` in that way's
+/// order; `current` keeps only those who have not left. Each way's people, in its order.
+fn ways<'a>(d: &'a Directory, search: &PrefixSearch, current: bool, by_team: bool) -> [Vec<&'a Person>; 3] {
+    let pool = || d.people.iter().filter(move |p| !current || p.left_at.is_none());
+    let first = |mut found: Vec<&'a Person>, order: &dyn Fn(&Person, &Person) -> std::cmp::Ordering| {
+        found.sort_by(|a, b| order(a, b));
+        found.truncate(search.considers as usize);
+        found
+    };
+    let named = first(pool().filter(|p| search.matches(&p.name)).collect(), &|a, b| {
+        (fold(&a.name), a.name.as_bytes(), a.id).cmp(&(fold(&b.name), b.name.as_bytes(), b.id))
+    });
+    let mailed = first(pool().filter(|p| search.matches(&p.email)).collect(), &|a, b| {
+        (a.email.as_bytes(), a.id).cmp(&(b.email.as_bytes(), b.id))
+    });
+    let teamed = if by_team {
+        let team_matches = |p: &Person| p.main_team.and_then(|t| d.team(t)).is_some_and(|t| search.matches(&t.name));
+        first(pool().filter(|p| team_matches(p)).collect(), &|a, b| {
+            (a.main_team, a.name.as_bytes(), a.id).cmp(&(b.main_team, b.name.as_bytes(), b.id))
+        })
+    } else {
+        Vec::new()
+    };
+    [named, mailed, teamed]
+}
+
+/// The people a search considers, each once, by name.
+fn considered(d: &Directory, search: &PrefixSearch, current: bool, by_team: bool) -> Vec<Person> {
+    let mut seen = std::collections::HashSet::new();
+    by_name(ways(d, search, current, by_team).into_iter().flatten().filter(|p| seen.insert(p.id)))
+}
+
 /// A person for a test's directory.
 pub fn person(id: i64, name: &str, admin: bool, team: Option<i64>) -> Person {
     Person {
@@ -123,29 +156,22 @@ impl OrgStore for FakeOrg {
         limit: u32,
     ) -> Result<Vec<Person>, StoreError> {
         Ok(self.read(|d| {
-            let team_matches =
-                |p: &Person, s: &PrefixSearch| p.main_team.and_then(|t| d.team(t)).is_some_and(|t| s.matches(&t.name));
-            by_name(d.people.iter().filter(|p| match search {
-                None => true,
-                Some(s) => s.matches(&p.name) || s.matches(&p.email) || team_matches(p, s),
-            }))
+            match search {
+                None => by_name(d.people.iter()),
+                Some(s) => considered(d, s, false, true),
+            }
             .into_iter()
             .skip(offset as usize)
             .take(limit as usize)
             .collect()
         }))
     }
+    async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError> {
+        let one_more = PrefixSearch { considers: search.considers.saturating_add(1), ..search.clone() };
+        Ok(self.read(|d| ways(d, &one_more, false, true).iter().any(|way| way.len() > search.considers as usize)))
+    }
     async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
-        Ok(self.read(|d| {
-            by_name(
-                d.people
-                    .iter()
-                    .filter(|p| p.left_at.is_none() && (search.matches(&p.name) || search.matches(&p.email))),
-            )
-            .into_iter()
-            .take(limit as usize)
-            .collect()
-        }))
+        Ok(self.read(|d| considered(d, search, true, false).into_iter().take(limit as usize).collect()))
     }
     async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
         Ok(self.read(|d| {
@@ -310,6 +336,9 @@ impl<T: Send + Sync> OrgStore for WithOrg<T> {
         limit: u32,
     ) -> Result<Vec<Person>, StoreError> {
         self.org.people_page(search, offset, limit).await
+    }
+    async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError> {
+        self.org.search_overflows(search).await
     }
     async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
         self.org.pick_people(search, limit).await

@@ -15,6 +15,12 @@ pub const PICK_LIMIT: u32 = 10;
 /// The longest search kept: a name, an email or a team's name is shorter.
 pub const SEARCH_MAX_CHARS: usize = 200;
 
+/// A search considers at most this many people of each way it matches (by name, by email, by main
+/// team's name), so that what it reads and sorts stays bounded: "a" matches thousands at 100,000
+/// people, and nobody pages through them. A search that has more says so, and typing more narrows
+/// it. Fifteen pages of People at most.
+pub const SEARCH_CONSIDERS: u32 = 250;
+
 /// The organisation without its people: the teams, roles and company agents, each by name. What
 /// most pages need of the organisation, and bounded by those, not by how many people there are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -40,10 +46,15 @@ impl Outline {
 /// typed, ignoring case in A to Z (both backends fold exactly those letters, so they agree on every
 /// name). `from` is the folded prefix and `to` the first string past every one that starts with it,
 /// so the match is a range an index serves.
+///
+/// A page of a search considers, of each way it matches, the first `considers` people in that
+/// way's order (the folded name; the email; the main team, then name), and lists those by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrefixSearch {
     pub from: String,
     pub to: String,
+    /// [`SEARCH_CONSIDERS`], or fewer where a test says so.
+    pub considers: u32,
 }
 
 impl PrefixSearch {
@@ -58,7 +69,7 @@ impl PrefixSearch {
         // U+10FFFF is the greatest character, and its UTF-8 bytes the greatest a character starts
         // with, so by bytes every string that starts with `from` sorts below `to`.
         let to = format!("{from}\u{10FFFF}");
-        Some(Self { from, to })
+        Some(Self { from, to, considers: SEARCH_CONSIDERS })
     }
 
     /// Whether `text` starts with the search, as the store decides it.
@@ -109,6 +120,9 @@ pub struct PeopleListing {
     /// Current people in all.
     pub current: u32,
     pub outline: Outline,
+    /// The search matches more people, in one of its ways, than it considers
+    /// ([`SEARCH_CONSIDERS`]): the page says so, and that typing more narrows it.
+    pub overflowed: bool,
 }
 
 /// A page number as typed in a link (`?page=3`): from 1; anything else is the first page. The

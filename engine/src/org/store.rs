@@ -32,15 +32,23 @@ pub trait OrgStore: Send + Sync {
     /// The teams, roles and company agents, each by name, in one snapshot; never the people.
     async fn outline(&self) -> Result<Outline, StoreError>;
     /// People by name then id, those who left too, at most `limit` from `offset`; with a search,
-    /// only those whose name or email starts with it, or whose main team's name does.
+    /// only those whose name or email starts with it, or whose main team's name does, and of each
+    /// of those three ways only the first `search.considers` in that way's order (the folded name
+    /// then name and id; the email; the main team's id, then name and id), so a search reads a
+    /// bounded number of rows whatever the organisation's size.
     async fn people_page(
         &self,
         search: Option<&PrefixSearch>,
         offset: u32,
         limit: u32,
     ) -> Result<Vec<Person>, StoreError>;
+    /// Whether more than `search.considers` people match one of the search's ways (name, email,
+    /// main team's name): a page then lists only those considered. Reads at most that many and
+    /// one more of each way.
+    async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError>;
     /// Current people whose name or email starts with the search, by name, at most `limit`: what a
-    /// person picker offers as someone types.
+    /// person picker offers as someone types. Of each way, only the first `search.considers`
+    /// current people are considered, as for a page.
     async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError>;
     /// Current people whose whole name is `name`, ignoring case in A to Z, by id, at most `limit`.
     async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError>;

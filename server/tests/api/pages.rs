@@ -541,3 +541,42 @@ async fn people_come_fifty_a_page_with_a_search_and_counts_without_javascript() 
     assert!(!r.status().is_success());
     assert!(r.text().await.unwrap().contains("Only an admin can choose people"));
 }
+
+/// A search that matches more people than it considers says so, and its pages end with the last
+/// one considered: what it reads stays bounded whatever the organisation's size.
+#[tokio::test]
+async fn a_search_that_matches_more_people_than_it_considers_says_so_on_the_page() {
+    let app = spawn_app().await;
+    let ada = app.sign_in("ada").await;
+    let actor = engine::store::Actor { person: None, at: chrono::Utc::now() };
+    let wide = engine::org::listing::SEARCH_CONSIDERS + 10;
+    for i in 0..wide {
+        let p = engine::store::NewPerson {
+            name: format!("Zz Wide {i:03}"),
+            email: format!("wide{i:03}@acme.example"),
+            password_hash: "no-password-matches".into(),
+            is_admin: false,
+            main_team: None,
+        };
+        app.store.create_person(&p, actor).await.unwrap();
+    }
+    let rows = |html: &str| html.matches("<tr><td><a href=\"/company/people?").count();
+    let said =
+        "More than 250 people match \u{201c}zz\u{201d} by name, by email or by team. These pages list the first \
+                250 of each, by name; type more of a name, an email or a team to narrow it.";
+    let (status, html) = app.page(&ada, "/company/people?q=zz").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(rows(&html), 50);
+    assert!(words(&html).contains(said), "{}", words(&html));
+    // Its pages end with the last one considered.
+    let (_, html) = app.page(&ada, "/company/people?q=zz&page=5").await;
+    assert_eq!(rows(&html), 50);
+    assert!(!html.contains("rel=\"next\""));
+    assert!(html.contains("Zz Wide 249") && !html.contains("Zz Wide 250"));
+    // Typing more narrows it, and the page no longer says so.
+    let (_, html) = app.page(&ada, "/company/people?q=zz+wide+25").await;
+    assert_eq!(rows(&html), 10);
+    assert!(!html.contains("search-overflowed"));
+    let (_, html) = app.page(&ada, "/company/people").await;
+    assert!(!html.contains("search-overflowed"));
+}

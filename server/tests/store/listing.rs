@@ -18,6 +18,8 @@ on_both! {
         postgres_people_come_a_page_at_a_time_by_name_then_id;
     a_search_matches_the_start_of_a_name_an_email_or_a_team: sqlite_a_search_matches_the_start_of_a_name_an_email_or_a_team,
         postgres_a_search_matches_the_start_of_a_name_an_email_or_a_team;
+    a_search_considers_a_bounded_number_of_each_way: sqlite_a_search_considers_a_bounded_number_of_each_way,
+        postgres_a_search_considers_a_bounded_number_of_each_way;
     a_picker_and_a_whole_name_find_only_current_people: sqlite_a_picker_and_a_whole_name_find_only_current_people,
         postgres_a_picker_and_a_whole_name_find_only_current_people;
     a_team_s_members_come_a_page_at_a_time: sqlite_a_team_s_members_come_a_page_at_a_time,
@@ -95,6 +97,43 @@ async fn a_search_matches_the_start_of_a_name_an_email_or_a_team(db: Db) {
     assert!(db.people_page(Some(&search("%")), 0, 10).await.unwrap().is_empty());
     assert!(db.people_page(Some(&search("_")), 0, 10).await.unwrap().is_empty());
     let _ = o;
+}
+
+async fn a_search_considers_a_bounded_number_of_each_way(db: Db) {
+    let o = org(&db).await;
+    let kappa = db.add_team("Kappa", None, actor(None, 1)).await.unwrap();
+    // "ka" starts three names, three emails and a team of three; a search that considers two of
+    // each way takes the first two in that way's order: the folded name, the email, the team's
+    // members by name.
+    let abe = add(&db, "Kai Abe", "x1@t.test", None).await;
+    add(&db, "kai Bo", "x2@t.test", None).await;
+    add(&db, "Kai Cy", "x3@t.test", None).await;
+    add(&db, "Zed One", "ka1@t.test", None).await;
+    add(&db, "Ann Two", "ka2@t.test", None).await;
+    add(&db, "Moe Three", "ka3@t.test", None).await;
+    for (name, email) in [("Yan", "y@t.test"), ("Xu", "xu@t.test"), ("Wu", "w@t.test")] {
+        add(&db, name, email, Some(kappa.id)).await;
+    }
+    let two = PrefixSearch { considers: 2, ..search("KA") };
+    let page = db.people_page(Some(&two), 0, 50).await.unwrap();
+    assert_eq!(names(&page), ["Ann Two", "Kai Abe", "Wu", "Xu", "Zed One", "kai Bo"]);
+    assert_eq!(names(&db.people_page(Some(&two), 2, 2).await.unwrap()), ["Wu", "Xu"]);
+    assert!(db.search_overflows(&two).await.unwrap(), "each way has a third");
+    // Considering as many as match takes everyone in and no longer overflows.
+    let three = PrefixSearch { considers: 3, ..search("ka") };
+    assert_eq!(db.people_page(Some(&three), 0, 50).await.unwrap().len(), 9);
+    assert!(!db.search_overflows(&three).await.unwrap());
+    // One way over is enough to say so.
+    let names_only = PrefixSearch { considers: 2, ..search("kai ") };
+    assert_eq!(names(&db.people_page(Some(&names_only), 0, 50).await.unwrap()), ["Kai Abe", "kai Bo"]);
+    assert!(db.search_overflows(&names_only).await.unwrap());
+    assert!(!db.search_overflows(&PrefixSearch { considers: 3, ..search("kai ") }).await.unwrap());
+    // Someone who left still counts on a page; a picker considers current people only, so the
+    // next one by name takes the place, and it never matches by team.
+    db.mark_left(abe.id, actor(Some(o.admin.id), 2)).await.unwrap();
+    assert_eq!(names(&db.people_page(Some(&two), 0, 50).await.unwrap())[1], "Kai Abe");
+    assert_eq!(names(&db.pick_people(&two, 10).await.unwrap()), ["Ann Two", "Kai Cy", "Zed One", "kai Bo"]);
+    assert_eq!(names(&db.pick_people(&two, 2).await.unwrap()), ["Ann Two", "Kai Cy"]);
 }
 
 async fn a_picker_and_a_whole_name_find_only_current_people(db: Db) {

@@ -53,6 +53,10 @@ async fn listing<S: OrgStore + ?Sized>(
         store.people_page(prefix.as_ref(), offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
     let has_next = people.len() > PEOPLE_PAGE_SIZE as usize;
     people.truncate(PEOPLE_PAGE_SIZE as usize);
+    let overflowed = match &prefix {
+        Some(prefix) => store.search_overflows(prefix).await?,
+        None => false,
+    };
     let outline = store.outline().await?;
     let counted = store.team_sizes().await?;
     let current = counted.iter().map(|s| s.people).sum();
@@ -64,7 +68,7 @@ async fn listing<S: OrgStore + ?Sized>(
         .collect();
     sizes.extend(counted.iter().filter(|s| s.team.is_none()).map(|s| (None, s.people)));
     let search: String = search.trim().chars().take(SEARCH_MAX_CHARS).collect();
-    Ok(PeopleListing { people, search, page, has_next, sizes, current, outline })
+    Ok(PeopleListing { people, search, page, has_next, sizes, current, outline, overflowed })
 }
 
 async fn pick<S: OrgStore + ?Sized>(store: &S, by: &Person, typed: &str) -> Result<Vec<PersonChoice>, OrgError> {
@@ -113,6 +117,7 @@ async fn resolve<S: OrgStore + ?Sized>(
 mod tests {
     use super::*;
     use crate::org::fake::{person, FakeOrg};
+    use crate::org::listing::SEARCH_CONSIDERS;
     use crate::org::{PersonId, Team, TeamId};
 
     fn org(people: Vec<Person>) -> FakeOrg {
@@ -152,6 +157,23 @@ mod tests {
         assert_eq!(listing(&org, &ada, "person 11", 1).await.expect("by name").people.len(), 10);
         let alice = person(2, "Alice", false, None);
         assert!(matches!(listing(&org, &alice, "", 1).await, Err(OrgError::NotAllowed(_))));
+    }
+
+    #[tokio::test]
+    async fn a_search_that_matches_more_than_it_considers_says_so() {
+        // 600 people: "person" starts 600 names, more than a search considers of one way.
+        let org = org(people(600));
+        let ada = person(1, "Ada Admin", true, None);
+        let wide = listing(&org, &ada, "person", 1).await.expect("a search");
+        assert!(wide.overflowed);
+        assert_eq!(wide.people.len(), 50);
+        let last = SEARCH_CONSIDERS / PEOPLE_PAGE_SIZE;
+        let end = listing(&org, &ada, "person", last).await.expect("the last page");
+        assert!(!end.has_next, "only those considered are listed");
+        assert_eq!(end.people.last().map(|p| p.name.as_str()), Some("Person 249"));
+        // A narrower search, and no search at all, do not.
+        assert!(!listing(&org, &ada, "person 1", 1).await.expect("narrower").overflowed);
+        assert!(!listing(&org, &ada, "", 1).await.expect("everyone").overflowed);
     }
 
     #[tokio::test]
