@@ -1,3 +1,4 @@
+use crate::adapters::embed::EmbedSettings;
 use crate::adapters::llm::ModelSettings;
 use crate::secrets::KeySetting;
 use leptos::config::LeptosOptions;
@@ -18,6 +19,10 @@ pub struct Settings {
     /// `ENGRAM_VAULT`: the folder with the bots' configuration and memory files.
     pub vault: Option<PathBuf>,
     pub models: ModelSettings,
+    /// `ENGRAM_EMBED_MODEL` and its settings: the embedding model lessons are ranked by beside
+    /// their words; `None` ranks them by words alone. Read after `models`, whose providers'
+    /// addresses and keys it falls back on.
+    pub embed: Option<EmbedSettings>,
     /// `ORG_REFLECT_MAX_PER_DAY`: model calls across every bot per UTC day.
     pub reflect_max_per_day: u32,
     /// `ENGRAM_ASK_MAX_PER_DAY`: model calls agents make answering people, per UTC day.
@@ -65,6 +70,14 @@ impl Settings {
             .site_addr(addr)
             .hash_files(hash_files)
             .build();
+        let models = ModelSettings::from_env();
+        let embed = match EmbedSettings::from_env(env("ENGRAM_EMBED_MODEL").as_deref(), &models, env) {
+            Ok(e) => e,
+            Err(why) => {
+                tracing::warn!(why, "no embedding model; lessons rank by their words alone");
+                None
+            }
+        };
         Self {
             database_url: env("ENGRAM_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string()),
             leptos,
@@ -73,7 +86,8 @@ impl Settings {
             session_idle_minutes: 8 * 60,
             body_limit_bytes: 1024 * 1024,
             vault: env("ENGRAM_VAULT").map(PathBuf::from),
-            models: ModelSettings::from_env(),
+            models,
+            embed,
             reflect_max_per_day: env("ORG_REFLECT_MAX_PER_DAY")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(engine::persona::service::DEFAULT_MAX_PER_DAY),

@@ -259,7 +259,7 @@ fn adapters_with(settings: &Settings, models: ConfiguredModels) -> Adapters {
         spawn,
         reflect_max_per_day: settings.reflect_max_per_day,
         ask_max_per_day: settings.ask_max_per_day,
-        embedder: settings.models.embed.clone().map(|e| {
+        embedder: settings.embed.clone().map(|e| {
             Arc::new(crate::adapters::embed::HttpEmbedder::new(e, &settings.models.outbound))
                 as Arc<dyn engine::kernel::embed::Embedder>
         }),

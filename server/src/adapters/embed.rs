@@ -24,7 +24,7 @@ pub enum EmbedApi {
     Ollama,
 }
 
-/// `ENGRAM_EMBED_MODEL` and what goes with it; `None` in `ModelSettings` when no embedder is set.
+/// `ENGRAM_EMBED_MODEL` and what goes with it; `None` in the server's `Settings` when no embedder is set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbedSettings {
     pub api: EmbedApi,

@@ -47,9 +47,6 @@ pub struct ModelSettings {
     /// the providers it mostly governs; the connectors, the outbox and the live checks take the
     /// same one from here.
     pub outbound: Outbound,
-    /// `ENGRAM_EMBED_MODEL` and its settings: the embedding model lessons are ranked by beside
-    /// their words; `None` ranks them by words alone.
-    pub embed: Option<crate::adapters::embed::EmbedSettings>,
 }
 
 impl Default for ModelSettings {
@@ -68,7 +65,6 @@ impl Default for ModelSettings {
             agent_model: None,
             agent_model_is_demo: false,
             outbound: Outbound::default(),
-            embed: None,
         }
     }
 }
@@ -77,7 +73,7 @@ impl ModelSettings {
     pub fn from_env() -> Self {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         let d = Self::default();
-        let mut s = Self {
+        Self {
             reflect_model: env("ORG_REFLECT_MODEL"),
             ollama_host: env("OLLAMA_HOST").map(|h| ollama_url(&h)).unwrap_or(d.ollama_host),
             ollama_model: env("ORG_OLLAMA_MODEL").unwrap_or(d.ollama_model),
@@ -96,16 +92,7 @@ impl ModelSettings {
             agent_model: env("ENGRAM_AGENT_MODEL"),
             agent_model_is_demo: false,
             outbound: Outbound::from_env(),
-            embed: None,
-        };
-        s.embed = match crate::adapters::embed::EmbedSettings::from_env(env("ENGRAM_EMBED_MODEL").as_deref(), &s, env) {
-            Ok(e) => e,
-            Err(why) => {
-                tracing::warn!(why, "no embedding model; lessons rank by their words alone");
-                None
-            }
-        };
-        s
+        }
     }
 }
 

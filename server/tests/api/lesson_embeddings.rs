@@ -23,8 +23,8 @@ const OWED: &str = "how long until they pay what they owe";
 async fn app_with(embed: server::embed::EmbedSettings) -> (TestApp, AgentModelServer) {
     let model = AgentModelServer::start().await;
     model.set_default(AgentReply::answer("Noted."));
-    let settings = server::llm::ModelSettings { embed: Some(embed), ..model.openai_settings() };
-    (spawn_app_with_models(settings).await, model)
+    let models = model.openai_settings();
+    (spawn_app_with(move |s| (s.models, s.embed) = (models, Some(embed))).await, model)
 }
 
 async fn keep(app: &TestApp, c: &Client, text: &str) -> i64 {
