@@ -10,7 +10,7 @@ pub use crate::org::agents::AgentAdminStore;
 pub use crate::org::import::ImportStore;
 pub use crate::org::people::PeopleStore;
 pub use crate::org::setup::SetupStore;
-pub use crate::org::store::OrgStore;
+pub use crate::org::store::{OrgListing, OrgStore};
 pub use crate::org::teams::TeamStore;
 pub use crate::org::tokens::{ApiTokenInfo, TokenStore};
 use crate::org::PersonId;

@@ -4,7 +4,7 @@
 //! error that says so, never a made-up value.
 
 use super::listing::{fold, Outline, PrefixSearch, TeamSize};
-use super::store::{Around, OrgStore};
+use super::store::{Around, OrgListing, OrgStore};
 use super::teams::{TeamChange, TeamStore, TeamStoreError};
 use super::{
     Agent, AgentId, AuditEntry, Company, Departure, Directory, LocaleName, NewAgent, NewPerson, Person, PersonId, Role,
@@ -142,6 +142,96 @@ impl OrgStore for FakeOrg {
     async fn directory(&self) -> Result<Directory, StoreError> {
         Ok(self.read(Clone::clone))
     }
+    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
+        Ok(self.person_now(id))
+    }
+    async fn credentials(&self, _: &str) -> Result<Option<(Person, String)>, StoreError> {
+        Err(not_held("passwords"))
+    }
+    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError> {
+        Ok(self.read(|d| d.roles.iter().find(|r| &r.slug == slug).cloned()))
+    }
+    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError> {
+        Ok(self.read(|d| d.role(id).cloned()))
+    }
+    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError> {
+        Ok(self.team_now(id))
+    }
+    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
+        Ok(self.read(|d| d.team(id).map(|t| (t.clone(), t.role.and_then(|r| d.role(r).cloned())))))
+    }
+    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
+        Ok(self.read(|d| d.agents.iter().find(|a| a.id == id).cloned()))
+    }
+    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
+        let role = self.write(|d| {
+            if d.roles.iter().any(|r| &r.slug == slug) {
+                return Err(StoreError::Duplicate(name.into()));
+            }
+            let id = RoleId(d.roles.len() as i64 + 1);
+            d.roles.push(Role { id, slug: slug.clone(), name: name.into(), company_core_limit: limit });
+            Ok(d.roles.last().cloned().expect("just pushed"))
+        })?;
+        self.audited(actor, "role.create", role.name.clone());
+        Ok(role)
+    }
+    async fn create_team(&self, _: &str, _: Option<RoleId>, _: Actor) -> Result<Team, StoreError> {
+        Err(not_held("team creation outside TeamStore"))
+    }
+    async fn create_person(&self, _: &NewPerson, _: Actor) -> Result<Person, StoreError> {
+        Err(not_held("new people"))
+    }
+    async fn create_agent(&self, _: &NewAgent, _: Actor) -> Result<Agent, StoreError> {
+        Err(not_held("new agents"))
+    }
+    async fn set_team_role(&self, _: TeamId, _: Option<RoleId>, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("team roles outside TeamStore"))
+    }
+    async fn set_team_lead(&self, _: TeamId, _: Option<PersonId>, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("team leads outside TeamStore"))
+    }
+    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
+        self.write(|d| match d.people.iter_mut().find(|p| p.id == person) {
+            Some(p) => {
+                p.role_override = role;
+                Ok(())
+            }
+            None => Err(StoreError::NotFound(format!("person {person}"))),
+        })?;
+        self.audited(actor, "person.role", person.to_string());
+        Ok(())
+    }
+    async fn around(&self, _: PersonId, _: u32) -> Result<Around, StoreError> {
+        Err(not_held("who's who"))
+    }
+    async fn set_agent_role(&self, _: AgentId, _: Option<RoleId>, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("agents' roles"))
+    }
+    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError> {
+        self.write(|d| match d.roles.iter_mut().find(|r| r.id == role) {
+            Some(r) => {
+                r.company_core_limit = limit;
+                Ok(())
+            }
+            None => Err(StoreError::NotFound(format!("role {role}"))),
+        })?;
+        self.audited(actor, "role.limit", role.to_string());
+        Ok(())
+    }
+    async fn set_password_hash(&self, _: PersonId, _: &str, _: Actor) -> Result<(), StoreError> {
+        Err(not_held("passwords"))
+    }
+    async fn mark_left(&self, _: PersonId, _: Actor) -> Result<Departure, StoreError> {
+        Err(not_held("departures"))
+    }
+    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
+        let log = self.audit.lock().expect("the fake's lock");
+        Ok(log.iter().rev().take(limit as usize).cloned().collect())
+    }
+}
+
+#[async_trait]
+impl OrgListing for FakeOrg {
     async fn outline(&self) -> Result<Outline, StoreError> {
         Ok(self.read(|d| Outline {
             teams: d.teams.clone(),
@@ -207,68 +297,6 @@ impl OrgStore for FakeOrg {
             sizes
         }))
     }
-    async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
-        Ok(self.person_now(id))
-    }
-    async fn credentials(&self, _: &str) -> Result<Option<(Person, String)>, StoreError> {
-        Err(not_held("passwords"))
-    }
-    async fn role(&self, slug: &RoleSlug) -> Result<Option<Role>, StoreError> {
-        Ok(self.read(|d| d.roles.iter().find(|r| &r.slug == slug).cloned()))
-    }
-    async fn role_by_id(&self, id: RoleId) -> Result<Option<Role>, StoreError> {
-        Ok(self.read(|d| d.role(id).cloned()))
-    }
-    async fn team(&self, id: TeamId) -> Result<Option<Team>, StoreError> {
-        Ok(self.team_now(id))
-    }
-    async fn team_with_role(&self, id: TeamId) -> Result<Option<(Team, Option<Role>)>, StoreError> {
-        Ok(self.read(|d| d.team(id).map(|t| (t.clone(), t.role.and_then(|r| d.role(r).cloned())))))
-    }
-    async fn agent(&self, id: AgentId) -> Result<Option<Agent>, StoreError> {
-        Ok(self.read(|d| d.agents.iter().find(|a| a.id == id).cloned()))
-    }
-    async fn create_role(&self, slug: &RoleSlug, name: &str, limit: u32, actor: Actor) -> Result<Role, StoreError> {
-        let role = self.write(|d| {
-            if d.roles.iter().any(|r| &r.slug == slug) {
-                return Err(StoreError::Duplicate(name.into()));
-            }
-            let id = RoleId(d.roles.len() as i64 + 1);
-            d.roles.push(Role { id, slug: slug.clone(), name: name.into(), company_core_limit: limit });
-            Ok(d.roles.last().cloned().expect("just pushed"))
-        })?;
-        self.audited(actor, "role.create", role.name.clone());
-        Ok(role)
-    }
-    async fn create_team(&self, _: &str, _: Option<RoleId>, _: Actor) -> Result<Team, StoreError> {
-        Err(not_held("team creation outside TeamStore"))
-    }
-    async fn create_person(&self, _: &NewPerson, _: Actor) -> Result<Person, StoreError> {
-        Err(not_held("new people"))
-    }
-    async fn create_agent(&self, _: &NewAgent, _: Actor) -> Result<Agent, StoreError> {
-        Err(not_held("new agents"))
-    }
-    async fn set_team_role(&self, _: TeamId, _: Option<RoleId>, _: Actor) -> Result<(), StoreError> {
-        Err(not_held("team roles outside TeamStore"))
-    }
-    async fn set_team_lead(&self, _: TeamId, _: Option<PersonId>, _: Actor) -> Result<(), StoreError> {
-        Err(not_held("team leads outside TeamStore"))
-    }
-    async fn set_person_role(&self, person: PersonId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
-        self.write(|d| match d.people.iter_mut().find(|p| p.id == person) {
-            Some(p) => {
-                p.role_override = role;
-                Ok(())
-            }
-            None => Err(StoreError::NotFound(format!("person {person}"))),
-        })?;
-        self.audited(actor, "person.role", person.to_string());
-        Ok(())
-    }
-    async fn around(&self, _: PersonId, _: u32) -> Result<Around, StoreError> {
-        Err(not_held("who's who"))
-    }
     async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
         Ok(self.read(|d| {
             d.people
@@ -277,30 +305,6 @@ impl OrgStore for FakeOrg {
                 .cloned()
                 .collect()
         }))
-    }
-    async fn set_agent_role(&self, _: AgentId, _: Option<RoleId>, _: Actor) -> Result<(), StoreError> {
-        Err(not_held("agents' roles"))
-    }
-    async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError> {
-        self.write(|d| match d.roles.iter_mut().find(|r| r.id == role) {
-            Some(r) => {
-                r.company_core_limit = limit;
-                Ok(())
-            }
-            None => Err(StoreError::NotFound(format!("role {role}"))),
-        })?;
-        self.audited(actor, "role.limit", role.to_string());
-        Ok(())
-    }
-    async fn set_password_hash(&self, _: PersonId, _: &str, _: Actor) -> Result<(), StoreError> {
-        Err(not_held("passwords"))
-    }
-    async fn mark_left(&self, _: PersonId, _: Actor) -> Result<Departure, StoreError> {
-        Err(not_held("departures"))
-    }
-    async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
-        let log = self.audit.lock().expect("the fake's lock");
-        Ok(log.iter().rev().take(limit as usize).cloned().collect())
     }
 }
 
@@ -325,35 +329,6 @@ impl<T: Send + Sync> OrgStore for WithOrg<T> {
     }
     async fn directory(&self) -> Result<Directory, StoreError> {
         self.org.directory().await
-    }
-    async fn outline(&self) -> Result<Outline, StoreError> {
-        self.org.outline().await
-    }
-    async fn people_page(
-        &self,
-        search: Option<&PrefixSearch>,
-        offset: u32,
-        limit: u32,
-    ) -> Result<Vec<Person>, StoreError> {
-        self.org.people_page(search, offset, limit).await
-    }
-    async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError> {
-        self.org.search_overflows(search).await
-    }
-    async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
-        self.org.pick_people(search, limit).await
-    }
-    async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
-        self.org.people_named(name, limit).await
-    }
-    async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
-        self.org.people_by_ids(ids).await
-    }
-    async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError> {
-        self.org.team_members(team, offset, limit).await
-    }
-    async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError> {
-        self.org.team_sizes().await
     }
     async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
         self.org.person(id).await
@@ -400,9 +375,6 @@ impl<T: Send + Sync> OrgStore for WithOrg<T> {
     async fn around(&self, person: PersonId, teammates: u32) -> Result<Around, StoreError> {
         self.org.around(person, teammates).await
     }
-    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
-        self.org.people_by_emails(emails).await
-    }
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError> {
         self.org.set_agent_role(agent, role, actor).await
     }
@@ -417,6 +389,42 @@ impl<T: Send + Sync> OrgStore for WithOrg<T> {
     }
     async fn audit_log(&self, limit: u32) -> Result<Vec<AuditEntry>, StoreError> {
         self.org.audit_log(limit).await
+    }
+}
+
+#[async_trait]
+impl<T: Send + Sync> OrgListing for WithOrg<T> {
+    async fn outline(&self) -> Result<Outline, StoreError> {
+        self.org.outline().await
+    }
+    async fn people_page(
+        &self,
+        search: Option<&PrefixSearch>,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Person>, StoreError> {
+        self.org.people_page(search, offset, limit).await
+    }
+    async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError> {
+        self.org.search_overflows(search).await
+    }
+    async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
+        self.org.pick_people(search, limit).await
+    }
+    async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
+        self.org.people_named(name, limit).await
+    }
+    async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
+        self.org.people_by_ids(ids).await
+    }
+    async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError> {
+        self.org.team_members(team, offset, limit).await
+    }
+    async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError> {
+        self.org.team_sizes().await
+    }
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
+        self.org.people_by_emails(emails).await
     }
 }
 

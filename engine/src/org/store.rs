@@ -20,15 +20,11 @@ pub struct Around {
     pub teammates: Vec<Person>,
 }
 
+/// The organisation read in bounded pieces: what every page that lists people, and every picker of
+/// a person, reads, so what they cost does not grow with the organisation. Its own trait, so the
+/// reads that must stay bounded are written, reviewed and tested together.
 #[async_trait]
-pub trait OrgStore: Send + Sync {
-    async fn company(&self) -> Result<Option<Company>, StoreError>;
-    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
-    /// Sets how numbers and dates read, with its audit row; `NotFound` before setup.
-    async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError>;
-    /// Everyone and everything, for exports and tools that need the whole organisation. No page
-    /// or run reads it: they read [`outline`](Self::outline) and bounded pages of people.
-    async fn directory(&self) -> Result<Directory, StoreError>;
+pub trait OrgListing: Send + Sync {
     /// The teams, roles and company agents, each by name, in one snapshot; never the people.
     async fn outline(&self) -> Result<Outline, StoreError>;
     /// People by name then id, those who left too, at most `limit` from `offset`; with a search,
@@ -60,6 +56,21 @@ pub trait OrgStore: Send + Sync {
     /// kept as people are added, moved and leave, so reading it counts nobody. Teams with nobody
     /// are left out.
     async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError>;
+    /// Current people with these emails (case-insensitive), for the owners named on cards.
+    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError>;
+}
+
+/// The company, its people, teams, roles and agents: their reads by id, their writes (each with its
+/// audit row) and the audit log; with [`OrgListing`], everything the organisation's store is.
+#[async_trait]
+pub trait OrgStore: OrgListing + Send + Sync {
+    async fn company(&self) -> Result<Option<Company>, StoreError>;
+    async fn create_company(&self, company: &Company, actor: Actor) -> Result<(), StoreError>;
+    /// Sets how numbers and dates read, with its audit row; `NotFound` before setup.
+    async fn set_company_locale(&self, locale: &LocaleName, actor: Actor) -> Result<(), StoreError>;
+    /// Everyone and everything, for exports and tools that need the whole organisation. No page
+    /// or run reads it: they read [`OrgListing::outline`] and bounded pages of people.
+    async fn directory(&self) -> Result<Directory, StoreError>;
     async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError>;
     /// The person and their password hash, by email (case-insensitive).
     async fn credentials(&self, email: &str) -> Result<Option<(Person, String)>, StoreError>;
@@ -82,8 +93,6 @@ pub trait OrgStore: Send + Sync {
     /// role's name and lead, their manager, and at most `teammates` teammates (current people
     /// only, by name).
     async fn around(&self, person: PersonId, teammates: u32) -> Result<Around, StoreError>;
-    /// Current people with these emails (case-insensitive), for the owners named on cards.
-    async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError>;
     async fn set_agent_role(&self, agent: AgentId, role: Option<RoleId>, actor: Actor) -> Result<(), StoreError>;
     async fn set_company_core_limit(&self, role: RoleId, limit: u32, actor: Actor) -> Result<(), StoreError>;
     /// Replaces a person's password hash (after a move, every hash is one no password matches);

@@ -40,6 +40,7 @@ pub(crate) mod memory_scopes;
 mod nightly;
 mod operations;
 mod org;
+mod org_listing;
 mod people;
 mod persona;
 pub mod postgres;

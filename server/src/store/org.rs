@@ -2,17 +2,15 @@
 //! ordering on both backends. Names sort by their bytes ([`BY_BYTES`]), whatever the database's locale.
 //!
 //! Written once for both backends (see "Written once" in `store`); each gives `around`, the people
-//! around a person, which PostgreSQL reads in one statement (`LATERAL`) and SQLite in two.
+//! around a person, which PostgreSQL reads in one statement (`LATERAL`) and SQLite in two. The
+//! organisation's bounded reads (`OrgListing`: pages of people, searches, a team's members) are in
+//! `store::org_listing`, which shares the row readers here.
 
 macro_rules! org_store {
     () => {
-        use super::{
-            audit, begin_read, begin_write, folded, in_list, list, lock, locks, Conn, DbRow, ThisStore, BY_BYTES,
-            FOR_UPDATE,
-        };
+        use super::{audit, begin_read, begin_write, lock, locks, Conn, DbRow, ThisStore, BY_BYTES, FOR_UPDATE};
         use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
-        use engine::org::listing::{fold, Outline, PrefixSearch, TeamSize};
         use engine::org::{
             Agent, AgentId, AuditEntry, Company, Directory, LocaleName, Person, PersonId, Role, RoleId, RoleSlug, Team,
             TeamId, TimeZoneName,
@@ -20,7 +18,7 @@ macro_rules! org_store {
         use engine::store::{Actor, Departure, NewAgent, NewPerson, OrgStore, StoreError};
         use sqlx::Row;
 
-        fn role_from(row: &DbRow) -> Result<Role, StoreError> {
+        pub(crate) fn role_from(row: &DbRow) -> Result<Role, StoreError> {
             let slug: String = row.get("slug");
             Ok(Role {
                 id: RoleId(row.get("id")),
@@ -75,46 +73,6 @@ macro_rules! org_store {
                 manager: row.get::<Option<i64>, _>("manager_id").map(PersonId),
                 left_at: row.get("left_at"),
             }
-        }
-
-        /// The three ways a search matches, each the ids and names of the first `limit` (a
-        /// placeholder) in its index's order: by folded name (then name and id), by email (which
-        /// is unique), and by main team (then name and id); `current` keeps only those who have
-        /// not left, and without `by_team` the third is left out. `$1` and `$2` are the search's
-        /// range. The indexes hold the name and the id beside what they are ordered by, so each
-        /// way is read from its index alone.
-        fn ways(current: bool, by_team: bool, limit: &str) -> Vec<String> {
-            let name = folded("name");
-            let current = if current { " AND left_at IS NULL" } else { "" };
-            let mut ways = vec![
-                format!(
-                    "SELECT id, name FROM people WHERE {name} >= $1 AND {name} < $2{current} \
-                     ORDER BY {name}, name{BY_BYTES}, id LIMIT {limit}"
-                ),
-                format!(
-                    "SELECT id, name FROM people WHERE email{BY_BYTES} >= $1 AND email{BY_BYTES} < $2{current} \
-                     ORDER BY email{BY_BYTES} LIMIT {limit}"
-                ),
-            ];
-            if by_team {
-                ways.push(format!(
-                    "SELECT id, name FROM people \
-                     WHERE main_team_id IN (SELECT id FROM teams WHERE {name} >= $1 AND {name} < $2){current} \
-                     ORDER BY main_team_id, name{BY_BYTES}, id LIMIT {limit}"
-                ));
-            }
-            ways
-        }
-
-        /// The ids of one page of what a search considers (see [`ways`]), `$3` of each way, by
-        /// name then id: `limit` and `offset` are placeholders. Only the page's rows are then read.
-        fn considered(current: bool, by_team: bool, limit: &str, offset: &str) -> String {
-            let union: Vec<String> =
-                ways(current, by_team, "$3").iter().map(|w| format!("SELECT id, name FROM ({w}) AS w")).collect();
-            format!(
-                "SELECT id FROM ({}) AS c ORDER BY name{BY_BYTES}, id LIMIT {limit} OFFSET {offset}",
-                union.join(" UNION ")
-            )
         }
 
         /// The columns every read of an agent takes.
@@ -224,178 +182,6 @@ macro_rules! org_store {
                 .collect();
                 tx.commit().await.or_backend()?;
                 Ok(Directory { people, teams, roles, agents })
-            }
-
-            async fn outline(&self) -> Result<Outline, StoreError> {
-                // One snapshot, so the three lists agree with each other.
-                let mut tx = begin_read(self.pool()).await?;
-                let roles = sqlx::query(&format!(
-                    "SELECT id, slug, name, company_core_limit FROM roles ORDER BY name{BY_BYTES}"
-                ))
-                .fetch_all(&mut *tx)
-                .await
-                .or_backend()?
-                .iter()
-                .map(role_from)
-                .collect::<Result<Vec<_>, _>>()?;
-                let teams =
-                    sqlx::query(&format!("SELECT id, name, lead_id, role_id FROM teams ORDER BY name{BY_BYTES}"))
-                        .fetch_all(&mut *tx)
-                        .await
-                        .or_backend()?
-                        .iter()
-                        .map(team_from)
-                        .collect();
-                let agents = sqlx::query(&format!(
-                    "SELECT {AGENT_COLUMNS} FROM agents WHERE NOT private ORDER BY name{BY_BYTES}"
-                ))
-                .fetch_all(&mut *tx)
-                .await
-                .or_backend()?
-                .iter()
-                .map(agent_from)
-                .collect();
-                tx.commit().await.or_backend()?;
-                Ok(Outline { teams, roles, agents })
-            }
-
-            async fn people_page(
-                &self,
-                search: Option<&PrefixSearch>,
-                offset: u32,
-                limit: u32,
-            ) -> Result<Vec<Person>, StoreError> {
-                // By name then id, which the (name, id) index holds in order. A search is three
-                // index ranges (the folded name, the email, the folded team names), each read in
-                // its index's order and stopped after the first `considers`, so however many match
-                // it reads and sorts at most three times that many, and reads the rows of one page.
-                // An OR of the three ranges instead read every match (at 100,000 people, "a" was
-                // 3,800 rows), or, where the planner walked the name index to find 50 by name,
-                // most of the index ("z": 250 ms on PostgreSQL). See BENCHMARKS.md.
-                let rows = match search {
-                    None => {
-                        sqlx::query(&format!(
-                            "SELECT {PERSON_COLUMNS} FROM people ORDER BY name{BY_BYTES}, id LIMIT $1 OFFSET $2"
-                        ))
-                        .bind(i64::from(limit))
-                        .bind(i64::from(offset))
-                        .fetch_all(self.pool())
-                        .await
-                    }
-                    Some(s) => {
-                        sqlx::query(&format!(
-                            "SELECT {PERSON_COLUMNS} FROM people WHERE id IN ({}) ORDER BY name{BY_BYTES}, id",
-                            considered(false, true, "$4", "$5")
-                        ))
-                        .bind(&s.from)
-                        .bind(&s.to)
-                        .bind(i64::from(s.considers))
-                        .bind(i64::from(limit))
-                        .bind(i64::from(offset))
-                        .fetch_all(self.pool())
-                        .await
-                    }
-                };
-                Ok(rows.or_backend()?.iter().map(person_from).collect())
-            }
-
-            async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError> {
-                // Each way counted no further than one past what a search considers.
-                let over: Vec<String> =
-                    ways(false, true, "$4").iter().map(|w| format!("(SELECT COUNT(*) FROM ({w}) AS w) > $3")).collect();
-                let row = sqlx::query(&format!("SELECT {} AS over", over.join(" OR ")))
-                    .bind(&search.from)
-                    .bind(&search.to)
-                    .bind(i64::from(search.considers))
-                    .bind(i64::from(search.considers) + 1)
-                    .fetch_one(self.pool())
-                    .await
-                    .or_backend()?;
-                Ok(row.try_get::<bool, _>(0).or_backend()?)
-            }
-
-            async fn pick_people(&self, search: &PrefixSearch, limit: u32) -> Result<Vec<Person>, StoreError> {
-                Ok(sqlx::query(&format!(
-                    "SELECT {PERSON_COLUMNS} FROM people WHERE id IN ({}) ORDER BY name{BY_BYTES}, id",
-                    considered(true, false, "$4", "0")
-                ))
-                .bind(&search.from)
-                .bind(&search.to)
-                .bind(i64::from(search.considers))
-                .bind(i64::from(limit))
-                .fetch_all(self.pool())
-                .await
-                .or_backend()?
-                .iter()
-                .map(person_from)
-                .collect())
-            }
-
-            async fn people_named(&self, name: &str, limit: u32) -> Result<Vec<Person>, StoreError> {
-                Ok(sqlx::query(&format!(
-                    "SELECT {PERSON_COLUMNS} FROM people WHERE {} = $1 AND left_at IS NULL ORDER BY id LIMIT $2",
-                    folded("name")
-                ))
-                .bind(fold(name.trim()))
-                .bind(i64::from(limit))
-                .fetch_all(self.pool())
-                .await
-                .or_backend()?
-                .iter()
-                .map(person_from)
-                .collect())
-            }
-
-            async fn people_by_ids(&self, ids: &[PersonId]) -> Result<Vec<Person>, StoreError> {
-                if ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let ids: Vec<i64> = ids.iter().map(|p| p.0).collect();
-                Ok(sqlx::query(&format!(
-                    "SELECT {PERSON_COLUMNS} FROM people WHERE {} ORDER BY name{BY_BYTES}, id",
-                    in_list("id", 1)
-                ))
-                .bind(list(&ids))
-                .fetch_all(self.pool())
-                .await
-                .or_backend()?
-                .iter()
-                .map(person_from)
-                .collect())
-            }
-
-            async fn team_members(&self, team: TeamId, offset: u32, limit: u32) -> Result<Vec<Person>, StoreError> {
-                // The (main_team_id, name) index holds a team's people in order.
-                Ok(sqlx::query(&format!(
-                    "SELECT {PERSON_COLUMNS} FROM people WHERE main_team_id = $1 AND left_at IS NULL \
-                     ORDER BY name{BY_BYTES}, id LIMIT $2 OFFSET $3"
-                ))
-                .bind(team.0)
-                .bind(i64::from(limit))
-                .bind(i64::from(offset))
-                .fetch_all(self.pool())
-                .await
-                .or_backend()?
-                .iter()
-                .map(person_from)
-                .collect())
-            }
-
-            async fn team_sizes(&self) -> Result<Vec<TeamSize>, StoreError> {
-                // Kept by the migration's triggers, one row a team (0 for no main team).
-                Ok(sqlx::query("SELECT team_id, people FROM team_sizes WHERE people > 0 ORDER BY team_id")
-                    .fetch_all(self.pool())
-                    .await
-                    .or_backend()?
-                    .iter()
-                    .map(|r| {
-                        let team: i64 = r.get("team_id");
-                        TeamSize {
-                            team: (team != 0).then_some(TeamId(team)),
-                            people: u32::try_from(r.get::<i64, _>("people")).unwrap_or(u32::MAX),
-                        }
-                    })
-                    .collect())
             }
 
             async fn person(&self, id: PersonId) -> Result<Option<Person>, StoreError> {
@@ -756,28 +542,6 @@ macro_rules! org_store {
                 teammates: u32,
             ) -> Result<engine::runs::whoswho::Around, StoreError> {
                 around(self, person, teammates).await
-            }
-
-            async fn people_by_emails(&self, emails: &[String]) -> Result<Vec<Person>, StoreError> {
-                let mut emails: Vec<String> =
-                    emails.iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).collect();
-                emails.sort();
-                emails.dedup();
-                if emails.is_empty() {
-                    return Ok(Vec::new());
-                }
-                // Emails are kept lowercased, so the unique email index serves the lookup.
-                Ok(sqlx::query(&format!(
-                    "SELECT {PERSON_COLUMNS} FROM people WHERE {} AND left_at IS NULL ORDER BY name{BY_BYTES}",
-                    in_list("email", 1)
-                ))
-                .bind(list(&emails))
-                .fetch_all(self.pool())
-                .await
-                .or_backend()?
-                .iter()
-                .map(person_from)
-                .collect())
             }
         }
 

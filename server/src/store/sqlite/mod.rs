@@ -20,6 +20,7 @@ mod memory_scopes;
 mod nightly;
 mod operations;
 mod org;
+mod org_listing;
 mod people;
 mod persona;
 mod runs;
