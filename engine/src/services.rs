@@ -21,6 +21,7 @@ use crate::persona::vault::Vault;
 use crate::runs::handon::{HandOnError, HandedTask, TaskDesk};
 use crate::runs::lists::ReferenceLists;
 use crate::runs::outbox::Outbox;
+use crate::runs::schedules::Firing;
 use crate::runs::service::{AgentModels, Runs, Spawn};
 use crate::store::Store;
 use crate::Clock;
@@ -71,6 +72,8 @@ pub struct Services {
     pub operations: Operations,
     /// Embedding lessons, where an embedder is configured; the timed jobs catch up with it.
     pub lesson_vectors: Option<LessonVectors>,
+    /// What makes schedules and triggers fire: the timed jobs' tick and the trigger's URL.
+    pub firing: Firing,
 }
 
 impl Services {
@@ -123,6 +126,7 @@ impl Services {
         let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
         let erasures = Erasures::new(store.clone(), clock.clone());
+        let firing = Firing::new(store.clone(), runs.clone(), clock.clone());
         Self {
             store,
             clock,
@@ -139,6 +143,7 @@ impl Services {
             erasures,
             operations,
             lesson_vectors,
+            firing,
         }
     }
 }

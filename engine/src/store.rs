@@ -93,6 +93,7 @@ pub trait Store:
     + crate::erasure::ErasurePorts
     + crate::runs::cost::RunCostStore
     + crate::operations::OperationsPorts
+    + crate::runs::schedules::SchedulePorts
 {
 }
 impl<

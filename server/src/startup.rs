@@ -132,6 +132,7 @@ impl Application {
                 "/api",
                 api::router()
                     .merge(crate::http::runs_api::router())
+                    .merge(crate::http::trigger_api::router())
                     .merge(crate::http::inbox_api::router())
                     .merge(crate::http::knowledge_api::router())
                     .merge(crate::http::bots_api::people_router())
@@ -211,6 +212,10 @@ impl Application {
 
     pub fn nightly(&self) -> &Nightly {
         &self.services.nightly
+    }
+
+    pub fn firing(&self) -> &engine::runs::schedules::Firing {
+        &self.services.firing
     }
 
     pub fn operations(&self) -> &engine::operations::Operations {

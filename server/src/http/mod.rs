@@ -20,3 +20,4 @@ pub mod setup;
 pub mod state;
 pub mod statics;
 pub mod teams_api;
+pub mod trigger_api;

@@ -36,6 +36,8 @@ pub struct AppState {
     pub drafter: engine::learning::draft::CoreDrafter,
     pub erasures: engine::erasure::service::Erasures,
     pub operations: engine::operations::Operations,
+    /// Posts to agents' triggers start their runs here.
+    pub firing: engine::runs::schedules::Firing,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -69,9 +71,11 @@ impl AppState {
             operations,
             // Embedding lessons is the timed jobs' and the services' own; no handler calls it.
             lesson_vectors: _,
+            firing,
         } = services;
         Self {
             leptos_options,
+            firing,
             store,
             clock,
             cores,

@@ -1,6 +1,6 @@
-//! The timed jobs a server runs: Prepare my day, the forgetting job, the nightly job, the who's-who
-//! lists' fetch, the bots' memory audits, Operations' daily measure of memory, embedding lessons and
-//! the purge of old idempotency keys.
+//! The timed jobs a server runs: Prepare my day, the forgetting job, the nightly job, agents'
+//! schedules, the who's-who lists' fetch, the bots' memory audits, Operations' daily measure of
+//! memory, embedding lessons and the purge of old idempotency keys.
 
 use crate::http::request_id;
 use engine::cards::service::PersonMemory;
@@ -14,13 +14,15 @@ use tracing::Instrument;
 /// Prepare my day, the forgetting job and the who's-who lists' fetch, checked every minute; each
 /// decides itself whether it is due, so a restart never runs one twice in a day.
 pub fn spawn_jobs(services: &Services) {
-    let Services { memory, lists, nightly, bots, operations, store, clock, lesson_vectors, .. } = services.clone();
+    let Services { memory, lists, nightly, bots, operations, store, clock, lesson_vectors, firing, .. } =
+        services.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;
             run_due_jobs(&memory).await;
             run_nightly(&nightly).await;
+            fire_schedules(&firing).await;
             fetch_due_lists(&lists).await;
             run_memory_audits(&bots).await;
             measure_memory(&operations).await;
@@ -71,6 +73,20 @@ pub async fn run_nightly(nightly: &Nightly) {
         }
     }
     .instrument(job_span("nightly"))
+    .await;
+}
+
+/// Agents' schedules that are due, each claimed once across servers, and the scheduled runs that
+/// failed since the last tick, taken up once; in a span of their own.
+pub async fn fire_schedules(firing: &engine::runs::schedules::Firing) {
+    async {
+        match firing.tick().await {
+            Ok(t) if t.fired.is_empty() && t.retried.is_empty() => {}
+            Ok(t) => tracing::info!(fired = t.fired.len(), retried = t.retried.len(), "schedules fired"),
+            Err(e) => tracing::warn!(error = %e, "the schedules' tick was cut short"),
+        }
+    }
+    .instrument(job_span("schedules"))
     .await;
 }
 

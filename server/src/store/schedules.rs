@@ -306,6 +306,61 @@ macro_rules! schedules_store {
                 tx.commit().await.or_backend()?;
                 Ok(TriggerFire::Fired)
             }
+
+            async fn retry_failed_schedule_runs(
+                &self,
+                since: DateTime<Utc>,
+                at: DateTime<Utc>,
+                limit: u32,
+            ) -> Result<Vec<engine::runs::RunId>, StoreError> {
+                let failed: Vec<i64> = sqlx::query_scalar(
+                    "SELECT r.id FROM runs r WHERE r.created_at >= $1 AND r.kind = 'schedule' \
+                     AND r.state = 'failed' AND r.retry_of IS NULL \
+                     AND NOT EXISTS (SELECT 1 FROM paused_agents p WHERE p.agent_id = r.agent_id) \
+                     ORDER BY r.id LIMIT $2",
+                )
+                .bind(since)
+                .bind(i64::from(limit))
+                .fetch_all(self.pool())
+                .await
+                .or_backend()?;
+                let mut retried = Vec::new();
+                for old in failed {
+                    // Each in its own write: the new run and the old one's closing stand or fall
+                    // together, and a server that finds the old one already closed keeps nothing.
+                    let mut tx = begin_write(self.pool()).await?;
+                    let fresh: Option<i64> = sqlx::query_scalar(
+                        "INSERT INTO runs (thread_id, message_id, agent_id, for_person_id, kind, state, unwatched, \
+                         data_label, sources, review_mode, retry_of, created_at) \
+                         SELECT thread_id, message_id, agent_id, for_person_id, kind, 'running', unwatched, \
+                         'public', '[]', FALSE, id, $2 FROM runs WHERE id = $1 AND state = 'failed' RETURNING id",
+                    )
+                    .bind(old)
+                    .bind(at)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .or_backend()?;
+                    let Some(fresh) = fresh else { continue };
+                    let closed = sqlx::query(
+                        "UPDATE runs SET state = 'retried', retried_by = $1, retried_at = $2 \
+                         WHERE id = $3 AND state = 'failed'",
+                    )
+                    .bind(fresh)
+                    .bind(at)
+                    .bind(old)
+                    .execute(&mut *tx)
+                    .await
+                    .or_backend()?
+                    .rows_affected();
+                    if closed == 0 {
+                        // Another server retried it meanwhile: its retry stands, this one goes.
+                        continue;
+                    }
+                    tx.commit().await.or_backend()?;
+                    retried.push(engine::runs::RunId(fresh));
+                }
+                Ok(retried)
+            }
         }
     };
 }

@@ -29,6 +29,8 @@ pub struct TestApp {
     pub runs: engine::runs::service::Runs,
     pub nightly: engine::learning::nightly::Nightly,
     pub operations: engine::operations::Operations,
+    /// Agents' schedules and triggers: tests call the tick the timed jobs would.
+    pub firing: engine::runs::schedules::Firing,
     pub clock: Arc<ManualClock>,
     server: tokio::task::JoinHandle<Result<(), std::io::Error>>,
     dir: Option<TempDir>,
@@ -179,6 +181,11 @@ pub async fn spawn_second_server(first: &TestApp) -> TestApp {
     start(&first.database_url, |_| {}, false).await
 }
 
+/// As `spawn_second_server`, with the settings changed first (the same model as the first, say).
+pub async fn spawn_second_server_with(first: &TestApp, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    start(&first.database_url, configure, false).await
+}
+
 async fn spawn_with(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
     start(database_url, configure, true).await
 }
@@ -215,6 +222,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
     let runs = app.runs().clone();
     let nightly = app.nightly().clone();
     let operations = app.operations().clone();
+    let firing = app.firing().clone();
     let server = tokio::spawn(app.run_until_stopped());
     TestApp {
         base,
@@ -228,6 +236,7 @@ async fn start(database_url: &str, configure: impl FnOnce(&mut Settings), seed: 
         runs,
         nightly,
         operations,
+        firing,
         clock,
         server,
         dir: None,

@@ -131,7 +131,7 @@ async fn after_a_read_it_waits_in_the_inbox_and_acts_only_once_approved() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_declined_action_never_acts_and_a_run_for_nobody_acts_not_at_all() {
+async fn a_declined_action_never_acts_and_a_scheduled_run_acts_only_through_its_owners_inbox() {
     let model = AgentModelServer::start().await;
     let c = spawn_acting(&model).await;
     let alice = c.app.sign_in("alice").await;
@@ -152,7 +152,8 @@ async fn a_declined_action_never_acts_and_a_run_for_nobody_acts_not_at_all() {
     let (_, inbox) = c.app.get_json(&alice, "/api/inbox").await;
     assert_eq!(inbox[0]["state"], "declined", "kept, never deleted");
 
-    // A schedule acts for nobody: nobody could approve, so it is not done.
+    // A schedule acts for nobody: what it would do waits in the Inbox of its agent's owner (Ada),
+    // and nothing acts until she approves it.
     let sales = c.app.store.directory().await.unwrap().agents.iter().find(|a| a.name == "Sales Assistant").unwrap().id;
     model.script([
         AgentReply::call("acme_ats__get_lead", json!({"id": "L-1001"})),
@@ -166,9 +167,17 @@ async fn a_declined_action_never_acts_and_a_run_for_nobody_acts_not_at_all() {
         .await
         .unwrap();
     let run = c.app.runs.answering.execute(started.run).await.unwrap();
-    assert!(run.steps.iter().any(|s| s.line
-        == "Not done: update_lead on Acme ATS acts only with a person's approval, and this run acts for nobody"));
-    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal");
+    assert!(
+        run.steps.iter().any(|s| s.line == "Waiting for your approval in the Inbox: update_lead on Acme ATS"),
+        "{:?}",
+        run.steps
+    );
+    assert_eq!(lead(&c.ats, "L-1001").await["stage"], "Proposal", "nothing acts unapproved");
+    let ada = c.app.sign_in("ada").await;
+    let (_, owners) = c.app.get_json(&ada, "/api/inbox").await;
+    assert_eq!((owners[0]["thread"].as_i64(), owners[0]["state"].as_str()), (Some(started.thread.0), Some("waiting")));
+    let (_, alices) = c.app.get_json(&alice, "/api/inbox").await;
+    assert_eq!(alices.as_array().unwrap().len(), 1, "only her own declined one: {alices}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

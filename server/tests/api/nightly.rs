@@ -496,7 +496,16 @@ async fn the_demos_lessons_and_suggested_core_lines_come_from_its_runs_through_t
     server::agent_model::use_demo_model(&mut models, &model);
     let app = spawn_app_with_models(models).await;
     let summary = demo::history::seed(app.store.as_ref(), &app.runs, &app.nightly).await.unwrap();
+    // The two asks, and the Support Agent's scheduled run (shared work), read on the first night.
+    assert!(summary.contains(" read 3 runs "), "{summary}");
     assert!(summary.contains("2 personal lessons written"), "{summary}");
+    let support = app.store.directory().await.unwrap().agents.into_iter().find(|a| a.name == "Support Agent").unwrap();
+    let schedule = app.store.schedule(support.id).await.unwrap().expect("the demo's schedule");
+    assert_eq!(
+        (schedule.instruction.as_str(), schedule.when.words()),
+        ("Summarise the open escalated tickets", "Daily at 09:00".to_string())
+    );
+    assert!(schedule.next_due > chrono::Utc::now(), "first due at its next 09:00, never at once");
     assert!(summary.contains("2 core lines suggested"), "{summary}");
 
     let sue = app.sign_in("sue").await;

@@ -96,7 +96,7 @@ pub fn answered(answer: &str) -> RunEnd {
     }
 }
 
-fn failed() -> RunEnd {
+pub fn failed() -> RunEnd {
     RunEnd {
         state: RunState::Failed,
         answer: None,

@@ -5,6 +5,7 @@
 use crate::backends::{at, on_both, org, Db};
 use chrono::{Duration, NaiveTime};
 use engine::runs::schedules::{NewSchedule, TriggerFire, When, TRIGGER_RUNS_PER_HOUR};
+use engine::runs::{Author, NewRun, RunEnd, RunId, RunKind, RunState};
 
 on_both! {
     a_schedule_is_set_replaced_and_cleared_with_audit_rows:
@@ -22,6 +23,9 @@ on_both! {
     concurrent_posts_never_pass_the_hourly_limit:
         sqlite_concurrent_posts_never_pass_the_hourly_limit,
         postgres_concurrent_posts_never_pass_the_hourly_limit;
+    a_failed_scheduled_run_is_retried_once_however_many_ask:
+        sqlite_a_failed_scheduled_run_is_retried_once_however_many_ask,
+        postgres_a_failed_scheduled_run_is_retried_once_however_many_ask;
 }
 
 fn nine() -> When {
@@ -155,4 +159,63 @@ async fn concurrent_posts_never_pass_the_hourly_limit(db: Db) {
         }
     }
     assert_eq!(fired, 5);
+}
+
+/// A run of the agent's schedule, for nobody, made at `minutes` and ended as `end` says.
+async fn scheduled_run(db: &Db, agent: engine::org::AgentId, minutes: i64, end: Option<RunEnd>) -> RunId {
+    let (thread, message) =
+        db.create_thread(agent, None, "daily", &Author::Agent(agent), "Summarise.", at(minutes)).await.unwrap();
+    let new = NewRun {
+        thread: thread.id,
+        message: message.id,
+        agent,
+        for_person: None,
+        kind: RunKind::Schedule,
+        unwatched: true,
+        retry_of: None,
+    };
+    let run = db.create_run(&new, at(minutes)).await.unwrap();
+    if let Some(end) = end {
+        db.end_run(run.id, &end, at(minutes)).await.unwrap();
+    }
+    run.id
+}
+
+async fn a_failed_scheduled_run_is_retried_once_however_many_ask(db: Db) {
+    let o = org(&db).await;
+    let failed = scheduled_run(&db, o.agent.id, 10, Some(crate::runs::failed())).await;
+    // Neither an answered one, one still running, nor one made before `since` is taken up.
+    scheduled_run(&db, o.agent.id, 11, Some(crate::runs::answered("Two open."))).await;
+    scheduled_run(&db, o.agent.id, 12, None).await;
+    scheduled_run(&db, o.agent.id, 1, Some(crate::runs::failed())).await;
+
+    // Eight callers, as eight servers' ticks: exactly one takes it up.
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let db = db.clone();
+        tasks.push(tokio::spawn(async move { db.retry_failed_schedule_runs(at(5), at(20), 10).await.unwrap() }));
+    }
+    let mut retried = Vec::new();
+    for t in tasks {
+        retried.extend(t.await.unwrap());
+    }
+    assert_eq!(retried.len(), 1, "{retried:?}");
+    let old = db.run(failed).await.unwrap().unwrap();
+    assert_eq!(old.state, RunState::Retried);
+    let fresh = db.run(retried[0]).await.unwrap().unwrap();
+    assert_eq!((fresh.state, fresh.retry_of, fresh.kind), (RunState::Running, Some(failed), RunKind::Schedule));
+    assert_eq!((fresh.thread, fresh.message, fresh.for_person, fresh.unwatched), (old.thread, old.message, None, true));
+    assert_eq!(fresh.created_at, at(20));
+
+    // The retry failing too is never taken up again.
+    db.end_run(fresh.id, &crate::runs::failed(), at(21)).await.unwrap();
+    assert_eq!(db.retry_failed_schedule_runs(at(5), at(22), 10).await.unwrap(), []);
+
+    // A paused agent's failed run waits while it is paused.
+    let other = scheduled_run(&db, o.agent.id, 30, Some(crate::runs::failed())).await;
+    db.set_paused(o.agent.id, true, o.by_admin(31)).await.unwrap();
+    assert_eq!(db.retry_failed_schedule_runs(at(5), at(32), 10).await.unwrap(), []);
+    db.set_paused(o.agent.id, false, o.by_admin(33)).await.unwrap();
+    let again = db.retry_failed_schedule_runs(at(5), at(34), 10).await.unwrap();
+    assert_eq!(db.run(again[0]).await.unwrap().unwrap().retry_of, Some(other));
 }

@@ -15,6 +15,7 @@
 //!   any hour.
 //! - An agent its owner paused fires nothing, neither schedule nor trigger.
 
+pub mod fire;
 pub mod service;
 #[cfg(all(test, feature = "server"))]
 mod service_tests;
@@ -28,6 +29,7 @@ use crate::runs::{RunError, QUESTION_MAX_CHARS};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc, Weekday};
 use serde::{Deserialize, Serialize};
 
+pub use fire::{Firing, TriggerError};
 pub use service::Schedules;
 pub use store::{SchedulePorts, ScheduleStore};
 

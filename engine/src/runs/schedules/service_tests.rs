@@ -79,6 +79,14 @@ impl ScheduleStore for Fake {
     async fn fire_trigger(&self, _: AgentId, _: &str, _: DateTime<Utc>, _: u32) -> Result<TriggerFire, StoreError> {
         Err(unsupported("fire triggers"))
     }
+    async fn retry_failed_schedule_runs(
+        &self,
+        _: DateTime<Utc>,
+        _: DateTime<Utc>,
+        _: u32,
+    ) -> Result<Vec<crate::runs::RunId>, StoreError> {
+        Err(unsupported("retry runs"))
+    }
 }
 
 fn agent(id: i64, owner: i64, private: bool) -> Agent {

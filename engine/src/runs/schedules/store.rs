@@ -3,6 +3,7 @@
 
 use super::{NewSchedule, Schedule, Trigger, TriggerFire};
 use crate::kernel::{Actor, AgentId, StoreError};
+use crate::runs::RunId;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -44,6 +45,16 @@ pub trait ScheduleStore: Send + Sync {
         now: DateTime<Utc>,
         per_hour: u32,
     ) -> Result<TriggerFire, StoreError>;
+    /// Takes up again, once, the failed runs of kind `schedule` made since `since` that are not
+    /// themselves retries, of agents not paused, the oldest first, at most `limit`: each gets a
+    /// new running run in its place (`retry_of` it, made at `at`) and is closed as retried, in one
+    /// write, so of several servers exactly one retries it. Returns the new runs.
+    async fn retry_failed_schedule_runs(
+        &self,
+        since: DateTime<Utc>,
+        at: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<RunId>, StoreError>;
 }
 
 crate::port!(

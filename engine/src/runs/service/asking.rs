@@ -33,6 +33,24 @@ pub fn parse_question(question: &str) -> Result<String, RunError> {
     Ok(q.to_string())
 }
 
+/// The question of a run nobody asked: a standing instruction (bounded as a question is), and for
+/// a trigger's run what was posted, quoted as data, bounded on its own.
+fn parse_unasked(question: &str) -> Result<String, RunError> {
+    use crate::runs::schedules::fire::{trigger_question, TRIGGER_BODY_MAX_CHARS};
+    let room = QUESTION_MAX_CHARS + TRIGGER_BODY_MAX_CHARS + trigger_question("", "").chars().count();
+    let q = question.trim();
+    if q.is_empty() {
+        return Err(RunError::Invalid("Write the instruction the agent follows each time first".into()));
+    }
+    if q.chars().count() > room {
+        return Err(RunError::Invalid(format!(
+            "An instruction with what was posted can be at most {} characters",
+            crate::tokens::format_count(room as u32)
+        )));
+    }
+    Ok(q.to_string())
+}
+
 impl Runs {
     /// The company's agents a person may ask, and their own private agents, by name.
     pub async fn agents_to_ask(&self, person: &Person) -> Result<Vec<AgentChoice>, RunError> {
@@ -118,6 +136,11 @@ impl Runs {
         let question = parse_question(question)?;
         let t = self.threads.readable_thread(&asker.person, thread).await?;
         let runs = self.store.runs_of_thread(t.id).await?;
+        if t.person.is_none() && runs.iter().any(|r| r.kind == RunKind::Schedule) {
+            return Err(RunError::Invalid(
+                "A scheduled run's thread is read, not asked in; ask the agent on the Ask page".into(),
+            ));
+        }
         if runs.iter().any(|r| r.state == RunState::Running) {
             return Err(RunError::Invalid("Wait for the answer before asking again".into()));
         }
@@ -141,7 +164,10 @@ impl Runs {
         if request.kind == RunKind::Ask {
             return Err(RunError::Invalid("A person's ask starts with Ask, not a scheduled run".into()));
         }
-        let question = parse_question(&request.question)?;
+        let question = match request.kind {
+            RunKind::Schedule => parse_unasked(&request.question)?,
+            _ => parse_question(&request.question)?,
+        };
         let agent = self.agent_for(request.agent, request.for_person.as_ref().map(|p| p.id)).await?;
         let now = self.now();
         let person = request.for_person.as_ref().map(|p| p.id);
@@ -157,7 +183,8 @@ impl Runs {
             agent: agent.id,
             for_person: person,
             kind: request.kind,
-            unwatched: false,
+            // Nobody watches a scheduled run: its answer is posted once checked.
+            unwatched: request.kind == RunKind::Schedule,
             retry_of: None,
         };
         let run = self.store.create_run(&new, now).await?;
@@ -181,6 +208,11 @@ impl Runs {
             return Err(RunError::Invalid(
                 "An external run is taken by the outside agent that started it; start a new one there".into(),
             ));
+        }
+        // A scheduled run is taken up again once by the tick; beyond that, only its agent's owner
+        // tries it again (its team's lead and admins read it).
+        if old.kind == RunKind::Schedule && self.agent(old.agent).await?.owner != asker.person.id {
+            return Err(RunError::NotAllowed("Only the agent's owner can try a scheduled run again".into()));
         }
         match old.state {
             RunState::Running => return Err(RunError::Invalid("This run is still working; wait for it to end".into())),

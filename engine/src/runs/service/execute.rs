@@ -56,7 +56,7 @@ impl Answering {
                 return self.fail(r, &format!("The model did not answer: {why}"), None, &p.carried).await
             }
         };
-        let Held { running, tools, specs } = self.held(r, p.person.as_ref()).await?;
+        let Held { running, tools, specs } = self.held(r, p.approver.as_ref()).await?;
         let mut turns = vec![Turn::system(p.block.system.clone()), Turn::user(p.block.user_turn(&p.question))];
         // A retry from a step replays the reads it kept, so they are not made again, and the
         // tools that acts it refused or put in the Inbox, so they are not asked for twice.
@@ -65,7 +65,7 @@ impl Answering {
         for (call, result) in replayed {
             push_tool_turns(&mut turns, call, result);
         }
-        let Prepared { agent, person, question, cards, snapshots, mut provenance, mut carried, .. } = p;
+        let Prepared { agent, person, question, cards, snapshots, mut provenance, mut carried, approver, .. } = p;
         loop {
             if !self.claim_call(&agent.name).await? {
                 let why = format!("today's cap of {} model calls is spent", self.max_calls_per_day);
@@ -110,7 +110,7 @@ impl Answering {
                         let result = self
                             .tool_call(
                                 r,
-                                person.as_ref(),
+                                (person.as_ref(), approver.as_ref()),
                                 (&running, &question),
                                 &tools,
                                 &call,
@@ -127,13 +127,13 @@ impl Answering {
     }
 
     /// One tool call, recorded as a step with its line. A read goes through the same gate as
-    /// Refresh. A tool that acts is refused if it would use a value the run only remembered;
-    /// otherwise it waits in the person's Inbox.
+    /// Refresh, as `person` (for nobody, with the company's key only). A tool that acts is refused
+    /// if it would use a value the run only remembered; otherwise it waits in `approver`'s Inbox.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn tool_call(
         &self,
         r: &Run,
-        person: Option<&Person>,
+        (person, approver): (Option<&Person>, Option<&Person>),
         (running, question): (&crate::cards::access::RunningAgent, &str),
         tools: &[RunTool],
         call: &ToolCall,
@@ -141,14 +141,14 @@ impl Answering {
         provenance: &mut Provenance,
     ) -> Result<String, RunError> {
         if call.name == SEND_EMAIL && self.outbox.is_some() {
-            return self.send_call(r, person, call, provenance).await;
+            return self.send_call(r, approver, call, provenance).await;
         }
         if call.name == crate::runs::handon::CREATE_TASK && self.tasks.is_some() {
-            return self.task_call(r, person, call, provenance).await;
+            return self.task_call(r, approver, call, provenance).await;
         }
         let tool = tools.iter().find(|t| tool_name(&t.connector_name, &t.tool) == call.name);
         if let Some(t) = tool.filter(|t| t.acts) {
-            return self.act_call(r, person, t, call, provenance).await;
+            return self.act_call(r, approver, t, call, provenance).await;
         }
         let (line, result, kept) = match tool {
             None => (
@@ -216,7 +216,8 @@ impl Answering {
     }
 
     /// A tool that acts: refused with the seed's sentence when an argument is a remembered value
-    /// the run has not read; for nobody, not done; otherwise put in the person's Inbox.
+    /// the run has not read; with nobody to approve it, not done; otherwise put in the Inbox of
+    /// `person`, who approves it (the run's person, or a scheduled run's agent's owner).
     async fn act_call(
         &self,
         r: &Run,

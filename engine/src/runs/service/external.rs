@@ -122,7 +122,7 @@ impl Answering {
     /// Records the run's block and says what it may call.
     async fn open_external(&self, r: &Run) -> Result<(ExternalBlock, Vec<ExternalTool>), RunError> {
         let p = self.prepare(r).await?;
-        let Held { tools, specs, .. } = self.held(r, p.person.as_ref()).await?;
+        let Held { tools, specs, .. } = self.held(r, p.approver.as_ref()).await?;
         let acting: Vec<String> =
             tools.iter().filter(|t| t.acts).map(|t| super::prepare::tool_name(&t.connector_name, &t.tool)).collect();
         let tools = specs
@@ -200,14 +200,22 @@ impl Answering {
             )));
         }
         let mut p = self.prepare(&r).await?;
-        let Held { running, tools, specs } = self.held(&r, p.person.as_ref()).await?;
+        let Held { running, tools, specs } = self.held(&r, p.approver.as_ref()).await?;
         if !specs.iter().any(|s| s.name == name) {
             return Err(RunError::NotFound(format!("This agent holds no tool called {name:?}")));
         }
         replay(&r, &mut p);
         let call = ToolCall { id: format!("external-{}", taken + 1), name: name.to_string(), arguments };
         let result = self
-            .tool_call(&r, p.person.as_ref(), (&running, &p.question), &tools, &call, &mut p.carried, &mut p.provenance)
+            .tool_call(
+                &r,
+                (p.person.as_ref(), p.approver.as_ref()),
+                (&running, &p.question),
+                &tools,
+                &call,
+                &mut p.carried,
+                &mut p.provenance,
+            )
             .await?;
         let after = self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
         let step = after

@@ -114,7 +114,8 @@ pub struct MessageView {
     pub from_agent: bool,
     pub text: String,
     pub at: DateTime<Utc>,
-    /// For a person's message: its latest run (a retry's, once retried).
+    /// For a person's message, or the instruction of a run nobody asked: its latest run (a
+    /// retry's, once retried).
     pub run: Option<RunView>,
     /// For an agent's message: the run whose answer it is, shown with that run.
     #[serde(default)]

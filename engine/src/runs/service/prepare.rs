@@ -73,6 +73,9 @@ pub(super) struct Prepared {
     pub snapshots: Vec<BlockSnapshot>,
     pub provenance: Provenance,
     pub carried: Carried,
+    /// Whose Inbox what the run would do that acts waits in: its person's; for a scheduled run,
+    /// which acts for nobody, its agent's owner's (while they are current); else nobody's.
+    pub approver: Option<Person>,
 }
 
 /// The tools a run holds, as it calls them and as they are offered.
@@ -168,13 +171,19 @@ impl Answering {
             review_mode,
             cost: Some(RunCost::of_block(&block)),
         };
-        Ok(Prepared { agent, person, question, block, cards, snapshots, provenance, carried })
+        let approver = match (&person, r.kind) {
+            (Some(p), _) => Some(p.clone()),
+            (None, RunKind::Schedule) => self.store.person(agent.owner).await?.filter(|o| o.left_at.is_none()),
+            (None, _) => None,
+        };
+        Ok(Prepared { agent, person, question, block, cards, snapshots, provenance, carried, approver })
     }
 
-    /// The connectors' tools the agent holds, and Engram's own tools that act for a person.
-    pub(super) async fn held(&self, r: &Run, person: Option<&Person>) -> Result<Held, RunError> {
+    /// The connectors' tools the agent holds, and Engram's own tools that act, when someone's
+    /// Inbox (`approver`'s) can approve them.
+    pub(super) async fn held(&self, r: &Run, approver: Option<&Person>) -> Result<Held, RunError> {
         let running = self.cards.running_agent(r.agent).await.map_err(RunError::from)?;
-        let tools = if r.kind == RunKind::Eval && person.is_none() {
+        let tools = if r.kind == RunKind::Eval && approver.is_none() {
             vec![]
         } else {
             self.cards.run_tools(&running).await.map_err(RunError::from)?
@@ -193,10 +202,10 @@ impl Answering {
                 },
             })
             .collect();
-        if person.is_some() && self.outbox.is_some() {
+        if approver.is_some() && self.outbox.is_some() {
             specs.push(send_email_spec());
         }
-        if person.is_some() && self.tasks.is_some() {
+        if approver.is_some() && self.tasks.is_some() {
             specs.push(crate::runs::handon::create_task_spec());
         }
         Ok(Held { running, tools, specs })

@@ -1,5 +1,5 @@
 //! Reading threads and runs: only the person a run was for may read it (for a run acting for
-//! nobody, the agent's owner). Anyone else is told there is no such thread, which says nothing
+//! nobody, the agent's owner; for a scheduled run, also its team's lead and admins). Anyone else is told there is no such thread, which says nothing
 //! of whether one exists. Events, ids only, are for admins.
 
 use super::*;
@@ -23,22 +23,46 @@ pub struct Threads {
 }
 
 impl Threads {
+    /// Whether `viewer` may read a run for `person` by `agent`: its person; for a run acting for
+    /// nobody, the agent's owner; and for a scheduled run (`unasked`), also the lead of the
+    /// agent's team (a team copy's team, else its owner's main team) and admins.
     async fn may_read(
         &self,
         viewer: &Person,
         person: Option<crate::org::PersonId>,
         agent: AgentId,
+        unasked: bool,
     ) -> Result<bool, RunError> {
-        Ok(match person {
-            Some(p) => p == viewer.id,
-            None => self.store.agent(agent).await?.is_some_and(|a| a.owner == viewer.id),
+        if let Some(p) = person {
+            return Ok(p == viewer.id);
+        }
+        let Some(a) = self.store.agent(agent).await? else { return Ok(false) };
+        if a.owner == viewer.id {
+            return Ok(true);
+        }
+        if !unasked || a.private {
+            return Ok(false);
+        }
+        if viewer.is_admin {
+            return Ok(true);
+        }
+        let team = match a.team_copy {
+            Some(t) => Some(t),
+            None => self.store.person(a.owner).await?.and_then(|o| o.main_team),
+        };
+        Ok(match team {
+            Some(t) => self.store.team(t).await?.is_some_and(|t| t.lead == Some(viewer.id)),
+            None => false,
         })
     }
 
     pub(super) async fn readable_thread(&self, viewer: &Person, id: ThreadId) -> Result<Thread, RunError> {
         let none = || RunError::NotFound("There is no such thread".into());
         let t = self.store.thread(id).await?.ok_or_else(none)?;
-        if !self.may_read(viewer, t.person, t.agent).await? {
+        // Only a thread for nobody may be a schedule's; its runs say whether it is.
+        let unasked = t.person.is_none()
+            && self.store.runs_of_thread(t.id).await?.iter().any(|r| r.kind == crate::runs::RunKind::Schedule);
+        if !self.may_read(viewer, t.person, t.agent, unasked).await? {
             return Err(none());
         }
         Ok(t)
@@ -47,7 +71,8 @@ impl Threads {
     pub(super) async fn readable_run(&self, viewer: &Person, id: RunId) -> Result<Run, RunError> {
         let none = || RunError::NotFound("There is no such run".into());
         let r = self.store.run(id).await?.ok_or_else(none)?;
-        if !self.may_read(viewer, r.for_person, r.agent).await? {
+        let unasked = r.kind == crate::runs::RunKind::Schedule;
+        if !self.may_read(viewer, r.for_person, r.agent, unasked).await? {
             return Err(none());
         }
         Ok(r)
@@ -119,9 +144,11 @@ impl Threads {
                 Author::Agent(_) => (agent_name.clone(), true),
                 Author::Person(_) => (person_name.clone().unwrap_or_else(|| "Someone".into()), false),
             };
+            // A person's question, or the standing instruction of a run nobody asked (a
+            // schedule's, written as the agent), shows its latest run.
             let run = match latest {
-                Some(r) if !from_agent => Some(self.view(r.clone()).await?),
-                _ => None,
+                Some(r) => Some(self.view(r.clone()).await?),
+                None => None,
             };
             messages.push(MessageView {
                 id: m.id.0,
