@@ -173,8 +173,19 @@ impl Answering {
 
     /// The connectors' tools the agent holds, and Engram's own tools that act for a person.
     pub(super) async fn held(&self, r: &Run, person: Option<&Person>) -> Result<Held, RunError> {
-        let running = self.cards.running_agent(r.agent).await.map_err(RunError::from)?;
-        let tools = if r.kind == RunKind::Eval && person.is_none() {
+        self.held_by(r.agent, r.kind, person).await
+    }
+
+    /// What [`Self::held`] gives a run of `kind` of `agent` for `person`, before any run exists:
+    /// an outside agent lists an external run's tools before it starts one.
+    pub(super) async fn held_by(
+        &self,
+        agent: AgentId,
+        kind: RunKind,
+        person: Option<&Person>,
+    ) -> Result<Held, RunError> {
+        let running = self.cards.running_agent(agent).await.map_err(RunError::from)?;
+        let tools = if kind == RunKind::Eval && person.is_none() {
             vec![]
         } else {
             self.cards.run_tools(&running).await.map_err(RunError::from)?
