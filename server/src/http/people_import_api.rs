@@ -58,14 +58,18 @@ pub fn page_router(public_url: Option<String>) -> Router<AppState> {
 
 /// The most a request to the bots' API (`/api/org`, `/mcp`) may carry. What bots send is stored
 /// (a self-edit's content and reason, a task, a wake's summary), refused requests too, so its
-/// size is bounded where it arrives, before anything reads it.
+/// size is bounded where it arrives, before anything reads it. `/mcp?agent=…` is a person's
+/// outside agent (a bot's token is refused there), whose answer may be longer: it gets the
+/// settings' limit, as the REST pair does.
 pub const BOT_BODY_LIMIT: usize = 8 * 1024;
 
 /// The request body limit: the settings' for every route, [`IMPORT_BODY_LIMIT`] for the two that
 /// take a CSV file, and [`BOT_BODY_LIMIT`] for the bots' API.
 pub async fn body_limit(State(limit): State<usize>, req: Request, next: Next) -> Response {
     let path = req.uri().path();
-    let bots = path.starts_with("/api/org/") || path == "/mcp" || path.starts_with("/mcp/");
+    let mcp = path == "/mcp" || path.starts_with("/mcp/");
+    let outside_agent = mcp && crate::http::mcp::names_an_agent(req.uri());
+    let bots = path.starts_with("/api/org/") || (mcp && !outside_agent);
     let limit = if path == API_PATH || path == UPLOAD {
         IMPORT_BODY_LIMIT.max(limit)
     } else if bots {

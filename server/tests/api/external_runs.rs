@@ -14,14 +14,14 @@ use engine::runs::service::WAITING_FOR_APPROVAL;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-const PRIYA: &str = "priya.raman@nimbuslogistics.example";
-const QUESTION: &str = "Where is L-1001? Then email Priya Raman about it";
+pub(crate) const PRIYA: &str = "priya.raman@nimbuslogistics.example";
+pub(crate) const QUESTION: &str = "Where is L-1001? Then email Priya Raman about it";
 
 fn step_lines(run: &Value) -> Vec<String> {
     run["steps"].as_array().unwrap().iter().map(|s| s["line"].as_str().unwrap().to_string()).collect()
 }
 
-fn quote_email() -> Value {
+pub(crate) fn quote_email() -> Value {
     json!({"to": PRIYA, "subject": "Quote", "body": "Revised quote attached."})
 }
 

@@ -32,6 +32,7 @@ mod inbox;
 mod lesson_embeddings;
 mod lessons;
 mod mcp;
+mod mcp_external;
 mod memory_audit;
 mod memory_scopes;
 mod model_server;

@@ -119,7 +119,8 @@ async fn an_mcp_client_lists_memory_self_edit_and_calls_it_as_the_bot() {
     );
     assert_eq!(edits[2]["reason"], "It found the owner again");
 
-    // Only a bot's own token opens /mcp: none, a person's, or an unknown one is refused.
+    // Only a bot's own token opens the bots' tools: none or an unknown one is refused, and a
+    // person's token must name the company agent it uses (mcp_external.rs).
     let sam = {
         let c = app.sign_in("sam").await;
         let r = c.post(app.url("/api/tokens")).json(&json!({"name": "mine"})).send().await.unwrap();
@@ -127,12 +128,30 @@ async fn an_mcp_client_lists_memory_self_edit_and_calls_it_as_the_bot() {
     };
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    for token in [None, Some(sam.as_str()), Some("not-a-token")] {
+    // A bot's token naming an agent is refused too: /mcp?agent= is held to the settings' body
+    // limit, not the bots' 8 KiB.
+    for (token, path, status) in [
+        (None, "/mcp", StatusCode::UNAUTHORIZED),
+        (Some(sam.as_str()), "/mcp", StatusCode::BAD_REQUEST),
+        (Some("not-a-token"), "/mcp", StatusCode::UNAUTHORIZED),
+        (Some(scout.as_str()), "/mcp?agent=scout", StatusCode::BAD_REQUEST),
+    ] {
         let mut r =
-            Client::new().post(app.url("/mcp")).header("accept", "application/json, text/event-stream").json(&init);
+            Client::new().post(app.url(path)).header("accept", "application/json, text/event-stream").json(&init);
         if let Some(t) = token {
             r = r.bearer_auth(t);
         }
-        assert_eq!(r.send().await.unwrap().status(), StatusCode::UNAUTHORIZED, "{token:?}");
+        assert_eq!(r.send().await.unwrap().status(), status, "{token:?} {path}");
     }
+    let mut big = init.clone();
+    big["params"]["clientInfo"]["name"] = json!("x".repeat(9 * 1024));
+    let r = Client::new()
+        .post(app.url("/mcp"))
+        .bearer_auth(&scout)
+        .header("accept", "application/json, text/event-stream")
+        .json(&big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE, "a bot's request past 8 KiB");
 }

@@ -118,22 +118,41 @@ impl Runs {
     }
 }
 
+/// The tools as an outside agent is offered them: the source's words quoted as data, and whether
+/// each only reads.
+fn external_tools(held: Held) -> Vec<ExternalTool> {
+    let Held { tools, specs, .. } = held;
+    let acting: Vec<String> =
+        tools.iter().filter(|t| t.acts).map(|t| super::prepare::tool_name(&t.connector_name, &t.tool)).collect();
+    specs
+        .into_iter()
+        .map(|s| {
+            let acts = acting.contains(&s.name)
+                || s.name == crate::runs::outbox::SEND_EMAIL
+                || s.name == crate::runs::handon::CREATE_TASK;
+            ExternalTool { name: s.name, description: s.description, parameters: s.parameters, read_only: !acts }
+        })
+        .collect()
+}
+
+impl Runs {
+    /// The tools an external run of `agent` for the person would hold, before one starts: an MCP
+    /// client lists them when it connects. Another person's private agent is no agent at all.
+    pub async fn external_tools(&self, person: &Person, agent: AgentId) -> Result<Vec<ExternalTool>, RunError> {
+        match self.agent(agent).await? {
+            a if a.visible_to(person.id) => {}
+            _ => return Err(RunError::NotFound("There is no such agent".into())),
+        }
+        let held = self.answering.held_by(agent, RunKind::External, Some(person)).await?;
+        Ok(external_tools(held))
+    }
+}
+
 impl Answering {
     /// Records the run's block and says what it may call.
     async fn open_external(&self, r: &Run) -> Result<(ExternalBlock, Vec<ExternalTool>), RunError> {
         let p = self.prepare(r).await?;
-        let Held { tools, specs, .. } = self.held(r, p.approver.as_ref()).await?;
-        let acting: Vec<String> =
-            tools.iter().filter(|t| t.acts).map(|t| super::prepare::tool_name(&t.connector_name, &t.tool)).collect();
-        let tools = specs
-            .into_iter()
-            .map(|s| {
-                let acts = acting.contains(&s.name)
-                    || s.name == crate::runs::outbox::SEND_EMAIL
-                    || s.name == crate::runs::handon::CREATE_TASK;
-                ExternalTool { name: s.name, description: s.description, parameters: s.parameters, read_only: !acts }
-            })
-            .collect();
+        let tools = external_tools(self.held(r, p.approver.as_ref()).await?);
         let b = &p.block;
         let cores = b.system.strip_prefix(AGENT_SYSTEM).unwrap_or(&b.system).trim();
         let mut text = String::new();

@@ -182,8 +182,19 @@ impl Answering {
     /// The connectors' tools the agent holds, and Engram's own tools that act, when someone's
     /// Inbox (`approver`'s) can approve them.
     pub(super) async fn held(&self, r: &Run, approver: Option<&Person>) -> Result<Held, RunError> {
-        let running = self.cards.running_agent(r.agent).await.map_err(RunError::from)?;
-        let tools = if r.kind == RunKind::Eval && approver.is_none() {
+        self.held_by(r.agent, r.kind, approver).await
+    }
+
+    /// What [`Self::held`] gives a run of `kind` of `agent` with `approver`, before any run exists:
+    /// an outside agent lists an external run's tools before it starts one.
+    pub(super) async fn held_by(
+        &self,
+        agent: AgentId,
+        kind: RunKind,
+        approver: Option<&Person>,
+    ) -> Result<Held, RunError> {
+        let running = self.cards.running_agent(agent).await.map_err(RunError::from)?;
+        let tools = if kind == RunKind::Eval && approver.is_none() {
             vec![]
         } else {
             self.cards.run_tools(&running).await.map_err(RunError::from)?
