@@ -10,6 +10,7 @@ pub mod idempotency;
 pub mod inbox_api;
 pub mod knowledge_api;
 pub mod mcp;
+pub mod openapi;
 pub mod ops_api;
 pub mod people_api;
 pub mod people_import_api;
