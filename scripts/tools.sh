@@ -60,6 +60,23 @@ ensure_mcp_client() {
   export ENGRAM_MCP_PYTHON="$PWD/$venv/bin/python"
 }
 
+# scripts/schemathesis fuzzes the API against its OpenAPI document with Schemathesis, pinned in
+# tools/schemathesis/requirements.txt and installed into a venv there, as the MCP client is.
+ensure_schemathesis() {
+  local venv=tools/schemathesis/.venv want
+  want=$(sed -n 's/^schemathesis==//p' tools/schemathesis/requirements.txt)
+  if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != "$want" ]; then
+    say "installing Schemathesis ${want}"
+    if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+      say "installing Debian's python3-venv"
+      apt-get update
+      DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-venv
+    fi
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r tools/schemathesis/requirements.txt
+  fi
+}
+
 ensure_chromium() {
   if [ ! -x /usr/bin/chromium ]; then
     say "installing Debian's chromium"

@@ -142,12 +142,16 @@ impl Application {
                     .merge(crate::http::erasure_api::router())
                     .merge(crate::http::ops_api::router())
                     .merge(crate::http::people_import_api::api_router(settings.public_url.clone()))
-                    .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
+                    .fallback(api::no_such_route)
+                    .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer))
+                    .layer(middleware::from_fn(api::json_refusals)),
             )
             .nest(
                 "/api/org",
                 crate::http::bots_api::router()
-                    .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer)),
+                    .fallback(api::no_such_route)
+                    .layer(middleware::from_fn_with_state(state.clone(), idempotency::layer))
+                    .layer(middleware::from_fn(api::json_refusals)),
             )
             .merge(crate::http::mcp::router(&state))
             .nest(&format!("/{pkg_dir}"), statics::pkg_router(&leptos_options.site_root, &pkg_dir))
@@ -157,7 +161,10 @@ impl Application {
             })
             .fallback_service(statics::site_files(
                 &leptos_options.site_root,
-                leptos_axum::file_and_error_handler::<AppState, _>(page_shell).with_state(state.clone()),
+                // With the services in context, as the pages have them: a page for an unknown path
+                // renders the signed-in frame like any other.
+                leptos_axum::file_and_error_handler_with_context::<AppState, _>(page_context(&state), page_shell)
+                    .with_state(state.clone()),
             ))
             .layer(middleware::from_fn_with_state(state.clone(), guard::pages_need_sign_in))
             .layer(middleware::from_fn_with_state(state.clone(), crate::http::setup::first_run))

@@ -5,6 +5,7 @@
 //! personal API token: these are not memory endpoints.
 
 use crate::http::api::{ApiError, Caller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -15,6 +16,7 @@ use engine::org::agents::AgentForm;
 use engine::org::{AgentId, PersonId, RoleId, TeamId};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -29,7 +31,7 @@ pub fn router() -> Router<AppState> {
         .route("/connectors/{id}/write-targets", post(set_write_target))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NewAgentBody {
     name: String,
     /// The department role's id, or null for none.
@@ -40,6 +42,10 @@ struct NewAgentBody {
     description: String,
 }
 
+#[utoipa::path(post, path = "/agents", tag = "agents",
+    request_body = NewAgentBody,
+    responses((status = 201, description = "The new company agent", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn create_agent(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -51,7 +57,7 @@ async fn create_agent(
     Ok((StatusCode::CREATED, Json(agent)).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NewPrivateAgentBody {
     name: String,
     #[serde(default)]
@@ -59,6 +65,10 @@ struct NewPrivateAgentBody {
 }
 
 /// A private agent of the caller's own: only they see it and ask it.
+#[utoipa::path(post, path = "/agents/private", tag = "agents",
+    request_body = NewPrivateAgentBody,
+    responses((status = 201, description = "The new private agent", body = serde_json::Value), (status = 403, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn create_private_agent(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -69,21 +79,33 @@ async fn create_private_agent(
 }
 
 /// The caller's own private agents.
+#[utoipa::path(get, path = "/agents/private", tag = "agents",
+    responses((status = 200, description = "The caller's own private agents", body = Vec<serde_json::Value>))
+)]
 async fn private_agents(State(s): State<AppState>, Caller(by): Caller) -> Result<Response, ApiError> {
     Ok(Json(s.org.agents.private_agents(&by).await?).into_response())
 }
 
 /// The agent's page as data: the agent, the toolsets it holds and its clearance, with what the
 /// caller may change.
+#[utoipa::path(get, path = "/agents/{id}", tag = "agents",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The agent, the toolsets it holds and its clearance, with what the caller may change", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn agent(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     Ok(Json(s.org.agents.agent_access(&by, AgentId(id)).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct CopyBody {
     team: i64,
 }
 
+#[utoipa::path(post, path = "/agents/{id}/copy", tag = "agents",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = CopyBody,
+    responses((status = 201, description = "The team's copy", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn copy_agent(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -94,11 +116,16 @@ async fn copy_agent(
     Ok((StatusCode::CREATED, Json(copy)).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ToolsetsBody {
     toolsets: Vec<i64>,
 }
 
+#[utoipa::path(post, path = "/agents/{id}/toolsets", tag = "agents",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = ToolsetsBody,
+    responses((status = 200, description = "The toolsets the agent now holds", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_toolsets(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -110,11 +137,16 @@ async fn set_toolsets(
     Ok(Json(json!({ "agent": id, "toolsets": held })).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ClearanceBody {
     clearance: String,
 }
 
+#[utoipa::path(post, path = "/agents/{id}/clearance", tag = "agents",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = ClearanceBody,
+    responses((status = 200, description = "The agent's clearance and what it means", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_clearance(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -125,12 +157,17 @@ async fn set_clearance(
     Ok(Json(json!({ "agent": id, "clearance": b.clearance.trim(), "meaning": meaning })).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct AdmitsBody {
     /// Role slugs, as in `sales`; an empty list admits everyone in the company.
     roles: Vec<String>,
 }
 
+#[utoipa::path(post, path = "/connectors/{id}/admits-roles", tag = "connectors",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = AdmitsBody,
+    responses((status = 200, description = "The roles the connector now admits", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_admits_roles(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -143,12 +180,17 @@ async fn set_admits_roles(
     Ok(Json(json!({ "connector": id, "admits_roles": admits, "message": message })).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct OwnKeysBody {
     /// The ticked tools that read with people's own keys; empty for none.
     tools: Vec<String>,
 }
 
+#[utoipa::path(post, path = "/connectors/{id}/own-keys", tag = "connectors",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = OwnKeysBody,
+    responses((status = 200, description = "The tools that now read with people's own keys", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_own_keys(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -161,7 +203,7 @@ async fn set_own_keys(
     Ok(Json(json!({ "connector": id, "own_key_tools": tools, "message": message })).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct WriteTargetBody {
     /// A ticked tool that acts.
     tool: String,
@@ -171,6 +213,11 @@ struct WriteTargetBody {
 }
 
 /// An admin sets what a tool that acts changes, so the change reads the record first.
+#[utoipa::path(post, path = "/connectors/{id}/write-targets", tag = "connectors",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = WriteTargetBody,
+    responses((status = 200, description = "What the connector's acting tools change", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_write_target(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -183,3 +230,19 @@ async fn set_write_target(
     let targets = c.map(|c| c.write_targets).unwrap_or_default();
     Ok(Json(json!({ "connector": id, "write_targets": targets, "message": message })).into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    create_agent,
+    private_agents,
+    create_private_agent,
+    agent,
+    copy_agent,
+    set_toolsets,
+    set_clearance,
+    set_admits_roles,
+    set_own_keys,
+    set_write_target
+))]
+pub struct Doc;

@@ -4,10 +4,12 @@
 //! Memory (cores included) is served only to a person signed in with a session: an API token is
 //! refused with `session_required`, whoever holds it.
 
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
-use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::extract::{FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
@@ -19,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::HashMap;
 use tower_sessions::Session;
+use utoipa::ToSchema;
 
 pub const SESSION_REQUIRED: &str =
     "Memory is only served to a person signed in to Engram; API tokens are refused here. Sign in and use your session.";
@@ -38,6 +41,52 @@ pub fn router() -> Router<AppState> {
         .route("/memory/suggestions/{id}/accept", post(accept_suggestion))
         .route("/memory/suggestions/{id}/dismiss", post(dismiss_suggestion))
         .route("/connectors/{id}/whos-who", post(set_whos_who))
+        .route("/openapi.json", get(crate::http::openapi::openapi_json))
+}
+
+/// A path under `/api` or `/api/org` that no route serves: the API's own 404, not a page.
+pub async fn no_such_route() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "There is no such route in Engram's API; see /api/openapi.json")
+}
+
+/// The most of a plain-text refusal [`json_refusals`] reads: axum's own are one sentence.
+const PLAIN_REFUSAL_LIMIT: usize = 16 * 1024;
+
+/// Axum's own refusals (a body, path or query the handler cannot read, a body too large) come as
+/// plain text; the API answers every refusal in its one JSON shape, so they are rewritten here
+/// with their sentence and a code for their status. Layered on `/api` and `/api/org`.
+pub async fn json_refusals(req: Request, next: Next) -> Response {
+    let res = next.run(req).await;
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !status.is_client_error() || is_json {
+        return res;
+    }
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::UNPROCESSABLE_ENTITY => "invalid",
+        _ => "refused",
+    };
+    let (mut parts, body) = res.into_parts();
+    let message = match axum::body::to_bytes(body, PLAIN_REFUSAL_LIMIT).await {
+        Ok(b) if !b.is_empty() => String::from_utf8_lossy(&b).trim().to_string(),
+        _ => status.canonical_reason().unwrap_or("Refused").to_string(),
+    };
+    parts.headers.remove(header::CONTENT_TYPE);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let mut answer = ApiError::new(status, code, message).into_response();
+    for (name, value) in &parts.headers {
+        answer.headers_mut().entry(name).or_insert_with(|| value.clone());
+    }
+    answer
 }
 
 /// A refusal as the API answers it: a status, a code for `error` and the sentence for `message`.
@@ -148,7 +197,7 @@ fn scope(key: &str) -> Result<CoreScope, ApiError> {
     CoreScope::parse(key).map_err(ApiError::from)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 struct Me {
     id: i64,
     name: String,
@@ -156,29 +205,51 @@ struct Me {
     is_admin: bool,
 }
 
+#[utoipa::path(get, path = "/me", tag = "people",
+    responses((status = 200, description = "The caller", body = Me))
+)]
 async fn me(Caller(p): Caller) -> Json<Me> {
     Json(Me { id: p.id.0, name: p.name, email: p.email, is_admin: p.is_admin })
 }
 
+#[utoipa::path(get, path = "/tokens", tag = "tokens",
+    responses((status = 200, description = "The caller's API tokens, never their secrets", body = Vec<serde_json::Value>))
+)]
 async fn list_tokens(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
     Ok(Json(s.auth.api_tokens(&p).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NewToken {
     name: String,
 }
 
 /// Tokens are made by a person in a session, never by another token.
+#[utoipa::path(post, path = "/tokens", tag = "tokens",
+    request_body = NewToken,
+    responses((status = 201, description = "The token; its secret is shown this once", body = TokenMade), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn create_token(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
     Json(body): Json<NewToken>,
 ) -> Result<Response, ApiError> {
     let (info, secret) = s.auth.create_api_token(&p, &body.name).await?;
-    Ok((StatusCode::CREATED, Json(json!({ "id": info.id, "name": info.name, "token": secret }))).into_response())
+    Ok((StatusCode::CREATED, Json(TokenMade { id: info.id, name: info.name, token: secret })).into_response())
 }
 
+/// A new token: its secret is in `token` this once, and only its hash is kept.
+#[derive(Serialize, ToSchema)]
+struct TokenMade {
+    id: i64,
+    name: String,
+    token: String,
+}
+
+#[utoipa::path(delete, path = "/tokens/{id}", tag = "tokens",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 204, description = "Revoked"), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn revoke_token(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -189,15 +260,25 @@ async fn revoke_token(
 }
 
 /// The person's own cards; only to them, in their session.
+#[utoipa::path(get, path = "/memory/cards", tag = "memory",
+    responses((status = 200, description = "The caller's own cards", body = Vec<serde_json::Value>))
+)]
 async fn my_cards(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
     let cards = s.memory.mine.my_cards(&p).await?;
     Ok(Json(cards).into_response())
 }
 
+#[utoipa::path(get, path = "/memory/roles", tag = "memory",
+    responses((status = 200, description = "The company cores and team cores the caller may read", body = serde_json::Value))
+)]
 async fn memory_roles(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
     Ok(Json(s.cores.roles_overview(&p).await?).into_response())
 }
 
+#[utoipa::path(get, path = "/memory/cores/{scope}", tag = "memory",
+    params(("scope" = String, Path, description = "The core: `company:<role slug>` or `team:<team id>`")),
+    responses((status = 200, description = "The core, its current version and what the caller may do", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn get_core(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -207,7 +288,7 @@ async fn get_core(
     Ok(Json(view).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct SaveBody {
     based_on: u32,
     text: String,
@@ -215,6 +296,11 @@ struct SaveBody {
     note: String,
 }
 
+#[utoipa::path(post, path = "/memory/cores/{scope}", tag = "memory",
+    params(("scope" = String, Path, description = "The core: `company:<role slug>` or `team:<team id>`")),
+    request_body = SaveBody,
+    responses((status = 201, description = "The saved version", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn save_core(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -227,6 +313,10 @@ async fn save_core(
 
 /// One page of History: `?before=N` for the versions older than N. The answer says how to ask
 /// for the next page (`next`), or that there is none.
+#[utoipa::path(get, path = "/memory/cores/{scope}/versions", tag = "memory",
+    params(("scope" = String, Path, description = "The core: `company:<role slug>` or `team:<team id>`"), ("before" = Option<u32>, Query, description = "Only versions older than this one")),
+    responses((status = 200, description = "One page of the core's versions, newest first, with `next` for the older ones", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn core_versions(
     State(s): State<AppState>,
     SessionCaller(_): SessionCaller,
@@ -240,6 +330,10 @@ async fn core_versions(
     Ok(Json(json!({ "versions": page.versions, "next_before": page.next_before, "next": next })).into_response())
 }
 
+#[utoipa::path(get, path = "/memory/cores/{scope}/versions/{version}", tag = "memory",
+    params(("scope" = String, Path, description = "The core: `company:<role slug>` or `team:<team id>`"), ("version" = u32, Path, description = "The version's number")),
+    responses((status = 200, description = "One version of the core", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn core_version(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -248,12 +342,17 @@ async fn core_version(
     Ok(Json(s.cores.version_view(&p, &scope(&key)?, version).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct RestoreBody {
     from: u32,
     based_on: u32,
 }
 
+#[utoipa::path(post, path = "/memory/cores/{scope}/restore", tag = "memory",
+    params(("scope" = String, Path, description = "The core: `company:<role slug>` or `team:<team id>`")),
+    request_body = RestoreBody,
+    responses((status = 201, description = "The new version, a copy of the older one", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn restore_core(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -264,11 +363,16 @@ async fn restore_core(
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct LimitBody {
     limit: u32,
 }
 
+#[utoipa::path(post, path = "/memory/cores/{scope}/limit", tag = "memory",
+    params(("scope" = String, Path, description = "The core: `company:<role slug>` or `team:<team id>`")),
+    request_body = LimitBody,
+    responses((status = 204, description = "The limit is set"), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_limit(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -289,6 +393,10 @@ async fn set_limit(
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(post, path = "/memory/suggestions/{id}/accept", tag = "memory",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 201, description = "The core's new version with the suggested line", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn accept_suggestion(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -298,6 +406,10 @@ async fn accept_suggestion(
     Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
+#[utoipa::path(post, path = "/memory/suggestions/{id}/dismiss", tag = "memory",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 204, description = "Dismissed"), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal))
+)]
 async fn dismiss_suggestion(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -307,12 +419,17 @@ async fn dismiss_suggestion(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct WhosWho {
     on: bool,
 }
 
 /// An admin marks a toolset as who's who, acting as themselves: only in a session.
+#[utoipa::path(post, path = "/connectors/{id}/whos-who", tag = "connectors",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = WhosWho,
+    responses((status = 200, description = "Whether the connector is now who's who", body = WhosWhoSet), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_whos_who(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -320,5 +437,32 @@ async fn set_whos_who(
     Json(body): Json<WhosWho>,
 ) -> Result<Response, ApiError> {
     s.lists.set_whos_who(&p, id, body.on).await?;
-    Ok(Json(json!({ "connector": id, "whos_who": body.on })).into_response())
+    Ok(Json(WhosWhoSet { connector: id, whos_who: body.on }).into_response())
 }
+
+#[derive(Serialize, ToSchema)]
+struct WhosWhoSet {
+    connector: i64,
+    whos_who: bool,
+}
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    me,
+    list_tokens,
+    create_token,
+    revoke_token,
+    my_cards,
+    memory_roles,
+    get_core,
+    save_core,
+    core_versions,
+    core_version,
+    restore_core,
+    set_limit,
+    accept_suggestion,
+    dismiss_suggestion,
+    set_whos_who
+))]
+pub struct Doc;

@@ -3,6 +3,7 @@
 //! (`people_router`).
 
 use crate::http::api::{bearer, session_person, ApiError, Caller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
@@ -17,6 +18,7 @@ use engine::persona::self_edit_store::EditState;
 use engine::persona::service::{AuditTarget, Caller as BotCaller, ProposalOutcome, WakeReport};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -52,12 +54,17 @@ pub fn people_router() -> Router<AppState> {
     Router::new().route("/people/{id}/manager", post(set_manager))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ManagerBody {
     /// The manager's id, or null to clear it; required, so that a body without it clears nothing.
     manager: serde_json::Value,
 }
 
+#[utoipa::path(post, path = "/people/{id}/manager", tag = "people",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = ManagerBody,
+    responses((status = 204, description = "The manager is set"), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_manager(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -102,6 +109,10 @@ impl FromRequestParts<AppState> for OrgCaller {
 }
 
 /// A bot's tokens (never their secrets), for its owner or lead.
+#[utoipa::path(get, path = "/agents/{name}/tokens", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    responses((status = 200, description = "The bot's tokens, never their secrets", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn agent_tokens(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -110,6 +121,10 @@ async fn agent_tokens(
     Ok(ok(s.bots.tokens.agent_tokens(&c, &name).await?))
 }
 
+#[utoipa::path(post, path = "/agents/{name}/tokens/{id}/revoke", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name"), ("id" = i64, Path, description = "The id")),
+    responses((status = 204, description = "Revoked"), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn revoke_agent_token(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -124,13 +139,17 @@ fn ok(v: impl serde::Serialize) -> Response {
     Json(v).into_response()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Wake {
     agent: String,
     task: Option<i64>,
     reason: String,
 }
 
+#[utoipa::path(post, path = "/wake", tag = "bots",
+    request_body = Wake,
+    responses((status = 201, description = "The wake-up", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn wake(State(s): State<AppState>, OrgCaller(c): OrgCaller, Json(b): Json<Wake>) -> Result<Response, ApiError> {
     let w = s.bots.wakes.wake(&c, &b.agent, b.task, &b.reason).await?;
     Ok((StatusCode::CREATED, Json(w)).into_response())
@@ -143,6 +162,10 @@ struct WakeDone {
     report: WakeReport,
 }
 
+#[utoipa::path(post, path = "/wake-done", tag = "bots",
+    request_body = serde_json::Value,
+    responses((status = 200, description = "The wake-ups, done, with the report kept", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn wake_done(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -161,6 +184,10 @@ struct Reflect {
     report: WakeReport,
 }
 
+#[utoipa::path(post, path = "/reflect", tag = "bots",
+    request_body = serde_json::Value,
+    responses((status = 200, description = "The reflection, or with `dry_run` what it would do", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn reflect(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -170,7 +197,7 @@ async fn reflect(
     Ok(ok(s.bots.reflect.reflect(&c, &b.agent, reason, &b.report, b.dry_run).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NewTask {
     agent: String,
     title: String,
@@ -178,6 +205,10 @@ struct NewTask {
     body: String,
 }
 
+#[utoipa::path(post, path = "/tasks", tag = "bots",
+    request_body = NewTask,
+    responses((status = 201, description = "The task", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn create_task(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -187,13 +218,18 @@ async fn create_task(
     Ok((StatusCode::CREATED, Json(t)).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Status {
     status: String,
     #[serde(default)]
     note: String,
 }
 
+#[utoipa::path(post, path = "/tasks/{id}/status", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Status,
+    responses((status = 204, description = "The status is posted"), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn post_status(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -204,6 +240,10 @@ async fn post_status(
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(post, path = "/tasks/{id}/redo", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The task, to be done again", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal))
+)]
 async fn redo(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     Ok(ok(s.bots.wakes.redo(&c, id).await?))
 }
@@ -214,6 +254,10 @@ struct MemoryQuery {
     all: bool,
 }
 
+#[utoipa::path(get, path = "/agents/{name}/memory", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name"), ("all" = Option<bool>, Query, description = "true: retired memory too")),
+    responses((status = 200, description = "The bot's memory", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn memory(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -223,6 +267,10 @@ async fn memory(
     Ok(ok(s.bots.pages.memory(&c, &name, q.all).await?))
 }
 
+#[utoipa::path(get, path = "/agents/{name}/episodes", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    responses((status = 200, description = "The bot's episodes", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn episodes(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -236,6 +284,10 @@ struct StatsQuery {
     days: Option<u32>,
 }
 
+#[utoipa::path(get, path = "/agents/{name}/stats", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name"), ("days" = Option<u32>, Query, description = "Over how many days; 30 unless given")),
+    responses((status = 200, description = "The bot's numbers", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn stats(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -245,13 +297,18 @@ async fn stats(
     Ok(ok(s.bots.pages.stats(&c, &name, q.days.unwrap_or(30)).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Propose {
     memory_id: i64,
     #[serde(default)]
     dry_run: bool,
 }
 
+#[utoipa::path(post, path = "/agents/{name}/propose-improvement", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    request_body = Propose,
+    responses((status = 200, description = "The proposal, or with `dry_run` what it would be", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn propose(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -267,11 +324,16 @@ async fn propose(
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Edit {
     text: String,
 }
 
+#[utoipa::path(post, path = "/memory/{id}/edit", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Edit,
+    responses((status = 200, description = "The memory, edited", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn edit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -281,11 +343,16 @@ async fn edit(
     Ok(ok(s.bots.pages.edit_memory(&c, id, &b.text).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Why {
     reason: String,
 }
 
+#[utoipa::path(post, path = "/memory/{id}/retire", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Why,
+    responses((status = 200, description = "The memory retired", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn retire(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -296,10 +363,19 @@ async fn retire(
     Ok(ok(json!({"retired": id})))
 }
 
+#[utoipa::path(post, path = "/improve/{id}/apply", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The improvement, applied", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn apply(State(s): State<AppState>, OrgCaller(c): OrgCaller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     Ok(ok(s.bots.improve.apply_improvement(&c, id).await?))
 }
 
+#[utoipa::path(post, path = "/improve/{id}/close", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Why,
+    responses((status = 200, description = "The improvement, closed", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn close(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -311,6 +387,10 @@ async fn close(
 
 /// `memory_self_edit` over HTTP: 200 when applied, 202 when it waits for a person, 422 with the
 /// sentence when refused. Each is recorded, and the body is the record.
+#[utoipa::path(post, path = "/self/edit", tag = "bots",
+    request_body = serde_json::Value,
+    responses((status = 200, description = "The self-edit, applied (or the reflection, for `action: reflect`)", body = serde_json::Value), (status = 202, description = "The self-edit, waiting for a person", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn self_edit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -333,12 +413,16 @@ async fn self_edit(
     Ok((status, Json(edit)).into_response())
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, ToSchema)]
 struct ReflectBody {
     agent: Option<String>,
 }
 
 /// The reflection cycle: the calling bot's, or for a person the named bot's.
+#[utoipa::path(post, path = "/self/reflect", tag = "bots",
+    request_body = Option<ReflectBody>,
+    responses((status = 200, description = "The reflection", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn self_reflect(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -353,6 +437,10 @@ struct ProfileQuery {
     agent: Option<String>,
 }
 
+#[utoipa::path(get, path = "/self/profile", tag = "bots",
+    params(("agent" = Option<String>, Query, description = "For a person: the bot's name")),
+    responses((status = 200, description = "The bot's profile", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn self_profile(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -361,6 +449,10 @@ async fn self_profile(
     Ok(ok(s.bots.self_edits.self_profile(&c, q.agent.as_deref()).await?))
 }
 
+#[utoipa::path(get, path = "/agents/{name}/self-edits", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    responses((status = 200, description = "The bot's self-edits", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn self_edits(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -369,6 +461,10 @@ async fn self_edits(
     Ok(ok(s.bots.self_edits.self_edits(&c, &name).await?))
 }
 
+#[utoipa::path(post, path = "/self-edits/{id}/undo", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The self-edit, undone", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn undo_self_edit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -377,11 +473,16 @@ async fn undo_self_edit(
     Ok(ok(s.bots.self_edits.undo_self_edit(&c, id).await?))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, ToSchema)]
 struct Decision {
     reason: Option<String>,
 }
 
+#[utoipa::path(post, path = "/self-edits/{id}/approve", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Option<Decision>,
+    responses((status = 200, description = "The self-edit, approved", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn approve_self_edit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -392,6 +493,11 @@ async fn approve_self_edit(
     Ok(ok(s.bots.self_edits.decide_self_edit(&c, id, true, b.reason.as_deref()).await?))
 }
 
+#[utoipa::path(post, path = "/self-edits/{id}/decline", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Option<Decision>,
+    responses((status = 200, description = "The self-edit, declined", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn decline_self_edit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -402,13 +508,18 @@ async fn decline_self_edit(
     Ok(ok(s.bots.self_edits.decide_self_edit(&c, id, false, b.reason.as_deref()).await?))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, ToSchema)]
 struct AuditBody {
     #[serde(default)]
     dry_run: bool,
 }
 
 /// Seed 004 on request: the audit, or with `dry_run` the actions it would take.
+#[utoipa::path(post, path = "/agents/{name}/memory-audit", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    request_body = Option<AuditBody>,
+    responses((status = 200, description = "The audit, or with `dry_run` what it would do", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn memory_audit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -419,6 +530,10 @@ async fn memory_audit(
     Ok(ok(s.bots.memory_audits.memory_audit(&c, AuditTarget::Agent(name), b.dry_run).await?))
 }
 
+#[utoipa::path(get, path = "/agents/{name}/memory-audit", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    responses((status = 200, description = "The bot's last memory audit", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn memory_audit_state(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -427,6 +542,10 @@ async fn memory_audit_state(
     Ok(ok(s.bots.memory_audits.memory_audit_state(&c, &name).await?))
 }
 
+#[utoipa::path(post, path = "/memory-audits/{id}/undo", tag = "bots",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The audit, undone", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn undo_memory_audit(
     State(s): State<AppState>,
     OrgCaller(c): OrgCaller,
@@ -434,3 +553,40 @@ async fn undo_memory_audit(
 ) -> Result<Response, ApiError> {
     Ok(ok(s.bots.memory_audits.undo_memory_audit(&c, id, None).await?))
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(set_manager))]
+pub struct PeopleDoc;
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    wake,
+    wake_done,
+    reflect,
+    create_task,
+    post_status,
+    redo,
+    memory,
+    episodes,
+    stats,
+    propose,
+    edit,
+    retire,
+    apply,
+    close,
+    self_edit,
+    self_reflect,
+    self_profile,
+    self_edits,
+    undo_self_edit,
+    approve_self_edit,
+    decline_self_edit,
+    memory_audit_state,
+    memory_audit,
+    undo_memory_audit,
+    agent_tokens,
+    revoke_agent_token
+))]
+pub struct Doc;

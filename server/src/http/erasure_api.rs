@@ -4,6 +4,7 @@
 //! answered back, logged or kept for a retry (see `idempotency::NOT_KEPT`).
 
 use crate::http::api::{ApiError, Caller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -13,6 +14,7 @@ use engine::erasure::service::ErasureBy;
 use engine::erasure::SOURCE_MAY_KEEP_AGAIN;
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 /// Where erasures are asked for, as the idempotency layer sees it.
 pub const ROUTE: &str = "/api/erasures";
@@ -21,11 +23,15 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/erasures", post(erase))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct EraseBody {
     value: String,
 }
 
+#[utoipa::path(post, path = "/erasures", tag = "erasures",
+    request_body = EraseBody,
+    responses((status = 200, description = "What was erased, counted", body = serde_json::Value), (status = 403, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn erase(State(s): State<AppState>, Caller(by): Caller, Json(b): Json<EraseBody>) -> Result<Response, ApiError> {
     let erased = s.erasures.erase(ErasureBy::Person(&by), &b.value).await?;
     Ok(Json(json!({
@@ -36,3 +42,8 @@ async fn erase(State(s): State<AppState>, Caller(by): Caller, Json(b): Json<Eras
     }))
     .into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(erase))]
+pub struct Doc;

@@ -3,6 +3,7 @@
 //! session: a token gets `session_required`.
 
 use crate::http::api::{ApiError, SessionCaller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -12,6 +13,7 @@ use axum::{Json, Router};
 use engine::lessons::service::CORRECTED;
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -25,10 +27,17 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The proposals the person reviews: a team's lead or an admin, and for the company an admin.
+#[utoipa::path(get, path = "/memory/review", tag = "lessons",
+    responses((status = 200, description = "The proposals the caller reviews", body = Vec<serde_json::Value>))
+)]
 async fn review_queue(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
     Ok(Json(s.lessons.review_queue(&p).await?).into_response())
 }
 
+#[utoipa::path(post, path = "/memory/review/{id}/accept", tag = "lessons",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The proposal, accepted", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn accept(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -37,6 +46,10 @@ async fn accept(
     Ok(Json(s.lessons.decide(&p, id, true).await?).into_response())
 }
 
+#[utoipa::path(post, path = "/memory/review/{id}/decline", tag = "lessons",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The proposal, declined", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn decline(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -45,12 +58,16 @@ async fn decline(
     Ok(Json(s.lessons.decide(&p, id, false).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Keep {
     scope: String,
     text: String,
 }
 
+#[utoipa::path(post, path = "/knowledge", tag = "lessons",
+    request_body = Keep,
+    responses((status = 201, description = "The lesson kept", body = serde_json::Value), (status = 403, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn keep(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -61,20 +78,31 @@ async fn keep(
 }
 
 /// Every lesson that came from the person, whatever its state, newest first.
+#[utoipa::path(get, path = "/knowledge", tag = "lessons",
+    responses((status = 200, description = "Every lesson that came from the caller, newest first", body = Vec<serde_json::Value>))
+)]
 async fn own(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
     Ok(Json(s.lessons.own(&p).await?).into_response())
 }
 
 /// What I've learned: in use, and no longer current.
+#[utoipa::path(get, path = "/memory/lessons", tag = "lessons",
+    responses((status = 200, description = "What I've learned: in use, and no longer current", body = serde_json::Value))
+)]
 async fn mine(State(s): State<AppState>, SessionCaller(p): SessionCaller) -> Result<Response, ApiError> {
     Ok(Json(s.lessons.mine(&p).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Correct {
     text: String,
 }
 
+#[utoipa::path(post, path = "/memory/lessons/{id}/correct", tag = "lessons",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Correct,
+    responses((status = 201, description = "The corrected lesson", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn correct(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -85,6 +113,10 @@ async fn correct(
     Ok((StatusCode::CREATED, Json(json!({"message": CORRECTED, "lesson": lesson}))).into_response())
 }
 
+#[utoipa::path(post, path = "/memory/lessons/{id}/forget", tag = "lessons",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The lesson forgotten, and how many versions went", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn forget(
     State(s): State<AppState>,
     SessionCaller(p): SessionCaller,
@@ -93,3 +125,8 @@ async fn forget(
     let versions = s.lessons.forget(&p, id).await?;
     Ok(Json(json!({"forgotten": id, "versions": versions})).into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(own, keep, mine, correct, forget, review_queue, accept, decline))]
+pub struct Doc;

@@ -11,6 +11,7 @@ pub mod inbox_api;
 pub mod knowledge_api;
 pub mod mcp;
 pub mod mcp_external;
+pub mod openapi;
 pub mod ops_api;
 pub mod people_api;
 pub mod people_import_api;

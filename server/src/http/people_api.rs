@@ -5,6 +5,7 @@
 //! the engine decides who may.
 
 use crate::http::api::{ApiError, Caller, SessionCaller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use app::people::invite_link::{invite_link, site_origin};
 use axum::extract::{Path, State};
@@ -16,6 +17,7 @@ use engine::org::service::{AddPerson, InviteLink};
 use engine::org::{PersonId, RoleId, TeamId};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -24,7 +26,7 @@ pub fn router() -> Router<AppState> {
         .route("/people/{id}/admin", post(set_admin))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NewPersonBody {
     name: String,
     email: String,
@@ -47,6 +49,10 @@ fn invite_json(headers: &HeaderMap, link: &InviteLink) -> serde_json::Value {
     })
 }
 
+#[utoipa::path(post, path = "/people", tag = "people",
+    request_body = NewPersonBody,
+    responses((status = 201, description = "The person, and their invite link this once", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn add_person(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -59,7 +65,7 @@ async fn add_person(
     Ok((StatusCode::CREATED, Json(invite_json(&headers, &link))).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ResetBody {
     /// The admin's own current password, typed again.
     #[serde(default)]
@@ -68,6 +74,11 @@ struct ResetBody {
 
 /// Only a signed-in session may reset: a token gets `session_required`, since a token leaked from
 /// a script must not be able to take over someone's account.
+#[utoipa::path(post, path = "/people/{id}/invite", tag = "people",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = ResetBody,
+    responses((status = 201, description = "A new invite link for the person, this once", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn reset_password(
     State(s): State<AppState>,
     SessionCaller(by): SessionCaller,
@@ -80,11 +91,16 @@ async fn reset_password(
     Ok((StatusCode::CREATED, Json(invite_json(&headers, &link))).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct AdminBody {
     admin: bool,
 }
 
+#[utoipa::path(post, path = "/people/{id}/admin", tag = "people",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = AdminBody,
+    responses((status = 200, description = "What changed", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_admin(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -94,3 +110,8 @@ async fn set_admin(
     let message = s.org.people.set_admin(&by, PersonId(id), b.admin).await?;
     Ok(Json(json!({ "message": message })).into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(add_person, reset_password, set_admin))]
+pub struct Doc;

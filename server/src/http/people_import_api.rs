@@ -5,6 +5,7 @@
 
 use crate::http::api::{ApiError, Caller};
 use crate::http::guard::encode_component;
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use app::flash::{notice_key, Notice};
 use app::people_import::{
@@ -29,6 +30,7 @@ use serde_json::{json, Value};
 use tower::{Layer, ServiceExt};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_sessions::Session;
+use utoipa::IntoParams;
 
 /// What may be posted to an import: more than the file's own cap, so that a file somewhat too
 /// large is refused with the cap's sentence rather than a bare 413.
@@ -120,7 +122,8 @@ fn invited(done: &ImportDone, origin: &str) -> Vec<Invited> {
         .collect()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct ImportQuery {
     #[serde(default)]
     apply: bool,
@@ -129,6 +132,11 @@ struct ImportQuery {
 }
 
 /// The dry run, or with `?apply=true` the import itself, of the CSV in the body.
+#[utoipa::path(post, path = "/people/import", tag = "people",
+    params(ImportQuery),
+    request_body(content = String, content_type = "text/csv", description = "The CSV: a header line, then one person a line"),
+    responses((status = 200, description = "The dry run: `check`, the people it would add and the rows it refuses", body = serde_json::Value), (status = 201, description = "The import: the people added with their invite links, and the rows refused", body = serde_json::Value), (status = 403, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn api_import(
     State(s): State<AppState>,
     Extension(public): Extension<PublicUrl>,
@@ -299,3 +307,8 @@ async fn apply(
         Err(e) => back(&session, Notice::refused(refusal(&e))).await,
     }
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(api_import))]
+pub struct Doc;

@@ -9,16 +9,18 @@
 //! /api/runs/{id}/finish {answer}` checks the answer and ends the run.
 
 use crate::http::api::{ApiError, Caller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::runs::service::{Asker, Started};
+use engine::runs::service::{Asker, RunView, Started};
 use engine::runs::{RunId, ThreadId};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -54,14 +56,14 @@ struct Wait {
     wait: Option<bool>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct AskBody {
     /// The agent's id or name.
     agent: Value,
     question: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct FollowUp {
     question: String,
 }
@@ -74,9 +76,29 @@ async fn answered(s: &AppState, asker: &Asker, started: Started, wait: Option<bo
         s.runs.launch(started.run);
         s.runs.threads.run(&asker.person, started.run).await?
     };
-    Ok((StatusCode::CREATED, Json(json!({ "thread": started.thread, "run": run }))).into_response())
+    Ok((StatusCode::CREATED, Json(Asked { thread: started.thread, run })).into_response())
 }
 
+/// What an ask answers: its thread, and the run (answered, or still running with `wait=false`).
+#[derive(Serialize, ToSchema)]
+struct Asked {
+    #[schema(value_type = i64)]
+    thread: ThreadId,
+    #[schema(value_type = Object)]
+    run: RunView,
+}
+
+/// A plain sentence saying what changed.
+#[derive(Serialize, ToSchema)]
+struct Said {
+    message: String,
+}
+
+#[utoipa::path(post, path = "/ask", tag = "runs",
+    params(("wait" = Option<bool>, Query, description = "false: answer at once, with the run still running; the default waits for the answer")),
+    request_body = AskBody,
+    responses((status = 201, description = "The thread and the run", body = Asked), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn ask(
     State(s): State<AppState>,
     Asking(asker): Asking,
@@ -88,6 +110,11 @@ async fn ask(
     answered(&s, &asker, started, w.wait).await
 }
 
+#[utoipa::path(post, path = "/threads/{id}/ask", tag = "runs",
+    params(("id" = i64, Path, description = "The id"), ("wait" = Option<bool>, Query, description = "false: answer at once, with the run still running; the default waits for the answer")),
+    request_body = FollowUp,
+    responses((status = 201, description = "The thread and the new run", body = Asked), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn ask_in_thread(
     State(s): State<AppState>,
     Asking(asker): Asking,
@@ -109,6 +136,10 @@ async fn named_agent(s: &AppState, asker: &Asker, agent: &Value) -> Result<engin
     Ok(s.runs.find_agent(&asker.person, &name).await?)
 }
 
+#[utoipa::path(post, path = "/runs/external", tag = "external runs",
+    request_body = AskBody,
+    responses((status = 201, description = "The external run: its id, the memory block and the tools it may call", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn start_external(
     State(s): State<AppState>,
     Asking(asker): Asking,
@@ -119,6 +150,11 @@ async fn start_external(
     Ok((StatusCode::CREATED, Json(started)).into_response())
 }
 
+#[utoipa::path(post, path = "/runs/{id}/tools/{name}", tag = "external runs",
+    params(("id" = i64, Path, description = "The id"), ("name" = String, Path, description = "The tool's name")),
+    request_body = serde_json::Value,
+    responses((status = 200, description = "What the tool read, or what the gate made of the act", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn external_tool(
     State(s): State<AppState>,
     Caller(p): Caller,
@@ -128,11 +164,16 @@ async fn external_tool(
     Ok(Json(s.runs.answering.external_call(&p, RunId(id), &name, arguments).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct Finish {
     answer: String,
 }
 
+#[utoipa::path(post, path = "/runs/{id}/finish", tag = "external runs",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = Finish,
+    responses((status = 200, description = "The check's state and change lines; the run has ended", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn external_finish(
     State(s): State<AppState>,
     Caller(p): Caller,
@@ -142,22 +183,40 @@ async fn external_finish(
     Ok(Json(s.runs.answering.external_finish(&p, RunId(id), &body.answer).await?).into_response())
 }
 
+#[utoipa::path(get, path = "/ask/agents", tag = "runs",
+    responses((status = 200, description = "The agents the caller may ask", body = Vec<serde_json::Value>))
+)]
 async fn agents(State(s): State<AppState>, Caller(p): Caller) -> Result<Response, ApiError> {
     Ok(Json(s.runs.agents_to_ask(&p).await?).into_response())
 }
 
+#[utoipa::path(get, path = "/threads", tag = "runs",
+    responses((status = 200, description = "The caller's threads, newest first", body = Vec<serde_json::Value>))
+)]
 async fn my_threads(State(s): State<AppState>, Caller(p): Caller) -> Result<Response, ApiError> {
     Ok(Json(s.runs.threads.my_threads(&p).await?).into_response())
 }
 
+#[utoipa::path(get, path = "/threads/{id}", tag = "runs",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The thread with its runs", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn thread(State(s): State<AppState>, Caller(p): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     Ok(Json(s.runs.threads.thread(&p, ThreadId(id)).await?).into_response())
 }
 
+#[utoipa::path(get, path = "/runs/{id}", tag = "runs",
+    params(("id" = i64, Path, description = "The id")),
+    responses((status = 200, description = "The run, its steps and what it used", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+)]
 async fn run(State(s): State<AppState>, Caller(p): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     Ok(Json(s.runs.threads.run(&p, RunId(id)).await?).into_response())
 }
 
+#[utoipa::path(post, path = "/runs/{id}/retry", tag = "runs",
+    params(("id" = i64, Path, description = "The id"), ("wait" = Option<bool>, Query, description = "false: answer at once, with the run still running; the default waits for the answer")),
+    responses((status = 201, description = "The thread and the new run", body = Asked), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn retry(
     State(s): State<AppState>,
     Asking(asker): Asking,
@@ -168,6 +227,10 @@ async fn retry(
     answered(&s, &asker, started, w.wait).await
 }
 
+#[utoipa::path(post, path = "/runs/{id}/steps/{n}/retry", tag = "runs",
+    params(("id" = i64, Path, description = "The id"), ("n" = u32, Path, description = "The step's number"), ("wait" = Option<bool>, Query, description = "false: answer at once, with the run still running; the default waits for the answer")),
+    responses((status = 201, description = "The thread and the new run", body = Asked), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+)]
 async fn retry_step(
     State(s): State<AppState>,
     Asking(asker): Asking,
@@ -184,27 +247,58 @@ struct After {
 }
 
 /// Events after an id, for admins to follow: ids and names only.
+#[utoipa::path(get, path = "/events", tag = "runs",
+    params(("after" = Option<i64>, Query, description = "Only events after this id")),
+    responses((status = 200, description = "Events after the id: ids and names only", body = Vec<serde_json::Value>), (status = 403, response = Refusal))
+)]
 async fn events(State(s): State<AppState>, Caller(p): Caller, Query(a): Query<After>) -> Result<Response, ApiError> {
     Ok(Json(s.runs.threads.events_after(&p, a.after.unwrap_or(0)).await?).into_response())
 }
 
 /// The roles and teams whose people see only checked answers (admins).
+#[utoipa::path(get, path = "/checked-only", tag = "runs",
+    responses((status = 200, description = "The roles and teams whose people see only checked answers", body = Vec<serde_json::Value>), (status = 403, response = Refusal))
+)]
 async fn checked_only(State(s): State<AppState>, Caller(p): Caller) -> Result<Response, ApiError> {
     Ok(Json(s.runs.checked_only_scopes(&p).await?).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct CheckedOnly {
     /// "role:sales" or "team:3".
     scope: String,
     on: bool,
 }
 
+#[utoipa::path(post, path = "/checked-only", tag = "runs",
+    request_body = CheckedOnly,
+    responses((status = 200, description = "What changed", body = Said), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_checked_only(
     State(s): State<AppState>,
     Caller(p): Caller,
     Json(body): Json<CheckedOnly>,
 ) -> Result<Response, ApiError> {
     let message = s.runs.set_checked_only(&p, &body.scope, body.on).await?;
-    Ok(Json(json!({ "message": message })).into_response())
+    Ok(Json(Said { message }).into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    ask,
+    agents,
+    my_threads,
+    thread,
+    ask_in_thread,
+    start_external,
+    run,
+    external_tool,
+    external_finish,
+    retry,
+    retry_step,
+    events,
+    checked_only,
+    set_checked_only
+))]
+pub struct Doc;

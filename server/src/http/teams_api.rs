@@ -3,6 +3,7 @@
 //! personal API token; the engine decides who may do what.
 
 use crate::http::api::{ApiError, Caller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -13,6 +14,7 @@ use engine::org::service::TeamEdit;
 use engine::org::{PersonId, RoleId, Team, TeamId};
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -53,7 +55,7 @@ fn name_field(v: Option<Value>) -> Result<Option<String>, ApiError> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NewTeam {
     #[serde(default, deserialize_with = "present")]
     name: Option<Value>,
@@ -61,6 +63,10 @@ struct NewTeam {
     role: Option<Value>,
 }
 
+#[utoipa::path(post, path = "/teams", tag = "teams",
+    request_body = NewTeam,
+    responses((status = 201, description = "The new team", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn create_team(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -73,7 +79,7 @@ async fn create_team(
 }
 
 /// Any of name, role and lead; those given change together, or none does.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct TeamBody {
     #[serde(default, deserialize_with = "present")]
     name: Option<Value>,
@@ -83,6 +89,11 @@ struct TeamBody {
     lead: Option<Value>,
 }
 
+#[utoipa::path(post, path = "/teams/{id}", tag = "teams",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = TeamBody,
+    responses((status = 200, description = "The team as it now is", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn change_team(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -98,12 +109,17 @@ async fn change_team(
     Ok(Json(team_json(&team)).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct MoveBody {
     #[serde(default, deserialize_with = "present")]
     team: Option<Value>,
 }
 
+#[utoipa::path(post, path = "/people/{id}/team", tag = "teams",
+    params(("id" = i64, Path, description = "The id")),
+    request_body = MoveBody,
+    responses((status = 200, description = "Where the person now is", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn move_person(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -119,3 +135,8 @@ async fn move_person(
     let message = s.org.teams.move_person(&by, PersonId(id), TeamId(team)).await?;
     Ok(Json(json!({ "person": id, "team": team, "message": message })).into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(create_team, change_team, move_person))]
+pub struct Doc;

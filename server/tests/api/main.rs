@@ -37,6 +37,7 @@ mod memory_audit;
 mod memory_scopes;
 mod model_server;
 mod nightly;
+mod openapi;
 mod operations;
 mod org;
 mod otel;
