@@ -21,6 +21,7 @@ use crate::persona::vault::Vault;
 use crate::runs::handon::{HandOnError, HandedTask, TaskDesk};
 use crate::runs::lists::ReferenceLists;
 use crate::runs::outbox::Outbox;
+use crate::runs::schedules::Schedules;
 use crate::runs::service::{AgentModels, Runs, Spawn};
 use crate::store::Store;
 use crate::Clock;
@@ -69,6 +70,8 @@ pub struct Services {
     pub drafter: CoreDrafter,
     pub erasures: Erasures,
     pub operations: Operations,
+    /// Setting agents' schedules, triggers and pauses.
+    pub schedules: Schedules,
     /// Embedding lessons, where an embedder is configured; the timed jobs catch up with it.
     pub lesson_vectors: Option<LessonVectors>,
 }
@@ -123,6 +126,7 @@ impl Services {
         let nightly = Nightly::new(store.clone(), clock.clone(), models.clone());
         let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
         let erasures = Erasures::new(store.clone(), clock.clone());
+        let schedules = Schedules::new(store.clone(), clock.clone());
         Self {
             store,
             clock,
@@ -138,6 +142,7 @@ impl Services {
             drafter,
             erasures,
             operations,
+            schedules,
             lesson_vectors,
         }
     }

@@ -49,6 +49,7 @@ mod private_agents;
 mod racing_reads;
 mod runs;
 mod runs_block;
+mod schedules;
 mod secrets;
 mod secrets_refused;
 mod self_edit;
