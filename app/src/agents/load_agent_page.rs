@@ -55,7 +55,9 @@ pub struct ScheduleDraft {
     pub value: String,
 }
 
-#[server(prefix = "/fn", endpoint = "load_agent_page")]
+// Not "load_agent_page": a bot's page has that endpoint, and two server functions at one path
+// answer one of them with the other's arguments ("missing field `name`").
+#[server(prefix = "/fn", endpoint = "load_company_agent_page")]
 pub async fn load_agent_page(id: i64) -> Result<AgentPageData, ServerFnError> {
     use crate::flash::notice_key;
     use crate::paths::company_agent;
