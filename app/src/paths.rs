@@ -33,6 +33,11 @@ pub fn company_agent(id: i64) -> String {
     format!("/company/agents/{id}")
 }
 
+/// Where another system posts to start a company agent through its trigger (not a page).
+pub fn agent_trigger(id: i64) -> String {
+    format!("/api/agents/{id}/trigger")
+}
+
 pub fn connector(id: i64) -> String {
     format!("/company/connectors/{id}")
 }

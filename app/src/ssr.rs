@@ -76,6 +76,11 @@ pub fn erasures() -> Result<engine::erasure::service::Erasures, ServerFnError> {
         .ok_or_else(|| internal("erasing a third party is not in the request context"))
 }
 
+pub fn schedules() -> Result<engine::runs::schedules::Schedules, ServerFnError> {
+    use_context::<engine::runs::schedules::Schedules>()
+        .ok_or_else(|| internal("agents' schedules are not in the request context"))
+}
+
 pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }

@@ -22,6 +22,7 @@ use crate::runs::handon::{HandOnError, HandedTask, TaskDesk};
 use crate::runs::lists::ReferenceLists;
 use crate::runs::outbox::Outbox;
 use crate::runs::schedules::Firing;
+use crate::runs::schedules::Schedules;
 use crate::runs::service::{AgentModels, Runs, Spawn};
 use crate::store::Store;
 use crate::Clock;
@@ -70,6 +71,8 @@ pub struct Services {
     pub drafter: CoreDrafter,
     pub erasures: Erasures,
     pub operations: Operations,
+    /// Setting agents' schedules, triggers and pauses.
+    pub schedules: Schedules,
     /// Embedding lessons, where an embedder is configured; the timed jobs catch up with it.
     pub lesson_vectors: Option<LessonVectors>,
     /// What makes schedules and triggers fire: the timed jobs' tick and the trigger's URL.
@@ -127,6 +130,7 @@ impl Services {
         let drafter = CoreDrafter::new(store.clone(), clock.clone(), models);
         let erasures = Erasures::new(store.clone(), clock.clone());
         let firing = Firing::new(store.clone(), runs.clone(), clock.clone());
+        let schedules = Schedules::new(store.clone(), clock.clone());
         Self {
             store,
             clock,
@@ -142,6 +146,7 @@ impl Services {
             drafter,
             erasures,
             operations,
+            schedules,
             lesson_vectors,
             firing,
         }

@@ -82,6 +82,7 @@ pub trait Store:
     + crate::learning::draft::DraftSourceStore
     + crate::lessons::scopes::MemoryScopeStore
     + crate::runs::schedules::ScheduleStore
+    + crate::runs::schedules::SchedulePorts
     + crate::persona::self_edit_store::SelfEditStore
     + crate::persona::memory_audit_store::MemoryAuditStore
     + SnapshotStore

@@ -1,4 +1,5 @@
 use super::load_agent_page::{load_agent_page, AgentPageData};
+use super::runs_unasked::RunsUnaskedSection;
 use super::save_playbook::SavePlaybook;
 use super::set_agent_clearance::SetAgentClearance;
 use super::set_agent_toolsets::SetAgentToolsets;
@@ -15,7 +16,8 @@ use leptos_router::hooks::use_params_map;
 
 const LABELS: [DataLabel; 4] = [DataLabel::Public, DataLabel::Internal, DataLabel::Confidential, DataLabel::Personal];
 
-/// One company agent: its toolsets, given by whoever manages it, and its clearance, set by an admin.
+/// One company agent: its toolsets, given by whoever manages it, its clearance, set by an admin,
+/// and how it runs unasked.
 #[component]
 pub fn AgentPage() -> impl IntoView {
     let params = use_params_map();
@@ -34,7 +36,7 @@ fn toolset_line(t: &ToolsetChoice) -> String {
 
 #[component]
 fn AgentView(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { access, notice, playbook_draft, scopes_draft } = data;
+    let AgentPageData { access, notice, playbook_draft, scopes_draft, runs_unasked } = data;
     let playbook = playbook_draft.unwrap_or_else(|| access.playbook.clone());
     // A refused save shows the boxes as they were ticked, not as they are stored.
     let ticked = {
@@ -151,6 +153,7 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
                 </form>
             })}
         </section>
+        <RunsUnaskedSection agent=a.id.0 state=runs_unasked/>
         <section class="clearance">
             <h2>"Clearance"</h2>
             {if access.is_admin {

@@ -1,5 +1,6 @@
 //! The `engram` command line.
 
+pub mod agents_cli;
 pub mod archive;
 pub mod bots_cli;
 pub mod erase_cli;
@@ -71,6 +72,8 @@ pub enum Command {
     Jobs(crate::cli::jobs_cli::Jobs),
     /// The bots' wakes, episodes and memory
     Org(crate::cli::bots_cli::OrgArgs),
+    /// How a company agent runs unasked: its schedule, pause and trigger
+    Agents(crate::cli::agents_cli::AgentsArgs),
     /// What memory costs, for operators
     #[command(subcommand)]
     Ops(crate::cli::ops_cli::Ops),
@@ -439,6 +442,18 @@ mod tests {
             matches!(cli.command, Some(Command::Memory(Memory::Lessons { who, person: Some(p) })) if who == "ada" && p == "alice")
         );
         assert!(matches!(parse("keys rotate").unwrap().command, Some(Command::Keys(Keys::Rotate))));
+        use crate::cli::agents_cli::{AgentsCommand, ScheduleCommand, TriggerCommand};
+        let cli = parse("agents schedule set --as sue 7 daily 09:00 Summarise").unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Agents(a)) if matches!(&a.command, AgentsCommand::Schedule(ScheduleCommand::Set { target, kind, value, instruction })
+                if target.who == "sue" && target.agent == "7" && kind == "daily" && value == "09:00" && instruction == "Summarise")
+        ));
+        let cli = parse("agents trigger rotate --as ada 7").unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Agents(a)) if matches!(&a.command, AgentsCommand::Trigger(TriggerCommand::Rotate(t)) if t.who == "ada")
+        ));
         assert!(matches!(
             parse("erase dana@litware.example --as ada").unwrap().command,
             Some(Command::Erase { value: Some(v), who: Some(w) }) if v == "dana@litware.example" && w == "ada"
@@ -468,6 +483,9 @@ mod tests {
             "password",
             "ops",
             "ops report --yaml",
+            "agents",
+            "agents schedule set --as sue 7 daily 09:00",
+            "agents trigger make 7",
         ] {
             assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad}");
         }

@@ -76,6 +76,10 @@ impl Cli {
                 let settings = serve_settings(database);
                 super::ops_cli::run(&ops, &settings, &mut std::io::stdout().lock()).await.map_err(CliError::failed)
             }
+            Some(Command::Agents(agents)) => {
+                let settings = serve_settings(database);
+                super::agents_cli::run(&agents, &settings, &mut std::io::stdout().lock()).await
+            }
             Some(Command::Org(org)) => {
                 let settings = serve_settings(database);
                 super::bots_cli::run(&org, &settings, &mut std::io::stdout().lock()).await

@@ -31,6 +31,13 @@ pub const IN_FLIGHT: &str = "A request with this Idempotency-Key is still being 
 /// needs no key there.
 const NOT_KEPT: &[&str] = &[crate::http::erasure_api::ROUTE];
 
+/// Whether no key may keep a trace of this route's requests or answers: the routes above, and
+/// making or rotating an agent's trigger, whose answer holds the secret that is kept nowhere but
+/// as its hash. Making it again is a rotation, so a retry needs no key there either.
+fn not_kept(path: &str) -> bool {
+    NOT_KEPT.contains(&path) || crate::http::schedules_api::answers_a_secret(path)
+}
+
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
     (status, Json(json!({ "error": code, "message": message }))).into_response()
 }
@@ -47,7 +54,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
         return next.run(request).await;
     };
     let original = request.extensions().get::<OriginalUri>().map(|u| u.0.path().to_owned());
-    if NOT_KEPT.contains(&original.as_deref().unwrap_or(request.uri().path())) {
+    if not_kept(original.as_deref().unwrap_or(request.uri().path())) {
         return next.run(request).await;
     }
     let key = match key.to_str() {

@@ -17,6 +17,7 @@ pub mod people_api;
 pub mod people_import_api;
 pub mod request_id;
 pub mod runs_api;
+pub mod schedules_api;
 pub mod security;
 pub mod setup;
 pub mod state;

@@ -38,6 +38,7 @@ pub struct AppState {
     pub operations: engine::operations::Operations,
     /// Posts to agents' triggers start their runs here.
     pub firing: engine::runs::schedules::Firing,
+    pub schedules: engine::runs::schedules::Schedules,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -69,6 +70,7 @@ impl AppState {
             drafter,
             erasures,
             operations,
+            schedules,
             // Embedding lessons is the timed jobs' and the services' own; no handler calls it.
             lesson_vectors: _,
             firing,
@@ -90,6 +92,7 @@ impl AppState {
             drafter,
             erasures,
             operations,
+            schedules,
             trust_forwarded_for,
             set_up: SetUpFlag::default(),
             flash_seal,
@@ -110,6 +113,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
     let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
     let (nightly, drafter, erasures, operations) =
         (state.nightly.clone(), state.drafter.clone(), state.erasures.clone(), state.operations.clone());
+    let schedules = state.schedules.clone();
     let flash_seal = state.flash_seal.clone();
     move || {
         provide_context(cores.clone());
@@ -124,6 +128,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(drafter.clone());
         provide_context(erasures.clone());
         provide_context(operations.clone());
+        provide_context(schedules.clone());
         provide_context(flash_seal.clone());
     }
 }

@@ -51,6 +51,7 @@ mod private_agents;
 mod racing_reads;
 mod runs;
 mod runs_block;
+mod schedules;
 mod schedules_fire;
 mod secrets;
 mod secrets_refused;

@@ -172,6 +172,12 @@ impl When {
     }
 }
 
+/// A due time as the agent's page and the CLI say it, in the company's zone:
+/// "Wed 2 Dec 2026, 09:00 (Asia/Kolkata)".
+pub fn due_words(zone: chrono_tz::Tz, at: DateTime<Utc>) -> String {
+    format!("{} ({})", at.with_timezone(&zone).format("%a %-d %b %Y, %H:%M"), zone.name())
+}
+
 /// The instant `t` on `date` in `zone`: the first of two when the clocks go back, the first
 /// minute that exists after it when they go forward past it (as Prepare my day reads it).
 pub fn local_instant(zone: chrono_tz::Tz, date: NaiveDate, t: NaiveTime) -> Option<DateTime<Utc>> {

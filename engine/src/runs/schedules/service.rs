@@ -8,10 +8,22 @@ use crate::clock::Clock;
 use crate::kernel::{Actor, AgentId, Person};
 use crate::org::Agent;
 use crate::runs::RunError;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// An agent's schedule, trigger and pause, as its page shows them.
+/// What anyone who sees a company agent reads of how it runs unasked: its owner and admins to
+/// change it, everyone else read-only (as they read its playbook). Never a trigger's secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutomationView {
+    pub automation: Automation,
+    /// Whether the reader may change it: the agent's owner or an admin.
+    pub manages: bool,
+    /// The company's zone, which a schedule's times are read in.
+    pub zone: chrono_tz::Tz,
+}
+
+/// An agent's schedule, trigger and pause, as its page shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Automation {
     pub schedule: Option<Schedule>,
     pub trigger: Option<Trigger>,
@@ -58,6 +70,27 @@ impl Schedules {
             trigger: self.store.trigger(agent).await?,
             paused: self.store.paused(agent).await?,
         })
+    }
+
+    /// What the agent's page shows anyone who sees the agent: the same as `automation`, read-only
+    /// unless `manages`. Another's private agent is no agent at all; one's own private agent has
+    /// no schedule or trigger, and hears so.
+    pub async fn view(&self, me: &Person, agent: AgentId) -> Result<AutomationView, RunError> {
+        let a = match self.store.agent(agent).await? {
+            Some(a) if a.visible_to(me.id) => a,
+            _ => return Err(RunError::NotFound("There is no such agent".into())),
+        };
+        let manages = match may_manage(me, &a) {
+            Ok(()) => true,
+            Err(RunError::NotAllowed(_)) => false,
+            Err(e) => return Err(e),
+        };
+        let automation = Automation {
+            schedule: self.store.schedule(agent).await?,
+            trigger: self.store.trigger(agent).await?,
+            paused: self.store.paused(agent).await?,
+        };
+        Ok(AutomationView { automation, manages, zone: self.zone().await? })
     }
 
     /// Sets or replaces the schedule: `kind` daily, weekdays or every, `value` HH:MM or how often.

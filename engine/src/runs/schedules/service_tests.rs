@@ -196,3 +196,32 @@ async fn a_triggers_secret_is_shown_once_and_only_its_hash_kept() {
     s.clear_trigger(&who(2), AgentId(5)).await.unwrap();
     assert!(matches!(s.clear_trigger(&who(2), AgentId(5)).await, Err(RunError::NotFound(_))));
 }
+
+#[tokio::test]
+async fn anyone_who_sees_a_company_agent_reads_how_it_runs_unasked_and_only_managers_may_change_it() {
+    let (fake, s) = setup();
+    s.set_schedule(&who(2), AgentId(5), "Summarise.", "daily", "09:00").await.unwrap();
+    s.make_trigger(&who(2), AgentId(5)).await.unwrap();
+    let writes = *fake.rows.writes.lock().unwrap();
+    let bob = s.view(&who(3), AgentId(5)).await.unwrap();
+    assert!(!bob.manages);
+    assert_eq!(bob.zone, chrono_tz::Europe::Berlin);
+    assert_eq!(bob.automation.schedule.as_ref().map(|s| s.when.words()), Some("Daily at 09:00".to_string()));
+    assert_eq!(bob.automation.trigger.as_ref().map(|t| t.made_by), Some(Some(PersonId(2))));
+    assert!(s.view(&who(2), AgentId(5)).await.unwrap().manages);
+    assert!(s.view(&who(1), AgentId(5)).await.unwrap().manages);
+    // Another's private agent is no agent; one's own hears that it has no schedule.
+    match s.view(&who(1), AgentId(6)).await {
+        Err(RunError::NotFound(m)) => assert_eq!(m, "There is no such agent"),
+        other => panic!("{other:?}"),
+    }
+    match s.view(&who(2), AgentId(6)).await {
+        Err(RunError::Invalid(m)) => assert!(m.starts_with("A private agent has no schedule or trigger"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(s.view(&who(2), AgentId(99)).await, Err(RunError::NotFound(_))));
+    // Reading writes nothing.
+    assert_eq!(*fake.rows.writes.lock().unwrap(), writes);
+    let due = bob.automation.schedule.unwrap().next_due;
+    assert_eq!(super::due_words(bob.zone, due), "Wed 2 Dec 2026, 09:00 (Europe/Berlin)");
+}
