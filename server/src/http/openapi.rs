@@ -51,6 +51,8 @@ pub struct Refusal {
         (path = "/api", api = crate::http::erasure_api::Doc),
         (path = "/api", api = crate::http::ops_api::Doc),
         (path = "/api", api = crate::http::people_import_api::Doc),
+        (path = "/api", api = crate::http::trigger_api::Doc),
+        (path = "/api", api = crate::http::schedules_api::Doc),
         (path = "/api", api = Served),
         (path = "/api/org", api = crate::http::bots_api::Doc),
     )

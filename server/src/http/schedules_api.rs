@@ -9,6 +9,7 @@
 //! way to set it: these routes leave that path alone.
 
 use crate::http::api::{ApiError, Caller};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -20,6 +21,7 @@ use engine::runs::schedules::service::AutomationView;
 use engine::runs::schedules::{due_words, Schedule};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -75,12 +77,15 @@ fn view_json(agent: i64, v: &AutomationView) -> Value {
     })
 }
 
+#[utoipa::path(get, path = "/agents/{id}/automation", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    responses((status = 200, description = "How the agent runs unasked: its schedule, whether it has a trigger (never its secret), whether it is paused, and whether the caller may change them", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn automation(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     let v = s.schedules.view(&by, AgentId(id)).await?;
     Ok(Json(view_json(id, &v)).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ScheduleBody {
     /// What the agent is asked each time.
     instruction: String,
@@ -90,6 +95,10 @@ struct ScheduleBody {
     value: String,
 }
 
+#[utoipa::path(post, path = "/agents/{id}/schedule", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    request_body = ScheduleBody,
+    responses((status = 200, description = "The schedule as saved, with when it is next due", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn set_schedule(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -101,6 +110,9 @@ async fn set_schedule(
     Ok(Json(json!({ "agent": id, "schedule": schedule_json(&saved, zone) })).into_response())
 }
 
+#[utoipa::path(post, path = "/agents/{id}/schedule/clear", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    responses((status = 200, description = "The schedule is cleared", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn clear_schedule(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -110,11 +122,17 @@ async fn clear_schedule(
     Ok(Json(json!({ "agent": id, "schedule": Value::Null })).into_response())
 }
 
+#[utoipa::path(post, path = "/agents/{id}/pause", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    responses((status = 200, description = "Paused: neither its schedule nor its trigger fires", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn pause(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     s.schedules.set_paused(&by, AgentId(id), true).await?;
     Ok(Json(json!({ "agent": id, "paused": true })).into_response())
 }
 
+#[utoipa::path(post, path = "/agents/{id}/resume", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    responses((status = 200, description = "Resumed", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn resume(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     s.schedules.set_paused(&by, AgentId(id), false).await?;
     Ok(Json(json!({ "agent": id, "paused": false })).into_response())
@@ -122,6 +140,9 @@ async fn resume(State(s): State<AppState>, Caller(by): Caller, Path(id): Path<i6
 
 /// Makes the trigger, or rotates its secret when it has one: the old secret stops at once. The
 /// secret is in this answer only; nothing reads it again.
+#[utoipa::path(post, path = "/agents/{id}/trigger/make", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    responses((status = 201, description = "A new trigger, with its secret shown this once", body = Object), (status = 200, description = "The trigger's secret rotated: the new one, shown this once; the old one stops at once", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn make_trigger(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -143,6 +164,9 @@ async fn make_trigger(
     Ok((status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response())
 }
 
+#[utoipa::path(post, path = "/agents/{id}/trigger/clear", tag = "schedules", params(("id" = i64, Path, description = "The agent's id")),
+    responses((status = 200, description = "The trigger is cleared; its secret stops at once", body = Object), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 422, response = Refusal))
+)]
 async fn clear_trigger(
     State(s): State<AppState>,
     Caller(by): Caller,
@@ -151,6 +175,11 @@ async fn clear_trigger(
     s.schedules.clear_trigger(&by, AgentId(id)).await?;
     Ok(Json(json!({ "agent": id, "trigger": Value::Null })).into_response())
 }
+
+/// This module's operations in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(automation, set_schedule, clear_schedule, pause, resume, make_trigger, clear_trigger))]
+pub struct Doc;
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@
 //! at once with `202` and the run's ids.
 
 use crate::http::api::{bearer, ApiError};
+use crate::http::openapi::Refusal;
 use crate::http::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequestParts, Path, State};
@@ -14,7 +15,10 @@ use axum::routing::post;
 use axum::{Json, Router};
 use engine::org::AgentId;
 use engine::runs::schedules::TriggerError;
-use serde_json::{json, Value};
+use engine::runs::{RunId, ThreadId};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 /// A trigger's post carries at most this many bytes; what the run quotes of it is bounded again.
 pub const TRIGGER_POST_MAX_BYTES: usize = 16 * 1024;
@@ -36,6 +40,31 @@ impl FromRequestParts<AppState> for TriggerSecret {
     }
 }
 
+/// What a trigger's post answers at once: the run it started, and the agent's thread it answers in.
+#[derive(Serialize, ToSchema)]
+struct Fired {
+    #[schema(value_type = i64)]
+    run: RunId,
+    #[schema(value_type = i64)]
+    thread: ThreadId,
+}
+
+#[utoipa::path(post, path = "/agents/{id}/trigger", tag = "schedules",
+    description = "Starts a company agent's run for nobody, in the background. Signed in with the trigger's own \
+        secret as `Authorization: Bearer trg_…`, never a session or a personal token; the JSON body (at most \
+        16 KB) is quoted in the run's instruction as data.",
+    params(("id" = i64, Path, description = "The agent's id")),
+    request_body(content = Object, description = "Any JSON the run's instruction quotes as data", content_type = "application/json"),
+    responses(
+        (status = 202, description = "The run started; it answers in the agent's thread", body = Fired),
+        (status = 400, response = Refusal),
+        (status = 401, response = Refusal),
+        (status = 409, response = Refusal),
+        (status = 413, response = Refusal),
+        (status = 429, response = Refusal),
+    ),
+    security(("token" = []))
+)]
 async fn fire(
     State(s): State<AppState>,
     Path(id): Path<i64>,
@@ -56,8 +85,13 @@ async fn fire(
             .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_json", format!("Post JSON to a trigger: {e}")))?
     };
     let started = s.firing.trigger(AgentId(id), &secret, &posted).await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({"run": started.run, "thread": started.thread}))).into_response())
+    Ok((StatusCode::ACCEPTED, Json(Fired { run: started.run, thread: started.thread })).into_response())
 }
+
+/// This module's operation in the OpenAPI document (`crate::http::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(fire))]
+pub struct Doc;
 
 #[cfg(test)]
 mod tests {
