@@ -125,6 +125,14 @@ impl Telemetry {
             .with_filter(filter_fn(|m| m.is_span()).and(ours))
     }
 
+    /// Sends the spans that have ended and are still waiting, and goes on exporting. It blocks:
+    /// call it outside the async runtime, or on a blocking thread.
+    pub fn flush(&self) {
+        if let Err(e) = self.provider.force_flush() {
+            tracing::warn!(error = %e, "the traces waiting were not sent");
+        }
+    }
+
     /// Sends the spans still waiting and stops the exporter. It blocks: call it outside the
     /// async runtime, or on a blocking thread.
     pub fn shutdown(self) {

@@ -24,6 +24,7 @@ mod embed_server;
 mod erasure;
 mod external_runs;
 mod gate;
+mod global_tracing;
 mod hand_on;
 mod helpers;
 mod http;

@@ -12,6 +12,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::routing::post;
 use axum::Router;
+use demo::company::{demo_email, DEMO_PASSWORD};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::common::v1::KeyValue;
@@ -22,21 +23,20 @@ use server::telemetry::{Telemetry, ENDPOINT, TRACES_ENDPOINT};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tracing_subscriber::layer::SubscriberExt;
 
-/// The tests that set a dispatcher of their own take turns: while one drops its dispatchers, tracing
-/// asks the dispatchers left which callsites are wanted, and another test's spans can be missed.
-static ONE_DISPATCHER_TEST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// The tests whose own spans are exported (`crate::global_tracing`) take turns, so each reads its
+/// own.
+static ONE_TRACED_TEST: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The collector stand-in. It runs on a thread and runtime of its own, so it answers while a
 /// test's thread waits on the exporter's flush.
-struct Collector {
-    base: String,
+pub(crate) struct Collector {
+    pub(crate) base: String,
     bodies: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl Collector {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let bodies: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
         let (tx, rx) = std::sync::mpsc::channel();
         let kept = bodies.clone();
@@ -60,13 +60,12 @@ impl Collector {
 
     /// Every span received, decoded.
     fn spans(&self) -> Vec<Span> {
-        self.bodies()
-            .iter()
-            .map(|b| ExportTraceServiceRequest::decode(b.as_slice()).expect("an OTLP protobuf body"))
-            .flat_map(|r| r.resource_spans)
-            .flat_map(|r| r.scope_spans)
-            .flat_map(|s| s.spans)
-            .collect()
+        decoded(&self.bodies())
+    }
+
+    /// The bodies received after the first `from`: what one test's spans were sent in.
+    fn bodies_since(&self, from: usize) -> Vec<Vec<u8>> {
+        self.bodies().into_iter().skip(from).collect()
     }
 
     /// The service name every batch was sent under.
@@ -79,6 +78,17 @@ impl Collector {
             .filter_map(|r| attrs(&r.attributes).remove("service.name"))
             .collect()
     }
+}
+
+/// The spans in OTLP protobuf bodies.
+fn decoded(bodies: &[Vec<u8>]) -> Vec<Span> {
+    bodies
+        .iter()
+        .map(|b| ExportTraceServiceRequest::decode(b.as_slice()).expect("an OTLP protobuf body"))
+        .flat_map(|r| r.resource_spans)
+        .flat_map(|r| r.scope_spans)
+        .flat_map(|s| s.spans)
+        .collect()
 }
 
 async fn receive(State(bodies): State<Arc<Mutex<Vec<Vec<u8>>>>>, body: Bytes) -> &'static str {
@@ -112,15 +122,15 @@ fn has(haystack: &[u8], needle: &str) -> bool {
 }
 
 /// An exporter to `collector`, set up as `engram` sets it up, from the variables given.
-fn exporter_to(collector: &Collector) -> Telemetry {
+pub(crate) fn exporter_to(collector: &Collector) -> Telemetry {
     let base = collector.base.clone();
     Telemetry::from_lookup(|k| (k == ENDPOINT).then(|| base.clone()))
         .expect("a valid configuration")
         .expect("export is on when the endpoint is set")
 }
 
-// One thread for the test, its servers and the run it answers: the subscriber set for this thread
-// then sees every span they make, while the test process's global subscriber stays as it is.
+// One thread for the test, its servers and the run it answers: the spans of this thread alone are
+// exported while it runs (`crate::global_tracing`).
 #[tokio::test(flavor = "current_thread")]
 async fn an_ask_exports_its_spans_with_ids_and_counts_and_never_stored_text() {
     const QUESTION_MARK: &str = "QMARK7c1e";
@@ -128,15 +138,10 @@ async fn an_ask_exports_its_spans_with_ids_and_counts_and_never_stored_text() {
     const CARD_MARK: &str = "CMARK5b20";
     const ANSWER_MARK: &str = "AMARKe81b";
 
-    let _turn = ONE_DISPATCHER_TEST.lock().await;
-    let collector = Collector::start();
-    let telemetry = exporter_to(&collector);
-    let dispatch = tracing::Dispatch::new(tracing_subscriber::registry().with(telemetry.layer()));
-    let guard = tracing::dispatcher::set_default(&dispatch);
-    // While one dispatcher alone exists, tracing asks only the current thread's whether a callsite
-    // is wanted when it is first hit: one that another test's thread hits first would be cached as
-    // wanted by none. With a second one alive, every dispatcher is asked.
-    let second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _turn = ONE_TRACED_TEST.lock().await;
+    let exported = crate::global_tracing::install();
+    let from = exported.collector.bodies().len();
+    let tracing_here = crate::global_tracing::TracingThisThread::start();
 
     let model = AgentModelServer::start().await;
     model.set_default(AgentReply::answer(&format!("L-1001 is at Proposal ({ANSWER_MARK}).")));
@@ -178,14 +183,25 @@ async fn an_ask_exports_its_spans_with_ids_and_counts_and_never_stored_text() {
     }
     assert_eq!(run["check"]["state"], "changed", "{run}");
 
-    drop(second);
-    drop(guard);
-    // As `engram` does on its way out: what is still waiting is sent.
-    tokio::task::spawn_blocking(move || telemetry.shutdown()).await.expect("the shutdown");
-
-    let spans = collector.spans();
+    // The ask's request span ends after its answer has gone out: wait until the exporter has sent
+    // it (a batch goes out every five seconds), so that everything inside it has ended too.
+    let asked_sent = || {
+        decoded(&exported.collector.bodies_since(from))
+            .iter()
+            .any(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some("/api/ask"))
+    };
+    for _ in 0..150 {
+        if asked_sent() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(tracing_here);
+    tokio::task::spawn_blocking(|| exported.telemetry.flush()).await.expect("the flush");
+    let bodies = exported.collector.bodies_since(from);
+    let spans = decoded(&bodies);
     let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(collector.service_names().first().map(String::as_str), Some("engram"));
+    assert_eq!(exported.collector.service_names().first().map(String::as_str), Some("engram"));
 
     // The request that asked, with its status.
     let asked_request = spans
@@ -259,12 +275,12 @@ async fn an_ask_exports_its_spans_with_ids_and_counts_and_never_stored_text() {
     assert!(spans.iter().all(|s| s.events.is_empty()), "{:?}", spans.iter().find(|s| !s.events.is_empty()));
     // And nothing stored is anywhere in what was sent: not the question, the lesson, the card's
     // field, the check's change line or the answer.
-    for body in collector.bodies() {
+    for body in &bodies {
         for mark in [QUESTION_MARK, LESSON_MARK, CARD_MARK, ANSWER_MARK] {
-            assert!(!has(&body, mark), "{mark} was exported");
+            assert!(!has(body, mark), "{mark} was exported");
         }
         for text in ["Nimbus", "prefers calls", "Proposal", "→ Won", "Where is"] {
-            assert!(!has(&body, text), "{text:?} was exported");
+            assert!(!has(body, text), "{text:?} was exported");
         }
     }
 }
@@ -306,12 +322,10 @@ async fn request_until_up(port: u16, id: &str) {
 // stored.
 #[tokio::test(flavor = "current_thread")]
 async fn each_timed_job_is_a_root_span_of_its_own() {
-    let _turn = ONE_DISPATCHER_TEST.lock().await;
-    let collector = Collector::start();
-    let telemetry = exporter_to(&collector);
-    let dispatch = tracing::Dispatch::new(tracing_subscriber::registry().with(telemetry.layer()));
-    let guard = tracing::dispatcher::set_default(&dispatch);
-    let second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _turn = ONE_TRACED_TEST.lock().await;
+    let exported = crate::global_tracing::install();
+    let from = exported.collector.bodies().len();
+    let tracing_here = crate::global_tracing::TracingThisThread::start();
 
     let model = AgentModelServer::start().await;
     let app = spawn_app_with_agent_model(&model).await;
@@ -328,10 +342,10 @@ async fn each_timed_job_is_a_root_span_of_its_own() {
     server::jobs::measure_memory(&app.operations).await;
     server::jobs::run_nightly(&app.nightly).await;
 
-    drop(second);
-    drop(guard);
-    tokio::task::spawn_blocking(move || telemetry.shutdown()).await.expect("the shutdown");
-    let spans = collector.spans();
+    drop(tracing_here);
+    tokio::task::spawn_blocking(|| exported.telemetry.flush()).await.expect("the flush");
+    let bodies = exported.collector.bodies_since(from);
+    let spans = decoded(&bodies);
     let jobs: Vec<HashMap<String, String>> = named(&spans, "job").iter().map(|s| attrs(&s.attributes)).collect();
     for job in ["prepare_my_day", "forgetting", "operations_measure", "nightly"] {
         let found = jobs.iter().filter(|j| j.get("name").map(String::as_str) == Some(job)).count();
@@ -339,8 +353,8 @@ async fn each_timed_job_is_a_root_span_of_its_own() {
     }
     assert!(jobs.iter().all(|j| j.get("run").is_some_and(|r| !r.is_empty())), "{jobs:?}");
     assert!(named(&spans, "job").iter().all(|s| s.parent_span_id.is_empty()), "jobs are root spans");
-    for body in collector.bodies() {
-        assert!(!has(&body, LESSON_MARK), "a stored lesson was exported");
+    for body in &bodies {
+        assert!(!has(body, LESSON_MARK), "a stored lesson was exported");
     }
 }
 
@@ -376,6 +390,94 @@ async fn engram_sends_its_spans_where_told_and_flushes_them_when_stopped() {
         .unwrap_or_else(|| panic!("no span of the request: {spans:?} {stderr}"));
     assert!(attrs(&request.attributes)["http.response.status_code"].parse::<u16>().is_ok(), "{request:?}");
     assert!(collector.service_names().iter().all(|n| n == "engram-test"), "{:?}", collector.service_names());
+}
+
+/// A free port on 127.0.0.1.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("an address").port()
+}
+
+// As `engram` runs (one global subscriber), a run answered in the background is a root span in a
+// trace of its own, with its block inside it, and neither carries its question or answer.
+#[tokio::test]
+async fn engram_exports_a_run_answered_in_the_background_as_a_root_span() {
+    const QUESTION_MARK: &str = "QMARK40c7e";
+    let collector = Collector::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let db = format!("sqlite://{}/engram.db", dir.path().display());
+    let (source, model) = (free_port().to_string(), free_port().to_string());
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_engram"));
+    cmd.arg("demo")
+        .env("ENGRAM_DATABASE_URL", &db)
+        .env("ENGRAM_ADDR", format!("127.0.0.1:{port}"))
+        .env("ENGRAM_VAULT", dir.path().join("vault"))
+        .env("ENGRAM_SECRET_KEY_FILE", dir.path().join("engram.key"))
+        .env("ENGRAM_DEMO_SOURCE_PORT", &source)
+        .env("ENGRAM_DEMO_MODEL_PORT", &model)
+        .env("RUST_LOG", "error")
+        .env(ENDPOINT, collector.base.as_str())
+        .env_remove(TRACES_ENDPOINT)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().expect("run engram demo");
+    let base = format!("http://127.0.0.1:{port}");
+    let c = client();
+    let mut up = false;
+    for _ in 0..600 {
+        if c.get(format!("{base}/signin")).send().await.is_ok_and(|r| r.status().is_success()) {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(up, "engram demo did not start");
+    let r = c
+        .post(format!("{base}/auth/sign-in"))
+        .form(&[("email", demo_email("alice").as_str()), ("password", DEMO_PASSWORD), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::SEE_OTHER);
+    let question =
+        serde_json::json!({"agent": "Sales Assistant", "question": format!("What is new today? {QUESTION_MARK}")});
+    let r = c.post(format!("{base}/api/ask?wait=false")).json(&question).send().await.unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::CREATED);
+    let run_id = body(r).await["run"]["id"].as_i64().unwrap();
+    let mut state = String::new();
+    for _ in 0..300 {
+        let run: serde_json::Value =
+            c.get(format!("{base}/api/runs/{run_id}")).send().await.unwrap().json().await.unwrap();
+        state = run["state"].as_str().unwrap_or_default().to_string();
+        if state != "running" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(state, "answered");
+    // Its task ends just after: give it a moment, then stop engram, which sends what is waiting.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stderr = tokio::task::spawn_blocking(move || interrupt(child)).await.unwrap();
+
+    let spans = collector.spans();
+    let runs: Vec<&Span> = named(&spans, "invoke_agent")
+        .into_iter()
+        .filter(|s| attrs(&s.attributes).get("engram.run.id") == Some(&run_id.to_string()))
+        .collect();
+    assert_eq!(runs.len(), 1, "{stderr}");
+    let run = runs[0];
+    assert!(run.parent_span_id.is_empty(), "a root span: {run:?}");
+    let asked = spans
+        .iter()
+        .find(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some("/api/ask"))
+        .expect("the ask's request span");
+    assert_ne!(run.trace_id, asked.trace_id, "a trace of its own");
+    let blocks: Vec<&Span> = named(&spans, "memory.block").into_iter().filter(|b| b.trace_id == run.trace_id).collect();
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0].parent_span_id, run.span_id);
+    for body in collector.bodies() {
+        assert!(!has(&body, QUESTION_MARK), "the question was exported");
+    }
 }
 
 #[tokio::test]

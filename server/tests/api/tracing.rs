@@ -3,40 +3,14 @@
 use crate::helpers::{client, spawn_app};
 use demo::company::demo_email;
 use reqwest::StatusCode;
-use std::sync::{Mutex, OnceLock};
-
-/// Everything the server logs in this test process. The server answers on other threads than
-/// the test's, so the subscriber has to be the process-wide one.
-static LOG: Mutex<Vec<u8>> = Mutex::new(Vec::new());
-
-struct Captured;
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        LOG.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fn capture_logs() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        tracing_subscriber::fmt()
-            .with_env_filter("info,sqlx=warn")
-            .with_ansi(false)
-            .with_writer(|| Captured)
-            .try_init()
-            .expect("no other process-wide subscriber in the tests");
-    });
+    crate::global_tracing::install();
 }
 
 /// The captured lines that mention `needle`.
 fn lines_with(needle: &str) -> Vec<String> {
-    let log = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    let log = crate::global_tracing::LOG.lock().unwrap_or_else(|e| e.into_inner());
     String::from_utf8_lossy(&log).lines().filter(|l| l.contains(needle)).map(str::to_owned).collect()
 }
 
