@@ -1,6 +1,7 @@
-// "Runs unasked" on a company agent's page: Sue, who owns the demo's Support Agent, gives it a
-// schedule and sees it listed with when it is next due in the company's zone; a bad time is
-// refused and keeps what she typed; she makes a trigger and sees its secret once, never again.
+// "Runs unasked" on a company agent's page: Sue, who owns the demo's Support Agent, sees its
+// schedule (the demo's daily 09:00 summary), changes it and sees it listed with when it is next
+// due in the company's zone; a bad time is refused and keeps what she typed; she makes a trigger
+// and sees its secret once, never again.
 // Alice, who does not own it, reads the same state without any form.
 
 import { describe, test } from 'node:test';
@@ -25,26 +26,28 @@ for (const js of [true, false]) {
       const { page } = await env.signedInPage('sue', js);
       const agentPath = await openSupportAgent(page, js);
       const section = page.locator('section.runs-unasked');
-      await expectTextContains(section.locator('p.schedule-state'), 'No schedule.');
+      // The demo gives it a daily summary at 09:00, and no trigger.
+      await expectTextContains(section.locator('p.schedule-state'), 'Daily at 09:00 · next due ');
       await expectTextContains(section.locator('p.trigger-state'), 'No trigger.');
 
-      // A time that is not HH:MM is refused with the sentence, and the form keeps what she typed.
+      // A time that is not HH:MM is refused with the sentence, the form keeps what she typed, and
+      // the schedule is as it was.
       const form = section.locator('form.schedule-form');
-      await form.locator('textarea[name="instruction"]').fill('Summarise the open escalated tickets.');
-      await form.locator('select[name="kind"]').selectOption('daily');
+      await form.locator('textarea[name="instruction"]').fill('List the escalated tickets opened since yesterday.');
+      await form.locator('select[name="kind"]').selectOption('weekdays');
       await form.locator('input[name="value"]').fill('9am');
       await Promise.all([waitForPath(page, agentPath), form.getByRole('button', { name: 'Save schedule' }).click()]);
       await expectTextContains(page.locator('p.notice.refused'), 'Give the time as HH:MM, for example 09:00 (not "9am")');
-      await expectValue(form.locator('textarea[name="instruction"]'), 'Summarise the open escalated tickets.');
+      await expectValue(form.locator('textarea[name="instruction"]'), 'List the escalated tickets opened since yesterday.');
       await expectValue(form.locator('input[name="value"]'), '9am');
-      await expectTextContains(section.locator('p.schedule-state'), 'No schedule.');
-
-      await form.locator('input[name="value"]').fill('09:00');
-      await Promise.all([waitForPath(page, agentPath), form.getByRole('button', { name: 'Save schedule' }).click()]);
-      await expectTextContains(page.locator('p.notice.ok'), 'Saved the schedule: Daily at 09:00. Next due ');
       await expectTextContains(section.locator('p.schedule-state'), 'Daily at 09:00 · next due ');
-      await expectTextContains(section.locator('p.schedule-state'), ', 09:00 (Asia/Kolkata)');
-      await expectTextContains(section.locator('pre.instruction'), 'Summarise the open escalated tickets.');
+
+      await form.locator('input[name="value"]').fill('08:30');
+      await Promise.all([waitForPath(page, agentPath), form.getByRole('button', { name: 'Save schedule' }).click()]);
+      await expectTextContains(page.locator('p.notice.ok'), 'Saved the schedule: On weekdays at 08:30. Next due ');
+      await expectTextContains(section.locator('p.schedule-state'), 'On weekdays at 08:30 · next due ');
+      await expectTextContains(section.locator('p.schedule-state'), ', 08:30 (Asia/Kolkata)');
+      await expectTextContains(section.locator('pre.instruction'), 'List the escalated tickets opened since yesterday.');
 
       // Make the trigger: its secret once, with where to post it.
       await Promise.all([waitForPath(page, agentPath), section.getByRole('button', { name: 'Make trigger' }).click()]);
@@ -68,7 +71,7 @@ for (const js of [true, false]) {
       await alice.goto(agentPath);
       if (js) await waitHydrated(alice);
       const hers = alice.locator('section.runs-unasked');
-      await expectTextContains(hers.locator('p.schedule-state'), 'Daily at 09:00 · next due ');
+      await expectTextContains(hers.locator('p.schedule-state'), 'On weekdays at 08:30 · next due ');
       await expectCount(hers.locator('form'), 0, 'only the owner or an admin sees the forms');
       await expectTextContains(hers, 'Only the agent\'s owner or an admin can change when it runs unasked.');
       assert.ok(!(await alice.content()).includes(secret));
