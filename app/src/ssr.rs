@@ -81,6 +81,11 @@ pub fn schedules() -> Result<engine::runs::schedules::Schedules, ServerFnError> 
         .ok_or_else(|| internal("agents' schedules are not in the request context"))
 }
 
+pub fn agent_tokens() -> Result<engine::runs::agent_tokens::AgentTokens, ServerFnError> {
+    use_context::<engine::runs::agent_tokens::AgentTokens>()
+        .ok_or_else(|| internal("agents' tokens are not in the request context"))
+}
+
 pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }

@@ -434,6 +434,15 @@ export const markDocument = (page) => page.evaluate(() => { window.__engramSameD
 export const stayedOnDocument = (page) => page.evaluate(() => window.__engramSameDocument === true);
 
 /** Saves a company core through the JSON API with this context's session. Returns the saved version. */
+/** Opens a company agent's page from the Agents list by its name; returns the page's path. */
+export async function openCompanyAgent(page, js, name) {
+  await page.goto('/company/agents');
+  if (js) await waitHydrated(page);
+  await Promise.all([page.waitForURL(/\/company\/agents\/\d+$/), page.getByRole('link', { name, exact: true }).first().click()]);
+  if (js) await waitHydrated(page);
+  return pathOf(page);
+}
+
 export async function saveCoreViaApi(ctx, slug, basedOn, text, note = '') {
   const res = await ctx.request.post(`/api/memory/cores/company:role:${slug}`, {
     data: { based_on: basedOn, text, note },

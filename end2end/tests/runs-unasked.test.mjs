@@ -6,17 +6,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TEST_TIMEOUT, expectCount, expectTextContains, expectValue, jsLabel, pathOf, useEngram, waitForPath, waitHydrated } from './helpers.mjs';
-
-const AGENTS = '/company/agents';
-
-async function openSupportAgent(page, js) {
-  await page.goto(AGENTS);
-  if (js) await waitHydrated(page);
-  await Promise.all([page.waitForURL(/\/company\/agents\/\d+$/), page.getByRole('link', { name: 'Support Agent', exact: true }).first().click()]);
-  if (js) await waitHydrated(page);
-  return pathOf(page);
-}
+import { TEST_TIMEOUT, expectCount, expectTextContains, expectValue, jsLabel, openCompanyAgent, useEngram, waitForPath, waitHydrated } from './helpers.mjs';
 
 for (const js of [true, false]) {
   describe(`runs unasked (${jsLabel(js)})`, () => {
@@ -24,7 +14,7 @@ for (const js of [true, false]) {
 
     test(`the owner sets a schedule and makes a trigger whose secret shows once (${jsLabel(js)})`, { timeout: TEST_TIMEOUT * 2 }, async () => {
       const { page } = await env.signedInPage('sue', js);
-      const agentPath = await openSupportAgent(page, js);
+      const agentPath = await openCompanyAgent(page, js, 'Support Agent');
       const section = page.locator('section.runs-unasked');
       // The demo gives it a daily summary at 09:00, and no trigger.
       await expectTextContains(section.locator('p.schedule-state'), 'Daily at 09:00 · next due ');

@@ -18,6 +18,7 @@ use crate::org::Person;
 use crate::persona::memory_audit_checks::LiveChecks;
 use crate::persona::service::{Bots, Caller, PersonaError, Wakes};
 use crate::persona::vault::Vault;
+use crate::runs::agent_tokens::AgentTokens;
 use crate::runs::handon::{HandOnError, HandedTask, TaskDesk};
 use crate::runs::lists::ReferenceLists;
 use crate::runs::outbox::Outbox;
@@ -73,6 +74,8 @@ pub struct Services {
     pub operations: Operations,
     /// Setting agents' schedules, triggers and pauses.
     pub schedules: Schedules,
+    /// Company agents' tokens for outside agents acting for nobody.
+    pub agent_tokens: AgentTokens,
     /// Embedding lessons, where an embedder is configured; the timed jobs catch up with it.
     pub lesson_vectors: Option<LessonVectors>,
     /// What makes schedules and triggers fire: the timed jobs' tick and the trigger's URL.
@@ -131,6 +134,7 @@ impl Services {
         let erasures = Erasures::new(store.clone(), clock.clone());
         let firing = Firing::new(store.clone(), runs.clone(), clock.clone());
         let schedules = Schedules::new(store.clone(), clock.clone());
+        let agent_tokens = AgentTokens::new(store.clone(), clock.clone());
         Self {
             store,
             clock,
@@ -147,6 +151,7 @@ impl Services {
             erasures,
             operations,
             schedules,
+            agent_tokens,
             lesson_vectors,
             firing,
         }

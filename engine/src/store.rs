@@ -95,6 +95,7 @@ pub trait Store:
     + crate::runs::cost::RunCostStore
     + crate::operations::OperationsPorts
     + crate::runs::schedules::SchedulePorts
+    + crate::runs::agent_tokens::AgentTokenPorts
 {
 }
 impl<
@@ -125,7 +126,8 @@ impl<
             + ImportStore
             + crate::erasure::ErasureStore
             + crate::runs::cost::RunCostStore
-            + crate::operations::OperationsStore,
+            + crate::operations::OperationsStore
+            + crate::runs::agent_tokens::AgentTokenStore,
     > Store for T
 {
 }

@@ -138,6 +138,7 @@ impl Application {
                     .merge(crate::http::bots_api::people_router())
                     .merge(crate::http::agents_api::router())
                     .merge(crate::http::schedules_api::router())
+                    .merge(crate::http::agent_tokens_api::router())
                     .merge(crate::http::people_api::router())
                     .merge(crate::http::teams_api::router())
                     .merge(crate::http::erasure_api::router())

@@ -1,3 +1,4 @@
+use super::agent_tokens::AgentTokensSection;
 use super::load_agent_page::{load_agent_page, AgentPageData};
 use super::runs_unasked::RunsUnaskedSection;
 use super::save_playbook::SavePlaybook;
@@ -36,7 +37,7 @@ fn toolset_line(t: &ToolsetChoice) -> String {
 
 #[component]
 fn AgentView(data: AgentPageData) -> impl IntoView {
-    let AgentPageData { access, notice, playbook_draft, scopes_draft, runs_unasked } = data;
+    let AgentPageData { access, notice, playbook_draft, scopes_draft, runs_unasked, agent_tokens } = data;
     let playbook = playbook_draft.unwrap_or_else(|| access.playbook.clone());
     // A refused save shows the boxes as they were ticked, not as they are stored.
     let ticked = {
@@ -154,6 +155,7 @@ fn AgentView(data: AgentPageData) -> impl IntoView {
             })}
         </section>
         <RunsUnaskedSection agent=a.id.0 state=runs_unasked/>
+        {agent_tokens.map(|shown| view! { <AgentTokensSection agent=a.id.0 shown/> })}
         <section class="clearance">
             <h2>"Clearance"</h2>
             {if access.is_admin {

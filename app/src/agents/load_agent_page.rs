@@ -15,6 +15,31 @@ pub struct AgentPageData {
     pub scopes_draft: Option<Vec<String>>,
     /// How the agent runs unasked, or the sentence saying why it has no such thing.
     pub runs_unasked: Result<RunsUnasked, String>,
+    /// The agent's tokens for outside agents: only for its owner and admins, of a company agent.
+    #[serde(default)]
+    pub agent_tokens: Option<AgentTokensShown>,
+}
+
+/// The "Agent tokens" section: never a secret, except the one just made, shown this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentTokensShown {
+    pub tokens: Vec<AgentTokenShown>,
+    /// A token's secret just made by this reader, shown this once.
+    pub new_secret: Option<String>,
+    /// A refused token's name, as it was typed.
+    pub draft: Option<String>,
+    /// Where an outside agent connects over MCP: "/mcp".
+    pub mcp_path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentTokenShown {
+    pub id: i64,
+    pub name: String,
+    /// When, in the company's zone: "Wed 2 Dec 2026, 09:00 (Asia/Kolkata)".
+    pub made: String,
+    pub last_used: Option<String>,
+    pub revoked: Option<String>,
 }
 
 /// The "Runs unasked" section: the schedule, the trigger and the pause, in the company's zone.
@@ -77,7 +102,36 @@ pub async fn load_agent_page(id: i64) -> Result<AgentPageData, ServerFnError> {
         }
     };
     let runs_unasked = runs_unasked(&me, id).await?;
-    Ok(AgentPageData { access, notice, playbook_draft, scopes_draft, runs_unasked })
+    let agent_tokens = agent_tokens_shown(&me, id).await?;
+    Ok(AgentPageData { access, notice, playbook_draft, scopes_draft, runs_unasked, agent_tokens })
+}
+
+#[cfg(feature = "ssr")]
+async fn agent_tokens_shown(me: &engine::org::Person, id: i64) -> Result<Option<AgentTokensShown>, ServerFnError> {
+    use crate::ssr::*;
+    use engine::org::AgentId;
+    use engine::runs::schedules::due_words;
+    let t = agent_tokens()?;
+    if !t.manages(me, AgentId(id)).await.map_err(refused)? {
+        return Ok(None);
+    }
+    let new_secret = take_flash(&super::make_company_agent_token::agent_token_secret_key(id)).await?;
+    let draft = take_flash(&super::make_company_agent_token::agent_token_draft_key(id)).await?;
+    let zone = schedules()?.zone().await.map_err(refused)?;
+    let tokens = t
+        .list(me, AgentId(id))
+        .await
+        .map_err(refused)?
+        .into_iter()
+        .map(|t| AgentTokenShown {
+            id: t.id,
+            name: t.name,
+            made: due_words(zone, t.made_at),
+            last_used: t.last_used_at.map(|at| due_words(zone, at)),
+            revoked: t.revoked_at.map(|at| due_words(zone, at)),
+        })
+        .collect();
+    Ok(Some(AgentTokensShown { tokens, new_secret, draft, mcp_path: "/mcp".into() }))
 }
 
 #[cfg(feature = "ssr")]

@@ -1,6 +1,8 @@
 //! The demo model as the nightly job's model: from each quoted run that asked the agent to
-//! remember something, a personal lesson in those words and a core line suggested from them. A
-//! run that asked anything else teaches nothing. The job decides what of this it may use.
+//! remember something, a personal lesson in those words and a core line suggested from them; and
+//! from shared work (a schedule's or a trigger's run, for nobody), a team lesson proposed for the
+//! lead to accept, saying what the agent does for the team unasked and where its answers are. Any
+//! other run teaches nothing. The job decides what of this it may use.
 
 use serde_json::json;
 
@@ -45,9 +47,51 @@ fn to_remember(question: &str) -> Option<(&'static str, String)> {
     Some((core, first.to_uppercase().chain(chars).collect()))
 }
 
+/// The team lesson a run for nobody proposes: what its agent does for the team unasked, in its
+/// standing instruction's words, and where the answers are. One a standing instruction and agent.
+fn shared_lesson(agent: &str, instruction: &str) -> Option<String> {
+    let instruction = instruction.trim().trim_end_matches('.');
+    let mut chars = instruction.chars();
+    let first = chars.next()?;
+    let what: String = first.to_lowercase().chain(chars).collect();
+    Some(format!(
+        "The {agent} is asked to {what} when it runs unasked for the team; its latest answer is in its thread, which \
+         the team's lead reads."
+    ))
+}
+
 /// The job's answer, as JSON text.
 pub(super) fn reply(user: &str) -> String {
     let items = quoted(user);
+    if user.starts_with("The shared work of ") {
+        let mut lessons: Vec<serde_json::Value> = Vec::new();
+        let mut seen: Vec<String> = Vec::new();
+        for run in items.iter().filter(|q| q.source != "kept lesson") {
+            let Ok(id) = run.id.parse::<i64>() else { continue };
+            let Some(question) = run.text.lines().find_map(|l| l.strip_prefix("Question: ")) else { continue };
+            // A trigger's run answers what another system posted, once: no routine of the team's.
+            if run.text.contains("posted to your trigger") {
+                continue;
+            }
+            let Some(text) = shared_lesson(run.source, question) else { continue };
+            // A team lesson already kept, or one this reply already proposes, is not proposed again.
+            if items.iter().any(|q| q.source == "kept lesson" && q.text.trim() == text) {
+                continue;
+            }
+            match seen.iter().position(|t| *t == text) {
+                Some(i) => {
+                    if let Some(runs) = lessons[i]["runs"].as_array_mut() {
+                        runs.push(json!(id));
+                    }
+                }
+                None => {
+                    seen.push(text.clone());
+                    lessons.push(json!({"text": text, "scope": "team", "runs": [id]}));
+                }
+            }
+        }
+        return json!({"lessons": lessons, "confirms": [], "core_lines": []}).to_string();
+    }
     let kept: Vec<&str> = items.iter().filter(|q| q.source == "kept lesson").map(|q| q.text.trim()).collect();
     let mut lessons = Vec::new();
     let mut confirms = Vec::new();
@@ -74,6 +118,34 @@ mod tests {
     use engine::learning::nightly::prompt::{nightly_prompt, parse_reply, RunText};
     use engine::learning::nightly::work::WorkKind;
     use engine::runs::RunId;
+
+    #[test]
+    fn shared_work_proposes_one_team_lesson_for_a_routine_and_none_for_a_triggers_post() {
+        let posted = engine::runs::schedules::fire::trigger_question(
+            engine::runs::schedules::fire::TRIGGER_INSTRUCTION,
+            "{\"ticket\": \"T-1042\"}",
+        );
+        let user = nightly_prompt(
+            "Sue Park",
+            WorkKind::Shared,
+            &[
+                run(7, "Summarise the open escalated tickets"),
+                run(8, "Summarise the open escalated tickets"),
+                run(9, &posted),
+            ],
+            &[],
+        );
+        let r = parse_reply(&reply(&user)).expect("the job reads it");
+        assert_eq!(r.lessons.len(), 1, "{:?}", r.lessons);
+        assert_eq!(
+            r.lessons[0].text,
+            "The Support Agent is asked to summarise the open escalated tickets when it runs unasked for the team; \
+             its latest answer is in its thread, which the team's lead reads."
+        );
+        assert_eq!((r.lessons[0].scope.as_str(), r.lessons[0].runs.as_slice()), ("team", &[7, 8][..]));
+        // Shared work proposes for the team only: no personal lesson, no core line.
+        assert!(r.core_lines.is_empty() && r.confirms.is_empty());
+    }
 
     fn run(id: i64, question: &str) -> RunText {
         RunText {

@@ -4,6 +4,7 @@
 //! nobody (a schedule, a trigger). Its steps say in words what it did; the Memory used step and
 //! the `memory_used` event carry ids only, never what the memory says.
 
+pub mod agent_tokens;
 pub mod block;
 pub mod check;
 pub mod cost;

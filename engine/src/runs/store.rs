@@ -100,7 +100,8 @@ crate::port!(
 );
 crate::port!(
     /// What asking and answering reads and writes: the runs' own stores (runs, lists, the inbox,
-    /// what each run cost), the areas below them, and the private agents a person may ask.
+    /// what each run cost, which agent token started an external run), the areas below them, and
+    /// the private agents a person may ask.
     RunPorts: ThreadPorts,
     InboxPorts,
     BlockPorts,
@@ -110,5 +111,6 @@ crate::port!(
     crate::lessons::LessonPorts,
     crate::cores::store::CorePorts,
     crate::kernel::model::ModelCallCap,
-    super::cost::RunCostStore
+    super::cost::RunCostStore,
+    super::agent_tokens::AgentTokenStore
 );

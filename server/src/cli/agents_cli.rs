@@ -2,6 +2,10 @@
 //! make|rotate|clear`: how a company agent runs unasked, set by its owner or an admin as the
 //! agent's page and the API set it, through the same use case (`engine::runs::schedules`). A
 //! trigger's secret is printed once and kept nowhere but as its hash.
+//!
+//! `engram agents token make|list|revoke`: the tokens an organisation's own outside agents hold to
+//! use a company agent acting for nobody (`engine::runs::agent_tokens`); a token's secret is
+//! printed once, too.
 
 use crate::cli::archive::location;
 use crate::cli::bots_cli::CliError;
@@ -11,6 +15,7 @@ use crate::settings::Settings;
 use crate::store::{AnyStore, Backend};
 use clap::{Args, Subcommand};
 use engine::org::{AgentId, Person};
+use engine::runs::agent_tokens::AgentTokens;
 use engine::runs::schedules::{due_words, Schedules};
 use engine::runs::RunError;
 use engine::store::Store;
@@ -34,6 +39,29 @@ pub enum AgentsCommand {
     /// The URL with its own secret that another system posts to, to start the agent
     #[command(subcommand)]
     Trigger(TriggerCommand),
+    /// Tokens an outside agent holds to use the agent acting for nobody (over /mcp or the REST pair)
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Make a token named after where it is used; prints its secret once
+    Make {
+        #[command(flatten)]
+        target: Target,
+        /// Where it is used: "LangGraph on the support server"
+        name: String,
+    },
+    /// List the agent's tokens, newest first (never a secret)
+    List(Target),
+    /// Revoke one token by its id: it stops at once
+    Revoke {
+        #[command(flatten)]
+        target: Target,
+        /// The token's id, as list prints it
+        id: i64,
+    },
 }
 
 /// Who acts and on which agent, for every command here.
@@ -103,13 +131,56 @@ pub async fn run(args: &AgentsArgs, settings: &Settings, out: &mut impl Write) -
             | ScheduleCommand::Resume(t),
         ) => t,
         AgentsCommand::Trigger(TriggerCommand::Make(t) | TriggerCommand::Rotate(t) | TriggerCommand::Clear(t)) => t,
+        AgentsCommand::Token(
+            TokenCommand::Make { target: t, .. } | TokenCommand::List(t) | TokenCommand::Revoke { target: t, .. },
+        ) => t,
     };
     let store = open(&settings.database_url).await?;
     let me = find_person(store.as_ref(), &target.who).await.map_err(|m| CliError { code: 3, message: m })?;
     let agent = find_agent(store.as_ref(), &target.agent).await?;
+    let tokens = AgentTokens::new(store.clone(), Arc::new(SystemClock));
     let schedules = Schedules::new(store, Arc::new(SystemClock));
     let w = |e: std::io::Error| failed(e);
     match &args.command {
+        AgentsCommand::Token(TokenCommand::Make { name, .. }) => {
+            let (t, secret) = tokens.make(&me, agent, name).await.map_err(refused)?;
+            writeln!(out, "Made agent token #{} “{}”. Copy it now; it is not shown again:", t.id, t.name).map_err(w)?;
+            writeln!(out, "{secret}").map_err(w)?;
+            writeln!(
+                out,
+                "An outside agent uses it as a bearer token on /mcp or POST /api/runs/external; it acts for nobody."
+            )
+            .map_err(w)
+        }
+        AgentsCommand::Token(TokenCommand::List(_)) => {
+            let zone = schedules.zone().await.map_err(refused)?;
+            let listed = tokens.list(&me, agent).await.map_err(refused)?;
+            if listed.is_empty() {
+                return writeln!(out, "No agent tokens").map_err(w);
+            }
+            for t in listed {
+                let used = t.last_used_at.map(|at| due_words(zone, at)).unwrap_or_else(|| "never".into());
+                let state = match t.revoked_at {
+                    Some(at) => format!("revoked {}", due_words(zone, at)),
+                    None => "live".into(),
+                };
+                writeln!(
+                    out,
+                    "#{} {} · made {} · last used {} · {}",
+                    t.id,
+                    t.name,
+                    due_words(zone, t.made_at),
+                    used,
+                    state
+                )
+                .map_err(w)?;
+            }
+            Ok(())
+        }
+        AgentsCommand::Token(TokenCommand::Revoke { id, .. }) => {
+            tokens.revoke(&me, agent, *id).await.map_err(refused)?;
+            writeln!(out, "Revoked token #{id}; it no longer works").map_err(w)
+        }
         AgentsCommand::Schedule(ScheduleCommand::Show(_)) => show(&schedules, &me, agent, out).await,
         AgentsCommand::Schedule(ScheduleCommand::Set { kind, value, instruction, .. }) => {
             let s = schedules.set_schedule(&me, agent, instruction, kind, value).await.map_err(refused)?;

@@ -162,6 +162,10 @@ pub(crate) async fn session_person(parts: &mut Parts, state: &AppState) -> Resul
     }
 }
 
+/// Said to an agent token presented anywhere but an external run's endpoints.
+pub const AGENT_TOKEN_ONLY: &str = "An agent token acts for nobody and works only for external runs: \
+     POST /api/runs/external, its tools and finish, and /mcp";
+
 /// Anyone signed in: a session, or a live personal API token.
 pub struct Caller(pub Person);
 
@@ -169,6 +173,10 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts) {
+            if engine::runs::agent_tokens::looks_like_agent_token(token) {
+                // It acts for nobody, so it is nobody to the endpoints a person calls.
+                return Err(ApiError::new(StatusCode::UNAUTHORIZED, "agent_token", AGENT_TOKEN_ONLY));
+            }
             return match state.auth.person_for_token(token).await? {
                 Some(p) => Ok(Caller(p)),
                 None => {
@@ -186,7 +194,10 @@ pub struct SessionCaller(pub Person);
 impl FromRequestParts<AppState> for SessionCaller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        if bearer(parts).is_some() {
+        if let Some(token) = bearer(parts) {
+            if engine::runs::agent_tokens::looks_like_agent_token(token) {
+                return Err(ApiError::new(StatusCode::UNAUTHORIZED, "agent_token", AGENT_TOKEN_ONLY));
+            }
             return Err(ApiError::new(StatusCode::UNAUTHORIZED, "session_required", SESSION_REQUIRED));
         }
         session_person(parts, state).await.map(SessionCaller)

@@ -31,11 +31,14 @@ pub const IN_FLIGHT: &str = "A request with this Idempotency-Key is still being 
 /// needs no key there.
 const NOT_KEPT: &[&str] = &[crate::http::erasure_api::ROUTE];
 
-/// Whether no key may keep a trace of this route's requests or answers: the routes above, and
-/// making or rotating an agent's trigger, whose answer holds the secret that is kept nowhere but
-/// as its hash. Making it again is a rotation, so a retry needs no key there either.
+/// Whether no key may keep a trace of this route's requests or answers: the routes above, making
+/// or rotating an agent's trigger, and making an agent token, whose answers hold a secret that is
+/// kept nowhere but as its hash. Making it again is a rotation (or another token, revoked as
+/// easily), so a retry needs no key there either.
 fn not_kept(path: &str) -> bool {
-    NOT_KEPT.contains(&path) || crate::http::schedules_api::answers_a_secret(path)
+    NOT_KEPT.contains(&path)
+        || crate::http::schedules_api::answers_a_secret(path)
+        || crate::http::agent_tokens_api::answers_a_secret(path)
 }
 
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response {

@@ -3,7 +3,9 @@
 //! - a bot's own token: seed 003's `memory_self_edit` and seed 004's `memory_audit`, acting as that
 //!   bot, through the same service as `/api/org/self/edit` and `/api/org/agents/{name}/memory-audit`;
 //! - a personal API token with `?agent=<a company agent's name or id>`: an external run of that
-//!   agent for the person (`mcp_external.rs`), the REST pair's tools over MCP.
+//!   agent for the person (`mcp_external.rs`), the REST pair's tools over MCP;
+//! - an agent token (`agt_…`): the same run of the token's own agent, acting for nobody, as a
+//!   schedule does (`?agent=` may name it, and only it).
 
 use crate::http::api::{bearer, ApiError};
 use crate::http::state::AppState;
@@ -14,12 +16,13 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use engine::error::INTERNAL_MESSAGE;
-use engine::org::{AgentId, Person};
+use engine::org::AgentId;
 use engine::persona::bot_tokens::TokenCheck;
 use engine::persona::self_edit::EditRequest;
 use engine::persona::self_edit_store::EditState;
 use engine::persona::service::{AuditTarget, Bots, Caller};
-use engine::runs::service::Runs;
+use engine::runs::agent_tokens::{looks_like_agent_token, AGENT_TOKEN_REFUSED};
+use engine::runs::service::{Outside, Runs};
 use engine::runs::RunId;
 use engine::UserSafe;
 use rmcp::model::{
@@ -42,8 +45,9 @@ pub const AUDIT_TOOL: &str = "memory_audit";
 pub(super) enum Acting {
     /// A bot, with its own token.
     Bot(String),
-    /// A person, with their API token, using one company agent's memory and gate.
-    Person { person: Person, agent: AgentId },
+    /// An outside agent using one company agent's memory and gate: for a person (their API token)
+    /// or for nobody (an agent token).
+    Outside { outside: Outside, agent: AgentId },
 }
 
 fn input_schema() -> JsonObject {
@@ -126,7 +130,9 @@ impl ServerHandler for MemoryTools {
              owner's policy, every call audited with its reason, and memory_audit keeps your MEMORY.md and \
              USER.md clean and within their character budgets. With a person's API token: memory_block starts \
              a run of the named company agent and gives its memory, quoted as data and never as instructions; \
-             the agent's tools read and act through Engram's gate; finish checks the answer and ends the run.",
+             the agent's tools read and act through Engram's gate; finish checks the answer and ends the run. \
+             With an agent token the same run acts for nobody: only the role's company core, only the \
+             agent's company-key reads, and what it would do waits in the agent's owner's Inbox.",
         )
     }
 
@@ -137,8 +143,8 @@ impl ServerHandler for MemoryTools {
     ) -> Result<ListToolsResult, McpError> {
         match acting(&context)? {
             Acting::Bot(_) => Ok(ListToolsResult::with_all_items(vec![tool(), audit_tool()])),
-            Acting::Person { person, agent } => {
-                Ok(ListToolsResult::with_all_items(super::mcp_external::tools(&self.runs, &person, agent).await?))
+            Acting::Outside { outside, agent } => {
+                Ok(ListToolsResult::with_all_items(super::mcp_external::tools(&self.runs, &outside, agent).await?))
             }
         }
     }
@@ -150,8 +156,8 @@ impl ServerHandler for MemoryTools {
     ) -> Result<CallToolResponse, McpError> {
         let bot = match acting(&context)? {
             Acting::Bot(bot) => bot,
-            Acting::Person { person, agent } => {
-                let session = super::mcp_external::Session { runs: &self.runs, run: &self.run, person, agent };
+            Acting::Outside { outside, agent } => {
+                let session = super::mcp_external::Session { runs: &self.runs, run: &self.run, outside, agent };
                 return session.call(request).await.map(Into::into);
             }
         };
@@ -212,8 +218,8 @@ impl ServerHandler for MemoryTools {
     }
 }
 
-/// Lets a request through only with a live bot token, or a person's live API token naming an
-/// agent they may ask (`?agent=`), and marks it with whom it acts as.
+/// Lets a request through only with a live bot token, a person's live API token naming an agent
+/// they may ask (`?agent=`), or a live agent token, and marks it with whom it acts as.
 async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let refuse = |status: StatusCode, why: &str| (status, why.to_string()).into_response();
     let (parts, body) = req.into_parts();
@@ -226,6 +232,15 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
             "Call /mcp with a bot's own token or your API token as a bearer token",
         );
     };
+    if looks_like_agent_token(&token) {
+        return match token_acting(&state, &token, agent.as_deref()).await {
+            Ok(acting) => {
+                req.extensions_mut().insert(acting);
+                next.run(req).await
+            }
+            Err(r) => r,
+        };
+    }
     let acting = match state.bots.tokens.agent_for_token(&token).await {
         // A bot's requests are held to the bots' body limit, which a URL naming an agent is not.
         Ok(TokenCheck::Live(_)) if agent.is_some() => {
@@ -278,7 +293,20 @@ async fn person_acting(state: &AppState, token: &str, agent: Option<&str>) -> Re
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", why).into_response());
     };
     match state.runs.find_agent(&person, agent).await {
-        Ok(agent) => Ok(Acting::Person { person, agent }),
+        Ok(agent) => Ok(Acting::Outside { outside: Outside::Person(person), agent }),
+        Err(e) => Err(ApiError::from(e).into_response()),
+    }
+}
+
+/// An agent token, and its own agent, which the URL may name (and only it).
+async fn token_acting(state: &AppState, token: &str, agent: Option<&str>) -> Result<Acting, Response> {
+    let live = match state.agent_tokens.judge(token).await {
+        Ok(Some(live)) => live,
+        Ok(None) => return Err((StatusCode::UNAUTHORIZED, AGENT_TOKEN_REFUSED).into_response()),
+        Err(e) => return Err(ApiError::from(e).into_response()),
+    };
+    match state.runs.agent_for_token(&live, agent).await {
+        Ok(agent) => Ok(Acting::Outside { outside: Outside::Token(live), agent }),
         Err(e) => Err(ApiError::from(e).into_response()),
     }
 }

@@ -1,6 +1,7 @@
 //! `/mcp` for an outside agent holding a person's API token: an external run of one company agent
 //! (named with `?agent=`), acting for that person as an unwatched ask would, through the same
-//! engine calls as the REST pair (`runs_api.rs`).
+//! engine calls as the REST pair (`runs_api.rs`); or holding an agent token: the same run of that
+//! token's agent, acting for nobody, as a schedule does.
 //!
 //! - `memory_block {question}` starts the run and returns its block, every stored text quoted as
 //!   data, with the run's id.
@@ -10,7 +11,8 @@
 //!   data.
 //! - `finish {answer}` checks the answer and ends the run, returning its state and change lines.
 //! - `keep_lesson` and `my_lessons` answer `session_required`: a person's lessons are read and
-//!   kept only in a signed-in session (docs/api.md#mcp).
+//!   kept only in a signed-in session (docs/api.md#mcp). An agent token, which acts for nobody, is
+//!   not offered them at all.
 //!
 //! The MCP session remembers the run `memory_block` started, but it is not where the run lives:
 //! each call takes the run up again from its recorded steps, so a client that lost its session
@@ -20,8 +22,9 @@
 
 use crate::http::api::SESSION_REQUIRED;
 use engine::error::INTERNAL_MESSAGE;
-use engine::org::{AgentId, Person};
-use engine::runs::service::{Asker, ExternalTool, Runs};
+use engine::org::AgentId;
+use engine::runs::agent_tokens::NO_PERSON;
+use engine::runs::service::{ExternalTool, Outside, Runs};
 use engine::runs::RunId;
 use engine::{ErrorKind, UserSafe};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock as Content, JsonObject, Tool, ToolAnnotations};
@@ -52,7 +55,7 @@ fn run_property() -> Value {
 }
 
 /// Engram's own tools, then the agent's, each with its schema and annotations.
-pub(super) async fn tools(runs: &Runs, person: &Person, agent: AgentId) -> Result<Vec<Tool>, McpError> {
+pub(super) async fn tools(runs: &Runs, outside: &Outside, agent: AgentId) -> Result<Vec<Tool>, McpError> {
     let mut out = vec![
         Tool::new(
             MEMORY_BLOCK,
@@ -99,7 +102,11 @@ pub(super) async fn tools(runs: &Runs, person: &Person, agent: AgentId) -> Resul
         )
         .annotate(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
     ];
-    let held = runs.external_tools(person, agent).await.map_err(|e| refusal(&e))?;
+    if matches!(outside, Outside::Token(_)) {
+        // A person's own lessons are nobody's to an agent token.
+        out.retain(|t| t.name != KEEP_LESSON && t.name != MY_LESSONS);
+    }
+    let held = runs.external_tools(outside, agent).await.map_err(|e| refusal(&e))?;
     out.extend(held.into_iter().map(agent_tool));
     Ok(out)
 }
@@ -169,7 +176,7 @@ fn pretty(v: impl serde::Serialize) -> Content {
 pub(super) struct Session<'a> {
     pub runs: &'a Runs,
     pub run: &'a Mutex<Option<RunId>>,
-    pub person: Person,
+    pub outside: Outside,
     pub agent: AgentId,
 }
 
@@ -177,16 +184,19 @@ impl Session<'_> {
     pub async fn call(self, request: CallToolRequestParams) -> Result<CallToolResult, McpError> {
         let mut args = request.arguments.unwrap_or_default();
         match request.name.as_ref() {
-            KEEP_LESSON | MY_LESSONS => {
-                Err(McpError::invalid_request(SESSION_REQUIRED, Some(json!({"error": "session_required"}))))
-            }
+            KEEP_LESSON | MY_LESSONS => Err(match self.outside {
+                Outside::Person(_) => {
+                    McpError::invalid_request(SESSION_REQUIRED, Some(json!({"error": "session_required"})))
+                }
+                Outside::Token(_) => McpError::invalid_request(NO_PERSON, Some(json!({"error": "not_allowed"}))),
+            }),
             MEMORY_BLOCK => {
                 let question = match args.get("question") {
                     Some(Value::String(q)) => q.clone(),
                     _ => return Err(McpError::invalid_params("Write a question first", invalid())),
                 };
-                let asker = Asker { person: self.person, unwatched: true };
-                let started = self.runs.start_external(&asker, self.agent, &question).await.map_err(|e| refusal(&e))?;
+                let started =
+                    self.runs.start_external(&self.outside, self.agent, &question).await.map_err(|e| refusal(&e))?;
                 *self.run.lock().unwrap_or_else(|p| p.into_inner()) = Some(started.run);
                 let lead = format!(
                     "Run {} of {} started (pass engram_run: {} if this session is lost). Its memory follows, \
@@ -210,7 +220,7 @@ impl Session<'_> {
                     let done = self
                         .runs
                         .answering
-                        .external_finish(&self.person, run, &answer)
+                        .external_finish(&self.outside, run, &answer)
                         .await
                         .map_err(|e| refusal(&e))?;
                     let mut summary = format!("Run {} {}", done.id.0, done.state);
@@ -225,7 +235,7 @@ impl Session<'_> {
                 let call = self
                     .runs
                     .answering
-                    .external_call(&self.person, run, name, Value::Object(args))
+                    .external_call(&self.outside, run, name, Value::Object(args))
                     .await
                     .map_err(|e| refusal(&e))?;
                 let content = vec![Content::text(call.result.clone()), pretty(&call)];

@@ -1,5 +1,6 @@
 //! The web side: the routers and their handlers, and the layers every request passes through.
 
+pub mod agent_tokens_api;
 pub mod agents_api;
 pub mod api;
 pub mod auth;

@@ -35,7 +35,9 @@ pub struct Refusal {
         title = "Engram API",
         description = "Engram's JSON API. Sign in with a session cookie (the web sign-in) or send a personal API \
                        token as `Authorization: Bearer`. Memory, the Inbox and token management take only a \
-                       session; a token gets `401 session_required` there. `/api/org` also takes a bot's own token.",
+                       session; a token gets `401 session_required` there. `/api/org` also takes a bot's own token. \
+                       An agent token (`agt_…`, made on a company agent's page) acts for nobody and works only \
+                       for external runs: `POST /api/runs/external`, its tools and its finish.",
     ),
     components(schemas(Refusal), responses(Refusal)),
     modifiers(&Security),
@@ -53,6 +55,7 @@ pub struct Refusal {
         (path = "/api", api = crate::http::people_import_api::Doc),
         (path = "/api", api = crate::http::trigger_api::Doc),
         (path = "/api", api = crate::http::schedules_api::Doc),
+        (path = "/api", api = crate::http::agent_tokens_api::Doc),
         (path = "/api", api = Served),
         (path = "/api/org", api = crate::http::bots_api::Doc),
     )

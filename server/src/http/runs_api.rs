@@ -16,7 +16,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use engine::runs::service::{Asker, RunView, Started};
+use engine::runs::agent_tokens::{looks_like_agent_token, AGENT_TOKEN_REFUSED};
+use engine::runs::service::{Asker, Outside, RunView, Started};
 use engine::runs::{RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -37,6 +38,24 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/steps/{n}/retry", post(retry_step))
         .route("/events", get(events))
         .route("/checked-only", get(checked_only).post(set_checked_only))
+}
+
+/// Who drives an external run: an agent token (acting for nobody), else a person by their API
+/// token or session.
+struct Driving(Outside);
+
+impl FromRequestParts<AppState> for Driving {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(token) = crate::http::api::bearer(parts).filter(|t| looks_like_agent_token(t)) {
+            return match state.agent_tokens.judge(token).await? {
+                Some(live) => Ok(Driving(Outside::Token(live))),
+                None => Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", AGENT_TOKEN_REFUSED)),
+            };
+        }
+        let Caller(person) = Caller::from_request_parts(parts, state).await?;
+        Ok(Driving(Outside::Person(person)))
+    }
 }
 
 /// Who asks, and whether anyone watches: a token's ask is unwatched.
@@ -136,18 +155,49 @@ async fn named_agent(s: &AppState, asker: &Asker, agent: &Value) -> Result<engin
     Ok(s.runs.find_agent(&asker.person, &name).await?)
 }
 
+/// An external run's question, and the agent it uses: by id or name; with an agent token, its own
+/// agent (which it may leave out).
+#[derive(Deserialize, ToSchema)]
+struct ExternalBody {
+    /// The agent's id or name.
+    #[serde(default)]
+    agent: Value,
+    question: String,
+}
+
 #[utoipa::path(post, path = "/runs/external", tag = "external runs",
-    request_body = AskBody,
+    request_body = ExternalBody,
     responses((status = 201, description = "The external run: its id, the memory block and the tools it may call", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
 )]
 async fn start_external(
     State(s): State<AppState>,
-    Asking(asker): Asking,
-    Json(body): Json<AskBody>,
+    Driving(outside): Driving,
+    Json(body): Json<ExternalBody>,
 ) -> Result<Response, ApiError> {
-    let agent = named_agent(&s, &asker, &body.agent).await?;
-    let started = s.runs.start_external(&asker, agent, &body.question).await?;
+    let agent = match &outside {
+        Outside::Person(p) => {
+            let asker = Asker { person: p.clone(), unwatched: true };
+            named_agent(&s, &asker, &body.agent).await?
+        }
+        Outside::Token(t) => token_agent(&s, t, &body.agent).await?,
+    };
+    let started = s.runs.start_external(&outside, agent, &body.question).await?;
     Ok((StatusCode::CREATED, Json(started)).into_response())
+}
+
+/// The agent an agent token's run names: its own, by id or name, or left out.
+async fn token_agent(
+    s: &AppState,
+    token: &engine::runs::agent_tokens::LiveAgentToken,
+    named: &Value,
+) -> Result<engine::org::AgentId, ApiError> {
+    let named = match named {
+        Value::Null => None,
+        Value::String(n) => Some(n.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "Name the agent by its id or its name")),
+    };
+    Ok(s.runs.agent_for_token(token, named.as_deref()).await?)
 }
 
 #[utoipa::path(post, path = "/runs/{id}/tools/{name}", tag = "external runs",
@@ -157,7 +207,7 @@ async fn start_external(
 )]
 async fn external_tool(
     State(s): State<AppState>,
-    Caller(p): Caller,
+    Driving(p): Driving,
     Path((id, name)): Path<(i64, String)>,
     Json(arguments): Json<Value>,
 ) -> Result<Response, ApiError> {
@@ -176,7 +226,7 @@ struct Finish {
 )]
 async fn external_finish(
     State(s): State<AppState>,
-    Caller(p): Caller,
+    Driving(p): Driving,
     Path(id): Path<i64>,
     Json(body): Json<Finish>,
 ) -> Result<Response, ApiError> {

@@ -39,6 +39,8 @@ pub struct AppState {
     /// Posts to agents' triggers start their runs here.
     pub firing: engine::runs::schedules::Firing,
     pub schedules: engine::runs::schedules::Schedules,
+    /// Company agents' tokens for outside agents acting for nobody.
+    pub agent_tokens: engine::runs::agent_tokens::AgentTokens,
     /// Whether sign-in counts attempts by the address a proxy put in X-Forwarded-For.
     pub trust_forwarded_for: bool,
     /// Whether the company exists yet; until it does, every page leads to the setup.
@@ -71,6 +73,7 @@ impl AppState {
             erasures,
             operations,
             schedules,
+            agent_tokens,
             // Embedding lessons is the timed jobs' and the services' own; no handler calls it.
             lesson_vectors: _,
             firing,
@@ -93,6 +96,7 @@ impl AppState {
             erasures,
             operations,
             schedules,
+            agent_tokens,
             trust_forwarded_for,
             set_up: SetUpFlag::default(),
             flash_seal,
@@ -113,7 +117,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
     let (lists, runs, lessons) = (state.lists.clone(), state.runs.clone(), state.lessons.clone());
     let (nightly, drafter, erasures, operations) =
         (state.nightly.clone(), state.drafter.clone(), state.erasures.clone(), state.operations.clone());
-    let schedules = state.schedules.clone();
+    let (schedules, agent_tokens) = (state.schedules.clone(), state.agent_tokens.clone());
     let flash_seal = state.flash_seal.clone();
     move || {
         provide_context(cores.clone());
@@ -129,6 +133,7 @@ pub(crate) fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync 
         provide_context(erasures.clone());
         provide_context(operations.clone());
         provide_context(schedules.clone());
+        provide_context(agent_tokens.clone());
         provide_context(flash_seal.clone());
     }
 }

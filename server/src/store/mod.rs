@@ -17,6 +17,7 @@
 //! only one backend can run stays in that backend's module, with the reason beside it, and the
 //! shared logic calls it by name.
 
+pub(crate) mod agent_tokens;
 mod agents;
 mod archive;
 mod backlog;

@@ -2,6 +2,7 @@
 
 mod agent_model;
 mod agent_model_server;
+mod agent_tokens;
 mod agents;
 mod answer_check;
 mod archive;

@@ -168,24 +168,24 @@ async fn the_python_sdk_takes_a_whole_external_run_through_the_gate() {
     assert!(model.requests().is_empty(), "Engram's model was never asked");
 }
 
-type Session = RunningService<RoleClient, ()>;
+pub(crate) type Session = RunningService<RoleClient, ()>;
 
-async fn rust_client(url: String, token: &str) -> Session {
+pub(crate) async fn rust_client(url: String, token: &str) -> Session {
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token.to_string());
     ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("the Rust SDK's client connects")
 }
 
-async fn call(s: &Session, name: &str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+pub(crate) async fn call(s: &Session, name: &str, arguments: Value) -> Result<CallToolResult, ServiceError> {
     let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
     s.call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(arguments)).await
 }
 
-fn texts(r: &CallToolResult) -> Vec<String> {
+pub(crate) fn texts(r: &CallToolResult) -> Vec<String> {
     r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
 }
 
 /// The MCP error a call raised: its message and its code.
-fn refused(r: Result<CallToolResult, ServiceError>) -> (String, Value) {
+pub(crate) fn refused(r: Result<CallToolResult, ServiceError>) -> (String, Value) {
     match r {
         Err(ServiceError::McpError(e)) => {
             (e.message.to_string(), e.data.as_ref().map(|d| d["error"].clone()).unwrap_or(Value::Null))

@@ -507,6 +507,18 @@ async fn the_demos_lessons_and_suggested_core_lines_come_from_its_runs_through_t
     );
     assert!(schedule.next_due > chrono::Utc::now(), "first due at its next 09:00, never at once");
     assert!(summary.contains("2 core lines suggested"), "{summary}");
+    // The scheduled run is the team's shared work: a team lesson proposed, waiting for its lead.
+    assert!(summary.contains("1 team or company lessons proposed"), "{summary}");
+    let desk = app.store.directory().await.unwrap().teams.into_iter().find(|t| t.name == "Support Desk").unwrap();
+    let waiting = app.store.waiting_lessons().await.unwrap();
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(waiting[0].scope, engine::lessons::LessonScope::Team(desk.id));
+    assert!(
+        waiting[0].text.starts_with("The Support Agent is asked to summarise the open escalated tickets"),
+        "{waiting:?}"
+    );
+    let ran = app.store.runs_of_thread(app.store.run(waiting[0].evidence[0].run).await.unwrap().unwrap().thread).await;
+    assert_eq!(ran.unwrap()[0].kind, engine::runs::RunKind::Schedule, "it rests on the scheduled run");
 
     let sue = app.sign_in("sue").await;
     let (_, mine) = app.get_json(&sue, "/api/memory/lessons").await;

@@ -292,6 +292,62 @@ async fn an_ask_exports_its_spans_with_ids_and_counts_and_never_stored_text() {
     }
 }
 
+// An outside agent's tool call is traced as a run's own: a span of the tool's name and the call's
+// id inside the request that made it, never its arguments or what it read.
+#[tokio::test(flavor = "current_thread")]
+async fn an_external_runs_tool_call_exports_its_span_and_never_what_it_read() {
+    let _turn = ONE_TRACED_TEST.lock().await;
+    let exported = crate::global_tracing::install();
+    let from = exported.collector.bodies().len();
+    let tracing_here = crate::global_tracing::TracingThisThread::start();
+
+    let c = spawn_cards_with(crate::model_server::no_models()).await;
+    let token = token_for(&c.app, "alice").await;
+    let start = serde_json::json!({"agent": "Sales Assistant", "question": "Who is C-2001?"});
+    let (status, started) = bearer_post(&c.app, &token, "/api/runs/external", start).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{started}");
+    let run = started["run"].as_i64().unwrap();
+    let path = format!("/api/runs/{run}/tools/acme_ats__get_contact");
+    let (status, read) = bearer_post(&c.app, &token, &path, serde_json::json!({"id": "C-2001"})).await;
+    assert_eq!((status, read["kind"].as_str()), (reqwest::StatusCode::OK, Some("tool_call")), "{read}");
+    assert!(read["result"].as_str().unwrap().contains("Priya Raman"), "{read}");
+
+    let called = || {
+        decoded(&exported.collector.bodies_since(from))
+            .iter()
+            .any(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some(path.as_str()))
+    };
+    for _ in 0..150 {
+        if called() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(tracing_here);
+    tokio::task::spawn_blocking(|| exported.telemetry.flush()).await.expect("the flush");
+    let bodies = exported.collector.bodies_since(from);
+    let spans = decoded(&bodies);
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    let request = spans
+        .iter()
+        .find(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some(path.as_str()))
+        .unwrap_or_else(|| panic!("no request span for the tool call: {names:?}"));
+    let tools = named(&spans, "execute_tool acme_ats__get_contact");
+    assert_eq!(tools.len(), 1, "{names:?}");
+    let t = attrs(&tools[0].attributes);
+    assert_eq!(
+        (t["gen_ai.operation.name"].as_str(), t["gen_ai.tool.name"].as_str()),
+        ("execute_tool", "acme_ats__get_contact")
+    );
+    assert_eq!(t["gen_ai.tool.call.id"], "external-1");
+    assert_eq!(tools[0].trace_id, request.trace_id, "inside the request that made it");
+    for body in &bodies {
+        for text in ["Priya", "priya.raman", "C-2001", "Who is"] {
+            assert!(!has(body, text), "{text:?} was exported");
+        }
+    }
+}
+
 /// `engram serve` on a fresh SQLite file at a free port, with the environment given; the port.
 fn serve(dir: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Child, u16) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("an address").port();

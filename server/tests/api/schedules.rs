@@ -325,7 +325,7 @@ async fn a_private_agent_has_no_schedule_or_trigger_and_anothers_is_no_agent() {
 
 /// `engram agents …` as its arguments, against the test server's database: what it printed, or
 /// its exit code and sentence.
-async fn agents_cli(app: &TestApp, args: &str) -> Result<String, (u8, String)> {
+pub(crate) async fn agents_cli(app: &TestApp, args: &str) -> Result<String, (u8, String)> {
     use clap::Parser;
     use server::cli::{Cli, Command};
     // Quoted words stay one argument: `"Support Agent"`.

@@ -9,6 +9,7 @@
 //! The PostgreSQL cases need `ENGRAM_TEST_POSTGRES_URL`, a server where they may create and drop
 //! databases; `scripts/check` starts one and sets it.
 
+mod agent_tokens;
 mod agents;
 mod archive;
 mod backends;

@@ -141,6 +141,11 @@ impl Runs {
                 "A scheduled run's thread is read, not asked in; ask the agent on the Ask page".into(),
             ));
         }
+        if t.person.is_none() && runs.iter().any(super::reading::for_nobody) {
+            return Err(RunError::Invalid(
+                "An agent token's run is read here, not asked in; ask the agent on the Ask page".into(),
+            ));
+        }
         if runs.iter().any(|r| r.state == RunState::Running) {
             return Err(RunError::Invalid("Wait for the answer before asking again".into()));
         }

@@ -394,7 +394,7 @@ impl Answering {
         self.end(r, &end, carried).await
     }
 
-    async fn fail(
+    pub(super) async fn fail(
         &self,
         r: &Run,
         why: &str,
@@ -445,8 +445,7 @@ impl Answering {
         let mut ended = 0;
         for id in self.store.stale_runs(before).await? {
             let Some(r) = self.store.run(id).await? else { continue };
-            let carried =
-                Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode, cost: None };
+            let carried = Carried::of_run(&r);
             let why = match r.kind {
                 RunKind::External => "The run ended unfinished: its outside agent did not finish it within 15 minutes",
                 _ => "The run stopped before it answered: the server stopped under it",

@@ -1,5 +1,6 @@
 //! An external run: an outside agent (over MCP or the REST pair) uses one company agent's memory
-//! and gate, acting for the person whose API token it holds, as an unwatched ask would.
+//! and gate, acting for the person whose API token it holds, as an unwatched ask would, or, with
+//! an agent token, for nobody, as a schedule does.
 //!
 //! It is a run like any other, driven one call at a time instead of by a model here: starting it
 //! records the block as Engram's own run of that agent would get it (its Memory used step and
@@ -14,14 +15,30 @@
 //! never carries the lessons that are the person's alone (their own, their private agents'): only
 //! a signed-in session reads those, so a token's block holds only team, company and partner
 //! lessons.
+//!
+//! With an agent token the run acts for nobody: its block loads only the role's company core
+//! (no person's cards, lists or lessons), it reads only with the agent's company-key tools, and
+//! what it would do waits in the Inbox of the agent's owner. Only the token that started it takes
+//! it further.
 
-use super::prepare::{replay, replayed, Held};
+use super::prepare::{replay, replayed, Carried, Held};
 use super::*;
 use crate::quoting::{attribute, escape_data};
+use crate::runs::agent_tokens::{LiveAgentToken, OTHER_AGENT};
 use crate::runs::block::AGENT_SYSTEM;
 use crate::runs::model::ToolCall;
 use crate::runs::{NewRun, Run, RunState, MAX_TOOL_STEPS};
 use serde_json::Value;
+use tracing::Instrument;
+
+/// Who drives an external run from outside Engram.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outside {
+    /// An outside agent holding a person's API token: it acts for that person, unwatched.
+    Person(Person),
+    /// An outside agent holding an agent token: it acts for nobody, as a schedule does.
+    Token(LiveAgentToken),
+}
 
 /// The longest answer an outside agent may finish a run with.
 pub const EXTERNAL_ANSWER_MAX_CHARS: usize = 20_000;
@@ -80,41 +97,83 @@ pub struct ExternalCall {
 }
 
 impl Runs {
-    /// Starts an external run of `agent` for the asker and returns its block and tools. A run
-    /// whose block cannot be made ends failed, saying why, and the refusal is returned.
+    /// Starts an external run of `agent` for whoever drives it and returns its block and tools.
+    /// A run whose block cannot be made ends failed, saying why, and the refusal is returned.
     pub async fn start_external(
         &self,
-        asker: &Asker,
+        outside: &Outside,
         agent: AgentId,
         question: &str,
     ) -> Result<ExternalStart, RunError> {
         let question = super::asking::parse_question(question)?;
-        if asker.person.left_at.is_some() {
-            return Err(RunError::NotAllowed("Only current people can ask an agent".into()));
-        }
-        let agent = match self.agent(agent).await? {
-            a if a.visible_to(asker.person.id) => a,
-            _ => return Err(RunError::NotFound("There is no such agent".into())),
+        let (agent, person) = match outside {
+            Outside::Person(p) => {
+                if p.left_at.is_some() {
+                    return Err(RunError::NotAllowed("Only current people can ask an agent".into()));
+                }
+                match self.agent(agent).await? {
+                    a if a.visible_to(p.id) => (a, Some(p.id)),
+                    _ => return Err(RunError::NotFound("There is no such agent".into())),
+                }
+            }
+            Outside::Token(t) => (self.token_agent(t, agent).await?, None),
         };
         let now = self.now();
-        let author = crate::runs::Author::Person(asker.person.id);
+        let author = match person {
+            Some(p) => crate::runs::Author::Person(p),
+            None => crate::runs::Author::Agent(agent.id),
+        };
         let title = super::asking::title_of(&question);
-        let (thread, message) =
-            self.store.create_thread(agent.id, Some(asker.person.id), &title, &author, &question, now).await?;
+        let (thread, message) = self.store.create_thread(agent.id, person, &title, &author, &question, now).await?;
         let new = NewRun {
             thread: thread.id,
             message: message.id,
             agent: agent.id,
-            for_person: Some(asker.person.id),
+            for_person: person,
             kind: RunKind::External,
             // Nobody watches it in Engram: its answer is checked before it returns.
             unwatched: true,
             retry_of: None,
         };
         let run = self.store.create_run(&new, now).await?;
-        tracing::info!(run = %run.id, thread = %thread.id, agent = %agent.id, "external run started");
+        if let Outside::Token(t) = outside {
+            // Only the token that started the run takes it further; a run no token holds would
+            // take no call at all, so it ends here rather than wait.
+            if let Err(e) = self.store.bind_token_run(run.id, t.id).await {
+                let why = "Engram could not record which agent token started this run";
+                if let Err(f) = self.answering.fail(&run, why, None, &Carried::of_run(&run)).await {
+                    tracing::warn!(run = %run.id, error = %f, "an external run that could not start stays running");
+                }
+                return Err(e.into());
+            }
+        }
+        tracing::info!(run = %run.id, thread = %thread.id, agent = %agent.id, for_nobody = person.is_none(), "external run started");
         let (block, tools) = self.answering.open_external(&run).await?;
         Ok(ExternalStart { thread: thread.id, run: run.id, agent: agent.id, agent_name: agent.name, block, tools })
+    }
+
+    /// The agent an agent token's call names, by id or name, or leaves out: only the token's own.
+    pub async fn agent_for_token(&self, t: &LiveAgentToken, named: Option<&str>) -> Result<AgentId, RunError> {
+        let a = self.agent(t.agent).await?;
+        match named.map(str::trim).filter(|n| !n.is_empty()) {
+            None => Ok(a.id),
+            Some(n) if n == a.id.0.to_string() || n.eq_ignore_ascii_case(a.name.trim()) => Ok(a.id),
+            Some(_) => Err(RunError::NotAllowed(OTHER_AGENT.into())),
+        }
+    }
+
+    /// The agent a token drives: only its own, and only while it is a company agent.
+    async fn token_agent(&self, t: &LiveAgentToken, agent: AgentId) -> Result<crate::org::Agent, RunError> {
+        if t.agent != agent {
+            return Err(RunError::NotAllowed(OTHER_AGENT.into()));
+        }
+        let a = self.agent(agent).await?;
+        if a.private {
+            return Err(RunError::NotAllowed(
+                "This agent is now private: it works only for its owner, and its agent tokens no longer work".into(),
+            ));
+        }
+        Ok(a)
     }
 }
 
@@ -136,14 +195,21 @@ fn external_tools(held: Held) -> Vec<ExternalTool> {
 }
 
 impl Runs {
-    /// The tools an external run of `agent` for the person would hold, before one starts: an MCP
-    /// client lists them when it connects. Another person's private agent is no agent at all.
-    pub async fn external_tools(&self, person: &Person, agent: AgentId) -> Result<Vec<ExternalTool>, RunError> {
-        match self.agent(agent).await? {
-            a if a.visible_to(person.id) => {}
-            _ => return Err(RunError::NotFound("There is no such agent".into())),
-        }
-        let held = self.answering.held_by(agent, RunKind::External, Some(person)).await?;
+    /// The tools an external run of `agent` would hold, before one starts: an MCP client lists
+    /// them when it connects. Another person's private agent is no agent at all; a token's run
+    /// holds what a run for nobody holds, acting through the owner's Inbox.
+    pub async fn external_tools(&self, outside: &Outside, agent: AgentId) -> Result<Vec<ExternalTool>, RunError> {
+        let approver = match outside {
+            Outside::Person(p) => match self.agent(agent).await? {
+                a if a.visible_to(p.id) => Some(p.clone()),
+                _ => return Err(RunError::NotFound("There is no such agent".into())),
+            },
+            Outside::Token(t) => {
+                let a = self.token_agent(t, agent).await?;
+                self.store.person(a.owner).await?.filter(|o| o.left_at.is_none())
+            }
+        };
+        let held = self.answering.held_by(agent, RunKind::External, approver.as_ref()).await?;
         Ok(external_tools(held))
     }
 }
@@ -182,11 +248,19 @@ impl Answering {
         Ok((block, tools))
     }
 
-    /// The person's own external run, still open to calls.
-    async fn open_run(&self, person: &Person, run: RunId) -> Result<Run, RunError> {
+    /// The driver's own external run, still open to calls: the person's, or the one this very
+    /// token started (another token of the same agent is refused as if there were no run).
+    async fn open_run(&self, outside: &Outside, run: RunId) -> Result<Run, RunError> {
         let none = || RunError::NotFound("There is no such run".into());
         let r = self.store.run(run).await?.ok_or_else(none)?;
-        if r.kind != RunKind::External || r.for_person != Some(person.id) {
+        let theirs = r.kind == RunKind::External
+            && match outside {
+                Outside::Person(p) => r.for_person == Some(p.id),
+                Outside::Token(t) => {
+                    r.for_person.is_none() && r.agent == t.agent && self.store.token_of_run(r.id).await? == Some(t.id)
+                }
+            };
+        if !theirs {
             return Err(none());
         }
         if r.state != RunState::Running {
@@ -197,16 +271,16 @@ impl Answering {
         Ok(r)
     }
 
-    /// One tool call of the person's external run, through the same gate as a model's call, kept
+    /// One tool call of the driver's external run, through the same gate as a model's call, kept
     /// as a step. A tool the agent does not hold is refused and nothing is recorded.
     pub async fn external_call(
         &self,
-        person: &Person,
+        outside: &Outside,
         run: RunId,
         name: &str,
         arguments: Value,
     ) -> Result<ExternalCall, RunError> {
-        let r = self.open_run(person, run).await?;
+        let r = self.open_run(outside, run).await?;
         let arguments = match arguments {
             Value::Null => Value::Object(Default::default()),
             a @ Value::Object(_) => a,
@@ -225,6 +299,8 @@ impl Answering {
         }
         replay(&r, &mut p);
         let call = ToolCall { id: format!("external-{}", taken + 1), name: name.to_string(), arguments };
+        // Traced as a run's own tool call is: the tool's name and the call's id, never its arguments.
+        let traced = super::spans::tool_call(&call);
         let result = self
             .tool_call(
                 &r,
@@ -235,6 +311,7 @@ impl Answering {
                 &mut p.carried,
                 &mut p.provenance,
             )
+            .instrument(traced)
             .await?;
         let after = self.store.run(r.id).await?.ok_or_else(|| RunError::NotFound("There is no such run".into()))?;
         let step = after
@@ -246,10 +323,11 @@ impl Answering {
         Ok(ExternalCall { run: r.id, kind: step.kind.as_str().to_string(), line: step.line.clone(), result })
     }
 
-    /// Ends the person's external run with the outside agent's answer, and checks it before it
-    /// returns (nobody watches it): the run as its person reads it, with the check's lines.
-    pub async fn external_finish(&self, person: &Person, run: RunId, answer: &str) -> Result<RunView, RunError> {
-        let r = self.open_run(person, run).await?;
+    /// Ends the driver's external run with the outside agent's answer, and checks it before it
+    /// returns (nobody watches it): the run as its person reads it, with the check's lines. A run
+    /// for nobody carried no person's cards or lists, so it has nothing to check.
+    pub async fn external_finish(&self, outside: &Outside, run: RunId, answer: &str) -> Result<RunView, RunError> {
+        let r = self.open_run(outside, run).await?;
         let answer = answer.trim();
         if answer.is_empty() {
             return Err(RunError::Invalid("Write the answer first".into()));

@@ -12,7 +12,7 @@ mod reading;
 mod spans;
 
 pub use execute::WAITING_FOR_APPROVAL;
-pub use external::{ExternalBlock, ExternalCall, ExternalStart, ExternalTool, EXTERNAL_ANSWER_MAX_CHARS};
+pub use external::{ExternalBlock, ExternalCall, ExternalStart, ExternalTool, Outside, EXTERNAL_ANSWER_MAX_CHARS};
 pub use inbox::{Inbox, InboxView, INBOX_PAGE};
 pub use reading::Threads;
 

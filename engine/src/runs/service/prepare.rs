@@ -40,6 +40,11 @@ pub(super) struct Carried {
 }
 
 impl Carried {
+    /// What a run recorded it carried, when it ends without its block: its cost is not known.
+    pub fn of_run(r: &Run) -> Self {
+        Carried { label: r.data_label, sources: r.sources.clone(), review_mode: r.review_mode, cost: None }
+    }
+
     pub fn add(&mut self, label: DataLabel, source: &str, outside_text: bool) {
         self.label = self.label.max(label);
         if !self.sources.iter().any(|s| s == source) {
@@ -73,8 +78,9 @@ pub(super) struct Prepared {
     pub snapshots: Vec<BlockSnapshot>,
     pub provenance: Provenance,
     pub carried: Carried,
-    /// Whose Inbox what the run would do that acts waits in: its person's; for a scheduled run,
-    /// which acts for nobody, its agent's owner's (while they are current); else nobody's.
+    /// Whose Inbox what the run would do that acts waits in: its person's; for a scheduled run or
+    /// an agent token's external run, which act for nobody, its agent's owner's (while they are
+    /// current); else nobody's.
     pub approver: Option<Person>,
 }
 
@@ -173,7 +179,9 @@ impl Answering {
         };
         let approver = match (&person, r.kind) {
             (Some(p), _) => Some(p.clone()),
-            (None, RunKind::Schedule) => self.store.person(agent.owner).await?.filter(|o| o.left_at.is_none()),
+            (None, RunKind::Schedule | RunKind::External) => {
+                self.store.person(agent.owner).await?.filter(|o| o.left_at.is_none())
+            }
             (None, _) => None,
         };
         Ok(Prepared { agent, person, question, block, cards, snapshots, provenance, carried, approver })

@@ -59,9 +59,9 @@ impl Threads {
     pub(super) async fn readable_thread(&self, viewer: &Person, id: ThreadId) -> Result<Thread, RunError> {
         let none = || RunError::NotFound("There is no such thread".into());
         let t = self.store.thread(id).await?.ok_or_else(none)?;
-        // Only a thread for nobody may be a schedule's; its runs say whether it is.
-        let unasked = t.person.is_none()
-            && self.store.runs_of_thread(t.id).await?.iter().any(|r| r.kind == crate::runs::RunKind::Schedule);
+        // Only a thread for nobody may be a schedule's or an agent token's; its runs say whether
+        // it is.
+        let unasked = t.person.is_none() && self.store.runs_of_thread(t.id).await?.iter().any(for_nobody);
         if !self.may_read(viewer, t.person, t.agent, unasked).await? {
             return Err(none());
         }
@@ -71,7 +71,7 @@ impl Threads {
     pub(super) async fn readable_run(&self, viewer: &Person, id: RunId) -> Result<Run, RunError> {
         let none = || RunError::NotFound("There is no such run".into());
         let r = self.store.run(id).await?.ok_or_else(none)?;
-        let unasked = r.kind == crate::runs::RunKind::Schedule;
+        let unasked = for_nobody(&r);
         if !self.may_read(viewer, r.for_person, r.agent, unasked).await? {
             return Err(none());
         }
@@ -234,3 +234,9 @@ impl Threads {
 #[cfg(test)]
 #[path = "reading_tests.rs"]
 mod tests;
+
+/// A run that acts for nobody and is read like a scheduled run's, by the agent's owner, its team's
+/// lead and admins: a schedule's or a trigger's, or an external run an agent token started.
+pub(super) fn for_nobody(r: &crate::runs::Run) -> bool {
+    r.for_person.is_none() && matches!(r.kind, crate::runs::RunKind::Schedule | crate::runs::RunKind::External)
+}

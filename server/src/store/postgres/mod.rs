@@ -8,6 +8,7 @@
 //! - A count checked against a cap (calls per hour, per day) has no row to lock, so it takes a
 //!   transaction-scoped advisory lock (`pg_advisory_xact_lock`) on the ledger first: see `claim_call`.
 
+mod agent_tokens;
 mod agents;
 mod archive;
 mod backlog;

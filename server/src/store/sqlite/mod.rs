@@ -1,6 +1,7 @@
 //! The SQLite backend. Every read-then-write transaction begins IMMEDIATE so two writers never
 //! both read the same version and then both write.
 
+mod agent_tokens;
 mod agents;
 mod archive;
 mod backlog;
