@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which core a run loaded, as its ref names it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CoreRefScope {
     /// `{"company": "role:sales"}`
@@ -16,6 +17,7 @@ pub enum CoreRefScope {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CoreRef {
     pub scope: CoreRefScope,
     pub version: u32,
@@ -25,6 +27,7 @@ pub struct CoreRef {
 /// `{"core": {"scope": {"company": "role:sales"}, "version": 1}}`, `"slice"`,
 /// `{"card": "card:<id>"}`, and later `{"lesson": "<id>"}` and `{"snapshot": "<id>"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryRef {
     Core(CoreRef),

@@ -33,6 +33,7 @@ pub const QUESTION_MAX_CHARS: usize = 4_000;
 pub const MAX_TOOL_STEPS: u32 = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunKind {
     /// A person asked.

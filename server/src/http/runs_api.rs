@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use engine::runs::agent_tokens::{looks_like_agent_token, AGENT_TOKEN_REFUSED};
-use engine::runs::service::{Asker, Outside, RunView, Started};
+use engine::runs::service::{Asker, ExternalCall, ExternalStart, Outside, RunView, Started};
 use engine::runs::{RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -167,7 +167,7 @@ struct ExternalBody {
 
 #[utoipa::path(post, path = "/runs/external", tag = "external runs",
     request_body = ExternalBody,
-    responses((status = 201, description = "The external run: its id, the memory block and the tools it may call", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+    responses((status = 201, description = "The external run: its id, the memory block and the tools it may call", body = ExternalStart), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
 )]
 async fn start_external(
     State(s): State<AppState>,
@@ -203,7 +203,7 @@ async fn token_agent(
 #[utoipa::path(post, path = "/runs/{id}/tools/{name}", tag = "external runs",
     params(("id" = i64, Path, description = "The id"), ("name" = String, Path, description = "The tool's name")),
     request_body = serde_json::Value,
-    responses((status = 200, description = "What the tool read, or what the gate made of the act", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
+    responses((status = 200, description = "What the tool read, or what the gate made of the act", body = ExternalCall), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal), (status = 429, response = Refusal))
 )]
 async fn external_tool(
     State(s): State<AppState>,
@@ -222,7 +222,7 @@ struct Finish {
 #[utoipa::path(post, path = "/runs/{id}/finish", tag = "external runs",
     params(("id" = i64, Path, description = "The id")),
     request_body = Finish,
-    responses((status = 200, description = "The check's state and change lines; the run has ended", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
+    responses((status = 200, description = "The check's state and change lines; the run has ended", body = RunView), (status = 403, response = Refusal), (status = 404, response = Refusal), (status = 409, response = Refusal), (status = 422, response = Refusal))
 )]
 async fn external_finish(
     State(s): State<AppState>,
@@ -257,7 +257,7 @@ async fn thread(State(s): State<AppState>, Caller(p): Caller, Path(id): Path<i64
 
 #[utoipa::path(get, path = "/runs/{id}", tag = "runs",
     params(("id" = i64, Path, description = "The id")),
-    responses((status = 200, description = "The run, its steps and what it used", body = serde_json::Value), (status = 403, response = Refusal), (status = 404, response = Refusal))
+    responses((status = 200, description = "The run, its steps and what it used", body = RunView), (status = 403, response = Refusal), (status = 404, response = Refusal))
 )]
 async fn run(State(s): State<AppState>, Caller(p): Caller, Path(id): Path<i64>) -> Result<Response, ApiError> {
     Ok(Json(s.runs.threads.run(&p, RunId(id)).await?).into_response())

@@ -278,3 +278,66 @@ async fn answers_match_the_document() {
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     assert_matches(&doc, "get", "/api/threads/{id}", r).await;
 }
+
+/// An outside agent's whole run, with a person's token and with an agent token, answers as the
+/// document's schemas (derived from the engine's own types) say: the start, a read, a send the gate
+/// refuses, the finish and the run; and the agent tokens' own routes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn external_runs_answer_as_the_documents_schemas_say() {
+    let m = crate::send_email::spawn_mailing_with(crate::model_server::no_models()).await;
+    let app = &m.c.app;
+    let doc = document(app).await;
+    for schema in ["ExternalStart", "ExternalBlock", "ExternalTool", "ExternalCall", "RunView", "StepView", "MemoryRef"]
+    {
+        assert!(doc["components"]["schemas"][schema].is_object(), "{schema} is in the document");
+    }
+    let alice = token_for(app, "alice").await;
+    let ada = app.sign_in("ada").await;
+    let sales = app.store.outline().await.unwrap().agents.iter().find(|a| a.name == "Sales Assistant").unwrap().id.0;
+    let r = ada
+        .post(app.url(&format!("/api/agents/{sales}/tokens/make")))
+        .json(&json!({"name": "openapi"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let made = assert_matches(&doc, "post", "/api/agents/{id}/tokens/make", r).await;
+    let agent_token = made["secret"].as_str().unwrap().to_string();
+    let listed = assert_matches(
+        &doc,
+        "get",
+        "/api/agents/{id}/tokens",
+        ada.get(app.url(&format!("/api/agents/{sales}/tokens"))).send().await.unwrap(),
+    )
+    .await;
+    assert_eq!(listed["tokens"].as_array().unwrap().len(), 1);
+
+    for token in [alice.as_str(), agent_token.as_str()] {
+        let post = |path: String, b: Value| Client::new().post(app.url(&path)).bearer_auth(token).json(&b).send();
+        let start = json!({"agent": "Sales Assistant", "question": "Where is L-1001? Then email Priya Raman"});
+        let r = post("/api/runs/external".into(), start).await.unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        let started = assert_matches(&doc, "post", "/api/runs/external", r).await;
+        let run = started["run"].as_i64().unwrap();
+        let r = post(format!("/api/runs/{run}/tools/acme_ats__get_lead"), json!({"id": "L-1001"})).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(assert_matches(&doc, "post", "/api/runs/{id}/tools/{name}", r).await["kind"], "tool_call");
+        let send = json!({"to": "someone@else.example", "subject": "Hi", "body": "Hello"});
+        let r = post(format!("/api/runs/{run}/tools/engram__send_email"), send).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(assert_matches(&doc, "post", "/api/runs/{id}/tools/{name}", r).await["kind"], "refused");
+        let r = post(format!("/api/runs/{run}/finish"), json!({"answer": "L-1001 is at Proposal."})).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let done = assert_matches(&doc, "post", "/api/runs/{id}/finish", r).await;
+        assert_eq!(done["state"], "answered", "{done}");
+        // Alice reads her own run; Ada, the Sales Assistant's owner, the agent token's.
+        let reader = if token == alice { app.sign_in("alice").await } else { ada.clone() };
+        let r = reader.get(app.url(&format!("/api/runs/{run}"))).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(assert_matches(&doc, "get", "/api/runs/{id}", r).await["kind"], "external");
+    }
+    let id = listed["tokens"][0]["id"].as_i64().unwrap();
+    let r = ada.post(app.url(&format!("/api/agents/{sales}/tokens/{id}/revoke"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_matches(&doc, "post", "/api/agents/{id}/tokens/{token}/revoke", r).await;
+}

@@ -45,6 +45,7 @@ pub const EXTERNAL_ANSWER_MAX_CHARS: usize = 20_000;
 
 /// An external run as it starts: its block, quoted as data, and the tools it may call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExternalStart {
     pub thread: ThreadId,
     pub run: RunId,
@@ -56,6 +57,7 @@ pub struct ExternalStart {
 
 /// The block as the outside agent is given it: every stored text inside `<data>` quotes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExternalBlock {
     /// The cores and the memory part, quoted as data, never as instructions; empty when nothing
     /// loads.
@@ -73,11 +75,13 @@ pub struct ExternalBlock {
 
 /// A tool an external run may call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExternalTool {
     pub name: String,
     /// The source's own words, quoted as data.
     pub description: String,
     /// JSON Schema of the arguments.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub parameters: Value,
     /// A read changes nothing outside; a tool that acts waits for the person's approval.
     pub read_only: bool,
@@ -85,6 +89,7 @@ pub struct ExternalTool {
 
 /// What one tool call of an external run did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExternalCall {
     pub run: RunId,
     /// The step it recorded: "tool_call", "refused" or "waiting".

@@ -56,6 +56,7 @@ pub struct AgentChoice {
 
 /// A run as its reader sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunView {
     pub id: RunId,
     pub thread: ThreadId,
@@ -85,6 +86,7 @@ pub struct RunView {
 
 /// Where an answer's check stands, as the thread page shows it under the answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CheckView {
     /// "checking", "checked", "changed", "not_checked" or "not_needed".
     pub state: String,
@@ -96,6 +98,7 @@ pub struct CheckView {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StepView {
     pub n: u32,
     /// "memory_used", "tool_call", "answer", "failed"
