@@ -3,9 +3,9 @@
 //! demo, the API and `engram people import`), the real `engram` binary serves it as `engram demo`,
 //! and every signed-in page is driven open loop: requests sent on a fixed schedule (500 a second
 //! unless set), each whether or not earlier ones were answered, its latency counted from its
-//! scheduled time (so a server falling behind shows, with no coordinated omission). Then an ask:
-//! sequential asks through `POST /api/ask`, each timed to its answer. It prints p50, p99 and the
-//! bytes of each page at each size, side by side.
+//! scheduled time (so a server falling behind shows, with no coordinated omission). Before the pages,
+//! an ask: sequential asks through `POST /api/ask`, each timed to its answer. It prints p50, p99 and
+//! the bytes of each page at each size, side by side.
 //!
 //! Settings (environment):
 //! - `ENGRAM_BENCH_BACKEND`: `sqlite` (default) or `postgres`, whose databases are made on
@@ -13,10 +13,13 @@
 //! - `ENGRAM_BIN`: the binary (default `target/release/engram` under `CARGO_TARGET_DIR`);
 //! - `ENGRAM_BENCH_PEOPLE`: the sizes, default `0,10000,100000`;
 //! - `ENGRAM_BENCH_RATE` (default 500) and `ENGRAM_BENCH_SECONDS` (default 8) per page;
-//! - `ENGRAM_BENCH_ASKS`: asks timed per size (default 30).
+//! - `ENGRAM_BENCH_ASKS`: asks timed per size (default 30);
+//! - `ENGRAM_BENCH_ROUNDS` (default 3): every size is seeded and served at once, and each round
+//!   measures each page at every size in turn, so a size and its baseline meet the same noise; the
+//!   table gives the medians over the rounds, and each page's p99 over the demo's in the same round
+//!   (the median of the rounds' ratios).
 
 use sqlx::{Connection, Executor, PgConnection};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -317,13 +320,22 @@ async fn asks(client: &reqwest::Client, base: &str, n: u32) -> (Figure, Option<i
     (figure, thread)
 }
 
-async fn one_size(
-    backend: &str,
+/// One size made ready: its database seeded through the product, its server up and signed in, its
+/// asks timed and its pages found. Every size is made ready before any page is measured, so the
+/// sizes' pages are then measured in turn, each round, under the same noise.
+struct Ready {
     size: u32,
-    rate: u32,
-    seconds: u32,
-    ask_count: u32,
-) -> (String, Vec<(String, Figure)>) {
+    label: String,
+    client: reqwest::Client,
+    base: String,
+    ask: Figure,
+    pages: Vec<(String, String)>,
+    server: Server,
+    db: Database,
+    _dir: tempfile::TempDir,
+}
+
+async fn ready(backend: &str, size: u32, ask_count: u32) -> Ready {
     let bin = engram_bin();
     assert!(bin.exists(), "no engram binary at {} (build it: cargo build --release -p server)", bin.display());
     let dir = tempfile::tempdir().expect("a folder");
@@ -344,44 +356,41 @@ async fn one_size(
     let mut server = Server::start(&bin, &seed_dir, &db.url);
     server.ready().await;
     let client = signed_in(&server.base).await;
-    let mut figures = Vec::new();
     let (ask, thread) = asks(&client, &server.base, ask_count).await;
-    for (name, path) in pages(&client, &server.base, thread).await {
-        let url = format!("{}{path}", server.base);
-        // A second of the same load first, so the timed requests find warm connections and caches.
-        load(&client, &url, rate, 1).await;
-        let outcomes = load(&client, &url, rate, seconds).await;
-        let mut latencies: Vec<Duration> = outcomes.iter().map(|o| o.latency).collect();
-        latencies.sort();
-        let mut bytes: Vec<usize> = outcomes.iter().filter(|o| o.ok).map(|o| o.bytes).collect();
-        bytes.sort();
-        let figure = Figure {
-            p50: percentile(&latencies, 0.5),
-            p99: percentile(&latencies, 0.99),
-            bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
-            errors: outcomes.iter().filter(|o| !o.ok).count(),
-            requests: outcomes.len(),
-        };
-        eprintln!(
-            "pages: {size} people, {name} ({path}): p50 {} ms, p99 {} ms, {} bytes, {} errors of {}",
-            ms(figure.p50),
-            ms(figure.p99),
-            figure.bytes,
-            figure.errors,
-            figure.requests
-        );
-        figures.push((name, figure));
-    }
     eprintln!(
         "pages: {size} people, an ask (POST /api/ask to its answer, {ask_count} in turn): p50 {} ms, p99 {} ms, {} errors",
         ms(ask.p50),
         ms(ask.p99),
         ask.errors
     );
-    figures.push(("An ask (POST /api/ask, to its answer)".into(), ask));
-    drop(server);
-    db.drop().await;
-    (label, figures)
+    let pages = pages(&client, &server.base, thread).await;
+    let base = server.base.clone();
+    Ready { size, label, client, base, ask, pages, server, db, _dir: dir }
+}
+
+/// One page at one size: a second of the same load first, so the timed requests find warm
+/// connections and caches, then the timed seconds.
+async fn measure(r: &Ready, path: &str, rate: u32, seconds: u32) -> Figure {
+    let url = format!("{}{path}", r.base);
+    load(&r.client, &url, rate, 1).await;
+    let outcomes = load(&r.client, &url, rate, seconds).await;
+    let mut latencies: Vec<Duration> = outcomes.iter().map(|o| o.latency).collect();
+    latencies.sort();
+    let mut bytes: Vec<usize> = outcomes.iter().filter(|o| o.ok).map(|o| o.bytes).collect();
+    bytes.sort();
+    Figure {
+        p50: percentile(&latencies, 0.5),
+        p99: percentile(&latencies, 0.99),
+        bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
+        errors: outcomes.iter().filter(|o| !o.ok).count(),
+        requests: outcomes.len(),
+    }
+}
+
+fn median<T: Copy + PartialOrd>(values: &[T]) -> Option<T> {
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    v.get(v.len() / 2).copied()
 }
 
 fn main() {
@@ -395,37 +404,79 @@ fn main() {
     let rate = env_or("ENGRAM_BENCH_RATE", 500u32);
     let seconds = env_or("ENGRAM_BENCH_SECONDS", 8u32);
     let ask_count = env_or("ENGRAM_BENCH_ASKS", 30u32);
+    let rounds = env_or("ENGRAM_BENCH_ROUNDS", 3u32).max(1);
     let build = if cfg!(debug_assertions) { "debug" } else { "release" };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
-    let mut label = String::new();
-    let mut table: BTreeMap<usize, (String, Vec<Figure>)> = BTreeMap::new();
-    for &size in &sizes {
-        let (l, figures) = rt.block_on(one_size(&backend, size, rate, seconds, ask_count));
-        label = l;
-        for (i, (name, f)) in figures.into_iter().enumerate() {
-            table.entry(i).or_insert_with(|| (name, Vec::new())).1.push(f);
+    let readies: Vec<Ready> = sizes.iter().map(|&size| rt.block_on(ready(&backend, size, ask_count))).collect();
+    let label = readies[0].label.clone();
+    // The pages in the first size's order; a page one size lacks (no bot, say) is left out there.
+    let names: Vec<String> = readies[0].pages.iter().map(|(n, _)| n.clone()).collect();
+    // figures[page][size] holds one Figure a round.
+    let mut figures: Vec<Vec<Vec<Figure>>> = vec![vec![Vec::new(); readies.len()]; names.len()];
+    for round in 1..=rounds {
+        for (i, name) in names.iter().enumerate() {
+            for (j, r) in readies.iter().enumerate() {
+                let Some((_, path)) = r.pages.iter().find(|(n, _)| n == name) else { continue };
+                let f = rt.block_on(measure(r, path, rate, seconds));
+                eprintln!(
+                    "pages: round {round}, {} people, {name} ({path}): p50 {} ms, p99 {} ms, {} bytes, {} errors of {}",
+                    r.size,
+                    ms(f.p50),
+                    ms(f.p99),
+                    f.bytes,
+                    f.errors,
+                    f.requests
+                );
+                figures[i][j].push(f);
+            }
         }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "\nPages on {label}; driver built {build}; {rate} requests/s for {seconds} s a page, open loop; \
-         load average at the end: {}",
+        "\nPages on {label}; driver built {build}; {rate} requests/s for {seconds} s a page, open loop; {rounds} \
+         rounds, each page at every size in turn; medians over the rounds; load average at the end: {}",
         load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     let heads: Vec<String> =
         sizes.iter().map(|s| if *s == 0 { "demo".to_string() } else { format!("+{s} people") }).collect();
-    println!("\n| page | {} |", heads.iter().map(|h| format!("{h}: p50 / p99 ms, KB")).collect::<Vec<_>>().join(" | "));
-    println!("|---|{}", "---|".repeat(sizes.len()));
-    for (name, figures) in table.values() {
-        let cells: Vec<String> = figures
-            .iter()
-            .map(|f| {
-                let errors =
-                    if f.errors > 0 { format!(" ({} errors of {})", f.errors, f.requests) } else { String::new() };
-                let kb = if f.bytes > 0 { format!(", {:.1}", f.bytes as f64 / 1000.0) } else { String::new() };
-                format!("{} / {}{kb}{errors}", ms(f.p50), ms(f.p99))
-            })
-            .collect();
+    let ratio_heads: Vec<String> = heads.iter().skip(1).map(|h| format!("{h}: p99 ÷ demo's")).collect();
+    println!(
+        "\n| page | {} | {} |",
+        heads.iter().map(|h| format!("{h}: p50 / p99 ms, KB")).collect::<Vec<_>>().join(" | "),
+        ratio_heads.join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(sizes.len() * 2 - 1));
+    for (i, name) in names.iter().enumerate() {
+        let mut cells: Vec<String> = Vec::new();
+        for per_size in &figures[i] {
+            let p50 = median(&per_size.iter().map(|f| f.p50).collect::<Vec<_>>());
+            let p99 = median(&per_size.iter().map(|f| f.p99).collect::<Vec<_>>());
+            let bytes = median(&per_size.iter().map(|f| f.bytes).collect::<Vec<_>>()).unwrap_or(0);
+            let errors: usize = per_size.iter().map(|f| f.errors).sum();
+            let requests: usize = per_size.iter().map(|f| f.requests).sum();
+            cells.push(match (p50, p99) {
+                (Some(p50), Some(p99)) => {
+                    let errors = if errors > 0 { format!(" ({errors} errors of {requests})") } else { String::new() };
+                    format!("{} / {}, {:.1}{errors}", ms(p50), ms(p99), bytes as f64 / 1000.0)
+                }
+                _ => "n/a".into(),
+            });
+        }
+        // Each round's p99 at a size over the demo's in the same round, then the median of those.
+        for per_size in figures[i].iter().skip(1) {
+            let ratios: Vec<f64> = per_size
+                .iter()
+                .zip(&figures[i][0])
+                .map(|(big, demo)| big.p99.as_secs_f64() / demo.p99.as_secs_f64().max(1e-9))
+                .collect();
+            cells.push(median(&ratios).map(|r| format!("{r:.2}")).unwrap_or_else(|| "n/a".into()));
+        }
         println!("| {name} | {} |", cells.join(" | "));
+    }
+    let asks: Vec<String> = readies.iter().map(|r| format!("{} / {}", ms(r.ask.p50), ms(r.ask.p99))).collect();
+    println!("| An ask (POST /api/ask, to its answer; p50 / p99 ms) | {} |", asks.join(" | "));
+    for r in readies {
+        drop(r.server);
+        rt.block_on(r.db.drop());
     }
 }
