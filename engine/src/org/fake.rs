@@ -111,6 +111,21 @@ pub fn person(id: i64, name: &str, admin: bool, team: Option<i64>) -> Person {
     }
 }
 
+/// A hand-made agent for a test's directory, owned by `owner`.
+pub fn agent(id: i64, name: &str, owner: i64, private: bool) -> Agent {
+    Agent {
+        id: AgentId(id),
+        name: name.into(),
+        template: "hand-made".into(),
+        role: None,
+        owner: PersonId(owner),
+        team_copy: None,
+        description: String::new(),
+        copy_of: None,
+        private,
+    }
+}
+
 /// A role for a test's directory.
 pub fn role(id: i64, name: &str) -> Role {
     Role {

@@ -7,8 +7,7 @@ use super::store::AgentTokenStore;
 use super::{hash_agent_token, AgentToken, LiveAgentToken, AGENT_TOKEN_PREFIX, LIVE_TOKENS_PER_AGENT};
 use crate::clock::ManualClock;
 use crate::kernel::{Actor, AgentId, PersonId, StoreError};
-use crate::org::fake::{person, FakeOrg, WithOrg};
-use crate::org::Agent;
+use crate::org::fake::{agent, person, FakeOrg, WithOrg};
 use crate::runs::schedules::{NewSchedule, Schedule, ScheduleStore, Trigger, TriggerFire};
 use crate::runs::{RunError, RunId};
 use async_trait::async_trait;
@@ -133,20 +132,6 @@ impl ScheduleStore for Fake {
     }
 }
 
-fn agent(id: i64, owner: i64, private: bool) -> Agent {
-    Agent {
-        id: AgentId(id),
-        name: "Support Agent".into(),
-        template: "hand-made".into(),
-        role: None,
-        owner: PersonId(owner),
-        team_copy: None,
-        description: String::new(),
-        copy_of: None,
-        private,
-    }
-}
-
 /// Ada the admin (1), Olga the owner (2), Bob (3); the Support Agent (5, Olga's), Olga's private
 /// agent (6) and the Sales Agent (7, Olga's).
 fn setup() -> (Arc<Fake>, AgentTokens) {
@@ -155,7 +140,11 @@ fn setup() -> (Arc<Fake>, AgentTokens) {
         vec![],
         vec![],
     );
-    org.dir.lock().unwrap().agents = vec![agent(5, 2, false), agent(6, 2, true), agent(7, 2, false)];
+    org.dir.lock().unwrap().agents = vec![
+        agent(5, "Support Agent", 2, false),
+        agent(6, "Support Agent", 2, true),
+        agent(7, "Sales Agent", 2, false),
+    ];
     let fake = Arc::new(WithOrg { org, rows: Rows::default() });
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap()));
     (fake.clone(), AgentTokens::new(fake, clock))

@@ -7,8 +7,8 @@ use super::store::ScheduleStore;
 use super::{hash_trigger_secret, NewSchedule, Schedule, Trigger, TriggerFire, When, TRIGGER_PREFIX};
 use crate::clock::ManualClock;
 use crate::kernel::{Actor, AgentId, PersonId, StoreError};
-use crate::org::fake::{person, FakeOrg, WithOrg};
-use crate::org::{Agent, Company, TimeZoneName};
+use crate::org::fake::{agent, person, FakeOrg, WithOrg};
+use crate::org::{Company, TimeZoneName};
 use crate::runs::RunError;
 use async_trait::async_trait;
 use chrono::{DateTime, TimeZone, Utc};
@@ -89,20 +89,6 @@ impl ScheduleStore for Fake {
     }
 }
 
-fn agent(id: i64, owner: i64, private: bool) -> Agent {
-    Agent {
-        id: AgentId(id),
-        name: "Support Agent".into(),
-        template: "hand-made".into(),
-        role: None,
-        owner: PersonId(owner),
-        team_copy: None,
-        description: String::new(),
-        copy_of: None,
-        private,
-    }
-}
-
 /// Ada the admin (1), Olga the owner (2), Bob (3); the Support Agent (5, Olga's) and Olga's
 /// private agent (6); the company in Berlin; the clock at 10:00 Berlin on Tuesday 1 December 2026.
 fn setup() -> (Arc<Fake>, Schedules) {
@@ -111,7 +97,7 @@ fn setup() -> (Arc<Fake>, Schedules) {
         vec![],
         vec![],
     );
-    org.dir.lock().unwrap().agents = vec![agent(5, 2, false), agent(6, 2, true)];
+    org.dir.lock().unwrap().agents = vec![agent(5, "Support Agent", 2, false), agent(6, "Support Agent", 2, true)];
     *org.company.lock().unwrap() = Some(Company {
         name: "Acme".into(),
         time_zone: TimeZoneName::parse("Europe/Berlin").unwrap(),

@@ -2,7 +2,8 @@
 //! the clocks' changes.
 
 use super::*;
-use crate::org::{AgentId, PersonId};
+use crate::org::fake::agent;
+use crate::org::PersonId;
 use chrono::TimeZone;
 
 fn t(h: u32, m: u32) -> NaiveTime {
@@ -106,25 +107,11 @@ fn person(id: i64, admin: bool) -> Person {
     }
 }
 
-fn agent(owner: i64, private: bool) -> Agent {
-    Agent {
-        id: AgentId(5),
-        name: "Support Agent".into(),
-        template: "hand-made".into(),
-        role: None,
-        owner: PersonId(owner),
-        team_copy: None,
-        description: String::new(),
-        copy_of: None,
-        private,
-    }
-}
-
 #[test]
 fn only_the_owner_or_an_admin_manages_a_company_agents_schedule() {
-    assert!(may_manage(&person(1, false), &agent(1, false)).is_ok(), "the owner");
-    assert!(may_manage(&person(2, true), &agent(1, false)).is_ok(), "an admin");
-    match may_manage(&person(3, false), &agent(1, false)) {
+    assert!(may_manage(&person(1, false), &agent(5, "Support Agent", 1, false)).is_ok(), "the owner");
+    assert!(may_manage(&person(2, true), &agent(5, "Support Agent", 1, false)).is_ok(), "an admin");
+    match may_manage(&person(3, false), &agent(5, "Support Agent", 1, false)) {
         Err(RunError::NotAllowed(s)) => {
             assert_eq!(s, "Only the agent's owner or an admin can change when Support Agent runs unasked")
         }
@@ -132,11 +119,11 @@ fn only_the_owner_or_an_admin_manages_a_company_agents_schedule() {
     }
     // A private agent acts for its owner only: it never runs for nobody.
     assert_eq!(
-        invalid(may_manage(&person(1, false), &agent(1, true))),
+        invalid(may_manage(&person(1, false), &agent(5, "Support Agent", 1, true))),
         "A private agent has no schedule or trigger: it works only when you ask it"
     );
     // To anyone else, admins too, another's private agent is no agent.
-    assert!(matches!(may_manage(&person(2, true), &agent(1, true)), Err(RunError::NotFound(_))));
+    assert!(matches!(may_manage(&person(2, true), &agent(5, "Support Agent", 1, true)), Err(RunError::NotFound(_))));
 }
 
 #[test]
