@@ -439,7 +439,7 @@ fn main() {
     );
     let heads: Vec<String> =
         sizes.iter().map(|s| if *s == 0 { "demo".to_string() } else { format!("+{s} people") }).collect();
-    let ratio_heads: Vec<String> = heads.iter().skip(1).map(|h| format!("{h}: p99 ÷ demo's")).collect();
+    let ratio_heads: Vec<String> = heads[1..].iter().map(|h| format!("{h}: p99 ÷ demo's")).collect();
     println!(
         "\n| page | {} | {} |",
         heads.iter().map(|h| format!("{h}: p50 / p99 ms, KB")).collect::<Vec<_>>().join(" | "),
@@ -463,7 +463,7 @@ fn main() {
             });
         }
         // Each round's p99 at a size over the demo's in the same round, then the median of those.
-        for per_size in figures[i].iter().skip(1) {
+        for per_size in &figures[i][1..] {
             let ratios: Vec<f64> = per_size
                 .iter()
                 .zip(&figures[i][0])

@@ -184,6 +184,27 @@ pub(crate) fn texts(r: &CallToolResult) -> Vec<String> {
     r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
 }
 
+/// The run's first calls over one MCP session: the block; a send of Priya's address before it was
+/// read, refused with `refusal`; the read of her contact; the same send again, now waiting in an
+/// Inbox. Returns the run's id.
+pub(crate) async fn block_refused_read_waiting(s: &Session, refusal: &str) -> i64 {
+    let started = call(s, "memory_block", json!({"question": QUESTION})).await.unwrap();
+    assert_eq!(started.is_error, Some(false));
+    let started: Value = serde_json::from_str(&texts(&started)[1]).unwrap();
+    let run = started["run"].as_i64().unwrap();
+    let in_run = |mut args: Value| {
+        args["engram_run"] = json!(run);
+        args
+    };
+    let r = call(s, "engram__send_email", in_run(quote_email())).await.unwrap();
+    assert_eq!((r.is_error, texts(&r)[0].as_str()), (Some(true), refusal));
+    let r = call(s, "acme_ats__get_contact", in_run(json!({"id": "C-2001"}))).await.unwrap();
+    assert!(texts(&r)[0].contains(PRIYA), "{r:?}");
+    let r = call(s, "engram__send_email", in_run(quote_email())).await.unwrap();
+    assert_eq!((r.is_error, texts(&r)[0].as_str()), (Some(false), WAITING_FOR_APPROVAL));
+    run
+}
+
 /// The MCP error a call raised: its message and its code.
 pub(crate) fn refused(r: Result<CallToolResult, ServiceError>) -> (String, Value) {
     match r {
@@ -209,20 +230,11 @@ async fn the_rust_sdk_takes_a_whole_external_run_and_a_token_beyond_its_rights_i
     let hints = get_contact.annotations.clone().unwrap();
     assert_eq!((hints.read_only_hint, hints.open_world_hint), (Some(true), Some(true)));
 
-    let started = call(&s, "memory_block", json!({"question": QUESTION})).await.unwrap();
-    assert_eq!(started.is_error, Some(false));
-    let started: Value = serde_json::from_str(&texts(&started)[1]).unwrap();
-    let run = started["run"].as_i64().unwrap();
+    let run = block_refused_read_waiting(&s, REFUSED).await;
     let in_run = |mut args: Value| {
         args["engram_run"] = json!(run);
         args
     };
-    let r = call(&s, "engram__send_email", in_run(quote_email())).await.unwrap();
-    assert_eq!((r.is_error, texts(&r)[0].as_str()), (Some(true), REFUSED));
-    let r = call(&s, "acme_ats__get_contact", in_run(json!({"id": "C-2001"}))).await.unwrap();
-    assert!(texts(&r)[0].contains(PRIYA), "{r:?}");
-    let r = call(&s, "engram__send_email", in_run(quote_email())).await.unwrap();
-    assert_eq!((r.is_error, texts(&r)[0].as_str()), (Some(false), WAITING_FOR_APPROVAL));
     assert_eq!(sent(&m.outbox).await, Vec::<Value>::new(), "nothing is sent before she approves");
     alice_approves(app).await;
     assert_eq!(sent(&m.outbox).await.len(), 1, "sent once approved");

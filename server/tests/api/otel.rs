@@ -121,6 +121,21 @@ fn has(haystack: &[u8], needle: &str) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
+/// Waits (up to 15 s) until the collector has received, after body `from`, the span of a request to
+/// `path`: a request's span ends after its answer has gone out, and a batch goes out every five
+/// seconds, so everything inside it has ended too.
+async fn request_exported(collector: &Collector, from: usize, path: &str) {
+    for _ in 0..150 {
+        let sent = decoded(&collector.bodies_since(from))
+            .iter()
+            .any(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some(path));
+        if sent {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// An exporter to `collector`, set up as `engram` sets it up, from the variables given.
 pub(crate) fn exporter_to(collector: &Collector) -> Telemetry {
     let base = collector.base.clone();
@@ -185,17 +200,7 @@ async fn an_ask_exports_its_spans_with_ids_and_counts_and_never_stored_text() {
 
     // The ask's request span ends after its answer has gone out: wait until the exporter has sent
     // it (a batch goes out every five seconds), so that everything inside it has ended too.
-    let asked_sent = || {
-        decoded(&exported.collector.bodies_since(from))
-            .iter()
-            .any(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some("/api/ask"))
-    };
-    for _ in 0..150 {
-        if asked_sent() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    request_exported(&exported.collector, from, "/api/ask").await;
     drop(tracing_here);
     tokio::task::spawn_blocking(|| exported.telemetry.flush()).await.expect("the flush");
     let bodies = exported.collector.bodies_since(from);
@@ -312,17 +317,7 @@ async fn an_external_runs_tool_call_exports_its_span_and_never_what_it_read() {
     assert_eq!((status, read["kind"].as_str()), (reqwest::StatusCode::OK, Some("tool_call")), "{read}");
     assert!(read["result"].as_str().unwrap().contains("Priya Raman"), "{read}");
 
-    let called = || {
-        decoded(&exported.collector.bodies_since(from))
-            .iter()
-            .any(|s| s.name == "request" && attrs(&s.attributes).get("path").map(String::as_str) == Some(path.as_str()))
-    };
-    for _ in 0..150 {
-        if called() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    request_exported(&exported.collector, from, &path).await;
     drop(tracing_here);
     tokio::task::spawn_blocking(|| exported.telemetry.flush()).await.expect("the flush");
     let bodies = exported.collector.bodies_since(from);
