@@ -19,6 +19,12 @@ pub const SIGNED_IN_AT_KEY: &str = "signed_in_at";
 pub const GENERATION_KEY: &str = "session_generation";
 /// However active a session is, it ends a week after sign-in.
 pub const ABSOLUTE_TIMEOUT_SECS: i64 = 7 * 24 * 3600;
+/// When the session's idle expiry was last moved on (seconds since the epoch).
+pub const EXTENDED_AT_KEY: &str = "extended_at";
+/// A session's idle expiry (8 hours) is moved on, which writes the session, at most this often, so
+/// a page view writes nothing: each had written its session row before, 500 writes a second at 500
+/// page views. A session idle for its limit less these 5 minutes may end.
+pub const EXTEND_EVERY_SECS: i64 = 5 * 60;
 pub const NOT_SIGNED_IN: &str = "Sign in to continue";
 
 pub fn cores() -> Result<CoreService, ServerFnError> {
@@ -90,8 +96,27 @@ pub async fn session() -> Result<Session, ServerFnError> {
     leptos_axum::extract::<Session>().await.map_err(|e| internal(format!("no session layer: {e}")))
 }
 
-/// The person a session belongs to, ending the session past its absolute timeout.
+/// Who the page guard found signed in, kept in the request for the rest of it: the page's own
+/// reads (the top bar, its notice, each of its server functions) then take the guard's answer
+/// instead of reading the person again, which a page did four times.
+#[derive(Debug, Clone)]
+pub struct SignedIn(pub Person);
+
+/// The person a session belongs to, ending the session past its absolute timeout. Within a page's
+/// request, the guard's answer ([`SignedIn`]), decided at the start of the same request.
 pub async fn person_in_session(session: &Session, auth: &AuthService) -> Result<Option<Person>, String> {
+    if let Some(SignedIn(person)) =
+        use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<SignedIn>().cloned())
+    {
+        return Ok(Some(person));
+    }
+    check_session(session, auth).await
+}
+
+/// The person a session belongs to, read from the store and checked: the session ends past its
+/// absolute timeout, and for someone who left or whose sessions were ended since. What the page
+/// guard asks, once a request.
+pub async fn check_session(session: &Session, auth: &AuthService) -> Result<Option<Person>, String> {
     let id: Option<i64> = session.get(PERSON_KEY).await.map_err(|e| e.to_string())?;
     let at: Option<i64> = session.get(SIGNED_IN_AT_KEY).await.map_err(|e| e.to_string())?;
     let Some(id) = id else { return Ok(None) };
@@ -108,7 +133,15 @@ pub async fn person_in_session(session: &Session, auth: &AuthService) -> Result<
             session.flush().await.map_err(|e| e.to_string())?;
             Ok(None)
         }
-        found => Ok(found.map(|(p, _)| p)),
+        Some((p, _)) => {
+            let now = auth.now().timestamp();
+            let extended: Option<i64> = session.get(EXTENDED_AT_KEY).await.map_err(|e| e.to_string())?;
+            if extended.is_none_or(|at| now - at >= EXTEND_EVERY_SECS || at > now) {
+                session.insert(EXTENDED_AT_KEY, now).await.map_err(|e| e.to_string())?;
+            }
+            Ok(Some(p))
+        }
+        None => Ok(None),
     }
 }
 
@@ -122,6 +155,7 @@ pub async fn begin_session(session: &Session, auth: &AuthService, person: &Perso
         None => return Err(format!("person {} is gone", person.id)),
     };
     session.insert(GENERATION_KEY, generation).await.map_err(|e| e.to_string())?;
+    session.insert(EXTENDED_AT_KEY, auth.now().timestamp()).await.map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -147,10 +181,14 @@ pub async fn set_flash<T: Serialize>(key: &str, value: &T) -> Result<(), ServerF
     session.insert(key, value).await.map_err(internal)
 }
 
-/// Reads a flash once: a reload of the page no longer shows it.
+/// Reads a flash once: a reload of the page no longer shows it. Only a flash that is there is
+/// removed: a removal writes the session, and most pages have none to take.
 pub async fn take_flash<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ServerFnError> {
-    if let Some(value) = session().await?.remove(key).await.map_err(internal)? {
-        return Ok(Some(value));
+    let session = session().await?;
+    if session.get_value(key).await.map_err(internal)?.is_some() {
+        if let Some(value) = session.remove(key).await.map_err(internal)? {
+            return Ok(Some(value));
+        }
     }
     Ok(crate::flash_cookie::take(key).and_then(|v| serde_json::from_value(v).ok()))
 }

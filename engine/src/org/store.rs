@@ -42,6 +42,16 @@ pub trait OrgListing: Send + Sync {
     /// main team's name): a page then lists only those considered. Reads at most that many and
     /// one more of each way.
     async fn search_overflows(&self, search: &PrefixSearch) -> Result<bool, StoreError>;
+    /// A page of a search and whether it overflows: what `people_page` and `search_overflows`
+    /// answer, which a store may read at once (the SQL stores do, in one statement).
+    async fn search_page(
+        &self,
+        search: &PrefixSearch,
+        offset: u32,
+        limit: u32,
+    ) -> Result<(Vec<Person>, bool), StoreError> {
+        Ok((self.people_page(Some(search), offset, limit).await?, self.search_overflows(search).await?))
+    }
     /// Current people whose name or email starts with the search, by name, at most `limit`: what a
     /// person picker offers as someone types. Of each way, only the first `search.considers`
     /// current people are considered, as for a page.

@@ -17,7 +17,9 @@
 //! - `ENGRAM_BENCH_ROUNDS` (default 3): every size is seeded and served at once, and each round
 //!   measures each page at every size in turn, so a size and its baseline meet the same noise; the
 //!   table gives the medians over the rounds, and each page's p99 over the demo's in the same round
-//!   (the median of the rounds' ratios).
+//!   (the median of the rounds' ratios);
+//! - `ENGRAM_BENCH_PAGES`: only the pages whose names contain one of these comma-separated words
+//!   (ignoring case), to study a few; every page unless set.
 
 use sqlx::{Connection, Executor, PgConnection};
 use std::path::{Path, PathBuf};
@@ -410,7 +412,18 @@ fn main() {
     let readies: Vec<Ready> = sizes.iter().map(|&size| rt.block_on(ready(&backend, size, ask_count))).collect();
     let label = readies[0].label.clone();
     // The pages in the first size's order; a page one size lacks (no bot, say) is left out there.
-    let names: Vec<String> = readies[0].pages.iter().map(|(n, _)| n.clone()).collect();
+    let wanted: Vec<String> = std::env::var("ENGRAM_BENCH_PAGES")
+        .unwrap_or_default()
+        .split(',')
+        .map(|w| w.trim().to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let names: Vec<String> = readies[0]
+        .pages
+        .iter()
+        .map(|(n, _)| n.clone())
+        .filter(|n| wanted.is_empty() || wanted.iter().any(|w| n.to_lowercase().contains(w)))
+        .collect();
     // figures[page][size] holds one Figure a round.
     let mut figures: Vec<Vec<Vec<Figure>>> = vec![vec![Vec::new(); readies.len()]; names.len()];
     for round in 1..=rounds {

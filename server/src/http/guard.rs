@@ -60,14 +60,18 @@ pub fn encode_component(s: &str) -> String {
 pub async fn pages_need_sign_in(
     State(state): State<AppState>,
     session: Session,
-    req: Request<Body>,
+    mut req: Request<Body>,
     next: Next,
 ) -> Response {
     if req.method() != Method::GET || !is_page(req.uri().path()) {
         return next.run(req).await;
     }
-    match app::ssr::person_in_session(&session, &state.auth).await {
-        Ok(Some(_)) => next.run(req).await,
+    match app::ssr::check_session(&session, &state.auth).await {
+        Ok(Some(person)) => {
+            // The page's reads take this answer rather than reading the person again.
+            req.extensions_mut().insert(app::ssr::SignedIn(person));
+            next.run(req).await
+        }
         Ok(None) => {
             let here = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
             Redirect::to(&format!("/signin?next={}", encode_component(here))).into_response()

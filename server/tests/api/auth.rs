@@ -486,6 +486,73 @@ async fn session_rows(app: &TestApp) -> i64 {
     }
 }
 
+/// Each stored session as (id, data, expiry), read behind the server's back.
+async fn sessions_stored(app: &TestApp) -> Vec<(String, String)> {
+    use sqlx::{Connection, Row};
+    let rows = if app.database_url.starts_with("sqlite:") {
+        let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
+        sqlx::query("SELECT id, hex(data) || ' ' || expiry_date FROM tower_sessions ORDER BY id")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get::<String, _>(0), r.get::<String, _>(1)))
+            .collect()
+    } else {
+        let mut conn = sqlx::PgConnection::connect(&app.database_url).await.unwrap();
+        sqlx::query(
+            "SELECT id, encode(data, 'hex') || ' ' || expiry_date::text FROM tower_sessions.session ORDER BY id",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get::<String, _>(0), r.get::<String, _>(1)))
+        .collect()
+    };
+    rows
+}
+
+/// A page view writes nothing: neither taking a flash that is not there nor being signed in writes
+/// the session. Its idle expiry moves on at most every five minutes of use, and a flash that is
+/// there is still taken once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_view_writes_no_session_and_use_extends_it_every_five_minutes() {
+    let app = spawn_app().await;
+    let c = app.sign_in("ada").await;
+    let signed_in = sessions_stored(&app).await;
+    assert_eq!(signed_in.len(), 1);
+    for path in ["/", "/ask", "/company/people", "/company/teams", "/company/roles", "/profile/memory", "/inbox"] {
+        let (status, _) = app.page(&c, path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+    }
+    assert_eq!(app.get_json(&c, "/api/me").await.0, StatusCode::OK);
+    assert_eq!(sessions_stored(&app).await, signed_in, "a page view wrote the session");
+    app.clock.advance(chrono::Duration::minutes(4));
+    app.page(&c, "/ask").await;
+    assert_eq!(sessions_stored(&app).await, signed_in, "four minutes on, the session was written");
+    // Five minutes after it was last moved on, use moves it on, once.
+    app.clock.advance(chrono::Duration::minutes(1));
+    app.page(&c, "/ask").await;
+    let extended = sessions_stored(&app).await;
+    assert_eq!(extended.len(), 1);
+    assert_eq!(extended[0].0, signed_in[0].0, "the same session");
+    assert_ne!(extended[0].1, signed_in[0].1, "five minutes of use moved the session's expiry on");
+    app.page(&c, "/company/people").await;
+    assert_eq!(sessions_stored(&app).await, extended);
+    // A flash is still shown once, and taking it writes the session: a refused team name is kept
+    // for the page after the redirect.
+    let long = "Night Desk ".repeat(8);
+    let r = app.form_post(&c, "/fn/create_team", &[("name", &long), ("role", "")]).await;
+    assert_eq!(r.headers()["location"], "/company/teams");
+    let kept = sessions_stored(&app).await;
+    let (_, html) = app.page(&c, "/company/teams").await;
+    assert!(html.contains("can be at most 80 characters") && html.contains(&long), "the typed name, once");
+    assert_ne!(sessions_stored(&app).await, kept, "the flash was taken from the session");
+    let (_, html) = app.page(&c, "/company/teams").await;
+    assert!(!html.contains(&long), "and not shown again");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cookieless_request_never_stores_a_session() {
     let app = spawn_app().await;

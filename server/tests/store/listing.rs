@@ -3,12 +3,13 @@
 //! whole name, a team's members a page at a time, and the counts by team the triggers keep as people
 //! are added, imported, moved and leave.
 
-use crate::backends::{actor, new_person, on_both, org, Db};
+use crate::backends::{actor, exec, new_person, on_both, on_both_stores, org, Db};
 use chrono::Duration;
 use engine::org::import::{ImportedPerson, PeopleImport};
 use engine::org::listing::{PrefixSearch, TeamSize};
 use engine::org::{Person, PersonId, TeamId};
 use engine::store::NewPerson;
+use server::store::AnyStore;
 
 on_both! {
     outline_holds_teams_roles_and_company_agents_but_no_people:
@@ -27,6 +28,12 @@ on_both! {
     counts_by_team_follow_every_way_people_come_move_and_go:
         sqlite_counts_by_team_follow_every_way_people_come_move_and_go,
         postgres_counts_by_team_follow_every_way_people_come_move_and_go;
+}
+
+on_both_stores! {
+    people_added_or_removed_together_count_each_team_once:
+        sqlite_people_added_or_removed_together_count_each_team_once,
+        postgres_people_added_or_removed_together_count_each_team_once;
 }
 
 fn names(people: &[Person]) -> Vec<&str> {
@@ -128,6 +135,17 @@ async fn a_search_considers_a_bounded_number_of_each_way(db: Db) {
     assert_eq!(names(&db.people_page(Some(&names_only), 0, 50).await.unwrap()), ["Kai Abe", "kai Bo"]);
     assert!(db.search_overflows(&names_only).await.unwrap());
     assert!(!db.search_overflows(&PrefixSearch { considers: 3, ..search("kai ") }).await.unwrap());
+    // A page of a search and whether it overflows, read at once, say what the two reads say, on
+    // a page past the end and on a search that matches nobody too.
+    for (s, offset, limit) in
+        [(&two, 0, 50), (&two, 2, 2), (&two, 6, 5), (&three, 0, 50), (&three, 4, 3), (&names_only, 0, 1)]
+    {
+        let apart = (db.people_page(Some(s), offset, limit).await.unwrap(), db.search_overflows(s).await.unwrap());
+        assert_eq!(db.search_page(s, offset, limit).await.unwrap(), apart, "{s:?} from {offset}, {limit}");
+    }
+    let (page, over) = db.search_page(&two, 6, 5).await.unwrap();
+    assert!(page.is_empty() && over, "past the end, still over");
+    assert_eq!(db.search_page(&search("nobody"), 0, 50).await.unwrap(), (Vec::new(), false));
     // Someone who left still counts on a page; a picker considers current people only, so the
     // next one by name takes the place, and it never matches by team.
     db.mark_left(abe.id, actor(Some(o.admin.id), 2)).await.unwrap();
@@ -183,13 +201,6 @@ async fn counts_by_team_follow_every_way_people_come_move_and_go(db: Db) {
     db.mark_left(o.alice.id, actor(Some(o.admin.id), 4)).await.unwrap();
     assert_eq!(sizes(&db).await, [size(None, 1), size(Some(team), 1)]);
     // Imported, in one transaction.
-    let imported = |n: usize, team: TeamId| ImportedPerson {
-        name: format!("Imported {n}"),
-        email: format!("imported{n}@acme.test"),
-        main_team: team,
-        role_override: None,
-        invite_hash: format!("invite-{n}"),
-    };
     let import = PeopleImport {
         people: (0..30).map(|n| imported(n, if n % 3 == 0 { night.id } else { team })).collect(),
         password_hash: "no-password-matches".into(),
@@ -199,6 +210,49 @@ async fn counts_by_team_follow_every_way_people_come_move_and_go(db: Db) {
     db.import_people(&import, actor(Some(o.admin.id), 5)).await.unwrap();
     assert_eq!(sizes(&db).await, [size(None, 1), size(Some(team), 21), size(Some(night.id), 10)]);
     // What the counts say is what counting everyone says.
+    let dir = db.directory().await.unwrap();
+    for s in sizes(&db).await {
+        let counted = dir.people.iter().filter(|p| p.left_at.is_none() && p.main_team == s.team).count();
+        assert_eq!(counted, s.people as usize, "{s:?}");
+    }
+}
+
+fn imported(n: usize, team: TeamId) -> ImportedPerson {
+    ImportedPerson {
+        name: format!("Imported {n}"),
+        email: format!("imported{n}@acme.test"),
+        main_team: team,
+        role_override: None,
+        invite_hash: format!("invite-{n}"),
+    }
+}
+
+/// An import of thousands updates each team's count once, not once a person: on PostgreSQL every
+/// update in one transaction leaves a dead row version behind, and 100,000 imported people once
+/// left the 44 counts in 540 pages that every People, Teams and Roles page then read.
+async fn people_added_or_removed_together_count_each_team_once(store: AnyStore) {
+    let db = store.shared();
+    let o = org(&db).await; // Ada has no team; Alice and Bob are in Deals
+    let size = |team: Option<TeamId>, people: u32| TeamSize { team, people };
+    let night = db.add_team("Night Desk", None, actor(None, 1)).await.unwrap();
+    let import = PeopleImport {
+        people: (0..3000).map(|n| imported(n, if n % 3 == 0 { night.id } else { o.team.id })).collect(),
+        password_hash: "no-password-matches".into(),
+        invite_expires_at: chrono::Utc::now() + Duration::days(7),
+        audit_detail: "added 3000 people".into(),
+    };
+    db.import_people(&import, actor(Some(o.admin.id), 2)).await.unwrap();
+    assert_eq!(sizes(&db).await, [size(None, 1), size(Some(o.team.id), 2002), size(Some(night.id), 1000)]);
+    if let AnyStore::Postgres(s) = &store {
+        let bytes: i64 = sqlx::query_scalar("SELECT pg_relation_size('team_sizes')").fetch_one(s.pool()).await.unwrap();
+        assert!(bytes <= 2 * 8192, "three counts take {bytes} bytes: a version a person imported");
+    }
+    // Removed in one statement (the store never removes a person; a statement the triggers see).
+    exec(&store, "DELETE FROM invites WHERE person_id IN (SELECT id FROM people WHERE email LIKE ?)", &["imported1%"])
+        .await;
+    exec(&store, "DELETE FROM people WHERE email LIKE ?", &["imported1%"]).await;
+    // imported1, imported10..19, imported100..199, imported1000..1999: 1,111 people, 369 of them Night Desk's.
+    assert_eq!(sizes(&db).await, [size(None, 1), size(Some(o.team.id), 2002 - 742), size(Some(night.id), 1000 - 369)]);
     let dir = db.directory().await.unwrap();
     for s in sizes(&db).await {
         let counted = dir.people.iter().filter(|p| p.left_at.is_none() && p.main_team == s.team).count();

@@ -49,14 +49,13 @@ async fn listing<S: OrgStore + ?Sized>(
     let page = page.max(1);
     let prefix = PrefixSearch::parse(search);
     // One more than a page says whether there is a next one, without counting the rest.
-    let mut people =
-        store.people_page(prefix.as_ref(), offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1).await?;
+    let (offset, limit) = (offset_of(page, PEOPLE_PAGE_SIZE), PEOPLE_PAGE_SIZE + 1);
+    let (mut people, overflowed) = match &prefix {
+        Some(prefix) => store.search_page(prefix, offset, limit).await?,
+        None => (store.people_page(None, offset, limit).await?, false),
+    };
     let has_next = people.len() > PEOPLE_PAGE_SIZE as usize;
     people.truncate(PEOPLE_PAGE_SIZE as usize);
-    let overflowed = match &prefix {
-        Some(prefix) => store.search_overflows(prefix).await?,
-        None => false,
-    };
     let outline = store.outline().await?;
     let counted = store.team_sizes().await?;
     let current = counted.iter().map(|s| s.people).sum();
