@@ -45,14 +45,22 @@ fn Roles(data: RolesPageData) -> impl IntoView {
         </section>
         <section>
             <h2>"Teams"</h2>
-            <TeamList teams=overview.teams roles is_admin back=ROLES/>
+            <TeamList teams=overview.teams roles is_admin back=ROLES set_role=true/>
         </section>
     }
 }
 
-/// Teams with their role, lead and team core; admins set the role here.
+/// Teams with their role, lead and team core; on Roles, admins set each team's role here. Teams
+/// lists every team, so it leaves the form to each team's page: a form a team was most of the
+/// Teams page at 40 teams (a kilobyte a team).
 #[component]
-pub fn TeamList(teams: Vec<TeamCoreSummary>, roles: Vec<Role>, is_admin: bool, back: &'static str) -> impl IntoView {
+pub fn TeamList(
+    teams: Vec<TeamCoreSummary>,
+    roles: Vec<Role>,
+    is_admin: bool,
+    back: &'static str,
+    set_role: bool,
+) -> impl IntoView {
     view! {
         <div class="teams">
             {teams.into_iter().map(|t| {
@@ -66,7 +74,7 @@ pub fn TeamList(teams: Vec<TeamCoreSummary>, roles: Vec<Role>, is_admin: bool, b
                            {format!(" · {} {}", engine::tokens::format_count(t.members), if t.members == 1 { "member" } else { "members" })}</p>
                         <p>{format!("Team core: {}", core_status("team core", t.version, t.tokens, t.limit))}</p>
                         {t.notice.clone().map(|n| view! { <p class="notice warn">{n}</p> })}
-                        {is_admin.then(|| view! {
+                        {(is_admin && set_role).then(|| view! {
                             <form method="post" action=SetTeamRole::url() class="inline">
                                 <input type="hidden" name="team" value=t.team.id.to_string()/>
                                 <input type="hidden" name="back" value=back/>

@@ -21,7 +21,7 @@ pub fn TeamsPage() -> impl IntoView {
             view! {
                 <NoticeLine notice=d.notice/>
                 {is_admin.then(|| view! { <NewTeam roles=roles.clone() draft/> })}
-                <TeamList teams=d.overview.teams roles is_admin back=TEAMS/>
+                <TeamList teams=d.overview.teams roles is_admin back=TEAMS set_role=false/>
             }
         })}
     }

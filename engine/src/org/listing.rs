@@ -18,8 +18,10 @@ pub const SEARCH_MAX_CHARS: usize = 200;
 /// A search considers at most this many people of each way it matches (by name, by email, by main
 /// team's name), so that what it reads and sorts stays bounded: "a" matches thousands at 100,000
 /// people, and nobody pages through them. A search that has more says so, and typing more narrows
-/// it. Fifteen pages of People at most.
-pub const SEARCH_CONSIDERS: u32 = 250;
+/// it. Six pages of People at most, two of each way. (It was 250: at 100,000 people a search for
+/// "a" then read and sorted three times as many rows as a page of People, and was the one page
+/// whose time grew past 1.5 times the demo's; see BENCHMARKS.md.)
+pub const SEARCH_CONSIDERS: u32 = 100;
 
 /// The organisation without its people: the teams, roles and company agents, each by name. What
 /// most pages need of the organisation, and bounded by those, not by how many people there are.

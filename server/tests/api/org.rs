@@ -25,11 +25,15 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     app.form_post(
         &ada,
         "/fn/set_team_role",
-        &[("team", &founders.to_string()), ("role", &cs.to_string()), ("back", "/company/teams")],
+        &[("team", &founders.to_string()), ("role", &cs.to_string()), ("back", "/company/roles")],
     )
     .await;
-    let (_, html) = app.page(&ada, "/company/teams").await;
+    let (_, html) = app.page(&ada, "/company/roles").await;
     assert!(html.contains("Saved the team&#x27;s role") || html.contains("Saved the team's role"), "{html}");
+    assert!(html.contains(">Set role</button>"), "Roles sets each team's role");
+    // Teams lists every team and leaves setting one's role to the team's own page.
+    let (_, html) = app.page(&ada, "/company/teams").await;
+    assert!(!html.contains(">Set role</button>") && html.contains(&format!("/company/teams/{founders}")));
     assert!(app.store.team(founders).await.unwrap().unwrap().role == Some(cs));
 
     // People take their team's role until an admin gives them their own.
