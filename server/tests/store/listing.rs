@@ -62,6 +62,23 @@ async fn outline_holds_teams_roles_and_company_agents_but_no_people(db: Db) {
     assert_eq!(outline.agents, std::slice::from_ref(&o.agent));
     let dir = db.directory().await.unwrap();
     assert_eq!((outline.teams, outline.roles, outline.agents), (dir.teams, dir.roles, dir.agents));
+    // Each list by name, by bytes (upper case before lower); a private agent is in none of them.
+    db.add_team("alpha desk", None, actor(None, 2)).await.unwrap();
+    db.add_team("Zeta Desk", Some(o.support.id), actor(None, 2)).await.unwrap();
+    let hand_made = |name: &str| engine::store::NewAgent {
+        name: name.into(),
+        template: "hand-made".into(),
+        role: None,
+        owner: o.alice.id,
+        team_copy: None,
+    };
+    db.add_private_agent(&hand_made("Aaa (Alice)"), "", actor(Some(o.alice.id), 2)).await.unwrap();
+    let outline = db.outline().await.unwrap();
+    let team_names: Vec<&str> = outline.teams.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(team_names, [o.team.name.as_str(), "Zeta Desk", "alpha desk"]);
+    assert_eq!(outline.teams[1].role, Some(o.support.id));
+    assert_eq!(outline.agents, std::slice::from_ref(&o.agent), "no private agent");
+    assert_eq!(outline.roles.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["Sales", "Support"]);
     let by_ids = db.people_by_ids(&[o.bob.id, o.admin.id, PersonId(999_999)]).await.unwrap();
     assert_eq!(names(&by_ids), ["Ada Admin", "Bob"]);
     assert!(db.people_by_ids(&[]).await.unwrap().is_empty());
