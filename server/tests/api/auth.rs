@@ -486,7 +486,7 @@ async fn session_rows(app: &TestApp) -> i64 {
     }
 }
 
-/// Each stored session as (id, data, expiry), read behind the server's back.
+/// Each stored session as its id and its data and expiry together, read behind the server's back.
 async fn sessions_stored(app: &TestApp) -> Vec<(String, String)> {
     use sqlx::{Connection, Row};
     let rows = if app.database_url.starts_with("sqlite:") {

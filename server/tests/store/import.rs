@@ -17,7 +17,8 @@ on_both_stores! {
         postgres_import_of_thousands_keeps_each_id_with_its_person;
 }
 
-fn person(n: usize, team: TeamId, role: Option<RoleId>) -> ImportedPerson {
+/// An imported person numbered `n`: "Person n", `pn@acme.test`.
+pub(crate) fn person(n: usize, team: TeamId, role: Option<RoleId>) -> ImportedPerson {
     ImportedPerson {
         name: format!("Person {n}"),
         email: format!("p{n}@acme.test"),

@@ -4,8 +4,9 @@
 //! are added, imported, moved and leave.
 
 use crate::backends::{actor, exec, new_person, on_both, on_both_stores, org, Db};
+use crate::import::person;
 use chrono::Duration;
-use engine::org::import::{ImportedPerson, PeopleImport};
+use engine::org::import::PeopleImport;
 use engine::org::listing::{PrefixSearch, TeamSize};
 use engine::org::{Person, PersonId, TeamId};
 use engine::store::NewPerson;
@@ -219,7 +220,7 @@ async fn counts_by_team_follow_every_way_people_come_move_and_go(db: Db) {
     assert_eq!(sizes(&db).await, [size(None, 1), size(Some(team), 1)]);
     // Imported, in one transaction.
     let import = PeopleImport {
-        people: (0..30).map(|n| imported(n, if n % 3 == 0 { night.id } else { team })).collect(),
+        people: (0..30).map(|n| person(n, if n % 3 == 0 { night.id } else { team }, None)).collect(),
         password_hash: "no-password-matches".into(),
         invite_expires_at: chrono::Utc::now() + Duration::days(7),
         audit_detail: "added 30 people".into(),
@@ -234,16 +235,6 @@ async fn counts_by_team_follow_every_way_people_come_move_and_go(db: Db) {
     }
 }
 
-fn imported(n: usize, team: TeamId) -> ImportedPerson {
-    ImportedPerson {
-        name: format!("Imported {n}"),
-        email: format!("imported{n}@acme.test"),
-        main_team: team,
-        role_override: None,
-        invite_hash: format!("invite-{n}"),
-    }
-}
-
 /// An import of thousands updates each team's count once, not once a person: on PostgreSQL every
 /// update in one transaction leaves a dead row version behind, and 100,000 imported people once
 /// left the 44 counts in 540 pages that every People, Teams and Roles page then read.
@@ -253,7 +244,7 @@ async fn people_added_or_removed_together_count_each_team_once(store: AnyStore) 
     let size = |team: Option<TeamId>, people: u32| TeamSize { team, people };
     let night = db.add_team("Night Desk", None, actor(None, 1)).await.unwrap();
     let import = PeopleImport {
-        people: (0..3000).map(|n| imported(n, if n % 3 == 0 { night.id } else { o.team.id })).collect(),
+        people: (0..3000).map(|n| person(n, if n % 3 == 0 { night.id } else { o.team.id }, None)).collect(),
         password_hash: "no-password-matches".into(),
         invite_expires_at: chrono::Utc::now() + Duration::days(7),
         audit_detail: "added 3000 people".into(),
@@ -265,10 +256,9 @@ async fn people_added_or_removed_together_count_each_team_once(store: AnyStore) 
         assert!(bytes <= 2 * 8192, "three counts take {bytes} bytes: a version a person imported");
     }
     // Removed in one statement (the store never removes a person; a statement the triggers see).
-    exec(&store, "DELETE FROM invites WHERE person_id IN (SELECT id FROM people WHERE email LIKE ?)", &["imported1%"])
-        .await;
-    exec(&store, "DELETE FROM people WHERE email LIKE ?", &["imported1%"]).await;
-    // imported1, imported10..19, imported100..199, imported1000..1999: 1,111 people, 369 of them Night Desk's.
+    exec(&store, "DELETE FROM invites WHERE person_id IN (SELECT id FROM people WHERE email LIKE ?)", &["p1%"]).await;
+    exec(&store, "DELETE FROM people WHERE email LIKE ?", &["p1%"]).await;
+    // p1, p10..19, p100..199, p1000..1999: 1,111 people, 369 of them Night Desk's.
     assert_eq!(sizes(&db).await, [size(None, 1), size(Some(o.team.id), 2002 - 742), size(Some(night.id), 1000 - 369)]);
     let dir = db.directory().await.unwrap();
     for s in sizes(&db).await {
