@@ -8,7 +8,10 @@
 //! The hybrid ranking (words and meaning) is measured with a STAND-IN embedder written for this
 //! bench ([`stand_in`]): hashed character trigrams of each folded word. It is no language model
 //! and knows no synonyms; its figures show what fusing a second signal does to recall, precision
-//! and time on this set, not what a real embedding model would find.
+//! and time on this set, not what a real embedding model would find. With
+//! `ENGRAM_BENCH_RECALL_VECTORS` naming a file of a real model's vectors (made by
+//! `recall/embed_set.py`), the hybrid is measured with those too. Both are measured again on the
+//! same lessons asked about in other words (`recall/other_words.json`), where only meaning helps.
 
 use chrono::{DateTime, Utc};
 use engine::lessons::select::{lessons_for, lessons_for_meaning, LessonTerms, Meaning};
@@ -95,56 +98,148 @@ mod stand_in {
     }
 }
 
-/// Recall@10 and precision@10 of one selection over the set, overall and by style.
-fn main() {
-    let set = set::read();
-    let at: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().expect("a time");
+/// A person's lessons, as a run would load them, and the questions asked of them.
+struct Asking<'a> {
+    lessons: Vec<Lesson>,
+    /// Each question's style, words and the id of the lesson it is about.
+    questions: Vec<(&'a str, &'a str, i64)>,
+}
 
+/// The hybrid ranking's trials: each weight of meaning with each floor of similarity. The
+/// product's defaults (0.5, 0.5) are the fifth.
+const TRIALS: [(f64, f32); 9] =
+    [(0.3, 0.3), (0.3, 0.5), (0.3, 0.7), (0.5, 0.3), (0.5, 0.5), (0.5, 0.7), (0.7, 0.3), (0.7, 0.5), (0.7, 0.7)];
+const DEFAULTS: usize = 4;
+
+fn ids(found: Vec<&Lesson>) -> Vec<i64> {
+    found.iter().map(|l| l.id).collect()
+}
+
+/// The product's ranking by words, and the word overlap it replaced.
+fn by_words(asking: &[Asking]) -> (Tally, Tally) {
     let (mut ranked, mut baseline) = (Tally::default(), Tally::default());
-    // The hybrid ranking with the stand-in embedder, at each weight of meaning and floor of
-    // similarity tried.
-    const TRIALS: [(f64, f32); 9] =
-        [(0.3, 0.3), (0.3, 0.5), (0.3, 0.7), (0.5, 0.3), (0.5, 0.5), (0.5, 0.7), (0.7, 0.3), (0.7, 0.5), (0.7, 0.7)];
-    let mut hybrid: Vec<Tally> = TRIALS.iter().map(|_| Tally::default()).collect();
-    for person in &set.people {
-        let lessons: Vec<Lesson> = person.lessons.iter().enumerate().map(|(i, t)| lesson(i, t, None, at)).collect();
-        let vectors: HashMap<i64, Vec<f32>> = lessons.iter().map(|l| (l.id, stand_in::embed(&l.text))).collect();
-        for q in &person.questions {
-            let ids = |found: Vec<&Lesson>| found.iter().map(|l| l.id).collect::<Vec<_>>();
-            ranked.add(&q.style, &ids(lessons_for(&q.question, &lessons)), q.expect as i64);
-            baseline.add(&q.style, &ids(overlap::lessons_for(&q.question, &lessons)), q.expect as i64);
-            let asked = stand_in::embed(&q.question);
-            for ((weight, floor), tally) in TRIALS.iter().zip(hybrid.iter_mut()) {
+    for person in asking {
+        for &(style, question, expect) in &person.questions {
+            ranked.add(style, &ids(lessons_for(question, &person.lessons)), expect);
+            baseline.add(style, &ids(overlap::lessons_for(question, &person.lessons)), expect);
+        }
+    }
+    (ranked, baseline)
+}
+
+/// The hybrid ranking at each trial, with `embed`'s vectors for lessons and questions.
+fn with_meaning(asking: &[Asking], embed: &dyn Fn(&str) -> Vec<f32>) -> Vec<Tally> {
+    let mut tallies: Vec<Tally> = TRIALS.iter().map(|_| Tally::default()).collect();
+    for person in asking {
+        let vectors: HashMap<i64, Vec<f32>> = person.lessons.iter().map(|l| (l.id, embed(&l.text))).collect();
+        for &(style, question, expect) in &person.questions {
+            let asked = embed(question);
+            for ((weight, floor), tally) in TRIALS.iter().zip(tallies.iter_mut()) {
                 let m = Meaning { weight: *weight, ..Meaning::new(&asked, &vectors, *floor) };
-                tally.add(&q.style, &ids(lessons_for_meaning(&q.question, &lessons, Some(m))), q.expect as i64);
+                tally.add(style, &ids(lessons_for_meaning(question, &person.lessons, Some(m))), expect);
             }
         }
     }
+    tallies
+}
+
+fn table(rows: &[(String, &Tally)]) {
+    println!("| selection | recall@10 | precision@10 | lessons loaded per question | loads first (recall@1) | MRR |");
+    println!("|---|---|---|---|---|---|");
+    for (name, t) in rows {
+        println!(
+            "| {name} | {:.3} | {:.3} | {:.1} | {:.3} | {:.3} |",
+            t.recall(),
+            t.precision(),
+            t.per_question(),
+            t.at_one(),
+            t.mrr()
+        );
+    }
+}
+
+/// Recall@10 and precision@10 of each selection over the set, overall and by style; then over the
+/// questions in other words.
+fn main() {
+    let set = set::read();
+    let other_words = set::read_other_words();
+    let model = set::read_vectors();
+    let at: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().expect("a time");
+    let lessons = |p: &set::Person| p.lessons.iter().enumerate().map(|(i, t)| lesson(i, t, None, at)).collect();
+    let asking: Vec<Asking> = set
+        .people
+        .iter()
+        .map(|p| Asking {
+            lessons: lessons(p),
+            questions: p.questions.iter().map(|q| (q.style.as_str(), q.question.as_str(), q.expect as i64)).collect(),
+        })
+        .collect();
+    let asking_other: Vec<Asking> = set
+        .people
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Asking {
+            lessons: lessons(p),
+            questions: other_words
+                .iter()
+                .filter(|q| q.person == i)
+                .map(|q| ("other words", q.question.as_str(), q.expect as i64))
+                .collect(),
+        })
+        .collect();
+
+    let (ranked, baseline) = by_words(&asking);
+    let stand_in = with_meaning(&asking, &stand_in::embed);
+    let real = model.as_ref().map(|m| with_meaning(&asking, &|t| m.of(t)));
     println!(
         "recall set: {} questions over {} people, {} lessons each",
         ranked.asked,
         set.people.len(),
         set.people[0].lessons.len()
     );
-    println!("| selection | recall@10 | precision@10 | lessons loaded per question |");
-    println!("|---|---|---|---|");
     let mut rows: Vec<(String, &Tally)> =
         vec![("word overlap (before)".into(), &baseline), ("ranked by words (now, no embedder)".into(), &ranked)];
-    for ((weight, floor), t) in TRIALS.iter().zip(&hybrid) {
+    for ((weight, floor), t) in TRIALS.iter().zip(&stand_in) {
         rows.push((format!("words and meaning, STAND-IN embedder, weight {weight}, similarity floor {floor}"), t));
     }
-    for (name, t) in rows {
-        println!("| {name} | {:.3} | {:.3} | {:.1} |", t.recall(), t.precision(), t.per_question());
+    if let (Some(m), Some(real)) = (&model, &real) {
+        for ((weight, floor), t) in TRIALS.iter().zip(real) {
+            rows.push((format!("words and meaning, {}, weight {weight}, similarity floor {floor}", m.model), t));
+        }
     }
+    table(&rows);
     let mut styles: Vec<_> = ranked.by_style.keys().cloned().collect();
     styles.sort();
-    println!("\n| style | recall@10 before | recall@10 now | with the stand-in, weight 0.5, floor 0.5 |");
-    println!("|---|---|---|---|");
+    println!("\n| style | recall@10 before | recall@10 now | stand-in, weight 0.5, floor 0.5 | real model, weight 0.5, floor 0.5 |");
+    println!("|---|---|---|---|---|");
+    let share = |x: (usize, usize)| format!("{:.2}", x.1 as f64 / x.0 as f64);
     for s in styles {
-        let (b, r, h) = (baseline.by_style[&s], ranked.by_style[&s], hybrid[4].by_style[&s]);
-        let share = |x: (usize, usize)| x.1 as f64 / x.0 as f64;
-        println!("| {s} | {:.2} | {:.2} | {:.2} |", share(b), share(r), share(h));
+        let real = real.as_ref().map_or("(no vectors)".to_string(), |r| share(r[DEFAULTS].by_style[&s]));
+        let (b, r, h) = (baseline.by_style[&s], ranked.by_style[&s], stand_in[DEFAULTS].by_style[&s]);
+        println!("| {s} | {} | {} | {} | {real} |", share(b), share(r), share(h));
     }
+
+    // The same lessons asked about in other words: what meaning adds where words cannot.
+    let (ranked, baseline) = by_words(&asking_other);
+    let stand_in = with_meaning(&asking_other, &stand_in::embed);
+    let real = model.as_ref().map(|m| with_meaning(&asking_other, &|t| m.of(t)));
+    println!("\nthe same lessons, {} questions in other words:", ranked.asked);
+    let mut rows: Vec<(String, &Tally)> = vec![
+        ("word overlap (before)".into(), &baseline),
+        ("ranked by words (now, no embedder)".into(), &ranked),
+        ("words and meaning, STAND-IN embedder, weight 0.5, similarity floor 0.5".into(), &stand_in[DEFAULTS]),
+    ];
+    match (&model, &real) {
+        (Some(m), Some(real)) => {
+            for ((weight, floor), t) in TRIALS.iter().zip(real) {
+                rows.push((format!("words and meaning, {}, weight {weight}, similarity floor {floor}", m.model), t));
+            }
+        }
+        _ => {
+            println!("(no real model's vectors: set ENGRAM_BENCH_RECALL_VECTORS to a file made by recall/embed_set.py)")
+        }
+    }
+    table(&rows);
 
     // One person with 500 lessons: the first 500 of the set's, asked all 300 questions, ten times.
     let many: Vec<Lesson> = set

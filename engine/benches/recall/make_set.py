@@ -104,6 +104,9 @@ def question(style, account, words, synonym):
 
 
 people = []
+# Each person's six lessons asked about, by position after the shuffle: the questions in other words
+# below ask about them again.
+about = []
 for p in range(50):
     accounts = random.sample(ACCOUNTS, 8)
     keys = random.sample(KEYS, 10)
@@ -146,9 +149,49 @@ for p in range(50):
     for style, (index, account, words, synonym) in zip(STYLES, targets):
         questions.append({"style": style, "question": question(style, account, words, synonym), "expect": position[index]})
     people.append({"lessons": shuffled, "questions": questions})
+    about.append([(position[index], account, words) for index, account, words, _ in targets])
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recall_set.json")
 with open(out, "w", encoding="utf-8") as f:
     json.dump({"people": people}, f, ensure_ascii=False, indent=1)
     f.write("\n")
 print(f"{sum(len(p['questions']) for p in people)} questions, {sum(len(p['lessons']) for p in people)} lessons -> {out}")
+
+# The questions in other words: each of a person's six lessons asked about without the key's words or
+# their synonym, as someone who never saw the field would ask. Words alone find these only through
+# the account's name; they are what an embedding model is for. A set of their own, so the figures
+# of the set above stay comparable from run to run; made with a generator of their own, so the set
+# above is the same file it was.
+OTHER_WORDS = {
+    "billing tier": ["Which plan is {a} paying for?", "How much of the product has {a} bought?"],
+    "seat count": ["How many users can {a} have?", "How many people at {a} may log in?"],
+    "renewal date": ["When does {a}'s contract come up again?", "When must {a} sign again?"],
+    "payment terms": ["How long does {a} have to pay us?", "When is {a}'s money due after we bill them?"],
+    "support plan": ["What help does {a} get when something breaks?", "How quickly do we answer {a} when things go wrong?"],
+    "primary contact": ["Who do we talk to at {a}?", "Who is our main person at {a}?"],
+    "escalation path": ["Who do we go to when {a} has a serious problem?", "Who hears about it when {a} is unhappy?"],
+    "preferred channel": ["How does {a} like to be reached?", "Should we call or write to {a}?"],
+    "data residency": ["Where must {a}'s data be stored?", "In which country do {a}'s records live?"],
+    "sso provider": ["Which login system does {a} sign in with?", "How do {a}'s staff log in to us?"],
+    "discount rate": ["How much off list price does {a} get?", "What reduction did we give {a}?"],
+    "contract length": ["How many years is {a} signed up for?", "How long is {a} committed to us?"],
+    "onboarding owner": ["Who is setting {a} up?", "Who is getting {a} started with us?"],
+    "churn risk": ["Is {a} likely to leave us?", "Might we lose {a}?"],
+    "invoice cadence": ["How often do we bill {a}?", "How frequently does {a} get a bill?"],
+    "uptime sla": ["How much downtime did we promise {a} at most?", "What service level did we guarantee {a}?"],
+    "po number": ["Which purchase order should {a}'s bills quote?", "What order reference goes on {a}'s bills?"],
+    "api rate limit": ["How many requests can {a} send us?", "How fast may {a} call our interface?"],
+    "tax id": ["What is {a}'s VAT registration?", "Which registration number do we put on {a}'s bills for tax?"],
+    "shipping address": ["Where do we send {a}'s parcels?", "Where do {a}'s deliveries go?"],
+}
+other = random.Random(20261206)
+asked = []
+for person, targets in zip(people, about):
+    for position, account, words in targets:
+        text = other.choice(OTHER_WORDS[" ".join(words)]).format(a=account)
+        asked.append({"person": len(asked) // 6, "question": text, "expect": position})
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "other_words.json")
+with open(out, "w", encoding="utf-8") as f:
+    json.dump({"questions": asked}, f, ensure_ascii=False, indent=1)
+    f.write("\n")
+print(f"{len(asked)} questions in other words -> {out}")

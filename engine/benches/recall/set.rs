@@ -29,10 +29,57 @@ pub struct Question {
     pub expect: usize,
 }
 
+/// A question about one of a person's lessons asked in other words: neither the key's words nor
+/// their synonym, only the account's name in common with the lesson.
+#[derive(Deserialize)]
+pub struct OtherWords {
+    /// The person's place in [`Set::people`].
+    pub person: usize,
+    pub question: String,
+    pub expect: usize,
+}
+
+#[derive(Deserialize)]
+struct OtherWordsFile {
+    questions: Vec<OtherWords>,
+}
+
+/// Each text's vector from a real embedding model, made by `recall/embed_set.py`.
+#[derive(Deserialize)]
+pub struct Vectors {
+    pub model: String,
+    pub vectors: HashMap<String, Vec<f32>>,
+}
+
+impl Vectors {
+    /// The text's vector; every text of the sets has one, or the file is of other sets.
+    pub fn of(&self, text: &str) -> Vec<f32> {
+        self.vectors.get(text).cloned().unwrap_or_else(|| panic!("no vector for {text:?}: make the file again"))
+    }
+}
+
+fn committed(name: &str) -> String {
+    let path = format!("{}/../engine/benches/recall/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// The committed set, `engine/benches/recall/recall_set.json`.
 pub fn read() -> Set {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/benches/recall/recall_set.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("the recall set")).expect("its shape")
+    serde_json::from_str(&committed("recall_set.json")).expect("its shape")
+}
+
+/// The committed questions in other words, `engine/benches/recall/other_words.json`.
+#[allow(dead_code)] // The server's bench includes this file and reads only the set.
+pub fn read_other_words() -> Vec<OtherWords> {
+    serde_json::from_str::<OtherWordsFile>(&committed("other_words.json")).expect("its shape").questions
+}
+
+/// The real model's vectors, when `ENGRAM_BENCH_RECALL_VECTORS` names the file.
+#[allow(dead_code)]
+pub fn read_vectors() -> Option<Vectors> {
+    let path = std::env::var("ENGRAM_BENCH_RECALL_VECTORS").ok().filter(|p| !p.is_empty())?;
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    Some(serde_json::from_str(&text).expect("the vectors' shape"))
 }
 
 /// A person's accepted, confirmed lesson as a run would load it; `terms` as kept when it was written,
@@ -67,12 +114,19 @@ pub struct Tally {
     pub asked: usize,
     pub found: usize,
     pub loaded: usize,
+    /// Questions whose lesson loads first.
+    pub first: usize,
+    /// The sum of 1 / the lesson's place among those loaded (0 when it does not load).
+    pub reciprocal_ranks: f64,
     pub by_style: HashMap<String, (usize, usize)>,
 }
 
 impl Tally {
     pub fn add(&mut self, style: &str, loaded: &[i64], expect: i64) {
         let found = loaded.contains(&expect);
+        let place = loaded.iter().position(|id| *id == expect);
+        self.first += usize::from(place == Some(0));
+        self.reciprocal_ranks += place.map_or(0.0, |p| 1.0 / (p + 1) as f64);
         self.asked += 1;
         self.found += usize::from(found);
         self.loaded += loaded.len();
@@ -92,6 +146,18 @@ impl Tally {
         } else {
             self.found as f64 / self.loaded as f64
         }
+    }
+
+    /// The share of questions whose lesson loads first (recall@1).
+    #[allow(dead_code)] // The server's bench does not print it.
+    pub fn at_one(&self) -> f64 {
+        self.first as f64 / self.asked as f64
+    }
+
+    /// Mean reciprocal rank: 1 when the lesson asked about always loads first.
+    #[allow(dead_code)]
+    pub fn mrr(&self) -> f64 {
+        self.reciprocal_ranks / self.asked as f64
     }
 
     /// Lessons loaded per question.
