@@ -27,6 +27,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[path = "recall/set.rs"]
 mod set;
 use set::{lesson, percentile, Tally};
+#[path = "recall/meaning.rs"]
+mod meaning;
 
 /// The baseline: the selection before ranking, word overlap. Words of three letters or more that
 /// are not stop words, a plural "s" dropped; a lesson loads when it shares one, most shared first.
@@ -162,8 +164,8 @@ fn table(rows: &[(String, &Tally)]) {
 /// questions in other words.
 fn main() {
     let set = set::read();
-    let other_words = set::read_other_words();
-    let model = set::read_vectors();
+    let other_words = meaning::read_other_words();
+    let model = meaning::read_vectors();
     let at: DateTime<Utc> = "2026-11-01T09:00:00Z".parse().expect("a time");
     let lessons = |p: &set::Person| p.lessons.iter().enumerate().map(|(i, t)| lesson(i, t, None, at)).collect();
     let asking: Vec<Asking> = set

@@ -29,36 +29,8 @@ pub struct Question {
     pub expect: usize,
 }
 
-/// A question about one of a person's lessons asked in other words: neither the key's words nor
-/// their synonym, only the account's name in common with the lesson.
-#[derive(Deserialize)]
-pub struct OtherWords {
-    /// The person's place in [`Set::people`].
-    pub person: usize,
-    pub question: String,
-    pub expect: usize,
-}
-
-#[derive(Deserialize)]
-struct OtherWordsFile {
-    questions: Vec<OtherWords>,
-}
-
-/// Each text's vector from a real embedding model, made by `recall/embed_set.py`.
-#[derive(Deserialize)]
-pub struct Vectors {
-    pub model: String,
-    pub vectors: HashMap<String, Vec<f32>>,
-}
-
-impl Vectors {
-    /// The text's vector; every text of the sets has one, or the file is of other sets.
-    pub fn of(&self, text: &str) -> Vec<f32> {
-        self.vectors.get(text).cloned().unwrap_or_else(|| panic!("no vector for {text:?}: make the file again"))
-    }
-}
-
-fn committed(name: &str) -> String {
+/// A file committed beside the set.
+pub fn committed(name: &str) -> String {
     let path = format!("{}/../engine/benches/recall/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -66,20 +38,6 @@ fn committed(name: &str) -> String {
 /// The committed set, `engine/benches/recall/recall_set.json`.
 pub fn read() -> Set {
     serde_json::from_str(&committed("recall_set.json")).expect("its shape")
-}
-
-/// The committed questions in other words, `engine/benches/recall/other_words.json`.
-#[allow(dead_code)] // The server's bench includes this file and reads only the set.
-pub fn read_other_words() -> Vec<OtherWords> {
-    serde_json::from_str::<OtherWordsFile>(&committed("other_words.json")).expect("its shape").questions
-}
-
-/// The real model's vectors, when `ENGRAM_BENCH_RECALL_VECTORS` names the file.
-#[allow(dead_code)]
-pub fn read_vectors() -> Option<Vectors> {
-    let path = std::env::var("ENGRAM_BENCH_RECALL_VECTORS").ok().filter(|p| !p.is_empty())?;
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Some(serde_json::from_str(&text).expect("the vectors' shape"))
 }
 
 /// A person's accepted, confirmed lesson as a run would load it; `terms` as kept when it was written,
