@@ -45,14 +45,16 @@ fn Roles(data: RolesPageData) -> impl IntoView {
         </section>
         <section>
             <h2>"Teams"</h2>
+            {is_admin.then(|| view! { <p class="hint">"Give each team without a role one here; change a team's role on its own page."</p> })}
             <TeamList teams=overview.teams roles is_admin back=ROLES set_role=true/>
         </section>
     }
 }
 
-/// Teams with their role, lead and team core; on Roles, admins set each team's role here. Teams
-/// lists every team, so it leaves the form to each team's page: a form a team was most of the
-/// Teams page at 40 teams (a kilobyte a team).
+/// Teams with their role, lead and team core. On Roles (`set_role`), admins give a team without a
+/// role one here; changing a team's role is on the team's own page. A form a team was most of the
+/// page (a kilobyte a team: 46 KB at 40 teams), and a team without a role is the one whose core
+/// loads in no run, so that is the one the form is for. Teams leaves every form to the team's page.
 #[component]
 pub fn TeamList(
     teams: Vec<TeamCoreSummary>,
@@ -74,7 +76,7 @@ pub fn TeamList(
                            {format!(" · {} {}", engine::tokens::format_count(t.members), if t.members == 1 { "member" } else { "members" })}</p>
                         <p>{format!("Team core: {}", core_status("team core", t.version, t.tokens, t.limit))}</p>
                         {t.notice.clone().map(|n| view! { <p class="notice warn">{n}</p> })}
-                        {(is_admin && set_role).then(|| view! {
+                        {(is_admin && set_role && current.is_none()).then(|| view! {
                             <form method="post" action=SetTeamRole::url() class="inline">
                                 <input type="hidden" name="team" value=t.team.id.to_string()/>
                                 <input type="hidden" name="back" value=back/>

@@ -22,6 +22,10 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     let dir = app.org.directory().await.unwrap();
     let founders = dir.teams.iter().find(|t| t.name == "Founders' Office").unwrap().id;
     let cs = dir.roles.iter().find(|r| r.name == "Customer Success").unwrap().id;
+    // Roles offers a role to the one team without one, and leaves changing a role to the team's page.
+    let (_, html) = app.page(&ada, "/company/roles").await;
+    assert_eq!(html.matches(">Set role</button>").count(), 1, "only the Founders' Office has no role: {html}");
+    assert!(html.contains(&format!("name=\"team\" value=\"{founders}\"")));
     app.form_post(
         &ada,
         "/fn/set_team_role",
@@ -30,7 +34,10 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     .await;
     let (_, html) = app.page(&ada, "/company/roles").await;
     assert!(html.contains("Saved the team&#x27;s role") || html.contains("Saved the team's role"), "{html}");
-    assert!(html.contains(">Set role</button>"), "Roles sets each team's role");
+    assert!(!html.contains(">Set role</button>"), "every team has a role now: each changes on its own page");
+    assert!(html.contains(&format!("/company/teams/{founders}")));
+    let (_, html) = app.page(&ada, &format!("/company/teams/{founders}")).await;
+    assert!(html.contains("/fn/choose_team_role"), "the team's page sets it: {html}");
     // Teams lists every team and leaves setting one's role to the team's own page.
     let (_, html) = app.page(&ada, "/company/teams").await;
     assert!(!html.contains(">Set role</button>") && html.contains(&format!("/company/teams/{founders}")));
