@@ -62,7 +62,7 @@ fn set_cookie(seal: &FlashSeal, value: &str, max_age: u32) {
 /// Keeps `value` under `key` in the flash cookie, beside what this request's cookie held. `false`
 /// when there is no seal here or the flash is too large for a cookie.
 pub fn keep(key: &str, value: Value) -> bool {
-    let Some(seal) = use_context::<FlashSeal>() else { return false };
+    let Some(seal) = crate::ssr::flash_seal() else { return false };
     let mut all = held(&seal);
     all.insert(key.to_string(), value);
     let sealed = seal.seal.seal(&Value::Object(all).to_string());
@@ -77,7 +77,7 @@ pub fn keep(key: &str, value: Value) -> bool {
 /// Takes `key` from the flash cookie: the answer tells the browser to forget the cookie, so a
 /// reload no longer shows it.
 pub fn take(key: &str) -> Option<Value> {
-    let seal = use_context::<FlashSeal>()?;
+    let seal = crate::ssr::flash_seal()?;
     let mut all = held(&seal);
     let value = all.remove(key)?;
     if all.is_empty() {

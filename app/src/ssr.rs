@@ -10,6 +10,7 @@ use engine::org::{Person, PersonId};
 use engine::UserSafe;
 use leptos::prelude::*;
 use serde::{de::DeserializeOwned, Serialize};
+use std::sync::Arc;
 use tower_sessions::Session;
 
 pub const PERSON_KEY: &str = "person_id";
@@ -27,69 +28,93 @@ pub const EXTENDED_AT_KEY: &str = "extended_at";
 pub const EXTEND_EVERY_SECS: i64 = 5 * 60;
 pub const NOT_SIGNED_IN: &str = "Sign in to continue";
 
-pub fn cores() -> Result<CoreService, ServerFnError> {
-    use_context::<CoreService>().ok_or_else(|| internal("the core service is not in the request context"))
+/// The services a page's server functions use, built once for the server and shared by every
+/// request as one context: a render then clones one pointer, where providing each service cloned
+/// every store it holds (a fifth of a small page's time went to those clones and their drops).
+pub struct PageServices {
+    pub cores: Arc<CoreService>,
+    pub org: Arc<OrgService>,
+    pub auth: Arc<AuthService>,
+    pub bots: Arc<engine::persona::service::Bots>,
+    pub memory: Arc<engine::cards::service::PersonMemory>,
+    pub lists: Arc<engine::runs::lists::ReferenceLists>,
+    pub runs: Arc<engine::runs::service::Runs>,
+    pub lessons: Arc<engine::lessons::service::Lessons>,
+    pub nightly: Arc<engine::learning::nightly::Nightly>,
+    pub drafter: Arc<engine::learning::draft::CoreDrafter>,
+    pub erasures: Arc<engine::erasure::service::Erasures>,
+    pub operations: Arc<engine::operations::Operations>,
+    pub schedules: Arc<engine::runs::schedules::Schedules>,
+    pub agent_tokens: Arc<engine::runs::agent_tokens::AgentTokens>,
+    pub flash_seal: crate::flash_cookie::FlashSeal,
 }
 
-pub fn org() -> Result<OrgService, ServerFnError> {
-    use_context::<OrgService>().ok_or_else(|| internal("the organisation service is not in the request context"))
+/// One service from the request's [`PageServices`], or an internal error naming what is missing.
+fn service<T>(pick: impl FnOnce(&PageServices) -> &Arc<T>, what: &str) -> Result<Arc<T>, ServerFnError> {
+    use_context::<Arc<PageServices>>()
+        .map(|services| pick(&services).clone())
+        .ok_or_else(|| internal(format!("{what} is not in the request context")))
 }
 
-pub fn auth() -> Result<AuthService, ServerFnError> {
-    use_context::<AuthService>().ok_or_else(|| internal("the sign-in service is not in the request context"))
+pub fn cores() -> Result<Arc<CoreService>, ServerFnError> {
+    service(|s| &s.cores, "the core service")
 }
 
-pub fn bots() -> Result<engine::persona::service::Bots, ServerFnError> {
-    use_context::<engine::persona::service::Bots>()
-        .ok_or_else(|| internal("the bots' side is not in the request context"))
+pub fn org() -> Result<Arc<OrgService>, ServerFnError> {
+    service(|s| &s.org, "the organisation service")
 }
 
-pub fn memory() -> Result<engine::cards::service::PersonMemory, ServerFnError> {
-    use_context::<engine::cards::service::PersonMemory>()
-        .ok_or_else(|| internal("person memory is not in the request context"))
+pub fn auth() -> Result<Arc<AuthService>, ServerFnError> {
+    service(|s| &s.auth, "the sign-in service")
 }
 
-pub fn runs() -> Result<engine::runs::service::Runs, ServerFnError> {
-    use_context::<engine::runs::service::Runs>()
-        .ok_or_else(|| internal("the runs service is not in the request context"))
+pub fn bots() -> Result<Arc<engine::persona::service::Bots>, ServerFnError> {
+    service(|s| &s.bots, "the bots' side")
 }
 
-pub fn nightly() -> Result<engine::learning::nightly::Nightly, ServerFnError> {
-    use_context::<engine::learning::nightly::Nightly>()
-        .ok_or_else(|| internal("the nightly job is not in the request context"))
+pub fn memory() -> Result<Arc<engine::cards::service::PersonMemory>, ServerFnError> {
+    service(|s| &s.memory, "person memory")
 }
 
-pub fn operations() -> Result<engine::operations::Operations, ServerFnError> {
-    use_context::<engine::operations::Operations>().ok_or_else(|| internal("Operations is not in the request context"))
+pub fn runs() -> Result<Arc<engine::runs::service::Runs>, ServerFnError> {
+    service(|s| &s.runs, "the runs service")
 }
 
-pub fn drafter() -> Result<engine::learning::draft::CoreDrafter, ServerFnError> {
-    use_context::<engine::learning::draft::CoreDrafter>()
-        .ok_or_else(|| internal("Draft from what exists is not in the request context"))
+pub fn nightly() -> Result<Arc<engine::learning::nightly::Nightly>, ServerFnError> {
+    service(|s| &s.nightly, "the nightly job")
 }
 
-pub fn lessons() -> Result<engine::lessons::service::Lessons, ServerFnError> {
-    use_context::<engine::lessons::service::Lessons>().ok_or_else(|| internal("lessons are not in the request context"))
+pub fn operations() -> Result<Arc<engine::operations::Operations>, ServerFnError> {
+    service(|s| &s.operations, "Operations")
 }
 
-pub fn lists() -> Result<engine::runs::lists::ReferenceLists, ServerFnError> {
-    use_context::<engine::runs::lists::ReferenceLists>()
-        .ok_or_else(|| internal("the who's-who lists are not in the request context"))
+pub fn drafter() -> Result<Arc<engine::learning::draft::CoreDrafter>, ServerFnError> {
+    service(|s| &s.drafter, "Draft from what exists")
 }
 
-pub fn erasures() -> Result<engine::erasure::service::Erasures, ServerFnError> {
-    use_context::<engine::erasure::service::Erasures>()
-        .ok_or_else(|| internal("erasing a third party is not in the request context"))
+pub fn lessons() -> Result<Arc<engine::lessons::service::Lessons>, ServerFnError> {
+    service(|s| &s.lessons, "lessons")
 }
 
-pub fn schedules() -> Result<engine::runs::schedules::Schedules, ServerFnError> {
-    use_context::<engine::runs::schedules::Schedules>()
-        .ok_or_else(|| internal("agents' schedules are not in the request context"))
+pub fn lists() -> Result<Arc<engine::runs::lists::ReferenceLists>, ServerFnError> {
+    service(|s| &s.lists, "the who's-who lists")
 }
 
-pub fn agent_tokens() -> Result<engine::runs::agent_tokens::AgentTokens, ServerFnError> {
-    use_context::<engine::runs::agent_tokens::AgentTokens>()
-        .ok_or_else(|| internal("agents' tokens are not in the request context"))
+pub fn erasures() -> Result<Arc<engine::erasure::service::Erasures>, ServerFnError> {
+    service(|s| &s.erasures, "erasing a third party")
+}
+
+pub fn schedules() -> Result<Arc<engine::runs::schedules::Schedules>, ServerFnError> {
+    service(|s| &s.schedules, "agents' schedules")
+}
+
+pub fn agent_tokens() -> Result<Arc<engine::runs::agent_tokens::AgentTokens>, ServerFnError> {
+    service(|s| &s.agent_tokens, "agents' tokens")
+}
+
+/// The seal of the flash cookie, when this server has one.
+pub fn flash_seal() -> Option<crate::flash_cookie::FlashSeal> {
+    use_context::<Arc<PageServices>>().map(|services| services.flash_seal.clone())
 }
 
 pub async fn session() -> Result<Session, ServerFnError> {
@@ -161,7 +186,7 @@ pub async fn begin_session(session: &Session, auth: &AuthService, person: &Perso
 
 pub async fn signed_in() -> Result<Person, ServerFnError> {
     let session = session().await?;
-    match person_in_session(&session, &auth()?).await {
+    match person_in_session(&session, &*auth()?).await {
         Ok(Some(person)) => Ok(person),
         Ok(None) => Err(ServerFnError::new(NOT_SIGNED_IN)),
         Err(e) => Err(internal(e)),

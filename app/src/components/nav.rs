@@ -8,7 +8,7 @@ use leptos::prelude::*;
 pub async fn who_am_i() -> Result<Option<Person>, ServerFnError> {
     use crate::ssr::*;
     let session = session().await?;
-    person_in_session(&session, &auth()?).await.map_err(internal)
+    person_in_session(&session, &*auth()?).await.map_err(internal)
 }
 
 #[component]

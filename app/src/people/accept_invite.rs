@@ -17,7 +17,7 @@ pub async fn accept_invite(secret: String, password: String, repeat: String) -> 
         Err(e) => return notice_back(&back, Notice::refused(refusal(&e))).await,
     };
     tracing::info!(person = %person.id, "set a password through an invite link");
-    begin_session(&session().await?, &auth()?, &person).await.map_err(internal)?;
+    begin_session(&session().await?, &*auth()?, &person).await.map_err(internal)?;
     go_to(MY_MEMORY);
     Ok(())
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 #[server(prefix = "/fn", endpoint = "take_reset_notice")]
 pub async fn take_reset_notice() -> Result<Option<String>, ServerFnError> {
     use crate::ssr::*;
-    let Some(me) = person_in_session(&session().await?, &auth()?).await.map_err(internal)? else {
+    let Some(me) = person_in_session(&session().await?, &*auth()?).await.map_err(internal)? else {
         return Ok(None);
     };
     let notice = org()?.people.take_reset_notice(&me).await.map_err(refused)?;

@@ -30,7 +30,7 @@ pub async fn set_up(
     match org()?.set_up(request).await {
         Ok(admin) => {
             let session = session().await?;
-            begin_session(&session, &auth()?, &admin).await.map_err(internal)?;
+            begin_session(&session, &*auth()?, &admin).await.map_err(internal)?;
             tracing::info!(person = %admin.id, "Engram is set up; its first admin is signed in");
             let welcome = format!("Engram is set up for {}. You are its admin; next, add your people.", company.trim());
             notice_back(PEOPLE, Notice::ok(welcome)).await
