@@ -7,8 +7,8 @@ use super::set_person_role::SetPersonRole;
 use crate::components::{loaded, NoticeLine, PersonPicker};
 use crate::paths::{people_link, PEOPLE};
 use crate::teams::move_person::MainTeamForm;
-use engine::org::listing::{page_number, Outline, PeopleListing, SEARCH_CONSIDERS};
-use engine::org::{Person, RoleSource};
+use engine::org::listing::{page_number, Outline, SEARCH_CONSIDERS};
+use engine::org::{Person, RoleSource, TeamId};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
@@ -48,14 +48,14 @@ fn role_label(outline: &Outline, p: &Person) -> String {
 
 /// The counts by team at the top: each a link that searches for the team.
 #[component]
-fn TeamCounts(listing: PeopleListing) -> impl IntoView {
-    let total = listing.current;
+fn TeamCounts(sizes: Vec<(Option<TeamId>, u32)>, current: u32, outline: Outline) -> impl IntoView {
+    let total = current;
     view! {
         <p class="team-counts" aria-label="People by team">
             {format!("{} current {}: ", engine::tokens::format_count(total), if total == 1 { "person" } else { "people" })}
-            {listing.sizes.into_iter().enumerate().map(|(i, (team, n))| {
+            {sizes.into_iter().enumerate().map(|(i, (team, n))| {
                 let sep = if i == 0 { "" } else { " · " };
-                match team {
+                match team.and_then(|t| outline.team(t)) {
                     Some(t) => view! {
                         {sep}<a href=people_link(&t.name, 1, None)>{t.name.clone()}</a>{format!(" {}", engine::tokens::format_count(n))}
                     }.into_any(),
@@ -102,7 +102,7 @@ fn People(data: PeopleData, adding: AddPersonData, leaving: bool) -> impl IntoVi
         <NoticeLine notice/>
         {view! { <AddPersonForm data=adding teams=outline.teams.clone() roles=outline.roles.clone()/> }.into_any()}
         <p><a href=crate::people_import::PEOPLE_IMPORT>"Import people"</a></p>
-        <TeamCounts listing=listing.clone()/>
+        <TeamCounts sizes=listing.sizes.clone() current=listing.current outline=outline.clone()/>
         <PeopleSearch search=search.clone()/>
         {empty.then(|| view! { <p class="empty">{if search.is_empty() { "Nobody yet.".to_string() } else { format!("Nobody's name, email or team starts with {search}.") }}</p> })}
         {listing.overflowed.then(|| view! { <p class="notice search-overflowed">{overflowed_line(&search)}</p> })}

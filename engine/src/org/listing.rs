@@ -117,8 +117,9 @@ pub struct PeopleListing {
     /// From 1.
     pub page: u32,
     pub has_next: bool,
-    /// Each team's current people, teams by name, then those with no main team (if any).
-    pub sizes: Vec<(Option<Team>, u32)>,
+    /// Each team's current people, teams by name, then those with no main team (if any). Teams
+    /// by id: the outline names them, and the page's data carries each team once.
+    pub sizes: Vec<(Option<TeamId>, u32)>,
     /// Current people in all.
     pub current: u32,
     pub outline: Outline,

@@ -60,11 +60,9 @@ async fn listing<S: OrgStore + ?Sized>(
     let counted = store.team_sizes().await?;
     let current = counted.iter().map(|s| s.people).sum();
     // Teams in the outline's order (by name), then those with no main team.
-    let mut sizes: Vec<_> = outline
-        .teams
-        .iter()
-        .filter_map(|t| counted.iter().find(|s| s.team == Some(t.id)).map(|s| (Some(t.clone()), s.people)))
-        .collect();
+    let by_team: std::collections::HashMap<_, _> = counted.iter().map(|s| (s.team, s.people)).collect();
+    let mut sizes: Vec<_> =
+        outline.teams.iter().filter_map(|t| by_team.get(&Some(t.id)).map(|n| (Some(t.id), *n))).collect();
     sizes.extend(counted.iter().filter(|s| s.team.is_none()).map(|s| (None, s.people)));
     let search: String = search.trim().chars().take(SEARCH_MAX_CHARS).collect();
     Ok(PeopleListing { people, search, page, has_next, sizes, current, outline, overflowed })
@@ -142,7 +140,11 @@ mod tests {
         assert_eq!(first.people.len(), 50);
         assert!(first.has_next);
         assert_eq!(first.current, 121);
-        let sizes: Vec<_> = first.sizes.iter().map(|(t, n)| (t.as_ref().map(|t| t.name.clone()), *n)).collect();
+        let sizes: Vec<_> = first
+            .sizes
+            .iter()
+            .map(|(t, n)| (t.and_then(|t| first.outline.team(t)).map(|t| t.name.clone()), *n))
+            .collect();
         assert_eq!(sizes, vec![(Some("Sales".into()), 60), (Some("Support".into()), 60), (None, 1)]);
         let last = listing(&org, &ada, "", 3).await.expect("page 3");
         assert_eq!(last.people.len(), 21);
