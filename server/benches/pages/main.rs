@@ -18,6 +18,9 @@
 //!   measures each page at every size in turn, so a size and its baseline meet the same noise; the
 //!   table gives the medians over the rounds, and each page's p99 over the demo's in the same round
 //!   (the median of the rounds' ratios);
+//! - `ENGRAM_BENCH_WARM_UP` (default 1): untimed rounds before the timed ones, each page at every
+//!   size for a second, so no timed round is the first to read a page after seeding (the first
+//!   rounds had been the slowest at every size, the demo's included);
 //! - `ENGRAM_BENCH_PAGES`: only the pages whose names contain one of these comma-separated words
 //!   (ignoring case), to study a few; every page unless set.
 
@@ -407,6 +410,7 @@ fn main() {
     let seconds = env_or("ENGRAM_BENCH_SECONDS", 8u32);
     let ask_count = env_or("ENGRAM_BENCH_ASKS", 30u32);
     let rounds = env_or("ENGRAM_BENCH_ROUNDS", 3u32).max(1);
+    let warm_up = env_or("ENGRAM_BENCH_WARM_UP", 1u32);
     let build = if cfg!(debug_assertions) { "debug" } else { "release" };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     let readies: Vec<Ready> = sizes.iter().map(|&size| rt.block_on(ready(&backend, size, ask_count))).collect();
@@ -426,6 +430,15 @@ fn main() {
         .collect();
     // figures[page][size] holds one Figure a round.
     let mut figures: Vec<Vec<Vec<Figure>>> = vec![vec![Vec::new(); readies.len()]; names.len()];
+    for _ in 0..warm_up {
+        for name in &names {
+            for r in &readies {
+                let Some((_, path)) = r.pages.iter().find(|(n, _)| n == name) else { continue };
+                rt.block_on(load(&r.client, &format!("{}{path}", r.base), rate, 1));
+            }
+        }
+        eprintln!("pages: a round of warm-up done");
+    }
     for round in 1..=rounds {
         for (i, name) in names.iter().enumerate() {
             for (j, r) in readies.iter().enumerate() {
@@ -447,7 +460,8 @@ fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "\nPages on {label}; driver built {build}; {rate} requests/s for {seconds} s a page, open loop; {rounds} \
-         rounds, each page at every size in turn; medians over the rounds; load average at the end: {}",
+         rounds after {warm_up} untimed, each page at every size in turn; medians over the rounds; load \
+         average at the end: {}",
         load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     let heads: Vec<String> =
