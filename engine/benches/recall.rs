@@ -160,6 +160,19 @@ fn table(rows: &[(String, &Tally)]) {
     }
 }
 
+/// The real model's row at each trial, when its vectors were given; `false` without them.
+fn real_model_rows<'a>(
+    rows: &mut Vec<(String, &'a Tally)>,
+    model: &Option<meaning::Vectors>,
+    real: &'a Option<Vec<Tally>>,
+) -> bool {
+    let (Some(m), Some(real)) = (model, real) else { return false };
+    for ((weight, floor), t) in TRIALS.iter().zip(real) {
+        rows.push((format!("words and meaning, {}, weight {weight}, similarity floor {floor}", m.model), t));
+    }
+    true
+}
+
 /// Recall@10 and precision@10 of each selection over the set, overall and by style; then over the
 /// questions in other words.
 fn main() {
@@ -204,11 +217,7 @@ fn main() {
     for ((weight, floor), t) in TRIALS.iter().zip(&stand_in) {
         rows.push((format!("words and meaning, STAND-IN embedder, weight {weight}, similarity floor {floor}"), t));
     }
-    if let (Some(m), Some(real)) = (&model, &real) {
-        for ((weight, floor), t) in TRIALS.iter().zip(real) {
-            rows.push((format!("words and meaning, {}, weight {weight}, similarity floor {floor}", m.model), t));
-        }
-    }
+    real_model_rows(&mut rows, &model, &real);
     table(&rows);
     let mut styles: Vec<_> = ranked.by_style.keys().cloned().collect();
     styles.sort();
@@ -231,15 +240,8 @@ fn main() {
         ("ranked by words (now, no embedder)".into(), &ranked),
         ("words and meaning, STAND-IN embedder, weight 0.5, similarity floor 0.5".into(), &stand_in[DEFAULTS]),
     ];
-    match (&model, &real) {
-        (Some(m), Some(real)) => {
-            for ((weight, floor), t) in TRIALS.iter().zip(real) {
-                rows.push((format!("words and meaning, {}, weight {weight}, similarity floor {floor}", m.model), t));
-            }
-        }
-        _ => {
-            println!("(no real model's vectors: set ENGRAM_BENCH_RECALL_VECTORS to a file made by recall/embed_set.py)")
-        }
+    if !real_model_rows(&mut rows, &model, &real) {
+        println!("(no real model's vectors: set ENGRAM_BENCH_RECALL_VECTORS to a file made by recall/embed_set.py)")
     }
     table(&rows);
 

@@ -24,6 +24,8 @@ fn Roles(data: RolesPageData) -> impl IntoView {
     let RolesPageData { overview, notice } = data;
     let is_admin = overview.is_admin;
     let roles: Vec<Role> = overview.roles.iter().map(|r| r.role.clone()).collect();
+    // The hint is for the forms below, which only a team without a role has.
+    let some_without_role = overview.teams.iter().any(|t| t.team.role.is_none());
     view! {
         <NoticeLine notice/>
         <section>
@@ -45,7 +47,7 @@ fn Roles(data: RolesPageData) -> impl IntoView {
         </section>
         <section>
             <h2>"Teams"</h2>
-            {is_admin.then(|| view! { <p class="hint">"Give each team without a role one here; change a team's role on its own page."</p> })}
+            {(is_admin && some_without_role).then(|| view! { <p class="hint">"Give each team without a role one here; change a team's role on its own page."</p> })}
             <TeamList teams=overview.teams roles is_admin back=ROLES set_role=true/>
         </section>
     }

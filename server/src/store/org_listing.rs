@@ -7,7 +7,7 @@
 
 macro_rules! org_listing_store {
     () => {
-        use super::org::{agent_from, person_from, role_from, team_from, PERSON_COLUMNS};
+        use super::org::{agent_from, person_from, role_from, team_from, AGENT_COLUMNS, PERSON_COLUMNS};
         use super::{folded, in_list, list, ThisStore, BY_BYTES};
         use crate::store::OrBackend;
         use async_trait::async_trait;
@@ -63,17 +63,19 @@ macro_rules! org_listing_store {
                 // snapshot on both backends), and one round trip to the database rather than five
                 // (a transaction's start, three reads and its end): most pages read the outline.
                 // Each kind's rows are sorted here by name, by bytes, as `BY_BYTES` sorts.
-                let rows = sqlx::query(
-                    "SELECT CAST(0 AS BIGINT) AS kind, id, name, slug, company_core_limit, \
-                     CAST(NULL AS BIGINT) AS lead_id, CAST(NULL AS BIGINT) AS role_id, \
-                     CAST(NULL AS TEXT) AS template, CAST(NULL AS BIGINT) AS owner_id, \
+                // The agents' branch takes `AGENT_COLUMNS` as every read of an agent does; the
+                // roles' branch, first, names the union's columns in that order, then the columns
+                // only roles and teams have.
+                let rows = sqlx::query(&format!(
+                    "SELECT CAST(0 AS BIGINT) AS kind, id, name, CAST(NULL AS TEXT) AS template, \
+                     CAST(NULL AS BIGINT) AS role_id, CAST(NULL AS BIGINT) AS owner_id, \
                      CAST(NULL AS BIGINT) AS team_copy_id, CAST(NULL AS TEXT) AS description, \
-                     CAST(NULL AS BIGINT) AS copy_of_id, CAST(NULL AS BOOLEAN) AS private FROM roles \
-                     UNION ALL SELECT 1, id, name, NULL, NULL, lead_id, role_id, NULL, NULL, NULL, NULL, NULL, NULL \
+                     CAST(NULL AS BIGINT) AS copy_of_id, CAST(NULL AS BOOLEAN) AS private, \
+                     slug, company_core_limit, CAST(NULL AS BIGINT) AS lead_id FROM roles \
+                     UNION ALL SELECT 1, id, name, NULL, role_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, lead_id \
                      FROM teams \
-                     UNION ALL SELECT 2, id, name, NULL, NULL, NULL, role_id, template, owner_id, team_copy_id, \
-                     description, copy_of_id, private FROM agents WHERE NOT private",
-                )
+                     UNION ALL SELECT 2, {AGENT_COLUMNS}, NULL, NULL, NULL FROM agents WHERE NOT private",
+                ))
                 .fetch_all(self.pool())
                 .await
                 .or_backend()?;

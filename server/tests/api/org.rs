@@ -26,6 +26,7 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     let (_, html) = app.page(&ada, "/company/roles").await;
     assert_eq!(html.matches(">Set role</button>").count(), 1, "only the Founders' Office has no role: {html}");
     assert!(html.contains(&format!("name=\"team\" value=\"{founders}\"")));
+    assert!(html.contains("Give each team without a role one here"), "the hint is for that form: {html}");
     app.form_post(
         &ada,
         "/fn/set_team_role",
@@ -35,6 +36,7 @@ async fn admins_add_roles_and_put_teams_and_people_in_them() {
     let (_, html) = app.page(&ada, "/company/roles").await;
     assert!(html.contains("Saved the team&#x27;s role") || html.contains("Saved the team's role"), "{html}");
     assert!(!html.contains(">Set role</button>"), "every team has a role now: each changes on its own page");
+    assert!(!html.contains("Give each team without a role one here"), "no form, so no hint for one");
     assert!(html.contains(&format!("/company/teams/{founders}")));
     let (_, html) = app.page(&ada, &format!("/company/teams/{founders}")).await;
     assert!(html.contains("/fn/choose_team_role"), "the team's page sets it: {html}");
