@@ -125,23 +125,31 @@ pub async fn session() -> Result<Session, ServerFnError> {
 /// reads (the top bar, its notice, each of its server functions) then take the guard's answer
 /// instead of reading the person again, which a page did four times.
 #[derive(Debug, Clone)]
-pub struct SignedIn(pub Person);
+pub struct SignedIn {
+    pub person: Person,
+    /// Whether a reset notice waited for them when the guard read them: the top bar reads the
+    /// notices only then.
+    pub reset_notice_waiting: bool,
+}
 
 /// The person a session belongs to, ending the session past its absolute timeout. Within a page's
 /// request, the guard's answer ([`SignedIn`]), decided at the start of the same request.
 pub async fn person_in_session(session: &Session, auth: &AuthService) -> Result<Option<Person>, String> {
-    if let Some(SignedIn(person)) =
-        use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<SignedIn>().cloned())
-    {
-        return Ok(Some(person));
+    if let Some(signed_in) = guard_answer() {
+        return Ok(Some(signed_in.person));
     }
-    check_session(session, auth).await
+    Ok(check_session(session, auth).await?.map(|s| s.person))
+}
+
+/// What the page guard found at the start of this request, if it was a page's.
+pub fn guard_answer() -> Option<SignedIn> {
+    use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<SignedIn>().cloned())
 }
 
 /// The person a session belongs to, read from the store and checked: the session ends past its
 /// absolute timeout, and for someone who left or whose sessions were ended since. What the page
 /// guard asks, once a request.
-pub async fn check_session(session: &Session, auth: &AuthService) -> Result<Option<Person>, String> {
+pub async fn check_session(session: &Session, auth: &AuthService) -> Result<Option<SignedIn>, String> {
     let id: Option<i64> = session.get(PERSON_KEY).await.map_err(|e| e.to_string())?;
     let at: Option<i64> = session.get(SIGNED_IN_AT_KEY).await.map_err(|e| e.to_string())?;
     let Some(id) = id else { return Ok(None) };
@@ -154,17 +162,17 @@ pub async fn check_session(session: &Session, auth: &AuthService) -> Result<Opti
     match auth.person_with_generation(PersonId(id)).await.map_err(|e| e.to_string())? {
         // Someone who left is signed out of every session they still had, and so is a session
         // from before their password changed.
-        Some((p, current)) if p.left_at.is_some() || generation < current => {
+        Some(s) if s.person.left_at.is_some() || generation < s.generation => {
             session.flush().await.map_err(|e| e.to_string())?;
             Ok(None)
         }
-        Some((p, _)) => {
+        Some(s) => {
             let now = auth.now().timestamp();
             let extended: Option<i64> = session.get(EXTENDED_AT_KEY).await.map_err(|e| e.to_string())?;
             if extended.is_none_or(|at| now - at >= EXTEND_EVERY_SECS || at > now) {
                 session.insert(EXTENDED_AT_KEY, now).await.map_err(|e| e.to_string())?;
             }
-            Ok(Some(p))
+            Ok(Some(SignedIn { person: s.person, reset_notice_waiting: s.reset_notice_waiting }))
         }
         None => Ok(None),
     }
@@ -176,7 +184,7 @@ pub async fn begin_session(session: &Session, auth: &AuthService, person: &Perso
     session.insert(PERSON_KEY, person.id.0).await.map_err(|e| e.to_string())?;
     session.insert(SIGNED_IN_AT_KEY, auth.now().timestamp()).await.map_err(|e| e.to_string())?;
     let generation = match auth.person_with_generation(person.id).await.map_err(|e| e.to_string())? {
-        Some((_, g)) => g,
+        Some(s) => s.generation,
         None => return Err(format!("person {} is gone", person.id)),
     };
     session.insert(GENERATION_KEY, generation).await.map_err(|e| e.to_string())?;

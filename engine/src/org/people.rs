@@ -77,6 +77,17 @@ impl Invite {
     }
 }
 
+/// The person a session names, as a page's guard reads them once a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionPerson {
+    pub person: Person,
+    /// Their session generation: a session signed in under an older one is over.
+    pub generation: i64,
+    /// Whether a reset of their password waits to be told. Read with the person, so the top bar
+    /// of every page reads the notices only when one waits, not on every page.
+    pub reset_notice_waiting: bool,
+}
+
 #[async_trait]
 pub trait PeopleStore: Send + Sync {
     /// Adds someone with a hash no password matches, their own department role if given, and
@@ -118,8 +129,9 @@ pub trait PeopleStore: Send + Sync {
     /// leave no current admin, decided inside the transaction so racing demotions cannot both
     /// pass; `NotFound` for no such person or one who has left.
     async fn set_admin(&self, person: PersonId, admin: bool, actor: Actor) -> Result<(), StoreError>;
-    /// The person a session names, with their current session generation.
-    async fn person_with_generation(&self, person: PersonId) -> Result<Option<(Person, i64)>, StoreError>;
+    /// The person a session names, with their current session generation and whether a reset
+    /// notice waits for them.
+    async fn person_with_generation(&self, person: PersonId) -> Result<Option<SessionPerson>, StoreError>;
     /// The newest reset of the person's password they have not yet been told of, marking every
     /// waiting one shown at `at`, so each is told once.
     async fn take_reset_notice(&self, person: PersonId, at: DateTime<Utc>) -> Result<Option<ResetNotice>, StoreError>;

@@ -39,7 +39,10 @@ impl AuthService {
 
     /// The person a session speaks for, with their session generation: a session signed in under
     /// an older one is over (a password change or reset).
-    pub async fn person_with_generation(&self, id: PersonId) -> Result<Option<(Person, i64)>, StoreError> {
+    pub async fn person_with_generation(
+        &self,
+        id: PersonId,
+    ) -> Result<Option<super::people::SessionPerson>, StoreError> {
         self.store.person_with_generation(id).await
     }
 

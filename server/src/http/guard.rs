@@ -67,9 +67,9 @@ pub async fn pages_need_sign_in(
         return next.run(req).await;
     }
     match app::ssr::check_session(&session, &state.auth).await {
-        Ok(Some(person)) => {
+        Ok(Some(signed_in)) => {
             // The page's reads take this answer rather than reading the person again.
-            req.extensions_mut().insert(app::ssr::SignedIn(person));
+            req.extensions_mut().insert(signed_in);
             next.run(req).await
         }
         Ok(None) => {

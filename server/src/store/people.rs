@@ -12,7 +12,7 @@ macro_rules! people_store {
         use crate::store::{OrBackend, OrDuplicate};
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
-        use engine::org::people::{Invite, NewInvite, PeopleStore, ResetNotice, PASSWORD_RESET_EVENT};
+        use engine::org::people::{Invite, NewInvite, PeopleStore, ResetNotice, SessionPerson, PASSWORD_RESET_EVENT};
         use engine::org::{Person, PersonId, RoleId};
         use engine::runs::NewEvent;
         use engine::store::{Actor, NewPerson, StoreError};
@@ -253,14 +253,24 @@ macro_rules! people_store {
                 Ok(())
             }
 
-            async fn person_with_generation(&self, person: PersonId) -> Result<Option<(Person, i64)>, StoreError> {
-                let row =
-                    sqlx::query(&format!("SELECT {PERSON_COLUMNS}, session_generation FROM people WHERE id = $1"))
-                        .bind(person.0)
-                        .fetch_optional(self.pool())
-                        .await
-                        .or_backend()?;
-                Ok(row.map(|r| (person_from(&r), r.get("session_generation"))))
+            async fn person_with_generation(&self, person: PersonId) -> Result<Option<SessionPerson>, StoreError> {
+                // Every signed-in page reads this once; whether a reset notice waits comes in the
+                // same statement (the notices' partial index answers it), so no page reads the
+                // notices unless one does.
+                let row = sqlx::query(&format!(
+                    "SELECT {PERSON_COLUMNS}, session_generation, EXISTS (SELECT 1 FROM password_reset_notices n \
+                     WHERE n.person_id = people.id AND n.shown_at IS NULL) AS reset_notice_waiting \
+                     FROM people WHERE id = $1"
+                ))
+                .bind(person.0)
+                .fetch_optional(self.pool())
+                .await
+                .or_backend()?;
+                Ok(row.map(|r| SessionPerson {
+                    person: person_from(&r),
+                    generation: r.get("session_generation"),
+                    reset_notice_waiting: r.get("reset_notice_waiting"),
+                }))
             }
 
             async fn take_reset_notice(

@@ -50,7 +50,7 @@ async fn an_added_person_has_their_role_and_an_open_link(db: Db) {
     assert_eq!((invite.created_at, invite.expires_at), (at(1), at(60)));
     assert_eq!(invite.state(at(2)), InviteState::Open);
     assert!(db.invite("hash-of-another").await.unwrap().is_none());
-    assert_eq!(db.person_with_generation(cleo.id).await.unwrap().map(|(_, g)| g), Some(0));
+    assert_eq!(db.person_with_generation(cleo.id).await.unwrap().map(|s| s.generation), Some(0));
     let audit = db.audit_log(2).await.unwrap();
     assert_eq!((audit[0].action.as_str(), audit[0].actor), ("person.invite", Some(o.admin.id)));
     assert_eq!((audit[1].action.as_str(), audit[1].detail.as_str()), ("person.create", "Cleo"));
@@ -114,7 +114,7 @@ async fn a_reset_replaces_the_open_link_and_ends_sessions(db: Db) {
     db.use_invite("hash-of-link-first", "chosen", at(2)).await.unwrap().unwrap();
     db.reset_password(cleo.id, "unusable-1", &link("second", 100), o.by_admin(3)).await.unwrap();
     assert_eq!(hash_of(&db, "cleo@acme.test").await, "unusable-1", "the old password stops working");
-    assert_eq!(db.person_with_generation(cleo.id).await.unwrap().map(|(_, g)| g), Some(1));
+    assert_eq!(db.person_with_generation(cleo.id).await.unwrap().map(|s| s.generation), Some(1));
     let first = db.invite("hash-of-link-first").await.unwrap().unwrap();
     assert_eq!((first.used_at, first.replaced_at), (Some(at(2)), None), "a used link stays used");
     let audit = db.audit_log(2).await.unwrap();
@@ -124,7 +124,7 @@ async fn a_reset_replaces_the_open_link_and_ends_sessions(db: Db) {
     db.reset_password(cleo.id, "unusable-2", &link("third", 100), o.by_admin(4)).await.unwrap();
     let second = db.invite("hash-of-link-second").await.unwrap().unwrap();
     assert_eq!((second.replaced_at, second.state(at(5))), (Some(at(4)), InviteState::Replaced));
-    assert_eq!(db.person_with_generation(cleo.id).await.unwrap().map(|(_, g)| g), Some(2));
+    assert_eq!(db.person_with_generation(cleo.id).await.unwrap().map(|s| s.generation), Some(2));
     assert!(db.use_invite("hash-of-link-second", "old-link", at(5)).await.unwrap().is_none());
     assert_eq!(hash_of(&db, "cleo@acme.test").await, "unusable-2");
     assert!(db.use_invite("hash-of-link-third", "new-link", at(5)).await.unwrap().is_some());
@@ -142,10 +142,16 @@ async fn a_reset_replaces_the_open_link_and_ends_sessions(db: Db) {
     assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
 }
 
+/// Whether the session's read of `who` says a reset notice waits for them.
+async fn reset_waiting(db: &Db, who: PersonId) -> bool {
+    db.person_with_generation(who).await.unwrap().unwrap().reset_notice_waiting
+}
+
 async fn a_reset_is_an_event_and_a_notice_told_once(db: Db) {
     let o = org(&db).await;
     let before = db.events_after(0, 1000).await.unwrap().len();
     assert_eq!(db.take_reset_notice(o.alice.id, at(1)).await.unwrap(), None, "nothing waits before a reset");
+    assert!(!reset_waiting(&db, o.alice.id).await);
 
     db.reset_password(o.alice.id, "unusable-1", &link("first", 100), o.by_admin(2)).await.unwrap();
     db.reset_password(o.alice.id, "unusable-2", &link("second", 100), o.by_admin(3)).await.unwrap();
@@ -154,10 +160,13 @@ async fn a_reset_is_an_event_and_a_notice_told_once(db: Db) {
     assert_eq!(resets.len(), 2, "{events:?}");
     assert_eq!((resets[0].state.as_deref(), resets[0].at), (Some("alice@acme.test"), at(2)));
 
+    assert!(reset_waiting(&db, o.alice.id).await, "the guard's read of her says one waits");
+    assert!(!reset_waiting(&db, o.bob.id).await, "and of him that none does");
     assert_eq!(db.take_reset_notice(o.bob.id, at(4)).await.unwrap(), None, "only hers");
     let notice = db.take_reset_notice(o.alice.id, at(4)).await.unwrap().expect("her notice");
     assert_eq!(notice, ResetNotice { by: o.admin.name.clone(), at: at(3) }, "the newest reset");
     assert_eq!(db.take_reset_notice(o.alice.id, at(5)).await.unwrap(), None, "told once, for both resets");
+    assert!(!reset_waiting(&db, o.alice.id).await, "none waits once told");
 
     // A reset the store refuses leaves no event and no notice.
     let events_before = db.events_after(0, 1000).await.unwrap().len();
@@ -172,9 +181,9 @@ async fn a_password_change_raises_the_generation(db: Db) {
     assert_eq!(db.change_password(o.alice.id, "alice-new", actor_alice(&o, 1)).await.unwrap(), 1);
     assert_eq!(db.change_password(o.alice.id, "alice-newer", actor_alice(&o, 2)).await.unwrap(), 2);
     assert_eq!(hash_of(&db, "alice@acme.test").await, "alice-newer");
-    let (alice, generation) = db.person_with_generation(o.alice.id).await.unwrap().unwrap();
-    assert_eq!((alice, generation), (o.alice.clone(), 2));
-    assert_eq!(db.person_with_generation(o.bob.id).await.unwrap().map(|(_, g)| g), Some(0), "only hers");
+    let alice = db.person_with_generation(o.alice.id).await.unwrap().unwrap();
+    assert_eq!((alice.person, alice.generation, alice.reset_notice_waiting), (o.alice.clone(), 2, false));
+    assert_eq!(db.person_with_generation(o.bob.id).await.unwrap().map(|s| s.generation), Some(0), "only hers");
     let audit = db.audit_log(1).await.unwrap().remove(0);
     assert_eq!((audit.action.as_str(), audit.actor), ("person.password", Some(o.alice.id)));
     db.mark_left(o.alice.id, o.by_admin(3)).await.unwrap();
