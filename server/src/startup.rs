@@ -61,6 +61,7 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     services: Services,
+    run_jobs: bool,
 }
 
 impl Application {
@@ -86,9 +87,6 @@ impl Application {
             secrets::unlock_store(opened, &settings.secret_key, &settings.database_url, clock.now()).await?;
         let store = opened.shared();
         let services = Services::build(store.clone(), clock.clone(), adapters(&settings));
-        if settings.run_jobs {
-            crate::jobs::spawn_jobs(&services);
-        }
         match services.runs.answering.end_stale().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(runs = n, "runs a stopped server left unanswered were ended plainly"),
@@ -180,7 +178,7 @@ impl Application {
             .layer(middleware::from_fn(request_id::span))
             .with_state(state);
 
-        Ok(Self { listener, router, services })
+        Ok(Self { listener, router, services, run_jobs: settings.run_jobs })
     }
 
     pub fn port(&self) -> u16 {
@@ -231,7 +229,14 @@ impl Application {
         &self.services.operations
     }
 
+    /// Serves until stopped. The timed jobs start here, not in `build`: what the caller does
+    /// between the two (the demo's first day of work, say) is done before any job can claim the
+    /// day, or the nightly job would run over a half-made company and the demo's own run of it
+    /// would find the day taken.
     pub async fn run_until_stopped(self) -> Result<(), std::io::Error> {
+        if self.run_jobs {
+            crate::jobs::spawn_jobs(&self.services);
+        }
         // Without TCP_NODELAY, a response written in two parts (a file's head, then its body)
         // waits for the client's delayed ACK, some 40 ms per file on a kept-alive connection.
         let listener = self.listener.tap_io(|tcp| {

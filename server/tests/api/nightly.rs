@@ -565,3 +565,45 @@ async fn the_job_keeps_to_two_in_the_morning_in_the_companys_zone_across_both_ds
     assert!(matches!(due_at(utc(11, 1, 7, 0)).await.unwrap(), NightlyOutcome::Ran(r) if r.local_date == "2026-11-01"));
     assert!(matches!(due_at(utc(11, 1, 8, 0)).await.unwrap(), NightlyOutcome::AlreadyRan(_)));
 }
+
+/// `engram demo` builds the server, makes the demo's first day (whose nightly job it runs itself),
+/// then serves. The timed jobs start only when it serves: a job checked in between would claim the
+/// day over a half-made company, and the demo's own run of the job would find the day taken, so
+/// Sue would have no lesson from her first run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timed_jobs_start_when_the_server_serves_never_while_the_demo_makes_its_first_day() {
+    use chrono::Timelike;
+    use std::sync::Arc;
+    let (model, _task) = demo::model::spawn(0).await.expect("the demo model");
+    let mut models = crate::model_server::no_models();
+    server::agent_model::use_demo_model(&mut models, &model);
+    let first = spawn_app_with_models(models.clone()).await;
+    let mut settings = first.settings.clone();
+    settings.models = models;
+    settings.run_jobs = true;
+    // From 03:00 in Kolkata both the nightly job and Operations' measure are due at once.
+    let mut now = chrono::Utc::now();
+    let zone: chrono_tz::Tz = "Asia/Kolkata".parse().unwrap();
+    if now.with_timezone(&zone).hour() < 4 {
+        now += chrono::Duration::hours(5);
+    }
+    let clock = Arc::new(engine::ManualClock::new(now));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let app = server::startup::Application::build_with_clock(settings, listener, clock as Arc<dyn engine::Clock>)
+        .await
+        .expect("build the server");
+    // Time enough for a job loop started by `build` to have made its first check.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(app.store().last_measure().await.unwrap().is_none(), "no job runs before the server serves");
+    let summary = demo::history::seed(app.store().as_ref(), app.runs(), app.nightly()).await.unwrap();
+    assert!(summary.contains(" read 3 runs ") && summary.contains("2 personal lessons written"), "{summary}");
+
+    let store = app.store().clone();
+    let server = tokio::spawn(app.run_until_stopped());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while store.last_measure().await.unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the timed jobs started when the server served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    server.abort();
+}
