@@ -12,8 +12,6 @@ pub struct TeamPageData {
     pub draft: Option<TeamDraft>,
     /// What was typed into a refused Lead.
     pub lead_typed: Option<String>,
-    /// The lead's email, as the Lead field offers it.
-    pub lead_email: Option<String>,
 }
 
 /// A team's lead, member count and one page of members, and what the viewer may change; `team` is
@@ -40,14 +38,6 @@ pub async fn load_team(team: String, page: u32) -> Result<TeamPageData, ServerFn
     };
     let notice = take_flash(&team_notice_key(id)).await?;
     let draft = take_flash(&team_draft_key(&team_path(id))).await?;
-    let (lead_typed, lead_email) = if view.may_manage {
-        let lead_email = match view.lead.as_ref() {
-            Some(l) => org.person(l.id).await.map_err(refused)?.map(|p| p.email),
-            None => None,
-        };
-        (take_flash(&lead_draft_key(id)).await?, lead_email)
-    } else {
-        (None, None)
-    };
-    Ok(TeamPageData { view, notice, draft, lead_typed, lead_email })
+    let lead_typed = if view.may_manage { take_flash(&lead_draft_key(id)).await? } else { None };
+    Ok(TeamPageData { view, notice, draft, lead_typed })
 }

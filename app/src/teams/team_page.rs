@@ -40,7 +40,7 @@ pub fn TeamPage() -> impl IntoView {
 
 #[component]
 fn TeamSection(data: TeamPageData) -> impl IntoView {
-    let TeamPageData { view: v, draft, lead_typed, lead_email, .. } = data;
+    let TeamPageData { view: v, draft, lead_typed, .. } = data;
     let team = v.team.id.to_string();
     let here = format!("{TEAMS}/{}", v.team.id);
     let typed = draft.map(|d| d.name).unwrap_or_else(|| v.team.name.clone());
@@ -51,7 +51,7 @@ fn TeamSection(data: TeamPageData) -> impl IntoView {
         1 => "1 person has this as their main team.".to_string(),
         n => format!("{} people have this as their main team.", engine::tokens::format_count(n)),
     };
-    let lead_value = lead_typed.or(lead_email).unwrap_or_default();
+    let lead_value = lead_typed.or_else(|| v.lead_email.clone()).unwrap_or_default();
     let (page, has_next) = (v.page, v.has_next);
     let page_link = move |p: u32| if p > 1 { format!("{here}?page={p}") } else { here.clone() };
     view! {

@@ -23,6 +23,8 @@ pub struct TeamView {
     pub role_name: Option<String>,
     /// The lead, while they have not left.
     pub lead: Option<Member>,
+    /// The lead's email, as an admin's Lead field offers it; `None` for anyone else.
+    pub lead_email: Option<String>,
     /// How many current people have this as their main team.
     pub member_count: u32,
     /// One page of them, by name ([`PEOPLE_PAGE_SIZE`](super::listing::PEOPLE_PAGE_SIZE) a page).

@@ -357,6 +357,7 @@ async fn new_team_lead_and_move_work_as_plain_form_posts() {
     let (_, html) = app.page(&ada, &page).await;
     assert!(html.contains("Saved the team&#x27;s lead") || html.contains("Saved the team's lead"));
     assert!(html.contains("Lead: Bob Diaz"));
+    assert!(html.contains(&format!("name=\"lead\" value=\"{bob_email}\"")), "the Lead field offers the lead's email");
     app.form_post(&ada, "/fn/choose_team_role", &[("team", &id.to_string()), ("role", "")]).await;
     assert!(words(&app.page(&ada, &page).await.1).contains("Saved the team's role"));
     assert_eq!(app.store.team(id).await.unwrap().unwrap().role, None);
@@ -394,6 +395,8 @@ async fn people_who_may_not_see_no_controls_and_change_nothing_by_form() {
     assert!(html.contains("Only an admin can add a team"));
     let (_, html) = app.page(&alice, &format!("/company/teams/{desk}")).await;
     assert!(words(&html).contains("<li>Sue Park (lead)</li>") && html.contains("Lead: Sue Park"));
+    let sue_email = app.store.person(person(&dir, "Sue")).await.unwrap().unwrap().email;
+    assert!(!html.contains(&sue_email), "the lead's email is an admin's to see, in neither the page nor its data");
     for control in [">Rename</button>", ">Set role</button>", ">Set lead</button>"] {
         assert!(!html.contains(control), "{control}");
     }
